@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * config.c: the bytes of a function's config space, generated from the model:
+ * type 0/1 header, PCIe capability at 0x40, extended capabilities from 0x100
+ * (DOE 0x2E, SR-IOV 0x10, IDE 0x30 laid out as in ABI.md §3).
+ */
+#include <string.h>
+
+#include "sim.h"
+
+#define CAP_PCIE_OFF 0x40
+#define PCIE_CAP_SIZE 0x3c
+#define EXT_DOE_SIZE 0x18
+#define EXT_SRIOV_SIZE 0x40
+
+static void put16(uint8_t *b, unsigned off, uint16_t v)
+{
+	b[off] = v & 0xff;
+	b[off + 1] = v >> 8;
+}
+
+static void put32(uint8_t *b, unsigned off, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		b[off + i] = (v >> (8 * i)) & 0xff;
+}
+
+size_t config_size(const struct sim_dev *d)
+{
+	/* conventional PCI functions have no extended config space */
+	return dev_is_pcie(d) ? 4096 : 256;
+}
+
+static bool is_bridge(const struct sim_dev *d)
+{
+	return d->type == PT_ROOT_PORT || d->type == PT_UPSTREAM ||
+	       d->type == PT_DOWNSTREAM || d->type == PT_PCIE_PCI_BRIDGE ||
+	       (d->class >> 8) == 0x0604;
+}
+
+static bool multifunction(const struct sim_dev *d)
+{
+	struct sim_dev **sib = d->parent ? d->parent->children : d->hb->devs;
+	size_t n = d->parent ? d->parent->nr_children : d->hb->nr_devs;
+
+	if (d->physfn)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (sib[i] != d && sib[i]->bus == d->bus &&
+		    sib[i]->slot == d->slot && !sib[i]->physfn)
+			return true;
+	return false;
+}
+
+static void header(const struct sim_dev *d, uint8_t *b)
+{
+	bool vf = d->physfn != NULL;
+
+	/* a VF's Vendor/Device ID registers read all-ones (SR-IOV spec) */
+	put16(b, 0x00, vf ? 0xffff : d->vendor);
+	put16(b, 0x02, vf ? 0xffff : d->device);
+	put16(b, 0x04, d->driver || is_bridge(d) ? 0x0006 : 0x0000);
+	put16(b, 0x06, dev_is_pcie(d) ? 0x0010 : 0x0000);
+	b[0x08] = d->revision;
+	b[0x09] = d->class & 0xff;
+	b[0x0a] = (d->class >> 8) & 0xff;
+	b[0x0b] = (d->class >> 16) & 0xff;
+	b[0x0e] = (is_bridge(d) ? 1 : 0) | (multifunction(d) ? 0x80 : 0);
+	if (is_bridge(d)) {
+		b[0x18] = d->bus;
+		b[0x19] = d->secondary;
+		b[0x1a] = d->subordinate;
+		/* memory window: bits 31:20 of base/limit in bits 15:4 */
+		if (d->mem.present) {
+			put16(b, 0x20, (d->mem.base >> 16) & 0xfff0);
+			put16(b, 0x22, (d->mem.limit >> 16) & 0xfff0);
+		} else {
+			put16(b, 0x20, 0xfff0);
+			put16(b, 0x22, 0x0000);
+		}
+		if (d->pref.present) {
+			put16(b, 0x24, ((d->pref.base >> 16) & 0xfff0) | 1);
+			put16(b, 0x26, ((d->pref.limit >> 16) & 0xfff0) | 1);
+			put32(b, 0x28, d->pref.base >> 32);
+			put32(b, 0x2c, d->pref.limit >> 32);
+		} else {
+			put16(b, 0x24, 0xfff1);
+			put16(b, 0x26, 0x0001);
+		}
+	} else {
+		for (int i = 0; i < 6; i++) {
+			const struct bar *bar = &d->bars[i];
+			uint32_t lo;
+
+			if (!bar->present)
+				continue;
+			lo = (uint32_t)bar->base | (bar->is64 ? 0x4 : 0) |
+			     (bar->prefetch ? 0x8 : 0);
+			put32(b, 0x10 + 4 * i, lo);
+			if (bar->is64 && i < 5)
+				put32(b, 0x14 + 4 * i, bar->base >> 32);
+		}
+		put16(b, 0x2c, d->subvendor);
+		put16(b, 0x2e, d->subdevice);
+	}
+	if (dev_is_pcie(d))
+		b[0x34] = CAP_PCIE_OFF;
+}
+
+static void pcie_cap(const struct sim_dev *d, uint8_t *b)
+{
+	unsigned o = CAP_PCIE_OFF;
+	uint16_t flags = 0x2 | (d->type & 0xf) << 4;
+	uint32_t devcap = 0x2;	/* Max_Payload_Size 512 */
+	bool has_link = d->type != PT_RCIEP && d->type != PT_RCEC;
+
+	if (d->type == PT_ROOT_PORT || d->type == PT_DOWNSTREAM)
+		flags |= 0x100;	/* slot implemented */
+	if (d->flr)
+		devcap |= 1u << 28;
+	if (d->tee)
+		devcap |= 1u << 30;	/* PCI_EXP_DEVCAP_TEE */
+	b[o] = 0x10;
+	b[o + 1] = 0;
+	put16(b, o + 0x02, flags);
+	put32(b, o + 0x04, devcap);
+	put16(b, o + 0x08, 0x2810);
+	if (has_link) {
+		put32(b, o + 0x0c, (uint32_t)d->link_port << 24 |
+				   (uint32_t)(d->link_width & 0x3f) << 4 |
+				   (d->link_speed & 0xf));
+		put16(b, o + 0x12, (d->link_width & 0x3f) << 4 |
+				   (d->link_speed & 0xf));
+	}
+}
+
+static unsigned ide_cap_size(const struct dev_ide *ide)
+{
+	unsigned sz = 0x0c + 8 * ide->nr_link;
+
+	for (unsigned i = 0; i < ide->nr_sel; i++)
+		sz += 20 + 12 * ide->sel[i].nr_assoc;
+	return sz;
+}
+
+static void ext_header(uint8_t *b, unsigned off, unsigned id, unsigned ver,
+		       unsigned next)
+{
+	put32(b, off, id | ver << 16 | next << 20);
+}
+
+static void ide_cap(const struct sim_dev *d, uint8_t *b, unsigned o)
+{
+	const struct dev_ide *ide = &d->ide;
+	unsigned p = o + 0x0c;
+
+	put32(b, o + 0x04, ide->cap);
+	put32(b, o + 0x08, ide->ctl);
+	for (unsigned i = 0; i < ide->nr_link; i++, p += 8) {
+		put32(b, p, ide->link_ctl[i]);
+		put32(b, p + 4, ide->link_sts[i]);
+	}
+	/* spec layout: each block sized by its own association count */
+	for (unsigned i = 0; i < ide->nr_sel; i++) {
+		const struct sel_block *s = &ide->sel[i];
+
+		put32(b, p + 0x00, s->nr_assoc & 0xf);
+		put32(b, p + 0x04, s->ctl);
+		put32(b, p + 0x08, s->sts);
+		put32(b, p + 0x0c, s->rid1);
+		put32(b, p + 0x10, s->rid2);
+		for (unsigned a = 0; a < s->nr_assoc; a++) {
+			put32(b, p + 0x14 + 12 * a, s->assoc[a][0]);
+			put32(b, p + 0x18 + 12 * a, s->assoc[a][1]);
+			put32(b, p + 0x1c + 12 * a, s->assoc[a][2]);
+		}
+		p += 20 + 12 * s->nr_assoc;
+	}
+}
+
+/* Offsets of the extended capabilities, 0 = absent; also used by the loader to check fit. */
+static unsigned ext_layout(const struct sim_dev *d, unsigned *doe,
+			   unsigned *sriov, unsigned *ide)
+{
+	unsigned off = 0x100;
+
+	*doe = *sriov = *ide = 0;
+	if (d->nr_doe) {
+		*doe = off;
+		off += EXT_DOE_SIZE;
+	}
+	if (d->nr_vfs) {
+		*sriov = off;
+		off += EXT_SRIOV_SIZE;
+	}
+	if (d->ide.present) {
+		*ide = off;
+		off += ide_cap_size(&d->ide);
+	}
+	return off;
+}
+
+void config_build(const struct sim_dev *d, uint8_t *b)
+{
+	unsigned doe, sriov, ide;
+
+	memset(b, 0, config_size(d));
+	header(d, b);
+	if (!dev_is_pcie(d))
+		return;
+	pcie_cap(d, b);
+	ext_layout(d, &doe, &sriov, &ide);
+	if (doe)
+		ext_header(b, doe, 0x2e, 1, sriov ? sriov : ide);
+	if (sriov) {
+		ext_header(b, sriov, 0x10, 1, ide);
+		put32(b, sriov + 0x04, 0x2);	/* ARI capable hierarchy preserved */
+		put16(b, sriov + 0x08, d->nr_vfs ? 0x9 : 0);	/* VF enable + MSE */
+		put16(b, sriov + 0x0c, d->nr_vfs);
+		put16(b, sriov + 0x0e, d->nr_vfs);
+		put16(b, sriov + 0x10, d->nr_vfs);
+		put16(b, sriov + 0x14, d->vf_offset);
+		put16(b, sriov + 0x16, d->vf_stride);
+		put16(b, sriov + 0x1a, d->vf_device);
+		put32(b, sriov + 0x1c, 0x553);
+		put32(b, sriov + 0x20, 0x1);
+	}
+	if (ide) {
+		ext_header(b, ide, 0x30, 1, 0);
+		ide_cap(d, b, ide);
+	}
+}
+
+/* Bytes the extended capabilities need; the loader refuses what does not fit. */
+unsigned config_ext_end(const struct sim_dev *d)
+{
+	unsigned a, b, c;
+
+	return ext_layout(d, &a, &b, &c);
+}

@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * connect.c: what a store to tsm/connect or tsm/disconnect does in v6.19
+ * (drivers/pci/tsm.c) and in the low-level TSM drivers we model: AMD
+ * SEV-TIO (ccp), the kernel's devsec sample link TSM, and a generic one.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+/* sscanf(buf, "tsm%d\n"): EINVAL only when no integer follows "tsm" (ABI.md §1.2) */
+int parse_tsm_name(const char *buf, size_t len, long *id)
+{
+	size_t i = 3;
+	bool neg = false;
+	long v = 0;
+
+	if (len < 4 || memcmp(buf, "tsm", 3))
+		return -EINVAL;
+	while (i < len && buf[i] && isspace((unsigned char)buf[i]))
+		i++;
+	if (i < len && buf[i] == '-') {
+		neg = true;
+		i++;
+	}
+	if (i >= len || !isdigit((unsigned char)buf[i]))
+		return -EINVAL;
+	for (; i < len && isdigit((unsigned char)buf[i]); i++) {
+		v = v * 10 + (buf[i] - '0');
+		if (v > 0x7fffffffL)
+			v = 0x7fffffffL;	/* no TSM can have such an id */
+	}
+	*id = neg ? -v : v;
+	return 0;
+}
+
+/* sysfs_streq(): equal, ignoring one trailing newline on either side */
+bool sysfs_streq(const char *buf, size_t len, const char *name)
+{
+	size_t i = 0;
+
+	while (i < len && buf[i] && name[i] && buf[i] == name[i])
+		i++;
+	if ((i == len || !buf[i]) && !name[i])
+		return true;
+	if (i < len && buf[i] == '\n' && (i + 1 == len || !buf[i + 1]) &&
+	    !name[i])
+		return true;
+	return false;
+}
+
+static void siblings(struct sim_dev *d, struct sim_dev ***list, size_t *n)
+{
+	*list = d->parent ? d->parent->children : d->hb->devs;
+	*n = d->parent ? d->parent->nr_children : d->hb->nr_devs;
+}
+
+/* pci_get_slot(): a present physical function @fn in @d's slot */
+static struct sim_dev *slot_fn(struct sim_dev *d, unsigned fn)
+{
+	struct sim_dev **sib;
+	size_t n;
+
+	siblings(d, &sib, &n);
+	for (size_t i = 0; i < n; i++)
+		if (sib[i]->present && !sib[i]->physfn &&
+		    sib[i]->bus == d->bus && sib[i]->slot == d->slot &&
+		    sib[i]->fn == fn)
+			return sib[i];
+	return NULL;
+}
+
+static bool is_dsm(const struct sim_dev *d)
+{
+	return d && d->ctx_tsm && d->ctx_dsm == d;
+}
+
+/* find_dsm_dev(): self, function 0 of the slot, or a DSM upstream switch port */
+static struct sim_dev *find_dsm(struct sim_dev *d)
+{
+	struct sim_dev *pf = d->physfn ? d->physfn : d;
+	struct sim_dev *pf0, *gp;
+
+	if (dev_is_pf0(d))
+		return d;
+	pf0 = pf->fn == 0 ? pf : slot_fn(pf, 0);
+	if (is_dsm(pf0))
+		return pf0;
+	gp = d->parent ? d->parent->parent : NULL;
+	if (gp && gp->type == PT_UPSTREAM && is_dsm(gp))
+		return gp;
+	return NULL;
+}
+
+static bool provider_accepts(const struct sim_tsm *t, const struct sim_dev *d)
+{
+	if (!t->nr_hbs)
+		return true;
+	for (size_t i = 0; i < t->nr_hbs; i++)
+		if (!strcmp(t->hbs[i], d->hb->name))
+			return true;
+	return false;
+}
+
+/* ops->probe() for a DSM candidate: 0 or -ENXIO (the NULL return) */
+static int probe_pf0(struct sim_tsm *t, struct sim_dev *d)
+{
+	if (!provider_accepts(t, d) || !dev_is_pf0(d))
+		return -ENXIO;
+	/* pci_tsm_pf0_constructor(): no CMA mailbox, no context */
+	if (!dev_has_doe(d, "0001:01"))
+		return -ENXIO;
+	return 0;
+}
+
+/* ops->probe() for a dependent function after connect */
+static void probe_fn(struct sim_tsm *t, struct sim_dev *dsm, struct sim_dev *d)
+{
+	struct sim_dev *found;
+
+	if (!d->present || d->ctx_tsm)
+		return;
+	/* SEV-TIO declines every function but the DSM (ABI.md §2.2) */
+	if (t->provider == PROV_SEV_TIO || !provider_accepts(t, d))
+		return;
+	if (dev_is_pf0(d) && !dev_has_doe(d, "0001:01"))
+		return;
+	found = find_dsm(d);
+	if (found != dsm)
+		return;
+	d->ctx_tsm = t;
+	d->ctx_dsm = dsm;
+}
+
+static void clear_ctx(struct sim_dev *d)
+{
+	d->ctx_tsm = NULL;
+	d->ctx_dsm = NULL;
+	d->bound = false;
+}
+
+static void walk_subtree(struct sim_dev *d, bool reverse,
+			 void (*cb)(struct sim_dev *, void *), void *arg)
+{
+	for (size_t k = 0; k < d->nr_children; k++) {
+		size_t i = reverse ? d->nr_children - 1 - k : k;
+		struct sim_dev *c = d->children[i];
+
+		if (!reverse)
+			cb(c, arg);
+		walk_subtree(c, reverse, cb, arg);
+		if (reverse)
+			cb(c, arg);
+	}
+}
+
+/* pci_tsm_walk_fns(): other functions of the slot, all their VFs, a switch's subtree */
+static void walk_fns(struct sim_dev *dsm, bool reverse,
+		     void (*cb)(struct sim_dev *, void *), void *arg)
+{
+	if (reverse && dsm->type == PT_UPSTREAM && is_dsm(dsm))
+		walk_subtree(dsm, true, cb, arg);
+	for (int k = 0; k < 8; k++) {
+		unsigned fn = reverse ? 7 - k : k;
+		struct sim_dev *pf = slot_fn(dsm, fn);
+
+		if (!pf)
+			continue;
+		if (!reverse && fn > 0)
+			cb(pf, arg);
+		for (unsigned j = 0; j < pf->nr_vfs; j++) {
+			struct sim_dev *vf = pf->vfs[reverse ? pf->nr_vfs - 1 - j : j];
+
+			if (vf->present)
+				cb(vf, arg);
+		}
+		if (reverse && fn > 0)
+			cb(pf, arg);
+	}
+	if (!reverse && dsm->type == PT_UPSTREAM && is_dsm(dsm))
+		walk_subtree(dsm, false, cb, arg);
+}
+
+struct probe_arg {
+	struct sim_tsm *t;
+	struct sim_dev *dsm;
+};
+
+static void probe_cb(struct sim_dev *d, void *arg)
+{
+	struct probe_arg *a = arg;
+
+	probe_fn(a->t, a->dsm, d);
+}
+
+static void remove_cb(struct sim_dev *d, void *arg)
+{
+	struct sim_dev *dsm = arg;
+
+	if (d->ctx_dsm == dsm && d != dsm)
+		clear_ctx(d);
+}
+
+static void unbind_cb(struct sim_dev *d, void *arg)
+{
+	(void)arg;
+	d->bound = false;
+}
+
+static bool fault_hits(const struct sim_dev *d, enum fault_stage st, int *rc)
+{
+	if (d->faults.connect_errno && d->faults.connect_after == st) {
+		*rc = -d->faults.connect_errno;
+		return true;
+	}
+	return false;
+}
+
+/* drivers/crypto/ccp/sev-dev-tsm.c dsm_connect(), v6.19 */
+static int sev_tio_connect(struct sim_model *m, struct sim_tsm *t,
+			   struct sim_dev *d)
+{
+	struct ide_stream *s;
+	int rc;
+
+	if (!dev_has_doe(d, "0001:02"))
+		return -EFAULT;	/* CMA mailbox must support SSESSION */
+	rc = ide_stream_alloc(m, d, &s);
+	if (rc)
+		return -EFAULT;
+	s->tsm = t;
+	s->stream_id = s->h;	/* Stream ID = host bridge stream index */
+	if (fault_hits(d, STAGE_ALLOC, &rc))
+		goto release;
+	/* "Forcing CFG/TEE": whole-RID ranges, EP default stream */
+	s->ep_default = true;
+	s->rp_rid_start = s->ep_rid_start = 0;
+	s->rp_rid_end = s->ep_rid_end = 0xffff;
+	s->ep_cfg = false;
+	s->ep_tee = true;
+	s->rp_cfg = true;
+	s->rp_tee = false;
+	ide_stream_setup(s, false);
+	ide_stream_setup(s, true);
+	if (fault_hits(d, STAGE_SETUP, &rc))
+		goto release;
+	/* streams_enable(): result ignored, an Insecure stream stays registered */
+	if (ide_stream_enable(s, true) == 0) {
+		if (ide_stream_enable(s, false))
+			ide_stream_disable(s, true);
+	}
+	if (fault_hits(d, STAGE_ENABLE, &rc))
+		goto release;
+	rc = ide_stream_register(m, s);
+	if (rc)
+		goto release;
+	if (m->abi == ABI_PROPOSED)
+		tsm_stream_register(m, s);
+	if (fault_hits(d, STAGE_REGISTER, &rc))
+		goto release;
+	d->stream = s;
+	return 0;
+release:
+	ide_stream_release(m, s);
+	return rc;
+}
+
+/* samples/devsec link_tsm.c devsec_link_tsm_connect() */
+static int sample_connect(struct sim_model *m, struct sim_tsm *t,
+			  struct sim_dev *d)
+{
+	struct ide_stream *s;
+	int id = -1, rc;
+
+	for (int i = 0; i < SIM_SAMPLE_IDS; i++)
+		if (!t->sample_ids[i]) {
+			id = i;
+			break;
+		}
+	if (id < 0)
+		return -EBUSY;	/* the sample's 4-entry Stream ID bitmap */
+	rc = ide_stream_alloc(m, d, &s);
+	if (rc)
+		return -ENOMEM;
+	t->sample_ids[id] = 1;
+	s->tsm = t;
+	s->sample_id = id;
+	s->stream_id = id;
+	if (fault_hits(d, STAGE_ALLOC, &rc))
+		goto release;
+	rc = ide_stream_register(m, s);
+	if (rc || fault_hits(d, STAGE_REGISTER, &rc))
+		goto release;
+	ide_stream_setup(s, false);
+	ide_stream_setup(s, true);
+	if (fault_hits(d, STAGE_SETUP, &rc))
+		goto release;
+	tsm_stream_register(m, s);
+	/* the modelled TSM enables the Root Port side, the sample the EP */
+	rc = ide_stream_enable(s, true);
+	if (!rc)
+		rc = ide_stream_enable(s, false);
+	if (rc || fault_hits(d, STAGE_ENABLE, &rc))
+		goto release;
+	d->stream = s;
+	return 0;
+release:
+	t->sample_ids[id] = 0;
+	ide_stream_release(m, s);
+	return rc;
+}
+
+/* A link TSM that uses the core helpers in their documented order */
+static int generic_connect(struct sim_model *m, struct sim_tsm *t,
+			   struct sim_dev *d)
+{
+	struct ide_stream *s;
+	int rc;
+
+	rc = ide_stream_alloc(m, d, &s);
+	if (rc)
+		return -ENOMEM;
+	s->tsm = t;
+	if (fault_hits(d, STAGE_ALLOC, &rc))
+		goto release;
+	/* lowest Stream ID free on this host bridge; 255 stays reserved */
+	for (int i = 0; i < SIM_RESERVED_ID; i++)
+		if (!d->hb->ids[i]) {
+			s->stream_id = i;
+			break;
+		}
+	if (s->stream_id < 0) {
+		rc = -EBUSY;
+		goto release;
+	}
+	rc = ide_stream_register(m, s);
+	if (rc || fault_hits(d, STAGE_REGISTER, &rc))
+		goto release;
+	ide_stream_setup(s, false);
+	ide_stream_setup(s, true);
+	if (fault_hits(d, STAGE_SETUP, &rc))
+		goto release;
+	tsm_stream_register(m, s);
+	rc = ide_stream_enable(s, true);
+	if (!rc)
+		rc = ide_stream_enable(s, false);
+	if (rc || fault_hits(d, STAGE_ENABLE, &rc))
+		goto release;
+	d->stream = s;
+	return 0;
+release:
+	ide_stream_release(m, s);
+	return rc;
+}
+
+/* connect_store() + pci_tsm_connect() */
+int sim_connect(struct sim_model *m, struct sim_dev *d, long tsm_id)
+{
+	struct sim_tsm *t;
+	int rc;
+
+	if (d->ctx_tsm)
+		return -EBUSY;
+	t = model_find_tsm(m, tsm_id);
+	if (!t || t->kind != TSM_LINK)
+		return -ENXIO;
+	rc = probe_pf0(t, d);
+	if (rc)
+		return rc;
+	d->ctx_tsm = t;
+	d->ctx_dsm = d;
+	switch (t->provider) {
+	case PROV_SEV_TIO:
+		rc = sev_tio_connect(m, t, d);
+		break;
+	case PROV_DEVSEC_SAMPLE:
+		rc = sample_connect(m, t, d);
+		break;
+	default:
+		rc = generic_connect(m, t, d);
+		break;
+	}
+	if (rc) {
+		clear_ctx(d);	/* __free(tsm_remove): connect reads empty again */
+		return rc;
+	}
+	/* the DSM is the arbiter: probe dependents only when it has DEVCAP.TEE */
+	if (d->tee) {
+		struct probe_arg a = { t, d };
+
+		walk_fns(d, false, probe_cb, &a);
+	}
+	return 0;
+}
+
+/* pci_tsm_disconnect(): unbind, drop dependents in reverse, tear the link down */
+static void do_disconnect(struct sim_model *m, struct sim_dev *d)
+{
+	struct sim_tsm *t = d->ctx_tsm;
+
+	walk_fns(d, true, unbind_cb, NULL);
+	d->bound = false;
+	walk_fns(d, true, remove_cb, d);
+	if (d->stream) {
+		if (t->provider == PROV_DEVSEC_SAMPLE && d->stream->sample_id >= 0)
+			t->sample_ids[d->stream->sample_id] = 0;
+		ide_stream_release(m, d->stream);
+		d->stream = NULL;
+	}
+	clear_ctx(d);
+}
+
+int sim_disconnect(struct sim_model *m, struct sim_dev *d, const char *buf,
+		   size_t len)
+{
+	if (!d->ctx_tsm || d->ctx_dsm != d)
+		return -ENXIO;
+	if (!sysfs_streq(buf, len, d->ctx_tsm->name))
+		return -EINVAL;
+	do_disconnect(m, d);
+	return 0;
+}
+
+static void vanish_one(struct sim_dev *d, void *arg)
+{
+	struct sim_model *m = arg;
+
+	if (!d->present)
+		return;
+	/* pci_tsm_destroy(): a DSM disconnects, a dependent just loses its context */
+	if (is_dsm(d))
+		do_disconnect(m, d);
+	else if (d->ctx_tsm)
+		clear_ctx(d);
+	d->present = false;
+}
+
+/* Surprise removal of @d: its subtree and VFs first, then itself. */
+void sim_vanish(struct sim_model *m, struct sim_dev *d)
+{
+	walk_subtree(d, true, vanish_one, m);
+	for (unsigned i = d->nr_vfs; i > 0; i--)
+		vanish_one(d->vfs[i - 1], m);
+	vanish_one(d, m);
+}
+
+int sim_boot_connects(struct sim_model *m, char **err)
+{
+	for (size_t i = 0; i < m->nr_devs; i++) {
+		struct sim_dev *d = m->devs[i];
+		long id;
+		int rc;
+
+		if (!d->boot_connect)
+			continue;
+		rc = parse_tsm_name(d->boot_connect, strlen(d->boot_connect), &id);
+		if (!rc)
+			rc = sim_connect(m, d, id);
+		d->boot_h = d->boot_r = d->boot_e = -1;
+		if (rc) {
+			*err = xasprintf("%s: build-time connect to %s failed: %s",
+					 d->name, d->boot_connect, strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* fsutil.c: idempotent file/dir/link writers below a root directory. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sim.h"
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (!s) {
+		/* out of memory in a test tool: nothing sensible to recover */
+		perror("tsm-sim");
+		abort();
+	}
+	return s;
+}
+
+char *path_join(const char *a, const char *b)
+{
+	if (!a || !*a)
+		return xasprintf("%s", b);
+	return xasprintf("%s/%s", a, b);
+}
+
+/* Relative symlink target from directory @from_dir to @to (both below root). */
+char *rel_link(const char *from_dir, const char *to)
+{
+	size_t i = 0, common = 0, ups = 0, len;
+	const char *rest;
+	char *out;
+
+	/* common prefix that ends on a component boundary in both paths */
+	for (;; i++) {
+		bool fend = !from_dir[i] || from_dir[i] == '/';
+		bool tend = !to[i] || to[i] == '/';
+
+		if (fend && tend)
+			common = i;
+		if (!from_dir[i] || !to[i] || from_dir[i] != to[i])
+			break;
+	}
+	/* every component of from_dir after the common prefix is one "../" */
+	for (const char *p = from_dir + common; *p; p++)
+		if (*p != '/' && (p == from_dir || p[-1] == '/'))
+			ups++;
+	rest = to + common;
+	while (*rest == '/')
+		rest++;
+	len = ups * 3 + strlen(rest) + 2;
+	out = calloc(1, len);
+	if (!out)
+		abort();
+	for (size_t k = 0; k < ups; k++)
+		strcat(out, "../");
+	strcat(out, rest);
+	len = strlen(out);
+	if (len && out[len - 1] == '/')
+		out[len - 1] = '\0';
+	if (!*out)
+		strcpy(out, ".");
+	return out;
+}
+
+static char *full(const char *root, const char *rel)
+{
+	return path_join(root, rel);
+}
+
+int fs_mkdir_p(const char *root, const char *rel)
+{
+	char *p = full(root, rel);
+	size_t skip = strlen(root);
+	int rc = 0;
+
+	for (char *s = p + skip + 1; ; s++) {
+		if (*s == '/' || !*s) {
+			char c = *s;
+
+			*s = '\0';
+			if (mkdir(p, 0755) && errno != EEXIST) {
+				rc = -errno;
+				break;
+			}
+			*s = c;
+			if (!c)
+				break;
+		}
+	}
+	free(p);
+	return rc;
+}
+
+static int mkparent(const char *root, const char *rel)
+{
+	char *d = strdup(rel), *slash;
+	int rc = 0;
+
+	if (!d)
+		return -ENOMEM;
+	slash = strrchr(d, '/');
+	if (slash) {
+		*slash = '\0';
+		rc = fs_mkdir_p(root, d);
+	}
+	free(d);
+	return rc;
+}
+
+/* Write @data unless the file already holds exactly that; keeps the inode. */
+int fs_put(const char *root, const char *rel, const void *data, size_t len,
+	   unsigned mode)
+{
+	char *p = full(root, rel);
+	char *old = NULL;
+	struct stat st;
+	int fd = -1, rc = 0;
+
+	rc = mkparent(root, rel);
+	if (rc)
+		goto out;
+	fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, mode);
+	if (fd < 0 && errno == EACCES && !chmod(p, 0600))
+		fd = open(p, O_RDWR | O_CLOEXEC);	/* non-root rebuild of a 0444 file */
+	if (fd < 0) {
+		rc = -errno;
+		goto out;
+	}
+	if (fstat(fd, &st)) {
+		rc = -errno;
+		goto out;
+	}
+	if ((st.st_mode & 07777) != mode && fchmod(fd, mode)) {
+		rc = -errno;
+		goto out;
+	}
+	if ((size_t)st.st_size == len) {
+		old = malloc(len ? len : 1);
+		if (!old) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		if (pread(fd, old, len, 0) == (ssize_t)len &&
+		    memcmp(old, data, len) == 0)
+			goto out;
+	}
+	/* one pwrite so concurrent readers rarely see a torn value */
+	if (pwrite(fd, data, len, 0) != (ssize_t)len) {
+		rc = errno ? -errno : -EIO;
+		goto out;
+	}
+	if (ftruncate(fd, len))
+		rc = -errno;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(old);
+	free(p);
+	return rc;
+}
+
+int fs_put_str(const char *root, const char *rel, const char *s, unsigned mode)
+{
+	return fs_put(root, rel, s, strlen(s), mode);
+}
+
+/* Make @rel a symlink to @target, replacing a different link. */
+int fs_link(const char *root, const char *rel, const char *target)
+{
+	char *p = full(root, rel);
+	char buf[4096];
+	ssize_t n;
+	int rc = mkparent(root, rel);
+
+	if (rc)
+		goto out;
+	n = readlink(p, buf, sizeof(buf));
+	if (n >= 0 && (size_t)n < sizeof(buf) && (size_t)n == strlen(target) &&
+	    memcmp(buf, target, n) == 0)
+		goto out;
+	if (n >= 0 || errno != ENOENT)
+		unlink(p);
+	if (symlink(target, p))
+		rc = -errno;
+out:
+	free(p);
+	return rc;
+}
+
+static int rm_rf_at(int atfd, const char *name)
+{
+	struct stat st;
+	int rc = 0;
+
+	if (fstatat(atfd, name, &st, AT_SYMLINK_NOFOLLOW))
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISDIR(st.st_mode)) {
+		int fd = openat(atfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		DIR *dir;
+		struct dirent *de;
+
+		if (fd < 0)
+			return -errno;
+		dir = fdopendir(fd);
+		if (!dir) {
+			close(fd);
+			return -errno;
+		}
+		while ((de = readdir(dir))) {
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			/* make read-only dirs removable */
+			rc = rm_rf_at(dirfd(dir), de->d_name);
+			if (rc)
+				break;
+		}
+		closedir(dir);
+		if (!rc && unlinkat(atfd, name, AT_REMOVEDIR))
+			rc = -errno;
+		return rc;
+	}
+	if (unlinkat(atfd, name, 0))
+		return -errno;
+	return 0;
+}
+
+int fs_rm_rf(const char *path)
+{
+	return rm_rf_at(AT_FDCWD, path);
+}
+
+/* Remove a file, link or whole directory tree; absent is fine. */
+int fs_remove(const char *root, const char *rel)
+{
+	char *p = full(root, rel);
+	int rc = fs_rm_rf(p);
+
+	free(p);
+	return rc;
+}
+
+bool fs_exists(const char *root, const char *rel)
+{
+	char *p = full(root, rel);
+	struct stat st;
+	bool ok = lstat(p, &st) == 0;
+
+	free(p);
+	return ok;
+}

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ide.c: the IDE register blocks of every port and the stream helpers the
+ * kernel offers low-level TSM drivers (pci_ide_stream_alloc/register/setup/
+ * enable/disable/teardown/unregister/free), acting on the model.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+#define IDE_CAP_LINK (1u << 0)
+#define IDE_CAP_SELECTIVE (1u << 1)
+#define IDE_CAP_SEL_CFG (1u << 7)
+#define IDE_CAP_TEE_LIMITED (1u << 24)
+#define IDE_CTL_EN (1u << 0)
+#define IDE_CTL_CFG_EN (1u << 9)
+#define IDE_CTL_DEFAULT (1u << 22)
+#define IDE_CTL_TEE_LIMITED (1u << 23)
+#define IDE_CTL_ID_SHIFT 24
+#define IDE_STS_FAIL (1u << 31)
+
+/* A failed claim leaves the port without usable IDE, as pci_ide_init() does. */
+static bool claim(struct sim_dev *d, unsigned id, int block)
+{
+	if (d->hb->ids[id])
+		return false;
+	d->hb->ids[id] = 1;
+	if (block < 0)
+		return true;
+	if (d->ide.used[block])
+		return false;
+	d->ide.used[block] = 1;
+	return true;
+}
+
+static void ide_init_dev(struct sim_dev *d)
+{
+	struct dev_ide *ide = &d->ide;
+	unsigned nr_sel;
+
+	if (!dev_is_pcie(d) || !ide->present || !(ide->cap & IDE_CAP_SELECTIVE))
+		return;
+	/* an Endpoint needs a Root Port with usable IDE (pci_ide_init) */
+	if (d->type == PT_ENDPOINT) {
+		struct sim_dev *rp = dev_root_port(d);
+
+		if (!rp || !rp->ide.usable)
+			return;
+	}
+	ide->k_cfg = !!(ide->cap & IDE_CAP_SEL_CFG);
+	ide->k_tee_limit = !!(ide->cap & IDE_CAP_TEE_LIMITED);
+
+	/* Linux stops at the first block whose assoc count differs from block 0 */
+	nr_sel = ide->nr_sel;
+	for (unsigned i = 1; i < ide->nr_sel; i++)
+		if (ide->sel[i].nr_assoc != ide->sel[0].nr_assoc) {
+			nr_sel = i;
+			break;
+		}
+	ide->k_nr_mem = ide->nr_sel ? ide->sel[0].nr_assoc : 0;
+
+	/* streams already enabled at boot keep their Stream ID and block */
+	for (unsigned i = 0; i < nr_sel; i++)
+		if ((ide->sel[i].ctl & IDE_CTL_EN) &&
+		    !claim(d, ide->sel[i].ctl >> IDE_CTL_ID_SHIFT, i))
+			return;
+	for (unsigned i = 0; i < ide->nr_link; i++)
+		if ((ide->link_ctl[i] & IDE_CTL_EN) &&
+		    !claim(d, ide->link_ctl[i] >> IDE_CTL_ID_SHIFT, -1))
+			return;
+
+	/* idle streams get the reserved ID 255 so they alias nothing */
+	for (unsigned i = 0; i < nr_sel; i++)
+		if (!(ide->sel[i].ctl & IDE_CTL_EN))
+			ide->sel[i].ctl = (ide->sel[i].ctl & 0x00ffffff) |
+					  ((uint32_t)SIM_RESERVED_ID << 24);
+	for (unsigned i = 0; i < ide->nr_link; i++)
+		if (!(ide->link_ctl[i] & IDE_CTL_EN))
+			ide->link_ctl[i] = (ide->link_ctl[i] & 0x00ffffff) |
+					   ((uint32_t)SIM_RESERVED_ID << 24);
+
+	ide->usable = true;
+	ide->k_nr_sel = nr_sel;
+}
+
+/* What a TSM-enabled kernel does at enumeration: pci_ide_init_host_bridge() + pci_ide_init() */
+void ide_boot(struct sim_model *m)
+{
+	if (m->abi == ABI_NONE)
+		return;		/* no CONFIG_PCI_IDE: registers stay as the hardware left them */
+	for (size_t i = 0; i < m->nr_hbs; i++)
+		m->hbs[i]->ids[SIM_RESERVED_ID] = 1;
+	for (size_t i = 0; i < m->nr_devs; i++)
+		ide_init_dev(m->devs[i]);
+}
+
+static int lowest_free(const uint8_t *map, unsigned max, int forced)
+{
+	if (forced >= 0)
+		return (unsigned)forced < max && !map[forced] ? forced : -1;
+	for (unsigned i = 0; i < max; i++)
+		if (!map[i])
+			return i;
+	return -1;
+}
+
+/* pci_ide_stream_alloc(): -ENOSPC stands for its NULL return */
+int ide_stream_alloc(struct sim_model *m, struct sim_dev *ep,
+		     struct ide_stream **out)
+{
+	struct host_bridge *hb = ep->hb;
+	struct sim_dev *rp = dev_root_port(ep);
+	struct ide_stream *s;
+	int h, r, e;
+
+	(void)m;
+	if (!dev_is_pcie(ep) || ep->type != PT_ENDPOINT || !ep->ide.usable ||
+	    !rp || !ep->parent)
+		return -ENOSPC;
+	h = lowest_free(hb->pool, hb->nr_streams, ep->boot_h);
+	if (h < 0)
+		return -ENOSPC;
+	r = lowest_free(rp->ide.used, rp->ide.k_nr_sel, ep->boot_r);
+	if (r < 0)
+		return -ENOSPC;
+	e = lowest_free(ep->ide.used, ep->ide.k_nr_sel, ep->boot_e);
+	if (e < 0)
+		return -ENOSPC;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	hb->pool[h] = 1;
+	rp->ide.used[r] = 1;
+	ep->ide.used[e] = 1;
+	s->hb = hb;
+	s->ep = ep;
+	s->rp = rp;
+	s->h = h;
+	s->r = r;
+	s->e = e;
+	s->stream_id = -1;
+	s->sample_id = -1;
+	/* RP covers the endpoint and its VFs, EP covers the RP (ABI.md §2.3) */
+	s->rp_rid_start = dev_rid(ep);
+	s->rp_rid_end = ep->nr_vfs ? dev_rid(ep->vfs[ep->nr_vfs - 1]) : dev_rid(ep);
+	s->ep_rid_start = s->ep_rid_end = dev_rid(rp);
+	s->rp_cfg = rp->ide.k_cfg;
+	s->rp_tee = rp->ide.k_tee_limit;
+	s->ep_cfg = ep->ide.k_cfg;
+	s->ep_tee = ep->ide.k_tee_limit;
+	s->next = m->streams;
+	m->streams = s;
+	*out = s;
+	return 0;
+}
+
+static bool name_taken(struct sim_model *m, struct host_bridge *hb,
+		       const char *name)
+{
+	for (struct ide_stream *s = m->streams; s; s = s->next)
+		if (s->hb == hb && s->name && !strcmp(s->name, name))
+			return true;
+	for (size_t i = 0; i < hb->nr_dangling; i++)
+		if (!strcmp(hb->dangling[i].name, name))
+			return true;
+	return false;
+}
+
+/* pci_ide_stream_register(): reserve the Stream ID, create streamH.R.E */
+int ide_stream_register(struct sim_model *m, struct ide_stream *s)
+{
+	char *name;
+
+	if (s->stream_id < 0 || s->stream_id > 255)
+		return -ENXIO;
+	if (s->hb->ids[s->stream_id])
+		return -EBUSY;
+	name = xasprintf("stream%u.%u.%u", s->h, s->r, s->e);
+	if (name_taken(m, s->hb, name)) {
+		free(name);
+		return -EEXIST;	/* sysfs_create_link() on an existing name */
+	}
+	s->hb->ids[s->stream_id] = 1;
+	s->id_reserved = true;
+	s->name = name;
+	return 0;
+}
+
+void ide_stream_unregister(struct ide_stream *s)
+{
+	free(s->name);
+	s->name = NULL;
+	if (s->id_reserved)
+		s->hb->ids[s->stream_id] = 0;
+	s->id_reserved = false;
+}
+
+static struct sel_block *partner_block(struct ide_stream *s, bool rp)
+{
+	return rp ? &s->rp->ide.sel[s->r] : &s->ep->ide.sel[s->e];
+}
+
+static uint32_t ctl_value(struct ide_stream *s, bool rp, bool enable)
+{
+	uint32_t v = (uint32_t)(s->stream_id & 0xff) << IDE_CTL_ID_SHIFT;
+
+	if (rp ? s->rp_default : s->ep_default)
+		v |= IDE_CTL_DEFAULT;
+	if (rp ? s->rp_cfg : s->ep_cfg)
+		v |= IDE_CTL_CFG_EN;
+	if (rp ? s->rp_tee : s->ep_tee)
+		v |= IDE_CTL_TEE_LIMITED;
+	if (enable)
+		v |= IDE_CTL_EN;
+	return v;
+}
+
+static void set_assoc(struct sel_block *b, unsigned i, const struct window *w)
+{
+	b->assoc[i][0] = 1u | (uint32_t)((w->base >> 20) & 0xfff) << 8 |
+			 (uint32_t)((w->limit >> 20) & 0xfff) << 20;
+	b->assoc[i][1] = (uint32_t)(w->limit >> 32);
+	b->assoc[i][2] = (uint32_t)(w->base >> 32);
+}
+
+/* pci_ide_stream_setup(): RID/address association, control without enable */
+void ide_stream_setup(struct ide_stream *s, bool rp)
+{
+	struct sim_dev *d = rp ? s->rp : s->ep;
+	struct sel_block *b = partner_block(s, rp);
+	unsigned start = rp ? s->rp_rid_start : s->ep_rid_start;
+	unsigned end = rp ? s->rp_rid_end : s->ep_rid_end;
+	unsigned n = 0;
+
+	b->rid1 = (end & 0xffff) << 8;
+	b->rid2 = 1u | (start & 0xffff) << 8;	/* segment only in Flit mode */
+	if (rp) {
+		/* downstream windows of the endpoint's upstream bridge */
+		const struct sim_dev *br = s->ep->parent;
+
+		if (d->ide.k_nr_mem > n && br->mem.present)
+			set_assoc(b, n++, &br->mem);
+		if (d->ide.k_nr_mem > n && br->pref.present)
+			set_assoc(b, n++, &br->pref);
+	}
+	for (unsigned i = n; i < d->ide.k_nr_mem && i < SIM_MAX_ASSOC; i++)
+		memset(b->assoc[i], 0, sizeof(b->assoc[i]));
+	b->ctl = ctl_value(s, rp, false);
+	if (rp)
+		s->rp_setup = true;
+	else
+		s->ep_setup = true;
+}
+
+void ide_stream_teardown(struct ide_stream *s, bool rp)
+{
+	struct sim_dev *d = rp ? s->rp : s->ep;
+	struct sel_block *b = partner_block(s, rp);
+
+	b->ctl = 0;
+	for (unsigned i = 0; i < d->ide.k_nr_mem && i < SIM_MAX_ASSOC; i++)
+		memset(b->assoc[i], 0, sizeof(b->assoc[i]));
+	b->rid2 = 0;
+	b->rid1 = 0;
+	if (rp)
+		s->rp_setup = false;
+	else
+		s->ep_setup = false;
+}
+
+/* pci_ide_stream_enable(): the port answers with the state its fault knob says */
+int ide_stream_enable(struct ide_stream *s, bool rp)
+{
+	struct sel_block *b = partner_block(s, rp);
+	const struct dev_faults *f = &s->ep->faults;
+	int state = rp ? f->rp_state : f->ep_state;
+
+	b->ctl = ctl_value(s, rp, true);
+	b->sts = (uint32_t)state;
+	if (rp ? f->rp_ide_fail : f->ep_ide_fail)
+		b->sts |= IDE_STS_FAIL;
+	if (rp)
+		s->rp_enable = true;
+	else
+		s->ep_enable = true;
+	return state == STATE_SECURE ? 0 : -ENXIO;
+}
+
+/* pci_ide_stream_disable(): control cleared; the port drops to Insecure */
+void ide_stream_disable(struct ide_stream *s, bool rp)
+{
+	struct sel_block *b = partner_block(s, rp);
+
+	b->ctl = 0;
+	b->sts = STATE_INSECURE;
+	if (rp)
+		s->rp_enable = false;
+	else
+		s->ep_enable = false;
+}
+
+void tsm_stream_register(struct sim_model *m, struct ide_stream *s)
+{
+	s->tsm->hb_refs[model_hb_index(m, s->hb)]++;
+	s->tsm_registered = true;
+}
+
+void tsm_stream_unregister(struct sim_model *m, struct ide_stream *s)
+{
+	if (!s->tsm_registered)
+		return;
+	s->tsm->hb_refs[model_hb_index(m, s->hb)]--;
+	s->tsm_registered = false;
+}
+
+/* pci_ide_stream_free(): give back the pool slot and both register blocks */
+void ide_stream_free(struct sim_model *m, struct ide_stream *s)
+{
+	struct ide_stream **pp;
+
+	s->hb->pool[s->h] = 0;
+	s->rp->ide.used[s->r] = 0;
+	s->ep->ide.used[s->e] = 0;
+	for (pp = &m->streams; *pp; pp = &(*pp)->next)
+		if (*pp == s) {
+			*pp = s->next;
+			break;
+		}
+	free(s->name);
+	free(s);
+}
+
+/* pci_ide_stream_release(): undo whatever part of setup completed, in reverse */
+void ide_stream_release(struct sim_model *m, struct ide_stream *s)
+{
+	if (s->rp_enable)
+		ide_stream_disable(s, true);
+	if (s->ep_enable)
+		ide_stream_disable(s, false);
+	tsm_stream_unregister(m, s);
+	if (s->rp_setup)
+		ide_stream_teardown(s, true);
+	if (s->ep_setup)
+		ide_stream_teardown(s, false);
+	if (s->name)
+		ide_stream_unregister(s);
+	ide_stream_free(m, s);
+}

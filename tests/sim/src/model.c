@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* model.c: lookups and the kernel's visibility predicates over the model. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+unsigned dev_rid(const struct sim_dev *d)
+{
+	return (d->bus << 8) | (d->slot << 3) | d->fn;
+}
+
+bool dev_is_pcie(const struct sim_dev *d)
+{
+	return d->type != PT_CONVENTIONAL;
+}
+
+/* is_pci_tsm_pf0(): ABI.md §2.1 */
+bool dev_is_pf0(const struct sim_dev *d)
+{
+	if (!dev_is_pcie(d) || d->physfn)
+		return false;
+	if (d->type != PT_ENDPOINT && d->type != PT_UPSTREAM &&
+	    d->type != PT_RCIEP)
+		return false;
+	if (!d->ide.usable && !d->tee)
+		return false;
+	return d->fn == 0;
+}
+
+bool dev_has_doe(const struct sim_dev *d, const char *feature)
+{
+	for (size_t i = 0; i < d->nr_doe; i++)
+		if (!strcmp(d->doe[i], feature))
+			return true;
+	return false;
+}
+
+/* pcie_find_root_port() */
+struct sim_dev *dev_root_port(struct sim_dev *d)
+{
+	for (struct sim_dev *p = d->parent; p; p = p->parent)
+		if (p->type == PT_ROOT_PORT)
+			return p;
+	return NULL;
+}
+
+struct sim_dev *model_find_dev(struct sim_model *m, const char *bdf)
+{
+	for (size_t i = 0; i < m->nr_devs; i++)
+		if (!strcmp(m->devs[i]->name, bdf))
+			return m->devs[i];
+	return NULL;
+}
+
+struct sim_dev *model_find_dev_dir(struct sim_model *m, const char *dir)
+{
+	for (size_t i = 0; i < m->nr_devs; i++)
+		if (m->devs[i]->present && !strcmp(m->devs[i]->dir, dir))
+			return m->devs[i];
+	return NULL;
+}
+
+struct sim_tsm *model_find_tsm(struct sim_model *m, long id)
+{
+	for (size_t i = 0; i < m->nr_tsms; i++)
+		if ((long)m->tsms[i]->id == id)
+			return m->tsms[i];
+	return NULL;
+}
+
+size_t model_hb_index(struct sim_model *m, const struct host_bridge *hb)
+{
+	for (size_t i = 0; i < m->nr_hbs; i++)
+		if (m->hbs[i] == hb)
+			return i;
+	return 0;
+}
+
+unsigned model_link_tsms(const struct sim_model *m)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < m->nr_tsms; i++)
+		n += m->tsms[i]->kind == TSM_LINK;
+	return n;
+}
+
+unsigned model_devsec_tsms(const struct sim_model *m)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < m->nr_tsms; i++)
+		n += m->tsms[i]->kind == TSM_DEVSEC;
+	return n;
+}
+
+/* pci_tsm_link_group_visible(): also gates 'authenticated' */
+bool vis_link_group(const struct sim_model *m, const struct sim_dev *d)
+{
+	if (!model_link_tsms(m) || !dev_is_pcie(d))
+		return false;
+	return dev_is_pf0(d) || d->ctx_tsm;
+}
+
+bool vis_connect(const struct sim_model *m, const struct sim_dev *d)
+{
+	return vis_link_group(m, d) && dev_is_pf0(d);
+}
+
+bool vis_dsm(const struct sim_model *m, const struct sim_dev *d)
+{
+	if (!vis_link_group(m, d))
+		return false;
+	return dev_is_pf0(d) || (d->ctx_tsm && d->ctx_dsm->tee);
+}
+
+bool vis_bound(const struct sim_model *m, const struct sim_dev *d)
+{
+	if (!vis_link_group(m, d))
+		return false;
+	return (dev_is_pf0(d) && d->tee) || (d->ctx_tsm && d->ctx_dsm->tee);
+}
+
+/* proposed: lock/accept/unlock on DEVCAP.TEE functions with a devsec TSM */
+bool vis_devsec(const struct sim_model *m, const struct sim_dev *d)
+{
+	return m->abi == ABI_PROPOSED && model_devsec_tsms(m) &&
+	       dev_is_pcie(d) && d->tee;
+}
+
+unsigned hb_available(const struct host_bridge *hb)
+{
+	unsigned n = hb->nr_streams;
+
+	for (unsigned i = 0; i < hb->nr_streams; i++)
+		if (hb->pool[i])
+			n--;
+	return n;
+}

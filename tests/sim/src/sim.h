@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tsm-sim: a stand-in for the Linux v6.19 PCIe TSM / IDE sysfs ABI.
+ *
+ * The model (this header) holds the topology and the dynamic kernel state
+ * (TSM contexts, IDE register blocks, stream allocations). tree.c mirrors it
+ * into a directory tree after every change, so the tree is what readers see.
+ */
+#ifndef TSM_SIM_H
+#define TSM_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SIM_MAX_BLOCKS 256	/* Selective stream count field is 8 bits (+1) */
+#define SIM_MAX_ASSOC 15	/* address association count field is 4 bits */
+#define SIM_MAX_LINK 8		/* Link IDE TC count field is 3 bits (+1) */
+#define SIM_POOL_MAX 256	/* pci_ide_set_nr_streams() clamps to 256 */
+#define SIM_RESERVED_ID 255	/* PCI_IDE_RESERVED_STREAM_ID */
+#define SIM_SAMPLE_IDS 4	/* devsec sample's NR_TSM_STREAMS bitmap */
+
+/* PCIe capability "device/port type" values (PCI_EXP_TYPE_*) */
+enum pcie_type {
+	PT_ENDPOINT = 0x0,
+	PT_LEGACY_ENDPOINT = 0x1,
+	PT_ROOT_PORT = 0x4,
+	PT_UPSTREAM = 0x5,
+	PT_DOWNSTREAM = 0x6,
+	PT_PCIE_PCI_BRIDGE = 0x7,
+	PT_RCIEP = 0x9,
+	PT_RCEC = 0xa,
+	PT_CONVENTIONAL = -1,	/* plain PCI device: no PCIe capability */
+};
+
+enum abi_flavour { ABI_NONE, ABI_V619, ABI_PROPOSED };
+enum tsm_kind { TSM_LINK, TSM_DEVSEC };
+enum tsm_provider { PROV_SEV_TIO, PROV_DEVSEC_SAMPLE, PROV_GENERIC };
+
+/* connect() stages after which an injected error can hit */
+enum fault_stage { STAGE_NONE, STAGE_ALLOC, STAGE_REGISTER, STAGE_SETUP,
+		   STAGE_ENABLE };
+
+#define STATE_INSECURE 0
+#define STATE_SECURE 2
+
+struct sel_block {
+	unsigned nr_assoc;	/* Selective IDE Stream Capability bits 3:0 */
+	uint32_t ctl, sts, rid1, rid2;
+	uint32_t assoc[SIM_MAX_ASSOC][3];
+};
+
+struct dev_ide {
+	bool present;		/* IDE extended capability in config space */
+	uint32_t cap;		/* IDE Capability register (+0x04) */
+	uint32_t ctl;		/* IDE Control register (+0x08) */
+	unsigned nr_link;	/* Link IDE register blocks */
+	uint32_t link_ctl[SIM_MAX_LINK], link_sts[SIM_MAX_LINK];
+	unsigned nr_sel;	/* Selective blocks in config (cap field + 1) */
+	struct sel_block *sel;
+	/* what pci_ide_init() concluded (pdev->ide_cap != 0 and friends) */
+	bool usable;
+	unsigned k_nr_sel, k_nr_mem;
+	bool k_cfg, k_tee_limit;
+	uint8_t used[SIM_MAX_BLOCKS];	/* pdev->ide_stream_ida */
+};
+
+struct preset_stream {		/* enabled block found "at boot" */
+	unsigned block;
+	uint32_t ctl, sts, rid1, rid2;
+	bool has_assoc;
+	uint32_t assoc[3];
+};
+
+struct dev_faults {
+	int connect_errno;	/* positive errno, 0 = none */
+	enum fault_stage connect_after;
+	int rp_state, ep_state;	/* state reported when the partner enables */
+	bool rp_ide_fail, ep_ide_fail;
+	long vanish_after_writes;	/* 0 = never */
+	long vanish_after_opens;
+	long write_delay_ms;
+	long writes, opens;	/* counters */
+};
+
+struct bar {
+	bool present, is64, prefetch;
+	uint64_t base, size;
+};
+
+struct window {
+	bool present;
+	uint64_t base, limit;
+};
+
+struct sim_tsm;
+struct host_bridge;
+struct ide_stream;
+
+struct sim_dev {
+	char *name;		/* BDF, "DDDD:BB:DD.F" */
+	char *dir;		/* path below the root */
+	unsigned domain, bus, slot, fn;
+	uint16_t vendor, device, subvendor, subdevice;
+	uint32_t class;
+	uint8_t revision;
+	int type;		/* enum pcie_type */
+	bool tee, flr;
+	char *driver;
+	uint8_t link_port, link_speed, link_width;
+
+	struct host_bridge *hb;
+	struct sim_dev *parent;	/* upstream bridge, NULL on the root bus */
+	struct sim_dev **children;	/* devices on the secondary bus */
+	size_t nr_children;
+	unsigned secondary, subordinate;
+	struct window mem, pref;
+	struct bar bars[6];
+
+	struct sim_dev *physfn;	/* set on VFs */
+	struct sim_dev **vfs;
+	unsigned nr_vfs, vf_offset, vf_stride;
+	uint16_t vf_device;
+
+	char **doe;		/* DOE features "VVVV:TT" (w/o discovery) */
+	size_t nr_doe;
+	struct dev_ide ide;
+	struct preset_stream *presets;
+	size_t nr_presets;
+
+	struct dev_faults faults;
+
+	/* build-time connect request */
+	char *boot_connect;
+	int boot_h, boot_r, boot_e;	/* -1 = allocate */
+
+	/* dynamic state */
+	bool present;
+	struct sim_tsm *ctx_tsm;	/* pdev->tsm->tsm_dev, NULL = no context */
+	struct sim_dev *ctx_dsm;	/* pdev->tsm->dsm_dev */
+	struct ide_stream *stream;	/* stream this DSM owns */
+	bool bound;
+};
+
+struct dangling_link {
+	char *name, *target;	/* target relative to the host bridge dir */
+};
+
+struct host_bridge {
+	char *name;		/* "pciDDDD:BB" */
+	char *dir;
+	unsigned domain, bus;
+	unsigned nr_streams;	/* pool size, 0 hides available_secure_streams */
+	uint8_t pool[SIM_POOL_MAX];	/* hb->ide_stream_ida */
+	uint8_t ids[256];	/* hb->ide_stream_ids_ida */
+	struct sim_dev **devs;	/* devices on the root bus */
+	size_t nr_devs;
+	struct dangling_link *dangling;
+	size_t nr_dangling;
+};
+
+struct sim_tsm {
+	unsigned id;
+	char *name;		/* "tsmN" */
+	char *dir;		/* class device dir */
+	enum tsm_kind kind;
+	enum tsm_provider provider;
+	struct sim_dev *parent_pci;
+	char *parent_faux;
+	char **hbs;		/* host bridges the provider accepts, NULL = all */
+	size_t nr_hbs;
+	uint8_t sample_ids[SIM_SAMPLE_IDS];
+	unsigned *hb_refs;	/* per host bridge index: registered streams */
+};
+
+struct ide_stream {
+	struct host_bridge *hb;
+	struct sim_dev *ep, *rp;
+	struct sim_tsm *tsm;
+	unsigned h, r, e;
+	int stream_id;		/* -1 until chosen */
+	int sample_id;		/* devsec sample bitmap slot, -1 = none */
+	char *name;		/* non-NULL once registered (link exists) */
+	bool id_reserved, tsm_registered;
+	bool rp_setup, ep_setup, rp_enable, ep_enable;
+	bool rp_default, ep_default;
+	bool rp_cfg, rp_tee, ep_cfg, ep_tee;
+	unsigned rp_rid_start, rp_rid_end, ep_rid_start, ep_rid_end;
+	struct ide_stream *next;
+};
+
+struct sim_module {
+	char *name;
+	char **keys, **vals;
+	size_t nr_params;
+};
+
+struct sim_faux {
+	char *name;
+	char *dir;
+};
+
+struct sim_model {
+	enum abi_flavour abi;
+	struct host_bridge **hbs;
+	size_t nr_hbs;
+	struct sim_dev **devs;	/* every function, topology order */
+	size_t nr_devs;
+	struct sim_tsm **tsms;
+	size_t nr_tsms;
+	struct sim_module *modules;
+	size_t nr_modules;
+	struct sim_faux *faux;
+	size_t nr_faux;
+	struct ide_stream *streams;
+};
+
+/* topology.c */
+int topology_load(const char *file, struct sim_model **out, char **err);
+void model_free(struct sim_model *m);
+
+/* model.c: derived kernel predicates */
+unsigned dev_rid(const struct sim_dev *d);
+bool dev_is_pcie(const struct sim_dev *d);
+bool dev_is_pf0(const struct sim_dev *d);
+bool dev_has_doe(const struct sim_dev *d, const char *feature);
+struct sim_dev *dev_root_port(struct sim_dev *d);
+struct sim_dev *model_find_dev(struct sim_model *m, const char *bdf);
+struct sim_dev *model_find_dev_dir(struct sim_model *m, const char *dir);
+struct sim_tsm *model_find_tsm(struct sim_model *m, long id);
+size_t model_hb_index(struct sim_model *m, const struct host_bridge *hb);
+unsigned model_link_tsms(const struct sim_model *m);
+unsigned model_devsec_tsms(const struct sim_model *m);
+bool vis_link_group(const struct sim_model *m, const struct sim_dev *d);
+bool vis_connect(const struct sim_model *m, const struct sim_dev *d);
+bool vis_dsm(const struct sim_model *m, const struct sim_dev *d);
+bool vis_bound(const struct sim_model *m, const struct sim_dev *d);
+bool vis_devsec(const struct sim_model *m, const struct sim_dev *d);
+unsigned hb_available(const struct host_bridge *hb);
+
+/* ide.c: register-level IDE model, mirrors drivers/pci/ide.c */
+void ide_boot(struct sim_model *m);
+int ide_stream_alloc(struct sim_model *m, struct sim_dev *ep,
+		     struct ide_stream **out);
+int ide_stream_register(struct sim_model *m, struct ide_stream *s);
+void ide_stream_unregister(struct ide_stream *s);
+void ide_stream_setup(struct ide_stream *s, bool rp);
+void ide_stream_teardown(struct ide_stream *s, bool rp);
+int ide_stream_enable(struct ide_stream *s, bool rp);
+void ide_stream_disable(struct ide_stream *s, bool rp);
+void ide_stream_free(struct sim_model *m, struct ide_stream *s);
+void ide_stream_release(struct sim_model *m, struct ide_stream *s);
+void tsm_stream_register(struct sim_model *m, struct ide_stream *s);
+void tsm_stream_unregister(struct sim_model *m, struct ide_stream *s);
+
+/* config.c */
+size_t config_size(const struct sim_dev *d);
+void config_build(const struct sim_dev *d, uint8_t *buf);
+unsigned config_ext_end(const struct sim_dev *d);
+
+/* connect.c: pci_tsm_connect()/disconnect() and the providers */
+int parse_tsm_name(const char *buf, size_t len, long *id);
+bool sysfs_streq(const char *buf, size_t len, const char *name);
+int sim_connect(struct sim_model *m, struct sim_dev *d, long tsm_id);
+int sim_disconnect(struct sim_model *m, struct sim_dev *d, const char *buf,
+		   size_t len);
+void sim_vanish(struct sim_model *m, struct sim_dev *d);
+int sim_boot_connects(struct sim_model *m, char **err);
+
+/* tree.c */
+int tree_sync(struct sim_model *m, const char *root);
+
+/* fsutil.c */
+char *path_join(const char *a, const char *b);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *rel_link(const char *from_dir, const char *to);
+int fs_mkdir_p(const char *root, const char *rel);
+int fs_put(const char *root, const char *rel, const void *data, size_t len,
+	   unsigned mode);
+int fs_put_str(const char *root, const char *rel, const char *s, unsigned mode);
+int fs_link(const char *root, const char *rel, const char *target);
+int fs_remove(const char *root, const char *rel);
+int fs_rm_rf(const char *path);
+bool fs_exists(const char *root, const char *rel);
+
+/* fuse.c */
+int fuse_serve(struct sim_model *m, const char *mountpoint, bool foreground,
+	       bool debug);
+
+#endif

@@ -1,0 +1,1216 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * topology.c: reads a topology JSON file into the model and checks it.
+ * Every object accepts only the keys documented in README.md, so a typo
+ * is an error rather than a silently ignored knob.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+struct loader {
+	struct sim_model *m;
+	char *err;
+};
+
+static int fail(struct loader *L, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int fail(struct loader *L, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (L->err)
+		return -EINVAL;
+	va_start(ap, fmt);
+	if (vasprintf(&L->err, fmt, ap) < 0)
+		L->err = NULL;
+	va_end(ap);
+	return -EINVAL;
+}
+
+#define APPEND(arr, n, item)                                                 \
+	do {                                                                 \
+		void *np_ = realloc((arr), ((n) + 1) * sizeof(*(arr)));      \
+		if (!np_)                                                    \
+			abort();                                             \
+		(arr) = np_;                                                 \
+		(arr)[(n)++] = (item);                                       \
+	} while (0)
+
+/* Reject keys outside @allowed (NULL-terminated). */
+static int check_keys(struct loader *L, json_object *o, const char *what,
+		      const char *const *allowed)
+{
+	if (!json_object_is_type(o, json_type_object))
+		return fail(L, "%s: expected an object", what);
+	json_object_object_foreach(o, key, val) {
+		bool ok = false;
+
+		(void)val;
+		for (const char *const *a = allowed; *a; a++)
+			if (!strcmp(*a, key))
+				ok = true;
+		if (!ok)
+			return fail(L, "%s: unknown key \"%s\"", what, key);
+	}
+	return 0;
+}
+
+static json_object *get(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	if (!json_object_object_get_ex(o, key, &v))
+		return NULL;
+	return v;
+}
+
+/* Integers may be JSON numbers or strings such as "0x1022". */
+static int get_u64(struct loader *L, json_object *o, const char *key,
+		   uint64_t def, uint64_t max, uint64_t *out, const char *what)
+{
+	json_object *v = get(o, key);
+
+	*out = def;
+	if (!v)
+		return 0;
+	if (json_object_is_type(v, json_type_int)) {
+		int64_t x = json_object_get_int64(v);
+
+		if (x < 0)
+			return fail(L, "%s: %s must not be negative", what, key);
+		*out = (uint64_t)x;
+	} else if (json_object_is_type(v, json_type_string)) {
+		const char *s = json_object_get_string(v);
+		char *end;
+
+		errno = 0;
+		*out = strtoull(s, &end, 0);
+		if (errno || end == s || *end)
+			return fail(L, "%s: %s: not a number: \"%s\"", what, key, s);
+	} else {
+		return fail(L, "%s: %s must be a number or a numeric string", what,
+			    key);
+	}
+	if (*out > max)
+		return fail(L, "%s: %s out of range (max %#llx)", what, key,
+			    (unsigned long long)max);
+	return 0;
+}
+
+static int get_bool(struct loader *L, json_object *o, const char *key,
+		    bool def, bool *out, const char *what)
+{
+	json_object *v = get(o, key);
+
+	*out = def;
+	if (!v)
+		return 0;
+	if (!json_object_is_type(v, json_type_boolean))
+		return fail(L, "%s: %s must be true or false", what, key);
+	*out = json_object_get_boolean(v);
+	return 0;
+}
+
+static int get_str(struct loader *L, json_object *o, const char *key,
+		   const char **out, const char *what)
+{
+	json_object *v = get(o, key);
+
+	*out = NULL;
+	if (!v)
+		return 0;
+	if (!json_object_is_type(v, json_type_string))
+		return fail(L, "%s: %s must be a string", what, key);
+	*out = json_object_get_string(v);
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	int value;
+} errnos[] = {
+	{ "EPERM", EPERM },     { "ENOENT", ENOENT },	{ "EINTR", EINTR },
+	{ "EIO", EIO },		{ "ENXIO", ENXIO },	{ "EAGAIN", EAGAIN },
+	{ "ENOMEM", ENOMEM },	{ "EACCES", EACCES },	{ "EFAULT", EFAULT },
+	{ "EBUSY", EBUSY },	{ "EEXIST", EEXIST },	{ "ENODEV", ENODEV },
+	{ "EINVAL", EINVAL },	{ "ENOSPC", ENOSPC },	{ "EPROTO", EPROTO },
+	{ "ETIMEDOUT", ETIMEDOUT }, { "EOPNOTSUPP", EOPNOTSUPP },
+	{ "ECONNRESET", ECONNRESET }, { "ENOTTY", ENOTTY },
+};
+
+static int parse_errno(struct loader *L, json_object *v, int *out,
+		       const char *what)
+{
+	if (json_object_is_type(v, json_type_int)) {
+		*out = json_object_get_int(v);
+		if (*out <= 0 || *out > 4095)
+			return fail(L, "%s: errno out of range", what);
+		return 0;
+	}
+	if (json_object_is_type(v, json_type_string)) {
+		const char *s = json_object_get_string(v);
+
+		for (size_t i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++)
+			if (!strcmp(errnos[i].name, s)) {
+				*out = errnos[i].value;
+				return 0;
+			}
+		return fail(L, "%s: unknown errno name \"%s\"", what, s);
+	}
+	return fail(L, "%s: errno must be a name like \"EIO\" or a number", what);
+}
+
+static int parse_type(struct loader *L, const char *s, int *out,
+		      const char *what)
+{
+	static const struct {
+		const char *name;
+		int type;
+	} types[] = {
+		{ "endpoint", PT_ENDPOINT },
+		{ "legacy_endpoint", PT_LEGACY_ENDPOINT },
+		{ "root_port", PT_ROOT_PORT },
+		{ "upstream_port", PT_UPSTREAM },
+		{ "downstream_port", PT_DOWNSTREAM },
+		{ "pcie_pci_bridge", PT_PCIE_PCI_BRIDGE },
+		{ "rciep", PT_RCIEP },
+		{ "rcec", PT_RCEC },
+		{ "pci", PT_CONVENTIONAL },
+	};
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (!strcmp(types[i].name, s)) {
+			*out = types[i].type;
+			return 0;
+		}
+	return fail(L, "%s: unknown type \"%s\"", what, s);
+}
+
+static int parse_bdf(const char *s, unsigned *dom, unsigned *bus,
+		     unsigned *slot, unsigned *fn)
+{
+	char tail;
+
+	if (sscanf(s, "%x:%x:%x.%x%c", dom, bus, slot, fn, &tail) != 4)
+		return -EINVAL;
+	if (*bus > 0xff || *slot > 0x1f || *fn > 7 || *dom > 0xffffff)
+		return -EINVAL;
+	return 0;
+}
+
+static char *bdf_name(unsigned dom, unsigned bus, unsigned slot, unsigned fn)
+{
+	return xasprintf("%04x:%02x:%02x.%x", dom, bus, slot, fn);
+}
+
+static int parse_window(struct loader *L, json_object *o, const char *key,
+			struct window *w, const char *what)
+{
+	static const char *const keys[] = { "base", "limit", NULL };
+	json_object *v = get(o, key);
+	char *wh;
+	int rc;
+
+	w->present = false;
+	if (!v)
+		return 0;
+	wh = xasprintf("%s: %s", what, key);
+	rc = check_keys(L, v, wh, keys);
+	if (!rc)
+		rc = get_u64(L, v, "base", 0, UINT64_MAX, &w->base, wh);
+	if (!rc)
+		rc = get_u64(L, v, "limit", 0, UINT64_MAX, &w->limit, wh);
+	if (!rc && (w->limit < w->base || (w->base & 0xfffff) ||
+		    (w->limit & 0xfffff) != 0xfffff))
+		rc = fail(L, "%s: window must be 1 MiB aligned (limit ends in fffff)",
+			  wh);
+	free(wh);
+	w->present = rc == 0;
+	return rc;
+}
+
+static int parse_ide(struct loader *L, json_object *o, struct sim_dev *d,
+		     const char *what)
+{
+	static const char *const keys[] = {
+		"cap", "link", "selective", "flow_through", "partial_header",
+		"aggregation", "pcrc", "ide_km", "sel_cfg", "algorithms",
+		"link_tcs", "streams", "tee_limited", "xt", "addr_assoc", NULL
+	};
+	struct dev_ide *ide = &d->ide;
+	bool link, sel, ft, phe, agg, pcrc, km, selcfg, tee, xt;
+	uint64_t cap, alg, tcs, streams, assoc;
+	json_object *av;
+	char *wh = xasprintf("%s: ide", what);
+	int rc;
+
+	rc = check_keys(L, o, wh, keys);
+	if (!rc)
+		rc = get_u64(L, o, "cap", UINT64_MAX, UINT64_MAX, &cap, wh);
+	if (rc)
+		goto out;
+	if (cap != UINT64_MAX) {
+		if (cap > 0xffffffffull) {
+			rc = fail(L, "%s: cap must be 32 bits", wh);
+			goto out;
+		}
+		ide->cap = (uint32_t)cap;
+	} else {
+		rc = get_bool(L, o, "link", false, &link, wh) ?:
+		     get_bool(L, o, "selective", true, &sel, wh) ?:
+		     get_bool(L, o, "flow_through", false, &ft, wh) ?:
+		     get_bool(L, o, "partial_header", false, &phe, wh) ?:
+		     get_bool(L, o, "aggregation", false, &agg, wh) ?:
+		     get_bool(L, o, "pcrc", false, &pcrc, wh) ?:
+		     get_bool(L, o, "ide_km", true, &km, wh) ?:
+		     get_bool(L, o, "sel_cfg", false, &selcfg, wh) ?:
+		     get_bool(L, o, "tee_limited", false, &tee, wh) ?:
+		     get_bool(L, o, "xt", false, &xt, wh) ?:
+		     get_u64(L, o, "algorithms", 0, 0x1f, &alg, wh) ?:
+		     get_u64(L, o, "link_tcs", 1, 8, &tcs, wh) ?:
+		     get_u64(L, o, "streams", 1, 256, &streams, wh);
+		if (rc)
+			goto out;
+		if (!tcs || !streams) {
+			rc = fail(L, "%s: link_tcs and streams start at 1", wh);
+			goto out;
+		}
+		ide->cap = link | sel << 1 | ft << 2 | phe << 3 | agg << 4 |
+			   pcrc << 5 | km << 6 | selcfg << 7 |
+			   (uint32_t)alg << 8 | (uint32_t)(tcs - 1) << 13 |
+			   (uint32_t)(streams - 1) << 16 | (uint32_t)tee << 24 |
+			   (uint32_t)xt << 25;
+	}
+	ide->present = true;
+	ide->nr_link = (ide->cap & 1) ? ((ide->cap >> 13) & 7) + 1 : 0;
+	ide->nr_sel = (ide->cap & 2) ? ((ide->cap >> 16) & 0xff) + 1 : 0;
+	ide->sel = calloc(ide->nr_sel ? ide->nr_sel : 1, sizeof(*ide->sel));
+	if (!ide->sel)
+		abort();
+	av = get(o, "addr_assoc");
+	if (av && json_object_is_type(av, json_type_array)) {
+		if (json_object_array_length(av) != ide->nr_sel) {
+			rc = fail(L, "%s: addr_assoc array needs one entry per Selective block (%u)",
+				  wh, ide->nr_sel);
+			goto out;
+		}
+		for (unsigned i = 0; i < ide->nr_sel; i++) {
+			json_object *e = json_object_array_get_idx(av, i);
+
+			if (!json_object_is_type(e, json_type_int) ||
+			    json_object_get_int(e) < 0 ||
+			    json_object_get_int(e) > SIM_MAX_ASSOC) {
+				rc = fail(L, "%s: addr_assoc entries are 0..15", wh);
+				goto out;
+			}
+			ide->sel[i].nr_assoc = json_object_get_int(e);
+		}
+	} else {
+		rc = get_u64(L, o, "addr_assoc", 1, SIM_MAX_ASSOC, &assoc, wh);
+		if (rc)
+			goto out;
+		for (unsigned i = 0; i < ide->nr_sel; i++)
+			ide->sel[i].nr_assoc = (unsigned)assoc;
+	}
+out:
+	free(wh);
+	return rc;
+}
+
+static int parse_state(struct loader *L, const char *s, int *out,
+		       const char *what)
+{
+	if (!strcmp(s, "secure"))
+		*out = STATE_SECURE;
+	else if (!strcmp(s, "insecure"))
+		*out = STATE_INSECURE;
+	else
+		return fail(L, "%s: state is \"secure\" or \"insecure\"", what);
+	return 0;
+}
+
+static int parse_partner(struct loader *L, const char *s, bool *rp, bool *ep,
+			 const char *what)
+{
+	*rp = !strcmp(s, "rp") || !strcmp(s, "both");
+	*ep = !strcmp(s, "ep") || !strcmp(s, "both");
+	if (!*rp && !*ep)
+		return fail(L, "%s: partner is \"rp\", \"ep\" or \"both\"", what);
+	return 0;
+}
+
+static int parse_faults(struct loader *L, json_object *o, struct sim_dev *d,
+			const char *what)
+{
+	static const char *const keys[] = {
+		"connect_errno", "connect_after", "insecure", "ide_fail",
+		"vanish_after_writes", "vanish_after_opens", "write_delay_ms",
+		NULL
+	};
+	struct dev_faults *f = &d->faults;
+	char *wh = xasprintf("%s: faults", what);
+	const char *s;
+	json_object *v;
+	uint64_t n = 0;
+	bool rp, ep;
+	int rc;
+
+	rc = check_keys(L, o, wh, keys);
+	if (rc)
+		goto out;
+	v = get(o, "connect_errno");
+	if (v) {
+		rc = parse_errno(L, v, &f->connect_errno, wh);
+		if (rc)
+			goto out;
+		f->connect_after = STAGE_SETUP;
+	}
+	rc = get_str(L, o, "connect_after", &s, wh);
+	if (rc)
+		goto out;
+	if (s) {
+		if (!f->connect_errno) {
+			rc = fail(L, "%s: connect_after needs connect_errno", wh);
+			goto out;
+		}
+		if (!strcmp(s, "alloc"))
+			f->connect_after = STAGE_ALLOC;
+		else if (!strcmp(s, "register"))
+			f->connect_after = STAGE_REGISTER;
+		else if (!strcmp(s, "setup"))
+			f->connect_after = STAGE_SETUP;
+		else if (!strcmp(s, "enable"))
+			f->connect_after = STAGE_ENABLE;
+		else {
+			rc = fail(L, "%s: connect_after is alloc, register, setup or enable",
+				  wh);
+			goto out;
+		}
+	}
+	rc = get_str(L, o, "insecure", &s, wh);
+	if (!rc && s) {
+		rc = parse_partner(L, s, &rp, &ep, wh);
+		if (rp)
+			f->rp_state = STATE_INSECURE;
+		if (ep)
+			f->ep_state = STATE_INSECURE;
+	}
+	if (!rc)
+		rc = get_str(L, o, "ide_fail", &s, wh);
+	if (!rc && s)
+		rc = parse_partner(L, s, &f->rp_ide_fail, &f->ep_ide_fail, wh);
+	if (!rc)
+		rc = get_u64(L, o, "vanish_after_writes", 0, 1000000, &n, wh);
+	f->vanish_after_writes = (long)n;
+	if (!rc)
+		rc = get_u64(L, o, "vanish_after_opens", 0, 1000000, &n, wh);
+	f->vanish_after_opens = (long)n;
+	if (!rc)
+		rc = get_u64(L, o, "write_delay_ms", 0, 600000, &n, wh);
+	f->write_delay_ms = (long)n;
+out:
+	free(wh);
+	return rc;
+}
+
+static int parse_presets(struct loader *L, json_object *arr, struct sim_dev *d,
+			 const char *what)
+{
+	static const char *const keys[] = {
+		"block", "stream_id", "state", "ide_fail", "rid_base",
+		"rid_limit", "default", "tee_limited", "cfg", NULL
+	};
+	char *wh = xasprintf("%s: preset_streams", what);
+	int rc = 0;
+
+	if (!json_object_is_type(arr, json_type_array)) {
+		rc = fail(L, "%s: must be an array", wh);
+		goto out;
+	}
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *o = json_object_array_get_idx(arr, i);
+		struct preset_stream p = { 0 };
+		uint64_t blk, id, base, limit;
+		bool fail_bit, def, tee, cfg;
+		int state = STATE_SECURE;
+		const char *s;
+		unsigned rp_rid = 0;
+
+		if (d->parent)
+			rp_rid = dev_rid(d->parent);
+		rc = check_keys(L, o, wh, keys) ?:
+		     get_u64(L, o, "block", 0, SIM_MAX_BLOCKS - 1, &blk, wh) ?:
+		     get_u64(L, o, "stream_id", 0, 255, &id, wh) ?:
+		     get_str(L, o, "state", &s, wh);
+		if (!rc && s)
+			rc = parse_state(L, s, &state, wh);
+		if (!rc)
+			rc = get_bool(L, o, "ide_fail", false, &fail_bit, wh) ?:
+			     get_bool(L, o, "default", false, &def, wh) ?:
+			     get_bool(L, o, "tee_limited", false, &tee, wh) ?:
+			     get_bool(L, o, "cfg", false, &cfg, wh) ?:
+			     get_u64(L, o, "rid_base", rp_rid, 0xffff, &base, wh) ?:
+			     get_u64(L, o, "rid_limit", base, 0xffff, &limit, wh);
+		if (rc)
+			goto out;
+		if (!d->ide.present || blk >= d->ide.nr_sel) {
+			rc = fail(L, "%s: block %llu does not exist", wh,
+				  (unsigned long long)blk);
+			goto out;
+		}
+		p.block = (unsigned)blk;
+		p.ctl = (uint32_t)id << 24 | 1u | (uint32_t)def << 22 |
+			(uint32_t)tee << 23 | (uint32_t)cfg << 9;
+		p.sts = (uint32_t)state | (fail_bit ? 1u << 31 : 0);
+		p.rid1 = (uint32_t)limit << 8;
+		p.rid2 = 1u | (uint32_t)base << 8;
+		d->ide.sel[p.block].ctl = p.ctl;
+		d->ide.sel[p.block].sts = p.sts;
+		d->ide.sel[p.block].rid1 = p.rid1;
+		d->ide.sel[p.block].rid2 = p.rid2;
+		APPEND(d->presets, d->nr_presets, p);
+	}
+out:
+	free(wh);
+	return rc;
+}
+
+static int parse_connected(struct loader *L, json_object *v, struct sim_dev *d,
+			   const char *what)
+{
+	static const char *const keys[] = { "tsm", "stream", NULL };
+	const char *tsm = NULL, *stream = NULL;
+	int rc = 0;
+
+	d->boot_h = d->boot_r = d->boot_e = -1;
+	if (!v)
+		return 0;
+	if (json_object_is_type(v, json_type_string)) {
+		tsm = json_object_get_string(v);
+	} else {
+		rc = check_keys(L, v, what, keys) ?:
+		     get_str(L, v, "tsm", &tsm, what) ?:
+		     get_str(L, v, "stream", &stream, what);
+		if (rc)
+			return rc;
+	}
+	if (!tsm || strncmp(tsm, "tsm", 3))
+		return fail(L, "%s: connected needs a TSM name like \"tsm0\"", what);
+	if (stream) {
+		unsigned h, r, e;
+		char tail;
+
+		if (sscanf(stream, "%u.%u.%u%c", &h, &r, &e, &tail) != 3 ||
+		    h >= SIM_POOL_MAX || r >= SIM_MAX_BLOCKS ||
+		    e >= SIM_MAX_BLOCKS)
+			return fail(L, "%s: stream must be \"H.R.E\"", what);
+		d->boot_h = h;
+		d->boot_r = r;
+		d->boot_e = e;
+	}
+	d->boot_connect = strdup(tsm);
+	return 0;
+}
+
+static int parse_bars(struct loader *L, json_object *arr, struct sim_dev *d,
+		      const char *what)
+{
+	static const char *const keys[] = { "index", "base", "size", "64bit",
+					    "prefetchable", NULL };
+	char *wh = xasprintf("%s: bars", what);
+	int rc = 0;
+
+	if (!json_object_is_type(arr, json_type_array)) {
+		rc = fail(L, "%s: must be an array", wh);
+		goto out;
+	}
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *o = json_object_array_get_idx(arr, i);
+		uint64_t idx, base, size;
+		bool is64, pf;
+
+		rc = check_keys(L, o, wh, keys) ?:
+		     get_u64(L, o, "index", i, 5, &idx, wh) ?:
+		     get_u64(L, o, "base", 0, UINT64_MAX, &base, wh) ?:
+		     get_u64(L, o, "size", 0x1000, UINT64_MAX, &size, wh) ?:
+		     get_bool(L, o, "64bit", false, &is64, wh) ?:
+		     get_bool(L, o, "prefetchable", false, &pf, wh);
+		if (rc)
+			goto out;
+		d->bars[idx] = (struct bar){ .present = true, .is64 = is64,
+					     .prefetch = pf, .base = base,
+					     .size = size };
+	}
+out:
+	free(wh);
+	return rc;
+}
+
+static int parse_doe(struct loader *L, json_object *arr, struct sim_dev *d,
+		     const char *what)
+{
+	if (!json_object_is_type(arr, json_type_array))
+		return fail(L, "%s: doe must be an array of \"VVVV:TT\"", what);
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *e = json_object_array_get_idx(arr, i);
+		unsigned vid, type;
+		char tail;
+		const char *s;
+
+		if (!json_object_is_type(e, json_type_string))
+			return fail(L, "%s: doe entries are strings", what);
+		s = json_object_get_string(e);
+		if (sscanf(s, "%4x:%2x%c", &vid, &type, &tail) != 2)
+			return fail(L, "%s: bad DOE feature \"%s\"", what, s);
+		/* sysfs names use lower-case %04lx:%02lx */
+		APPEND(d->doe, d->nr_doe, xasprintf("%04x:%02x", vid, type));
+	}
+	/* the discovery feature is always there on a DOE mailbox */
+	if (d->nr_doe && !dev_has_doe(d, "0001:00"))
+		APPEND(d->doe, d->nr_doe, xasprintf("0001:00"));
+	return 0;
+}
+
+static int parse_dev(struct loader *L, json_object *o, struct host_bridge *hb,
+		     struct sim_dev *parent);
+
+static int make_vfs(struct loader *L, json_object *o, struct sim_dev *pf,
+		    const char *what)
+{
+	static const char *const keys[] = { "count", "offset", "stride",
+					    "device", "tee", "driver", NULL };
+	char *wh = xasprintf("%s: vfs", what);
+	uint64_t count, offset, stride, dev;
+	const char *drv;
+	bool tee;
+	int rc;
+
+	rc = check_keys(L, o, wh, keys) ?:
+	     get_u64(L, o, "count", 1, 256, &count, wh) ?:
+	     get_u64(L, o, "offset", 1, 0xffff, &offset, wh) ?:
+	     get_u64(L, o, "stride", 1, 0xffff, &stride, wh) ?:
+	     get_u64(L, o, "device", pf->device, 0xffff, &dev, wh) ?:
+	     get_bool(L, o, "tee", pf->tee, &tee, wh) ?:
+	     get_str(L, o, "driver", &drv, wh);
+	if (rc)
+		goto out;
+	pf->vf_offset = (unsigned)offset;
+	pf->vf_stride = (unsigned)stride;
+	pf->vf_device = (uint16_t)dev;
+	for (unsigned i = 0; i < count; i++) {
+		unsigned rid = dev_rid(pf) + (unsigned)offset + i * (unsigned)stride;
+		struct sim_dev *vf = calloc(1, sizeof(*vf));
+
+		if (!vf)
+			abort();
+		if (rid > 0xffff) {
+			free(vf);
+			rc = fail(L, "%s: VF %u would be beyond bus ff", wh, i);
+			goto out;
+		}
+		vf->domain = pf->domain;
+		vf->bus = rid >> 8;
+		vf->slot = (rid >> 3) & 0x1f;
+		vf->fn = rid & 7;
+		vf->name = bdf_name(vf->domain, vf->bus, vf->slot, vf->fn);
+		vf->vendor = pf->vendor;
+		vf->device = (uint16_t)dev;
+		vf->subvendor = pf->subvendor;
+		vf->subdevice = pf->subdevice;
+		vf->class = pf->class;
+		vf->revision = pf->revision;
+		vf->type = PT_ENDPOINT;
+		vf->tee = tee;
+		vf->flr = true;
+		vf->driver = drv ? strdup(drv) : NULL;
+		vf->hb = pf->hb;
+		vf->parent = pf->parent;
+		vf->physfn = pf;
+		vf->present = true;
+		vf->boot_h = vf->boot_r = vf->boot_e = -1;
+		vf->faults.rp_state = vf->faults.ep_state = STATE_SECURE;
+		APPEND(pf->vfs, pf->nr_vfs, vf);
+		APPEND(L->m->devs, L->m->nr_devs, vf);
+		if (pf->parent)
+			APPEND(pf->parent->children, pf->parent->nr_children, vf);
+		else
+			APPEND(pf->hb->devs, pf->hb->nr_devs, vf);
+	}
+out:
+	free(wh);
+	return rc;
+}
+
+static int parse_dev(struct loader *L, json_object *o, struct host_bridge *hb,
+		     struct sim_dev *parent)
+{
+	static const char *const keys[] = {
+		"bdf", "type", "vendor", "device", "class", "revision",
+		"subsystem_vendor", "subsystem_device", "driver", "tee", "flr",
+		"link", "mem_window", "pref_window", "secondary", "bars", "doe",
+		"ide", "vfs", "children", "connected", "preset_streams",
+		"faults", NULL
+	};
+	static const char *const link_keys[] = { "port", "speed", "width", NULL };
+	struct sim_dev *d = calloc(1, sizeof(*d));
+	const char *bdf, *type, *drv;
+	uint64_t vendor, device, class, rev, sv, sd, sec, port, speed, width;
+	json_object *v;
+	char *what;
+	int rc;
+
+	if (!d)
+		abort();
+	d->present = true;
+	d->faults.rp_state = d->faults.ep_state = STATE_SECURE;
+	d->hb = hb;
+	d->parent = parent;
+	APPEND(L->m->devs, L->m->nr_devs, d);
+	if (parent)
+		APPEND(parent->children, parent->nr_children, d);
+	else
+		APPEND(hb->devs, hb->nr_devs, d);
+
+	if (get_str(L, o, "bdf", &bdf, "device") || !bdf)
+		return fail(L, "%s: every device needs a \"bdf\"", hb->name);
+	what = xasprintf("%s", bdf);
+	rc = check_keys(L, o, what, keys);
+	if (rc)
+		goto out;
+	if (parse_bdf(bdf, &d->domain, &d->bus, &d->slot, &d->fn)) {
+		rc = fail(L, "%s: bdf must be DDDD:BB:DD.F", what);
+		goto out;
+	}
+	d->name = bdf_name(d->domain, d->bus, d->slot, d->fn);
+	if (d->domain != hb->domain) {
+		rc = fail(L, "%s: domain differs from host bridge %s", what, hb->name);
+		goto out;
+	}
+	rc = get_str(L, o, "type", &type, what);
+	if (rc)
+		goto out;
+	if (!type) {
+		rc = fail(L, "%s: \"type\" is required", what);
+		goto out;
+	}
+	rc = parse_type(L, type, &d->type, what) ?:
+	     get_u64(L, o, "vendor", 0x1234, 0xffff, &vendor, what) ?:
+	     get_u64(L, o, "device", 0x0001, 0xffff, &device, what) ?:
+	     get_u64(L, o, "class", d->type == PT_ROOT_PORT ||
+			     d->type == PT_UPSTREAM || d->type == PT_DOWNSTREAM ?
+			     0x060400 : 0xff0000, 0xffffff, &class, what) ?:
+	     get_u64(L, o, "revision", 0, 0xff, &rev, what) ?:
+	     get_u64(L, o, "subsystem_vendor", 0, 0xffff, &sv, what) ?:
+	     get_u64(L, o, "subsystem_device", 0, 0xffff, &sd, what) ?:
+	     get_str(L, o, "driver", &drv, what) ?:
+	     get_bool(L, o, "tee", false, &d->tee, what) ?:
+	     get_bool(L, o, "flr", d->type == PT_ENDPOINT, &d->flr, what) ?:
+	     get_u64(L, o, "secondary", 0, 0xff, &sec, what) ?:
+	     parse_window(L, o, "mem_window", &d->mem, what) ?:
+	     parse_window(L, o, "pref_window", &d->pref, what);
+	if (rc)
+		goto out;
+	d->vendor = (uint16_t)vendor;
+	d->device = (uint16_t)device;
+	d->class = (uint32_t)class;
+	d->revision = (uint8_t)rev;
+	d->subvendor = (uint16_t)sv;
+	d->subdevice = (uint16_t)sd;
+	d->secondary = (unsigned)sec;
+	d->driver = drv ? strdup(drv) : NULL;
+	d->link_speed = 4;
+	d->link_width = 16;
+	d->link_port = d->slot;
+	v = get(o, "link");
+	if (v) {
+		rc = check_keys(L, v, what, link_keys) ?:
+		     get_u64(L, v, "port", d->slot, 0xff, &port, what) ?:
+		     get_u64(L, v, "speed", 4, 0xf, &speed, what) ?:
+		     get_u64(L, v, "width", 16, 0x3f, &width, what);
+		if (rc)
+			goto out;
+		d->link_port = (uint8_t)port;
+		d->link_speed = (uint8_t)speed;
+		d->link_width = (uint8_t)width;
+	}
+	if (d->type == PT_CONVENTIONAL && (d->tee || get(o, "ide") ||
+					   get(o, "doe") || get(o, "vfs"))) {
+		rc = fail(L, "%s: a conventional PCI device has no extended capabilities",
+			  what);
+		goto out;
+	}
+	if ((v = get(o, "bars")) && (rc = parse_bars(L, v, d, what)))
+		goto out;
+	if ((v = get(o, "doe")) && (rc = parse_doe(L, v, d, what)))
+		goto out;
+	if ((v = get(o, "ide")) && (rc = parse_ide(L, v, d, what)))
+		goto out;
+	if ((v = get(o, "preset_streams")) && (rc = parse_presets(L, v, d, what)))
+		goto out;
+	if ((v = get(o, "faults")) && (rc = parse_faults(L, v, d, what)))
+		goto out;
+	rc = parse_connected(L, get(o, "connected"), d, what);
+	if (rc)
+		goto out;
+	if ((v = get(o, "vfs")) && (rc = make_vfs(L, v, d, what)))
+		goto out;
+	v = get(o, "children");
+	if (v) {
+		if (!json_object_is_type(v, json_type_array)) {
+			rc = fail(L, "%s: children must be an array", what);
+			goto out;
+		}
+		for (size_t i = 0; i < json_object_array_length(v) && !rc; i++)
+			rc = parse_dev(L, json_object_array_get_idx(v, i), hb, d);
+	}
+out:
+	free(what);
+	return rc;
+}
+
+static void set_dirs(struct sim_dev *d, const char *parent_dir)
+{
+	d->dir = path_join(parent_dir, d->name);
+	for (size_t i = 0; i < d->nr_children; i++)
+		if (!d->children[i]->physfn)
+			set_dirs(d->children[i], d->dir);
+	for (unsigned i = 0; i < d->nr_vfs; i++)
+		d->vfs[i]->dir = path_join(parent_dir, d->vfs[i]->name);
+}
+
+/* secondary/subordinate bus numbers from what sits below each bridge */
+static unsigned set_buses(struct loader *L, struct sim_dev *d)
+{
+	unsigned max = d->bus;
+
+	for (unsigned i = 0; i < d->nr_vfs; i++)
+		if (d->vfs[i]->bus > max)
+			max = d->vfs[i]->bus;
+	if (!d->nr_children)
+		return max;
+	if (!d->secondary)
+		d->secondary = d->children[0]->bus;
+	d->subordinate = d->secondary;
+	for (size_t i = 0; i < d->nr_children; i++) {
+		struct sim_dev *c = d->children[i];
+		unsigned sub;
+
+		if (!c->physfn && c->bus != d->secondary)
+			fail(L, "%s: on bus %02x but its bridge %s has secondary bus %02x",
+			     c->name, c->bus, d->name, d->secondary);
+		if (c->physfn)
+			continue;
+		sub = set_buses(L, c);
+		if (sub > d->subordinate)
+			d->subordinate = sub;
+	}
+	for (size_t i = 0; i < d->nr_children; i++)
+		if (d->children[i]->bus > d->subordinate)
+			d->subordinate = d->children[i]->bus;
+	return d->subordinate > max ? d->subordinate : max;
+}
+
+static struct sim_faux *add_faux(struct sim_model *m, const char *name)
+{
+	for (size_t i = 0; i < m->nr_faux; i++)
+		if (!strcmp(m->faux[i].name, name))
+			return &m->faux[i];
+	struct sim_faux f = { .name = strdup(name),
+			      .dir = xasprintf("sys/devices/faux/%s", name) };
+	APPEND(m->faux, m->nr_faux, f);
+	return &m->faux[m->nr_faux - 1];
+}
+
+static int parse_hb(struct loader *L, json_object *o)
+{
+	static const char *const keys[] = { "domain", "bus", "parent", "streams",
+					    "dangling_links", "devices", NULL };
+	static const char *const dkeys[] = { "name", "target", NULL };
+	struct host_bridge *hb = calloc(1, sizeof(*hb));
+	uint64_t dom, bus, streams;
+	const char *parent;
+	json_object *v;
+	int rc;
+
+	if (!hb)
+		abort();
+	APPEND(L->m->hbs, L->m->nr_hbs, hb);
+	rc = check_keys(L, o, "host bridge", keys) ?:
+	     get_u64(L, o, "domain", 0, 0xffffff, &dom, "host bridge") ?:
+	     get_u64(L, o, "bus", 0, 0xff, &bus, "host bridge") ?:
+	     get_u64(L, o, "streams", L->m->abi == ABI_NONE ? 0 : 256,
+		     SIM_POOL_MAX, &streams, "host bridge") ?:
+	     get_str(L, o, "parent", &parent, "host bridge");
+	if (rc)
+		return rc;
+	hb->domain = (unsigned)dom;
+	hb->bus = (unsigned)bus;
+	hb->nr_streams = L->m->abi == ABI_NONE ? 0 : (unsigned)streams;
+	hb->name = xasprintf("pci%04x:%02x", hb->domain, hb->bus);
+	if (parent) {
+		char *p = xasprintf("sys/devices/%s", parent);
+
+		hb->dir = path_join(p, hb->name);
+		free(p);
+		if (!strncmp(parent, "faux/", 5) && parent[5] &&
+		    !strchr(parent + 5, '/'))
+			add_faux(L->m, parent + 5);
+	} else {
+		hb->dir = xasprintf("sys/devices/%s", hb->name);
+	}
+	v = get(o, "dangling_links");
+	if (v) {
+		if (!json_object_is_type(v, json_type_array))
+			return fail(L, "%s: dangling_links must be an array", hb->name);
+		for (size_t i = 0; i < json_object_array_length(v); i++) {
+			json_object *e = json_object_array_get_idx(v, i);
+			const char *name, *target;
+			struct dangling_link dl;
+
+			rc = check_keys(L, e, hb->name, dkeys) ?:
+			     get_str(L, e, "name", &name, hb->name) ?:
+			     get_str(L, e, "target", &target, hb->name);
+			if (rc)
+				return rc;
+			if (!name || !target || strchr(name, '/'))
+				return fail(L, "%s: dangling link needs name and target",
+					    hb->name);
+			dl.name = strdup(name);
+			dl.target = strdup(target);
+			APPEND(hb->dangling, hb->nr_dangling, dl);
+		}
+	}
+	v = get(o, "devices");
+	if (v) {
+		if (!json_object_is_type(v, json_type_array))
+			return fail(L, "%s: devices must be an array", hb->name);
+		for (size_t i = 0; i < json_object_array_length(v) && !rc; i++) {
+			rc = parse_dev(L, json_object_array_get_idx(v, i), hb, NULL);
+			if (!rc && hb->devs[hb->nr_devs - 1]->bus != hb->bus &&
+			    !hb->devs[hb->nr_devs - 1]->physfn)
+				rc = fail(L, "%s: not on root bus %02x of %s",
+					  hb->devs[hb->nr_devs - 1]->name, hb->bus,
+					  hb->name);
+		}
+	}
+	return rc;
+}
+
+static int parse_tsm(struct loader *L, json_object *o)
+{
+	static const char *const keys[] = { "id", "kind", "provider", "parent",
+					    "host_bridges", NULL };
+	struct sim_tsm *t = calloc(1, sizeof(*t));
+	const char *kind, *prov, *parent;
+	uint64_t id;
+	json_object *v;
+	int rc;
+
+	if (!t)
+		abort();
+	APPEND(L->m->tsms, L->m->nr_tsms, t);
+	rc = check_keys(L, o, "tsm", keys) ?:
+	     get_u64(L, o, "id", L->m->nr_tsms - 1, 0xffff, &id, "tsm") ?:
+	     get_str(L, o, "kind", &kind, "tsm") ?:
+	     get_str(L, o, "provider", &prov, "tsm") ?:
+	     get_str(L, o, "parent", &parent, "tsm");
+	if (rc)
+		return rc;
+	t->id = (unsigned)id;
+	t->name = xasprintf("tsm%u", t->id);
+	for (size_t i = 0; i + 1 < L->m->nr_tsms; i++)
+		if (L->m->tsms[i]->id == t->id)
+			return fail(L, "%s: duplicate TSM id", t->name);
+	if (!kind || !strcmp(kind, "link"))
+		t->kind = TSM_LINK;
+	else if (!strcmp(kind, "devsec"))
+		t->kind = TSM_DEVSEC;
+	else
+		return fail(L, "%s: kind is \"link\" or \"devsec\"", t->name);
+	if (!prov || !strcmp(prov, "generic"))
+		t->provider = PROV_GENERIC;
+	else if (!strcmp(prov, "sev-tio"))
+		t->provider = PROV_SEV_TIO;
+	else if (!strcmp(prov, "devsec-sample"))
+		t->provider = PROV_DEVSEC_SAMPLE;
+	else
+		return fail(L, "%s: provider is sev-tio, devsec-sample or generic",
+			    t->name);
+	if (!parent)
+		return fail(L, "%s: \"parent\" is required (a BDF or faux:NAME)",
+			    t->name);
+	if (!strncmp(parent, "faux:", 5)) {
+		struct sim_faux *f = add_faux(L->m, parent + 5);
+
+		t->parent_faux = strdup(parent + 5);
+		t->dir = xasprintf("%s/tsm/%s", f->dir, t->name);
+	} else {
+		t->parent_pci = model_find_dev(L->m, parent);
+		if (!t->parent_pci)
+			return fail(L, "%s: parent device %s not in the topology",
+				    t->name, parent);
+		/* the class glue dir is named after the class: "tsm" */
+		t->dir = xasprintf("%s/tsm/%s", t->parent_pci->dir, t->name);
+	}
+	v = get(o, "host_bridges");
+	if (v) {
+		if (!json_object_is_type(v, json_type_array))
+			return fail(L, "%s: host_bridges must be an array", t->name);
+		for (size_t i = 0; i < json_object_array_length(v); i++) {
+			json_object *e = json_object_array_get_idx(v, i);
+
+			if (!json_object_is_type(e, json_type_string))
+				return fail(L, "%s: host_bridges holds names", t->name);
+			APPEND(t->hbs, t->nr_hbs, strdup(json_object_get_string(e)));
+		}
+	}
+	t->hb_refs = calloc(L->m->nr_hbs + 1, sizeof(*t->hb_refs));
+	if (!t->hb_refs)
+		abort();
+	return 0;
+}
+
+static int parse_modules(struct loader *L, json_object *arr)
+{
+	static const char *const keys[] = { "name", "parameters", NULL };
+
+	if (!json_object_is_type(arr, json_type_array))
+		return fail(L, "modules must be an array");
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *o = json_object_array_get_idx(arr, i);
+		struct sim_module mod = { 0 };
+		const char *name;
+		json_object *p;
+		int rc;
+
+		rc = check_keys(L, o, "module", keys) ?:
+		     get_str(L, o, "name", &name, "module");
+		if (rc)
+			return rc;
+		if (!name || strchr(name, '/'))
+			return fail(L, "module needs a name");
+		mod.name = strdup(name);
+		p = get(o, "parameters");
+		if (p) {
+			if (!json_object_is_type(p, json_type_object))
+				return fail(L, "%s: parameters must be an object", name);
+			json_object_object_foreach(p, key, val) {
+				if (!json_object_is_type(val, json_type_string) ||
+				    strchr(key, '/'))
+					return fail(L, "%s: parameter %s must be a string",
+						    name, key);
+				size_t nk = mod.nr_params;
+
+				APPEND(mod.keys, nk, strdup(key));
+				APPEND(mod.vals, mod.nr_params,
+				       strdup(json_object_get_string(val)));
+			}
+		}
+		APPEND(L->m->modules, L->m->nr_modules, mod);
+	}
+	return 0;
+}
+
+static int check_model(struct loader *L)
+{
+	struct sim_model *m = L->m;
+
+	if (m->abi == ABI_NONE && m->nr_tsms)
+		return fail(L, "abi \"none\" (no PCI TSM support) cannot have TSMs");
+	for (size_t i = 0; i < m->nr_devs; i++) {
+		struct sim_dev *d = m->devs[i];
+
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(m->devs[j]->name, d->name))
+				return fail(L, "%s: duplicate device", d->name);
+		if (dev_is_pcie(d) && config_ext_end(d) > 4096)
+			return fail(L, "%s: extended capabilities exceed 4096 bytes",
+				    d->name);
+	}
+	for (size_t i = 0; i < m->nr_tsms; i++)
+		for (size_t j = 0; j < m->tsms[i]->nr_hbs; j++) {
+			bool ok = false;
+
+			for (size_t k = 0; k < m->nr_hbs; k++)
+				ok |= !strcmp(m->hbs[k]->name, m->tsms[i]->hbs[j]);
+			if (!ok)
+				return fail(L, "%s: unknown host bridge %s",
+					    m->tsms[i]->name, m->tsms[i]->hbs[j]);
+		}
+	return 0;
+}
+
+int topology_load(const char *file, struct sim_model **out, char **err)
+{
+	static const char *const keys[] = { "abi", "comment", "modules", "faux",
+					    "tsms", "host_bridges", NULL };
+	struct loader L = { 0 };
+	json_object *root, *v;
+	const char *abi;
+	int rc;
+
+	*out = NULL;
+	*err = NULL;
+	root = json_object_from_file(file);
+	if (!root) {
+		*err = xasprintf("%s: %s", file, json_util_get_last_err());
+		return -EINVAL;
+	}
+	L.m = calloc(1, sizeof(*L.m));
+	if (!L.m)
+		abort();
+	rc = check_keys(&L, root, "topology", keys) ?:
+	     get_str(&L, root, "abi", &abi, "topology");
+	if (rc)
+		goto out;
+	if (!abi || !strcmp(abi, "v6.19"))
+		L.m->abi = ABI_V619;
+	else if (!strcmp(abi, "proposed"))
+		L.m->abi = ABI_PROPOSED;
+	else if (!strcmp(abi, "none"))
+		L.m->abi = ABI_NONE;
+	else {
+		rc = fail(&L, "abi is \"v6.19\", \"proposed\" or \"none\"");
+		goto out;
+	}
+	if ((v = get(root, "modules")) && (rc = parse_modules(&L, v)))
+		goto out;
+	v = get(root, "faux");
+	if (v) {
+		if (!json_object_is_type(v, json_type_array)) {
+			rc = fail(&L, "faux must be an array of names");
+			goto out;
+		}
+		for (size_t i = 0; i < json_object_array_length(v); i++)
+			add_faux(L.m, json_object_get_string(
+					      json_object_array_get_idx(v, i)));
+	}
+	v = get(root, "host_bridges");
+	if (!v || !json_object_is_type(v, json_type_array)) {
+		rc = fail(&L, "host_bridges (an array) is required");
+		goto out;
+	}
+	for (size_t i = 0; i < json_object_array_length(v) && !rc; i++)
+		rc = parse_hb(&L, json_object_array_get_idx(v, i));
+	if (rc)
+		goto out;
+	for (size_t i = 0; i < L.m->nr_hbs; i++) {
+		struct host_bridge *hb = L.m->hbs[i];
+
+		for (size_t j = 0; j < hb->nr_devs; j++)
+			if (!hb->devs[j]->physfn) {
+				set_dirs(hb->devs[j], hb->dir);
+				set_buses(&L, hb->devs[j]);
+			}
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(L.m->hbs[j]->name, hb->name))
+				rc = fail(&L, "%s: duplicate host bridge", hb->name);
+	}
+	if (L.err)
+		goto out;
+	v = get(root, "tsms");
+	if (v) {
+		if (!json_object_is_type(v, json_type_array)) {
+			rc = fail(&L, "tsms must be an array");
+			goto out;
+		}
+		for (size_t i = 0; i < json_object_array_length(v) && !rc; i++)
+			rc = parse_tsm(&L, json_object_array_get_idx(v, i));
+		if (rc)
+			goto out;
+	}
+	rc = check_model(&L);
+out:
+	json_object_put(root);
+	if (L.err) {
+		rc = -EINVAL;
+		*err = L.err;
+		model_free(L.m);
+		return rc;
+	}
+	*out = L.m;
+	return 0;
+}
+
+static void dev_free(struct sim_dev *d)
+{
+	free(d->name);
+	free(d->dir);
+	free(d->driver);
+	free(d->children);
+	free(d->vfs);
+	for (size_t i = 0; i < d->nr_doe; i++)
+		free(d->doe[i]);
+	free(d->doe);
+	free(d->ide.sel);
+	free(d->presets);
+	free(d->boot_connect);
+	free(d);
+}
+
+void model_free(struct sim_model *m)
+{
+	if (!m)
+		return;
+	while (m->streams) {
+		struct ide_stream *s = m->streams;
+
+		m->streams = s->next;
+		free(s->name);
+		free(s);
+	}
+	for (size_t i = 0; i < m->nr_devs; i++)
+		dev_free(m->devs[i]);
+	free(m->devs);
+	for (size_t i = 0; i < m->nr_hbs; i++) {
+		struct host_bridge *hb = m->hbs[i];
+
+		for (size_t j = 0; j < hb->nr_dangling; j++) {
+			free(hb->dangling[j].name);
+			free(hb->dangling[j].target);
+		}
+		free(hb->dangling);
+		free(hb->devs);
+		free(hb->name);
+		free(hb->dir);
+		free(hb);
+	}
+	free(m->hbs);
+	for (size_t i = 0; i < m->nr_tsms; i++) {
+		struct sim_tsm *t = m->tsms[i];
+
+		for (size_t j = 0; j < t->nr_hbs; j++)
+			free(t->hbs[j]);
+		free(t->hbs);
+		free(t->hb_refs);
+		free(t->name);
+		free(t->dir);
+		free(t->parent_faux);
+		free(t);
+	}
+	free(m->tsms);
+	for (size_t i = 0; i < m->nr_modules; i++) {
+		for (size_t j = 0; j < m->modules[i].nr_params; j++) {
+			free(m->modules[i].keys[j]);
+			free(m->modules[i].vals[j]);
+		}
+		free(m->modules[i].keys);
+		free(m->modules[i].vals);
+		free(m->modules[i].name);
+	}
+	free(m->modules);
+	for (size_t i = 0; i < m->nr_faux; i++) {
+		free(m->faux[i].name);
+		free(m->faux[i].dir);
+	}
+	free(m->faux);
+	free(m);
+}

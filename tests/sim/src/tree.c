@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tree.c: mirrors the model into a sysfs-shaped tree. It is idempotent:
+ * every call makes the tree match the model (writing only what changed and
+ * removing what the kernel would no longer show), so the static build and
+ * the live mount share one writer.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sim.h"
+
+#define RO 0444
+#define RW 0644
+#define WO 0200
+
+struct tw {
+	struct sim_model *m;
+	const char *root;
+	int rc;		/* first error */
+};
+
+static void note(struct tw *w, int rc)
+{
+	if (rc && !w->rc)
+		w->rc = rc;
+}
+
+static void attr(struct tw *w, const char *dir, const char *name,
+		 const char *content, unsigned mode)
+{
+	char *p = path_join(dir, name);
+
+	note(w, fs_put_str(w->root, p, content, mode));
+	free(p);
+}
+
+static void attr_opt(struct tw *w, const char *dir, const char *name,
+		     bool visible, const char *content, unsigned mode)
+{
+	char *p = path_join(dir, name);
+
+	if (visible)
+		note(w, fs_put_str(w->root, p, content, mode));
+	else
+		note(w, fs_remove(w->root, p));
+	free(p);
+}
+
+static void link_to(struct tw *w, const char *dir, const char *name,
+		    const char *target_path)
+{
+	char *p = path_join(dir, name);
+	char *t = rel_link(dir, target_path);
+
+	note(w, fs_link(w->root, p, t));
+	free(t);
+	free(p);
+}
+
+static void rm(struct tw *w, const char *dir, const char *name)
+{
+	char *p = name ? path_join(dir, name) : strdup(dir);
+
+	note(w, fs_remove(w->root, p));
+	free(p);
+}
+
+/* Remove symlinks in @dir starting with @prefix that @keep rejects. */
+static void prune_links(struct tw *w, const char *dir, const char *prefix,
+			bool (*keep)(struct tw *, const void *, const char *),
+			const void *ctx)
+{
+	char *p = path_join(w->root, dir);
+	DIR *dh = opendir(p);
+	struct dirent *de;
+
+	free(p);
+	if (!dh)
+		return;
+	while ((de = readdir(dh)))
+		if (!strncmp(de->d_name, prefix, strlen(prefix)) &&
+		    de->d_type == DT_LNK && !keep(w, ctx, de->d_name))
+			rm(w, dir, de->d_name);
+	closedir(dh);
+}
+
+static void write_faux(struct tw *w, const struct sim_faux *f)
+{
+	note(w, fs_mkdir_p(w->root, f->dir));
+	attr(w, f->dir, "uevent", "DRIVER=faux_driver\n", RW);
+	link_to(w, f->dir, "subsystem", "sys/bus/faux");
+	link_to(w, f->dir, "driver", "sys/bus/faux/drivers/faux_driver");
+	note(w, fs_mkdir_p(w->root, "sys/bus/faux/devices"));
+	note(w, fs_mkdir_p(w->root, "sys/bus/faux/drivers/faux_driver"));
+	link_to(w, "sys/bus/faux/devices", f->name, f->dir);
+	link_to(w, "sys/bus/faux/drivers/faux_driver", f->name, f->dir);
+}
+
+static void write_module(struct tw *w, const struct sim_module *mod)
+{
+	char *dir = xasprintf("sys/module/%s", mod->name);
+	char *pdir = path_join(dir, "parameters");
+
+	note(w, fs_mkdir_p(w->root, dir));
+	attr(w, dir, "initstate", "live\n", RO);
+	attr(w, dir, "refcnt", "0\n", RO);
+	for (size_t i = 0; i < mod->nr_params; i++) {
+		char *v = xasprintf("%s\n", mod->vals[i]);
+
+		attr(w, pdir, mod->keys[i], v, RO);
+		free(v);
+	}
+	free(pdir);
+	free(dir);
+}
+
+static bool keep_stream(struct tw *w, const void *ctx, const char *name)
+{
+	const struct host_bridge *hb = ctx;
+
+	for (struct ide_stream *s = w->m->streams; s; s = s->next)
+		if (s->hb == hb && s->name && !strcmp(s->name, name))
+			return true;
+	for (size_t i = 0; i < hb->nr_dangling; i++)
+		if (!strcmp(hb->dangling[i].name, name))
+			return true;
+	return false;
+}
+
+static void write_hb(struct tw *w, struct host_bridge *hb)
+{
+	char *v = xasprintf("%u\n", hb_available(hb));
+
+	note(w, fs_mkdir_p(w->root, hb->dir));
+	attr(w, hb->dir, "uevent", "", RW);
+	/* hidden when the pool size is 0 (pci_ide_attr_visible) */
+	attr_opt(w, hb->dir, "available_secure_streams", hb->nr_streams > 0, v,
+		 RO);
+	free(v);
+	prune_links(w, hb->dir, "stream", keep_stream, hb);
+	for (struct ide_stream *s = w->m->streams; s; s = s->next)
+		if (s->hb == hb && s->name)
+			link_to(w, hb->dir, s->name, s->ep->dir);
+	for (size_t i = 0; i < hb->nr_dangling; i++) {
+		char *p = path_join(hb->dir, hb->dangling[i].name);
+
+		note(w, fs_link(w->root, p, hb->dangling[i].target));
+		free(p);
+	}
+}
+
+static void remove_dev(struct tw *w, struct sim_dev *d)
+{
+	char *bl = xasprintf("sys/bus/pci/devices/%s", d->name);
+
+	rm(w, d->dir, NULL);
+	rm(w, bl, NULL);
+	free(bl);
+	if (d->driver) {
+		char *dl = xasprintf("sys/bus/pci/drivers/%s/%s", d->driver,
+				     d->name);
+
+		rm(w, dl, NULL);
+		free(dl);
+	}
+	if (d->physfn && d->physfn->present) {
+		for (unsigned i = 0; i < d->physfn->nr_vfs; i++)
+			if (d->physfn->vfs[i] == d) {
+				char *n = xasprintf("virtfn%u", i);
+
+				rm(w, d->physfn->dir, n);
+				free(n);
+			}
+	}
+}
+
+static void write_ids(struct tw *w, struct sim_dev *d)
+{
+	char *s;
+
+	s = xasprintf("0x%04x\n", d->vendor);
+	attr(w, d->dir, "vendor", s, RO);
+	free(s);
+	s = xasprintf("0x%04x\n", d->device);
+	attr(w, d->dir, "device", s, RO);
+	free(s);
+	s = xasprintf("0x%06x\n", d->class);
+	attr(w, d->dir, "class", s, RO);
+	free(s);
+	s = xasprintf("0x%04x\n", d->subvendor);
+	attr(w, d->dir, "subsystem_vendor", s, RO);
+	free(s);
+	s = xasprintf("0x%04x\n", d->subdevice);
+	attr(w, d->dir, "subsystem_device", s, RO);
+	free(s);
+	s = xasprintf("0x%02x\n", d->revision);
+	attr(w, d->dir, "revision", s, RO);
+	free(s);
+	s = xasprintf("%s%s%sPCI_CLASS=%X\nPCI_ID=%04X:%04X\n"
+		      "PCI_SUBSYS_ID=%04X:%04X\nPCI_SLOT_NAME=%s\n"
+		      "MODALIAS=pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X\n",
+		      d->driver ? "DRIVER=" : "", d->driver ? d->driver : "",
+		      d->driver ? "\n" : "", d->class, d->vendor, d->device,
+		      d->subvendor, d->subdevice, d->name, d->vendor, d->device,
+		      d->subvendor, d->subdevice, d->class >> 16,
+		      (d->class >> 8) & 0xff, d->class & 0xff);
+	attr(w, d->dir, "uevent", s, RW);
+	free(s);
+}
+
+static void write_sriov(struct tw *w, struct sim_dev *d)
+{
+	char *s;
+
+	if (d->physfn) {
+		link_to(w, d->dir, "physfn", d->physfn->dir);
+		return;
+	}
+	if (!d->nr_vfs)
+		return;
+	for (unsigned i = 0; i < d->nr_vfs; i++) {
+		char *n = xasprintf("virtfn%u", i);
+
+		if (d->vfs[i]->present)
+			link_to(w, d->dir, n, d->vfs[i]->dir);
+		free(n);
+	}
+	s = xasprintf("%u\n", d->nr_vfs);
+	attr(w, d->dir, "sriov_totalvfs", s, RO);
+	attr(w, d->dir, "sriov_numvfs", s, 0664);
+	free(s);
+	s = xasprintf("%u\n", d->vf_offset);
+	attr(w, d->dir, "sriov_offset", s, RO);
+	free(s);
+	s = xasprintf("%u\n", d->vf_stride);
+	attr(w, d->dir, "sriov_stride", s, RO);
+	free(s);
+	s = xasprintf("%x\n", d->vf_device);
+	attr(w, d->dir, "sriov_vf_device", s, RO);
+	free(s);
+}
+
+static void write_doe(struct tw *w, struct sim_dev *d)
+{
+	char *dir = path_join(d->dir, "doe_features");
+
+	if (d->nr_doe) {
+		note(w, fs_mkdir_p(w->root, dir));
+		for (size_t i = 0; i < d->nr_doe; i++) {
+			char *v = xasprintf("%s\n", d->doe[i]);
+			bool disc = !strcmp(d->doe[i], "0001:00");
+
+			/* discovery shows up under its own name (ABI.md §1.2) */
+			attr(w, dir, disc ? "doe_discovery" : d->doe[i], v, RO);
+			free(v);
+		}
+	}
+	free(dir);
+}
+
+static void write_tsm_group(struct tw *w, struct sim_dev *d)
+{
+	struct sim_model *m = w->m;
+	char *dir = path_join(d->dir, "tsm");
+	const char *ctx = d->ctx_tsm ? d->ctx_tsm->name : "";
+	bool con = vis_connect(m, d), dsm = vis_dsm(m, d), bnd = vis_bound(m, d);
+	bool dev = vis_devsec(m, d);
+	char *c = xasprintf("%s\n", ctx);
+	char *s = xasprintf("%s\n", d->ctx_tsm ? d->ctx_dsm->name : "");
+	char *b = xasprintf("%s\n", d->bound ? ctx : "");
+
+	attr_opt(w, dir, "connect", con, c, RW);
+	attr_opt(w, dir, "disconnect", con, "", WO);
+	attr_opt(w, dir, "dsm", dsm, s, RO);
+	attr_opt(w, dir, "bound", bnd, b, RO);
+	attr_opt(w, dir, "lock", dev, c, RW);
+	attr_opt(w, dir, "accept", dev, "0\n", RW);
+	attr_opt(w, dir, "unlock", dev, "", WO);
+	if (!(con || dsm || bnd || dev)) {
+		/* rmdir only succeeds when empty: the PSP's class glue dir stays */
+		char *p = path_join(w->root, dir);
+
+		rmdir(p);
+		free(p);
+	}
+	attr_opt(w, d->dir, "authenticated", vis_link_group(m, d), c, RO);
+	free(b);
+	free(s);
+	free(c);
+	free(dir);
+}
+
+static void write_dev(struct tw *w, struct sim_dev *d)
+{
+	size_t sz = config_size(d);
+	uint8_t *cfg;
+	char *p;
+
+	if (!d->present) {
+		remove_dev(w, d);
+		return;
+	}
+	note(w, fs_mkdir_p(w->root, d->dir));
+	write_ids(w, d);
+	cfg = calloc(1, sz);
+	if (!cfg)
+		abort();
+	config_build(d, cfg);
+	p = path_join(d->dir, "config");
+	note(w, fs_put(w->root, p, cfg, sz, RW));
+	free(p);
+	free(cfg);
+	link_to(w, d->dir, "subsystem", "sys/bus/pci");
+	link_to(w, "sys/bus/pci/devices", d->name, d->dir);
+	if (d->driver) {
+		char *drv = xasprintf("sys/bus/pci/drivers/%s", d->driver);
+
+		note(w, fs_mkdir_p(w->root, drv));
+		link_to(w, d->dir, "driver", drv);
+		link_to(w, drv, d->name, d->dir);
+		free(drv);
+	}
+	write_sriov(w, d);
+	write_doe(w, d);
+	write_tsm_group(w, d);
+}
+
+static bool keep_pci_link(struct tw *w, const void *ctx, const char *name)
+{
+	const struct sim_tsm *t = ctx;
+
+	if (w->m->abi != ABI_PROPOSED)
+		return false;
+	for (size_t i = 0; i < w->m->nr_hbs; i++)
+		if (!strcmp(w->m->hbs[i]->name, name))
+			return t->hb_refs[i] > 0;
+	return false;
+}
+
+static void write_tsm(struct tw *w, struct sim_tsm *t)
+{
+	const char *parent = t->parent_pci ? t->parent_pci->dir : NULL;
+
+	for (size_t i = 0; !parent && i < w->m->nr_faux; i++)
+		if (!strcmp(w->m->faux[i].name, t->parent_faux))
+			parent = w->m->faux[i].dir;
+	note(w, fs_mkdir_p(w->root, t->dir));
+	attr(w, t->dir, "uevent", "", RW);
+	link_to(w, t->dir, "device", parent);
+	link_to(w, t->dir, "subsystem", "sys/class/tsm");
+	link_to(w, "sys/class/tsm", t->name, t->dir);
+	attr_opt(w, t->dir, "pci_mode", w->m->abi == ABI_PROPOSED,
+		 t->kind == TSM_LINK ? "link\n" : "devsec\n", RO);
+	/* proposed: tsmN/pciDDDD:BB while this TSM has streams there */
+	prune_links(w, t->dir, "pci", keep_pci_link, t);
+	if (w->m->abi == ABI_PROPOSED)
+		for (size_t i = 0; i < w->m->nr_hbs; i++)
+			if (t->hb_refs[i])
+				link_to(w, t->dir, w->m->hbs[i]->name,
+					w->m->hbs[i]->dir);
+}
+
+int tree_sync(struct sim_model *m, const char *root)
+{
+	struct tw w = { .m = m, .root = root };
+
+	if (mkdir(root, 0755) && errno != EEXIST)
+		return -errno;
+	note(&w, fs_mkdir_p(root, "sys/devices"));
+	note(&w, fs_mkdir_p(root, "sys/bus/pci/devices"));
+	note(&w, fs_mkdir_p(root, "sys/bus/pci/drivers"));
+	note(&w, fs_mkdir_p(root, "sys/module"));
+	for (size_t i = 0; i < m->nr_faux; i++)
+		write_faux(&w, &m->faux[i]);
+	for (size_t i = 0; i < m->nr_modules; i++)
+		write_module(&w, &m->modules[i]);
+	for (size_t i = 0; i < m->nr_hbs; i++)
+		write_hb(&w, m->hbs[i]);
+	for (size_t i = 0; i < m->nr_devs; i++)
+		write_dev(&w, m->devs[i]);
+	if (m->nr_tsms)
+		note(&w, fs_mkdir_p(root, "sys/class/tsm"));
+	else
+		rm(&w, "sys/class/tsm", NULL);
+	for (size_t i = 0; i < m->nr_tsms; i++)
+		write_tsm(&w, m->tsms[i]);
+	return w.rc;
+}
