@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Pure decoding of PCI config space: header, PCIe capability (type, DEVCAP
+ * TEE), DOE presence and the IDE extended capability (ABI.md §3).
+ * No I/O: callers hand in the bytes read from sysfs `config`.
+ */
+#ifndef TSMCTL_IDE_H
+#define TSMCTL_IDE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PCI_CFG_HDR_SIZE	64	/* what a non-root reader gets */
+#define PCI_CFG_SIZE		256
+#define PCI_CFG_EXP_SIZE	4096
+
+#define PCI_EXT_CAP_ID_DOE	0x2e
+#define PCI_EXT_CAP_ID_IDE	0x30
+#define PCI_EXP_DEVCAP_TEE	0x40000000u
+#define IDE_RESERVED_STREAM_ID	255
+#define IDE_STATE_INSECURE	0
+#define IDE_STATE_SECURE	2
+#define IDE_MAX_ADDR_ASSOC	15	/* 4-bit count field */
+#define IDE_MAX_LINK_BLOCKS	8	/* 3-bit TC count field + 1 */
+
+/* PCIe Capabilities register, Device/Port Type field */
+enum pcie_type {
+	PCIE_TYPE_NONE		= -1,	/* not PCI Express */
+	PCIE_TYPE_ENDPOINT	= 0x0,
+	PCIE_TYPE_LEG_ENDPOINT	= 0x1,
+	PCIE_TYPE_ROOT_PORT	= 0x4,
+	PCIE_TYPE_UPSTREAM	= 0x5,
+	PCIE_TYPE_DOWNSTREAM	= 0x6,
+	PCIE_TYPE_PCIE_BRIDGE	= 0x7,	/* PCIe to PCI/PCI-X bridge */
+	PCIE_TYPE_PCI_BRIDGE	= 0x8,	/* PCI/PCI-X to PCIe bridge */
+	PCIE_TYPE_RC_ENDPOINT	= 0x9,
+	PCIE_TYPE_RC_EC		= 0xa,
+};
+
+/* Why part of a config space could not be decoded (bit flags). */
+enum cfg_malformed {
+	CFG_MAL_SHORT_HEADER	= 1u << 0,	/* fewer than 64 bytes */
+	CFG_MAL_CAP_LOOP	= 1u << 1,	/* a capability chain revisits an offset */
+	CFG_MAL_CAP_POINTER	= 1u << 2,	/* pointer out of range or unaligned */
+	CFG_MAL_CAP_TRUNCATED	= 1u << 3,	/* a capability runs past the bytes we have */
+	CFG_MAL_IDE_BLOCKS	= 1u << 4,	/* IDE claims more blocks than fit */
+	CFG_MAL_ALL_ONES	= 1u << 5,	/* header reads 0xffff...: device gone */
+};
+
+/* Lowercase JSON-friendly name ("endpoint", "root_port", ...), or NULL. */
+const char *pcie_type_name(int type);
+
+/* Name of IDE state bits 3:0: "insecure", "secure", or NULL for reserved. */
+const char *ide_state_name(unsigned int state);
+
+/* Name of an IDE algorithm id (bits 18:14 / cap bits 12:8); NULL if unknown. */
+const char *ide_algorithm_name(unsigned int alg);
+
+struct ide_addr_assoc {
+	bool valid;
+	uint64_t base;
+	uint64_t limit;		/* low 20 bits implied 0xfffff */
+};
+
+/* Fields shared by Link and Selective stream control/status registers. */
+struct ide_stream_regs {
+	uint32_t ctl;
+	uint32_t status;
+	bool enabled;		/* ctl bit 0 */
+	bool pcrc;		/* ctl bit 8 */
+	unsigned int algorithm;	/* ctl 18:14 */
+	unsigned int tc;	/* ctl 21:19 */
+	unsigned int stream_id;	/* ctl 31:24 */
+	unsigned int state;	/* status 3:0 */
+	bool ide_fail;		/* status bit 31 */
+};
+
+struct ide_link_stream {
+	uint16_t offset;	/* of the block in config space */
+	struct ide_stream_regs regs;
+};
+
+struct ide_sel_stream {
+	uint16_t offset;	/* of the block in config space */
+	bool linux_skips;	/* address-assoc count differs from an earlier block (ABI.md §3) */
+	uint32_t cap;
+	struct ide_stream_regs regs;
+	bool cfg_requests;	/* ctl bit 9 */
+	bool default_stream;	/* ctl bit 22 */
+	bool tee_limited;	/* ctl bit 23 */
+	uint32_t rid1, rid2;
+	bool rid_valid;		/* rid2 bit 0 */
+	uint16_t rid_base;	/* rid2 23:8 */
+	uint16_t rid_limit;	/* rid1 23:8 */
+	uint8_t rid_segment;	/* rid2 31:24 */
+	unsigned int nr_addr;	/* cap 3:0, blocks actually decoded */
+	struct ide_addr_assoc addr[IDE_MAX_ADDR_ASSOC];
+};
+
+struct ide_cap {
+	bool present;
+	uint16_t offset;	/* of the extended capability header */
+	uint32_t cap;		/* +0x04 */
+	uint32_t ctl;		/* +0x08 */
+	bool link_ide, selective_ide, flow_through, partial_header;
+	bool aggregation, pcrc, ide_km, sel_cfg, tee_limited, xt;
+	unsigned int algorithms;	/* cap 12:8 (supported algorithm id) */
+	unsigned int link_tcs;		/* cap 15:13 + 1, 0 without Link IDE */
+	unsigned int sel_streams;	/* cap 23:16 + 1, 0 without Selective IDE */
+	unsigned int nr_link;		/* Link blocks decoded */
+	struct ide_link_stream link[IDE_MAX_LINK_BLOCKS];
+	unsigned int nr_sel;		/* Selective blocks decoded (<= sel_streams) */
+	struct ide_sel_stream *sel;	/* heap array of nr_sel, owned */
+};
+
+struct pci_cfg {
+	size_t len;		/* bytes decoded: what was available, capped at 4096 */
+	bool header_valid;	/* >= 64 bytes and not all-ones */
+	uint16_t vendor_id, device_id;
+	uint32_t class_code;	/* 24 bits */
+	uint8_t header_type;	/* low 7 bits */
+	bool multifunction;
+	int pcie_type;		/* enum pcie_type */
+	uint32_t devcap;
+	bool tee_io;		/* DEVCAP bit 30 */
+	bool ext_readable;	/* len >= 4096: extended space present */
+	unsigned int nr_doe;	/* DOE extended capabilities found */
+	uint16_t doe_offset;	/* first DOE capability, 0 if none */
+	struct ide_cap ide;
+	unsigned int malformed;	/* enum cfg_malformed bits */
+};
+
+/*
+ * Decode up to 4096 bytes of config space. Everything valid is decoded and
+ * the rest flagged in cfg->malformed; never reads past buf[len-1].
+ * Returns 0, or -ENOMEM (cfg is then zeroed and safe to free).
+ */
+int pci_cfg_decode(const uint8_t *buf, size_t len, struct pci_cfg *cfg);
+void pci_cfg_release(struct pci_cfg *cfg);
+
+/* Selective block by index, or NULL. */
+const struct ide_sel_stream *ide_sel_block(const struct ide_cap *ide, unsigned int idx);
+
+#endif
