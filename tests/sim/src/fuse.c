@@ -1,2 +1,595 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fuse.c: the live tree. A passthrough over a private backing directory
+ * that tree.c keeps in step with the model; stores to tsm/ attributes run
+ * the kernel's connect/disconnect logic under one lock that stands in for
+ * pci_tsm_rwsem, then re-sync the tree.
+ */
+#define FUSE_USE_VERSION 35
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fuse.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "sim.h"
-int fuse_serve(struct sim_model *m, const char *mp, bool fg, bool d){(void)m;(void)mp;(void)fg;(void)d;return -1;}
+
+#define SYSFS_PAGE 4096
+#define CONFIG_USER_BYTES 64	/* pci_read_config() without CAP_SYS_ADMIN */
+
+struct simfs {
+	struct sim_model *m;
+	char *backing;		/* mkdtemp() dir, removed at exit */
+	char *root;		/* backing/root: the tree */
+	pthread_rwlock_t rwsem;	/* pci_tsm_rwsem */
+	pthread_mutex_t count_lock;	/* fault counters */
+};
+
+static struct simfs FS;
+
+struct handle {
+	int fd;
+	bool privileged;	/* opener had uid 0 (CAP_SYS_ADMIN stand-in) */
+	struct sim_dev *dev;	/* device the file belongs to, or NULL */
+	char *attr;		/* path below the device dir, or the full path */
+};
+
+static char *backing_path(const char *path)
+{
+	return xasprintf("%s%s", FS.root, path);
+}
+
+/* The device whose directory holds @path (deepest match) and the rest of the path. */
+static struct sim_dev *owner(const char *path, const char **attr)
+{
+	const char *rel = path[0] == '/' ? path + 1 : path;
+	struct sim_dev *best = NULL;
+	size_t best_len = 0;
+
+	for (size_t i = 0; i < FS.m->nr_devs; i++) {
+		struct sim_dev *d = FS.m->devs[i];
+		size_t n = strlen(d->dir);
+
+		if (n > best_len && !strncmp(rel, d->dir, n) && rel[n] == '/') {
+			best = d;
+			best_len = n;
+		}
+	}
+	*attr = best ? rel + best_len + 1 : rel;
+	return best;
+}
+
+/* show() handlers that take pci_tsm_rwsem for read */
+static bool locked_attr(const char *attr)
+{
+	static const char *const names[] = { "tsm/connect", "tsm/dsm",
+					      "tsm/bound", "tsm/lock",
+					      "tsm/accept", "authenticated",
+					      NULL };
+
+	for (const char *const *n = names; *n; n++)
+		if (!strcmp(attr, *n))
+			return true;
+	return false;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+static void *sim_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
+{
+	(void)conn;
+	/* no caching anywhere: every read and lookup must see the current state */
+	cfg->direct_io = 1;
+	cfg->kernel_cache = 0;
+	cfg->entry_timeout = 0;
+	cfg->attr_timeout = 0;
+	cfg->negative_timeout = 0;
+	cfg->hard_remove = 1;
+	cfg->use_ino = 1;
+	return NULL;
+}
+
+static void fix_attr(const char *path, struct stat *st)
+{
+	/* sysfs reports PAGE_SIZE for text attributes; binary ones keep their size */
+	if (S_ISREG(st->st_mode) && strcmp(base_name(path), "config"))
+		st->st_size = SYSFS_PAGE;
+	st->st_uid = 0;
+	st->st_gid = 0;
+}
+
+static int sim_getattr(const char *path, struct stat *st,
+		       struct fuse_file_info *fi)
+{
+	char *p;
+	int rc = 0;
+
+	if (fi) {
+		struct handle *h = (struct handle *)(uintptr_t)fi->fh;
+
+		if (fstat(h->fd, st))
+			return -errno;
+		fix_attr(path, st);
+		return 0;
+	}
+	p = backing_path(path);
+	if (lstat(p, st))
+		rc = -errno;
+	else
+		fix_attr(path, st);
+	free(p);
+	return rc;
+}
+
+static int sim_readlink(const char *path, char *buf, size_t size)
+{
+	char *p = backing_path(path);
+	ssize_t n = readlink(p, buf, size - 1);
+	int rc = 0;
+
+	if (n < 0)
+		rc = -errno;
+	else
+		buf[n] = '\0';
+	free(p);
+	return rc;
+}
+
+static int sim_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
+		       off_t off, struct fuse_file_info *fi,
+		       enum fuse_readdir_flags flags)
+{
+	char *p = backing_path(path);
+	DIR *d = opendir(p);
+	struct dirent *de;
+
+	(void)off;
+	(void)fi;
+	(void)flags;
+	free(p);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)))
+		if (fill(buf, de->d_name, NULL, 0, 0))
+			break;
+	closedir(d);
+	return 0;
+}
+
+/* Remove @d now if its op counter has run out (caller holds the rwsem for write). */
+static void maybe_vanish(struct sim_dev *d, long count, long limit)
+{
+	if (!limit || count < limit || !d->present)
+		return;
+	sim_vanish(FS.m, d);
+	tree_sync(FS.m, FS.root);
+}
+
+static void count_op(struct sim_dev *d, bool write)
+{
+	long limit = write ? d->faults.vanish_after_writes :
+			     d->faults.vanish_after_opens;
+	long n;
+
+	if (!limit)
+		return;
+	pthread_mutex_lock(&FS.count_lock);
+	n = write ? ++d->faults.writes : ++d->faults.opens;
+	pthread_mutex_unlock(&FS.count_lock);
+	if (n < limit)
+		return;
+	pthread_rwlock_wrlock(&FS.rwsem);
+	maybe_vanish(d, n, limit);
+	pthread_rwlock_unlock(&FS.rwsem);
+}
+
+static int sim_open(const char *path, struct fuse_file_info *fi)
+{
+	struct fuse_context *ctx = fuse_get_context();
+	int acc = fi->flags & O_ACCMODE;
+	struct handle *h;
+	const char *attr;
+	struct stat st;
+	char *p;
+	int fd;
+
+	p = backing_path(path);
+	fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	free(p);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		close(fd);
+		return -errno;
+	}
+	/* kernfs_fop_open(): no write (read) bits means EACCES, even for root */
+	if ((acc != O_RDONLY && !(st.st_mode & 0222)) ||
+	    (acc != O_WRONLY && !(st.st_mode & 0444)) ||
+	    (acc != O_RDONLY && ctx->uid != 0)) {
+		close(fd);
+		return -EACCES;
+	}
+	h = calloc(1, sizeof(*h));
+	if (!h) {
+		close(fd);
+		return -ENOMEM;
+	}
+	h->fd = fd;
+	h->privileged = ctx->uid == 0;
+	h->dev = owner(path, &attr);
+	h->attr = strdup(attr);
+	fi->fh = (uintptr_t)h;
+	fi->direct_io = 1;
+	fi->keep_cache = 0;
+	if (h->dev)
+		count_op(h->dev, false);
+	return 0;
+}
+
+static int sim_release(const char *path, struct fuse_file_info *fi)
+{
+	struct handle *h = (struct handle *)(uintptr_t)fi->fh;
+
+	(void)path;
+	close(h->fd);
+	free(h->attr);
+	free(h);
+	return 0;
+}
+
+static int sim_read(const char *path, char *buf, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	struct handle *h = (struct handle *)(uintptr_t)fi->fh;
+	bool locked = h->dev && locked_attr(h->attr);
+	ssize_t n;
+
+	(void)path;
+	if (locked)
+		pthread_rwlock_rdlock(&FS.rwsem);
+	if (h->dev && !h->dev->present) {
+		n = -ENODEV;	/* kernfs: the attribute's node was removed */
+		goto out;
+	}
+	if (h->dev && !strcmp(h->attr, "config") && !h->privileged) {
+		/* unprivileged readers see only the standard header */
+		if (off >= CONFIG_USER_BYTES) {
+			n = 0;
+			goto out;
+		}
+		if ((size_t)off + size > CONFIG_USER_BYTES)
+			size = CONFIG_USER_BYTES - off;
+	}
+	n = pread(h->fd, buf, size, off);
+	if (n < 0)
+		n = -errno;
+out:
+	if (locked)
+		pthread_rwlock_unlock(&FS.rwsem);
+	return (int)n;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* kobject uevent_store(): only the known actions are accepted */
+static int uevent_store(const char *buf, size_t len)
+{
+	static const char *const actions[] = { "add", "remove", "change",
+					       "move", "online", "offline",
+					       "bind", "unbind", NULL };
+
+	for (const char *const *a = actions; *a; a++) {
+		size_t n = strlen(*a);
+
+		if (len >= n && !memcmp(buf, *a, n) &&
+		    (len == n || buf[n] == '\n' || buf[n] == ' ' || !buf[n]))
+			return 0;
+	}
+	return -EINVAL;
+}
+
+/* A store to one of the device's tsm/ attributes, under pci_tsm_rwsem. */
+static int tsm_store(struct sim_dev *d, const char *attr, const char *buf,
+		     size_t len)
+{
+	long id = 0;
+	int rc;
+
+	/* connect parses before taking the lock, as connect_store() does */
+	if (!strcmp(attr, "tsm/connect") && parse_tsm_name(buf, len, &id))
+		return -EINVAL;
+	pthread_rwlock_wrlock(&FS.rwsem);
+	if (!d->present) {
+		rc = -ENODEV;
+		goto out;
+	}
+	if (d->faults.write_delay_ms)
+		sleep_ms(d->faults.write_delay_ms);
+	if (!strcmp(attr, "tsm/connect"))
+		rc = sim_connect(FS.m, d, id);
+	else
+		rc = sim_disconnect(FS.m, d, buf, len);
+	tree_sync(FS.m, FS.root);
+out:
+	pthread_rwlock_unlock(&FS.rwsem);
+	return rc;
+}
+
+static int sim_write(const char *path, const char *buf, size_t size, off_t off,
+		     struct fuse_file_info *fi)
+{
+	struct handle *h = (struct handle *)(uintptr_t)fi->fh;
+	const char *attr = h->attr;
+	int rc;
+
+	(void)path;
+	(void)off;	/* sysfs stores see each write() whole, at any offset */
+	if (!size)
+		return 0;
+	if (size > SYSFS_PAGE - 1)
+		size = SYSFS_PAGE - 1;
+	if (h->dev && !h->dev->present)
+		return -ENODEV;
+	if (h->dev && (!strcmp(attr, "tsm/connect") ||
+		       !strcmp(attr, "tsm/disconnect"))) {
+		rc = tsm_store(h->dev, attr, buf, size);
+	} else if (h->dev && (!strcmp(attr, "tsm/lock") ||
+			      !strcmp(attr, "tsm/accept") ||
+			      !strcmp(attr, "tsm/unlock"))) {
+		rc = -EOPNOTSUPP;	/* proposed TDISP verbs: not simulated yet */
+	} else if (h->dev && !strcmp(attr, "config")) {
+		rc = -EPERM;	/* deliberate: the tool must never write config */
+	} else if (!strcmp(base_name(attr), "uevent")) {
+		rc = uevent_store(buf, size);
+	} else {
+		rc = -EOPNOTSUPP;	/* e.g. sriov_numvfs: not simulated */
+	}
+	if (h->dev)
+		count_op(h->dev, true);
+	return rc ? rc : (int)size;
+}
+
+static int sim_truncate(const char *path, off_t size, struct fuse_file_info *fi)
+{
+	struct stat st;
+	char *p;
+	int rc;
+
+	(void)size;
+	(void)fi;
+	p = backing_path(path);
+	rc = lstat(p, &st) ? -errno : 0;
+	free(p);
+	if (rc)
+		return rc;
+	if (!S_ISREG(st.st_mode))
+		return -EISDIR;
+	/* O_TRUNC on a writable attribute is ignored, as sysfs does */
+	return (st.st_mode & 0222) ? 0 : -EACCES;
+}
+
+static int sim_create(const char *path, mode_t mode, struct fuse_file_info *fi)
+{
+	(void)path;
+	(void)mode;
+	(void)fi;
+	return -EACCES;	/* kernfs directories have no ->create */
+}
+
+static int sim_mknod(const char *path, mode_t mode, dev_t rdev)
+{
+	(void)path;
+	(void)mode;
+	(void)rdev;
+	return -EACCES;
+}
+
+static int sim_mkdir(const char *path, mode_t mode)
+{
+	(void)path;
+	(void)mode;
+	return -EPERM;	/* kernfs_iop_mkdir() without syscall ops */
+}
+
+static int sim_unlink(const char *path)
+{
+	(void)path;
+	return -EPERM;
+}
+
+static int sim_rmdir(const char *path)
+{
+	(void)path;
+	return -EPERM;
+}
+
+static int sim_symlink(const char *target, const char *path)
+{
+	(void)target;
+	(void)path;
+	return -EPERM;
+}
+
+static int sim_rename(const char *from, const char *to, unsigned int flags)
+{
+	(void)from;
+	(void)to;
+	(void)flags;
+	return -EPERM;
+}
+
+static int sim_link(const char *from, const char *to)
+{
+	(void)from;
+	(void)to;
+	return -EPERM;
+}
+
+static int sim_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
+{
+	(void)path;
+	(void)mode;
+	(void)fi;
+	return -EPERM;	/* deliberate: modes encode the ABI, keep them fixed */
+}
+
+static int sim_chown(const char *path, uid_t uid, gid_t gid,
+		     struct fuse_file_info *fi)
+{
+	(void)path;
+	(void)uid;
+	(void)gid;
+	(void)fi;
+	return -EPERM;
+}
+
+static int sim_utimens(const char *path, const struct timespec tv[2],
+		       struct fuse_file_info *fi)
+{
+	(void)path;
+	(void)tv;
+	(void)fi;
+	return 0;	/* touch(1) on an attribute succeeds and changes nothing */
+}
+
+static int sim_statfs(const char *path, struct statvfs *st)
+{
+	(void)path;
+	return statvfs(FS.root, st) ? -errno : 0;
+}
+
+static const struct fuse_operations sim_ops = {
+	.init = sim_init,
+	.getattr = sim_getattr,
+	.readlink = sim_readlink,
+	.readdir = sim_readdir,
+	.open = sim_open,
+	.release = sim_release,
+	.read = sim_read,
+	.write = sim_write,
+	.truncate = sim_truncate,
+	.create = sim_create,
+	.mknod = sim_mknod,
+	.mkdir = sim_mkdir,
+	.unlink = sim_unlink,
+	.rmdir = sim_rmdir,
+	.symlink = sim_symlink,
+	.rename = sim_rename,
+	.link = sim_link,
+	.chmod = sim_chmod,
+	.chown = sim_chown,
+	.utimens = sim_utimens,
+	.statfs = sim_statfs,
+};
+
+static int make_backing(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *tmpl;
+
+	if (!tmp || tmp[0] != '/')
+		tmp = "/tmp";
+	tmpl = xasprintf("%s/tsm-sim.XXXXXX", tmp);
+	if (!mkdtemp(tmpl)) {
+		int rc = -errno;
+
+		free(tmpl);
+		return rc;
+	}
+	FS.backing = tmpl;
+	FS.root = path_join(tmpl, "root");
+	return 0;
+}
+
+int fuse_serve(struct sim_model *m, const char *mountpoint, bool foreground,
+	       bool debug)
+{
+	char *argv[] = { "tsm-sim", "-o",
+			 "allow_other,default_permissions,fsname=tsm-sim,subtype=tsm-sim",
+			 debug ? "-d" : NULL, NULL };
+	struct fuse_args args = FUSE_ARGS_INIT(debug ? 4 : 3, argv);
+	pthread_rwlockattr_t ra;
+	struct fuse_loop_config *lc = NULL;
+	struct fuse *fuse = NULL;
+	bool mounted = false;
+	int rc;
+
+	FS.m = m;
+	/* writers must not starve behind a stream of readers, as with an rwsem */
+	pthread_rwlockattr_init(&ra);
+	pthread_rwlockattr_setkind_np(&ra,
+				      PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&FS.rwsem, &ra);
+	pthread_rwlockattr_destroy(&ra);
+	pthread_mutex_init(&FS.count_lock, NULL);
+	rc = make_backing();
+	if (rc) {
+		fprintf(stderr, "tsm-sim: backing dir: %s\n", strerror(-rc));
+		return rc;
+	}
+	rc = tree_sync(m, FS.root);
+	if (rc) {
+		fprintf(stderr, "tsm-sim: building the tree: %s\n", strerror(-rc));
+		goto out;
+	}
+	fuse = fuse_new(&args, &sim_ops, sizeof(sim_ops), NULL);
+	if (!fuse) {
+		rc = -EINVAL;
+		goto out;
+	}
+	if (fuse_mount(fuse, mountpoint)) {
+		rc = -EIO;
+		goto out;
+	}
+	mounted = true;
+	/* the mount exists now; the parent returns and the child serves it */
+	if (fuse_daemonize(foreground)) {
+		rc = -EIO;
+		goto out;
+	}
+	if (fuse_set_signal_handlers(fuse_get_session(fuse))) {
+		rc = -EIO;
+		goto out;
+	}
+	lc = fuse_loop_cfg_create();
+	if (!lc) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	fuse_loop_cfg_set_max_threads(lc, 16);
+	rc = fuse_loop_mt(fuse, lc) ? -EIO : 0;
+	fuse_remove_signal_handlers(fuse_get_session(fuse));
+out:
+	if (lc)
+		fuse_loop_cfg_destroy(lc);
+	if (mounted)
+		fuse_unmount(fuse);
+	if (fuse)
+		fuse_destroy(fuse);
+	fuse_opt_free_args(&args);
+	fs_rm_rf(FS.backing);
+	free(FS.backing);
+	free(FS.root);
+	pthread_rwlock_destroy(&FS.rwsem);
+	pthread_mutex_destroy(&FS.count_lock);
+	return rc;
+}
