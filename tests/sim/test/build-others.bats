@@ -1,0 +1,242 @@
+#!/usr/bin/env bats
+# Static trees of devsec.json, devsec-proposed.json, no-tsm.json, broken.json.
+
+load helper
+
+teardown() {
+	teardown_sim
+}
+
+devsec_paths() {
+	S=$T/sys
+	HB0=$S/devices/faux/devsec_bus/pci10000:00
+	HB1=$S/devices/faux/devsec_bus/pci10001:02
+	RP0=$HB0/10000:00:00.0
+	PF0=$RP0/10000:01:00.0
+	PF1=$RP0/10000:01:00.1
+	RP1=$HB1/10001:02:00.0
+	PF0B=$RP1/10001:03:00.0
+	PF1B=$RP1/10001:03:00.1
+}
+
+@test "devsec: faux devices, host bridges under devsec_bus, wide domains" {
+	build_tree devsec
+	devsec_paths
+	[ -d "$S/devices/faux/devsec_bus" ]
+	[ -d "$S/devices/faux/devsec_link_tsm" ]
+	[ ! -e "$S/devices/faux/devsec_tsm" ]
+	[ "$(readlink "$S/bus/faux/devices/devsec_bus")" = "../../../devices/faux/devsec_bus" ]
+	[ -d "$S/bus/faux/devices/devsec_link_tsm/" ]
+	[ -d "$PF0" ]
+	[ -d "$PF1" ]
+	[ -d "$PF0B" ]
+	[ -d "$PF1B" ]
+	[ "$(readlink "$S/bus/pci/devices/10001:03:00.1")" = "../../../devices/faux/devsec_bus/pci10001:02/10001:02:00.0/10001:03:00.1" ]
+	[ -d "$S/bus/pci/devices/10001:03:00.1/" ]
+}
+
+@test "devsec: one link TSM under devsec_link_tsm, no proposed files" {
+	build_tree devsec
+	devsec_paths
+	[ "$(ls "$S/class/tsm")" = tsm0 ]
+	[ "$(readlink "$S/class/tsm/tsm0")" = "../../devices/faux/devsec_link_tsm/tsm/tsm0" ]
+	[ "$(readlink -f "$S/class/tsm/tsm0/device")" = "$(readlink -f "$S/devices/faux/devsec_link_tsm")" ]
+	[ ! -e "$S/class/tsm/tsm0/pci_mode" ]
+	[ ! -e "$PF0/tsm/lock" ]
+}
+
+@test "devsec: pools of 4, nothing connected" {
+	build_tree devsec
+	devsec_paths
+	[ "$(cat "$HB0/available_secure_streams")" = 4 ]
+	[ "$(cat "$HB1/available_secure_streams")" = 4 ]
+	[ -z "$(ls "$HB0" "$HB1" | grep '^stream')" ]
+}
+
+@test "devsec: PF0 has tsm/ (connect disconnect dsm bound), PF1 and ports do not" {
+	build_tree devsec
+	devsec_paths
+	[ "$(ls "$PF0/tsm" | tr '\n' ' ')" = "bound connect disconnect dsm " ]
+	[ "$(cat "$PF0/tsm/connect")" = "" ]
+	[ "$(cat "$PF0/tsm/dsm")" = "" ]
+	[ "$(cat "$PF0/authenticated")" = "" ]
+	[ ! -e "$PF1/tsm" ]
+	[ ! -e "$PF1/authenticated" ]
+	[ ! -e "$RP0/tsm" ]
+	[ -d "$PF0B/tsm" ]
+}
+
+@test "devsec: ids, DOE with CMA only, IDE capability 0x01006043 on RP and PF0" {
+	build_tree devsec
+	devsec_paths
+	[ "$(cat "$PF0/vendor")" = 0x8086 ]
+	[ "$(cat "$PF0/device")" = 0xffff ]
+	[ "$(cat "$PF0/class")" = 0x120000 ]
+	[ "$(cat "$RP0/class")" = 0x060400 ]
+	[ "$(ls "$PF0/doe_features" | tr '\n' ' ')" = "0001:01 doe_discovery " ]
+	[ ! -e "$PF1/doe_features" ]
+	ide=$(ext_cap "$RP0/config" 0x30)
+	[ "$(u32 "$RP0/config" $((ide + 4)))" = 01006043 ]
+	ide=$(ext_cap "$PF0/config" 0x30)
+	[ "$(u32 "$PF0/config" $((ide + 4)))" = 01006043 ]
+	run ext_cap "$PF1/config" 0x30
+	[ "$status" -ne 0 ]
+	# DEVCAP: FLR + TEE on both functions
+	[ "$(u32 "$PF0/config" 0x44)" = 50000002 ]
+	[ "$(u32 "$PF1/config" 0x44)" = 50000002 ]
+	# 4 Link IDE blocks and 1 Selective block: block 0 is right after them
+	[ "$(sel_block "$PF0/config" 0)" = $((ide + 12 + 32)) ]
+	[ "$(sel_reg "$PF0/config" 0 ctl)" = ff000000 ]
+	[ "$(sel_reg "$RP0/config" 0 ctl)" = ff000000 ]
+	# BAR0: 2 MiB 64-bit prefetchable
+	[ "$(u32 "$PF0/config" 0x10)" = 0000000c ]
+	[ "$(u32 "$PF0/config" 0x14)" = 00000040 ]
+}
+
+@test "devsec-proposed: two TSMs with pci_mode, lock/accept/unlock on every TEE function" {
+	build_tree devsec-proposed
+	devsec_paths
+	[ "$(ls "$S/class/tsm" | tr '\n' ' ')" = "tsm0 tsm1 " ]
+	[ "$(cat "$S/class/tsm/tsm0/pci_mode")" = link ]
+	[ "$(cat "$S/class/tsm/tsm1/pci_mode")" = devsec ]
+	[ "$(readlink -f "$S/class/tsm/tsm1/device")" = "$(readlink -f "$S/devices/faux/devsec_tsm")" ]
+	[ -d "$S/bus/faux/devices/devsec_tsm/" ]
+	[ "$(cat "$S/module/devsec_tsm/initstate")" = live ]
+	[ "$(ls "$PF0/tsm" | tr '\n' ' ')" = "accept bound connect disconnect dsm lock unlock " ]
+	[ "$(ls "$PF1/tsm" | tr '\n' ' ')" = "accept lock unlock " ]
+	[ "$(cat "$PF1/tsm/lock")" = "" ]
+	[ "$(cat "$PF1/tsm/accept")" = 0 ]
+	[ "$(stat -c %a "$PF1/tsm/unlock")" = 200 ]
+	[ ! -e "$PF1/authenticated" ]
+	[ ! -e "$RP0/tsm" ]
+	[ -z "$(ls "$S/class/tsm/tsm0/" | grep '^pci[0-9a-f]')" ]
+}
+
+@test "no-tsm: no class, no pool files, no tsm/ dirs, registers untouched" {
+	build_tree no-tsm
+	S=$T/sys
+	HB=$S/devices/pci0000:00
+	EP=$HB/0000:00:01.1/0000:01:00.0
+	USB=$HB/0000:00:14.0
+	[ ! -e "$S/class/tsm" ]
+	[ ! -e "$HB/available_secure_streams" ]
+	[ ! -e "$EP/tsm" ]
+	[ ! -e "$EP/authenticated" ]
+	[ -d "$EP/doe_features" ]
+	[ $((16#$(u32 "$EP/config" 0x44) & 0x40000000)) -ne 0 ]
+	ide=$(ext_cap "$EP/config" 0x30)
+	[ "$(u32 "$EP/config" $((ide + 4)))" = 01010043 ]
+	# no CONFIG_PCI_IDE: nobody stamped Stream ID 255 into idle blocks
+	[ "$(sel_reg "$EP/config" 0 ctl)" = 00000000 ]
+	[ "$(cat "$USB/class")" = 0x0c0330 ]
+	# RC integrated endpoint, no IDE
+	[ $(((16#$(u16 "$USB/config" 0x42) >> 4) & 0xf)) -eq 9 ]
+	run ext_cap "$USB/config" 0x30
+	[ "$status" -ne 0 ]
+	[ -d "$S/bus/pci/devices/0000:00:14.0/" ]
+}
+
+broken_paths() {
+	S=$T/sys
+	HB=$S/devices/pci0000:40
+	RPA=$HB/0000:40:01.1
+	EPA=$RPA/0000:41:00.0
+	RPB=$HB/0000:40:03.1
+	EPB=$RPB/0000:42:00.0
+	RPC=$HB/0000:40:05.1
+	EPC=$RPC/0000:43:00.0
+}
+
+@test "broken: stream links, one dangling, pool counts the two real streams" {
+	build_tree broken
+	broken_paths
+	[ "$(ls "$HB" | grep '^stream' | tr '\n' ' ')" = "stream0.0.0 stream1.1.0 stream3.2.0 " ]
+	[ "$(readlink -f "$HB/stream0.0.0")" = "$(readlink -f "$EPA")" ]
+	[ "$(readlink -f "$HB/stream1.1.0")" = "$(readlink -f "$EPB")" ]
+	[ -L "$HB/stream3.2.0" ]
+	[ ! -e "$HB/stream3.2.0" ]
+	[ "$(cat "$HB/available_secure_streams")" = 254 ]
+	[ "$(cat "$EPA/tsm/connect")" = tsm0 ]
+	[ "$(cat "$EPB/tsm/connect")" = tsm0 ]
+	[ "$(cat "$EPC/tsm/connect")" = "" ]
+}
+
+@test "broken: stream0 root port INSECURE, so SEV-TIO never enabled the endpoint" {
+	build_tree broken
+	broken_paths
+	[ "$(sel_reg "$RPA/config" 0 ctl)" = 00000201 ]
+	[ "$(sel_reg "$RPA/config" 0 sts)" = 00000000 ]
+	[ "$(sel_reg "$EPA/config" 0 ctl)" = 00c00000 ]
+	[ "$(sel_reg "$EPA/config" 0 sts)" = 00000000 ]
+}
+
+@test "broken: stream1.1.0 uses RP block 1 and the endpoint reports IDE_FAIL" {
+	build_tree broken
+	broken_paths
+	[ "$(sel_reg "$RPB/config" 0 ctl)" = ff000000 ]
+	[ "$(sel_reg "$RPB/config" 1 ctl)" = 01000201 ]
+	[ "$(sel_reg "$RPB/config" 1 sts)" = 00000002 ]
+	[ "$(sel_reg "$EPB/config" 0 ctl)" = 01c00001 ]
+	[ "$(sel_reg "$EPB/config" 0 sts)" = 80000002 ]
+}
+
+@test "broken: 0000:43:00.0 has an enabled block nobody accounts for" {
+	build_tree broken
+	broken_paths
+	[ "$(sel_reg "$EPC/config" 0 ctl)" = 07000001 ]
+	[ "$(sel_reg "$EPC/config" 0 sts)" = 00000002 ]
+	[ "$(sel_reg "$EPC/config" 0 rid2)" = 00402901 ]
+	[ "$(sel_reg "$EPC/config" 1 ctl)" = ff000000 ]
+	[ "$(sel_reg "$RPC/config" 0 ctl)" = ff000000 ]
+	[ -z "$(ls -l "$HB" | grep '0000:43:00.0')" ]
+}
+
+@test "topology errors are reported, not ignored" {
+	topo_file <<'JSON'
+{ "host_bridges": [ { "bus": 0, "devices": [ { "bdf": "0000:00:01.0", "type": "endpoint", "tea": true } ] } ] }
+JSON
+	T=$(mktemp -d)
+	run "$SIM" build "$J" "$T/x"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'unknown key "tea"'* ]]
+	topo_file <<'JSON'
+{ "abi": "none", "tsms": [ { "parent": "faux:x" } ], "host_bridges": [] }
+JSON
+	run "$SIM" build "$J" "$T/y"
+	[ "$status" -eq 1 ]
+	run "$SIM" build /nonexistent.json "$T/z"
+	[ "$status" -eq 1 ]
+	run "$SIM"
+	[ "$status" -eq 2 ]
+}
+
+@test "VFs: siblings of the PF with physfn/virtfnN links, RID offset/stride" {
+	topo_file <<'JSON'
+{ "tsms": [ { "provider": "generic", "parent": "faux:t" } ],
+  "host_bridges": [ { "bus": 0, "devices": [
+    { "bdf": "0000:00:01.0", "type": "root_port", "ide": { "streams": 2 },
+      "mem_window": { "base": "0x80000000", "limit": "0x80ffffff" },
+      "children": [
+        { "bdf": "0000:01:00.0", "type": "endpoint", "tee": true, "ide": { "streams": 2 },
+          "doe": [ "0001:01" ], "vfs": { "count": 3, "offset": 2, "stride": 2, "device": "0x1234" } } ] } ] } ] }
+JSON
+	T=$(mktemp -d)
+	"$SIM" build "$J" "$T"
+	RP=$T/sys/devices/pci0000:00/0000:00:01.0
+	[ -d "$RP/0000:01:00.2" ]
+	[ -d "$RP/0000:01:00.4" ]
+	[ -d "$RP/0000:01:00.6" ]
+	[ "$(readlink "$RP/0000:01:00.2/physfn")" = "../0000:01:00.0" ]
+	[ "$(readlink "$RP/0000:01:00.0/virtfn2")" = "../0000:01:00.6" ]
+	[ "$(cat "$RP/0000:01:00.0/sriov_totalvfs")" = 3 ]
+	[ "$(cat "$RP/0000:01:00.4/device")" = 0x1234 ]
+	# SR-IOV extended capability: offset 2 stride 2, chained between DOE and IDE
+	sr=$(ext_cap "$RP/0000:01:00.0/config" 0x10)
+	[ "$(u16 "$RP/0000:01:00.0/config" $((sr + 0x14)))" = 0002 ]
+	[ "$(u16 "$RP/0000:01:00.0/config" $((sr + 0x16)))" = 0002 ]
+	ext_cap "$RP/0000:01:00.0/config" 0x30
+	# VFs are not DSM candidates
+	[ ! -e "$RP/0000:01:00.2/tsm" ]
+	# the root port's bus range covers the VFs
+	[ "$(od -A n -t x1 -j 25 -N 2 "$RP/config" | tr -d ' ')" = 0101 ]
+}

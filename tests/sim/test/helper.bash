@@ -1,0 +1,116 @@
+# Shared helpers for the simulator's own tests.
+SIM="$BATS_TEST_DIRNAME/../tsm-sim"
+TOPO="$BATS_TEST_DIRNAME/../../topologies"
+
+# build_tree NAME: static tree of tests/topologies/NAME.json in $T
+build_tree() {
+	T=$(mktemp -d)
+	"$SIM" build "$TOPO/$1.json" "$T"
+}
+
+# mount_sim FILE: live tree of topology FILE at $M
+mount_sim() {
+	M=$(mktemp -d)
+	"$SIM" mount "$1" "$M"
+}
+
+# mount_topo NAME: live tree of a shipped topology
+mount_topo() {
+	mount_sim "$TOPO/$1.json"
+}
+
+teardown_sim() {
+	if [ -n "${M:-}" ]; then
+		if mountpoint -q "$M"; then
+			fusermount3 -u "$M" || umount -l "$M"
+		fi
+		rmdir "$M" 2>/dev/null || true
+	fi
+	if [ -n "${T:-}" ]; then
+		rm -rf "$T"
+	fi
+	if [ -n "${J:-}" ]; then
+		rm -f "$J"
+	fi
+}
+
+# topo_file: a temp file for a test-local topology, read from stdin
+topo_file() {
+	J=$(mktemp --suffix=.json)
+	cat > "$J"
+}
+
+# u32 FILE OFFSET: little-endian dword as 8 hex digits
+u32() {
+	od -A n -t x4 -j "$(($2))" -N 4 "$1" | tr -d ' \n'
+}
+
+u16() {
+	od -A n -t x2 -j "$(($2))" -N 2 "$1" | tr -d ' \n'
+}
+
+# ext_cap FILE ID: offset of the extended capability ID (decimal), walking next pointers
+ext_cap() {
+	local off=256 hdr id n=0
+	while [ "$off" -ne 0 ] && [ $n -lt 64 ]; do
+		hdr=$((16#$(u32 "$1" $off)))
+		id=$((hdr & 0xffff))
+		if [ "$id" -eq "$(($2))" ]; then
+			echo "$off"
+			return 0
+		fi
+		off=$((hdr >> 20))
+		n=$((n + 1))
+	done
+	return 1
+}
+
+# sel_block FILE K: offset of Selective IDE block K (spec layout: each block its own size)
+sel_block() {
+	local ide cap nr_link p i assoc
+	ide=$(ext_cap "$1" 0x30) || return 1
+	cap=$((16#$(u32 "$1" $((ide + 4)))))
+	nr_link=0
+	if [ $((cap & 1)) -eq 1 ]; then
+		nr_link=$((((cap >> 13) & 7) + 1))
+	fi
+	p=$((ide + 12 + 8 * nr_link))
+	for ((i = 0; i < $2; i++)); do
+		assoc=$((16#$(u32 "$1" $p) & 0xf))
+		p=$((p + 20 + 12 * assoc))
+	done
+	echo "$p"
+}
+
+# sel_reg FILE K REG: REG is ctl, sts, rid1, rid2, assoc1, assoc2, assoc3
+sel_reg() {
+	local b o
+	b=$(sel_block "$1" "$2") || return 1
+	case $3 in
+	cap) o=0 ;; ctl) o=4 ;; sts) o=8 ;; rid1) o=12 ;; rid2) o=16 ;;
+	assoc1) o=20 ;; assoc2) o=24 ;; assoc3) o=28 ;;
+	esac
+	u32 "$1" $((b + o))
+}
+
+# try_write VALUE FILE: write like "echo -n VALUE > FILE"; $status/$output via run
+try_write() {
+	run bash -c 'printf "%s" "$1" > "$2"' _ "$1" "$2"
+}
+
+# expect_errno TEXT: the last try_write failed with that strerror text
+expect_errno() {
+	[ "$status" -ne 0 ] || { echo "write succeeded, expected: $1"; return 1; }
+	[[ "$output" == *"$1"* ]] || { echo "got: $output, expected: $1"; return 1; }
+}
+
+ENXIO="No such device or address"
+EBUSY="Device or resource busy"
+EINVAL="Invalid argument"
+EFAULT="Bad address"
+ENOMEM="Cannot allocate memory"
+EIO="Input/output error"
+EACCES="Permission denied"
+EPERM="Operation not permitted"
+EOPNOTSUPP="Operation not supported"
+ENODEV="No such device"
