@@ -93,9 +93,10 @@ sel_reg() {
 	u32 "$1" $((b + o))
 }
 
-# try_write VALUE FILE: write like "echo -n VALUE > FILE"; $status/$output via run
+# try_write VALUE FILE: one write(2) of VALUE to FILE (shell printf may split
+# at newlines, dd with fullblock does not); $status/$output via run
 try_write() {
-	run bash -c 'printf "%s" "$1" > "$2"' _ "$1" "$2"
+	run bash -c 'printf "%s" "$1" | dd of="$2" bs=4096 iflag=fullblock conv=notrunc status=none' _ "$1" "$2"
 }
 
 # expect_errno TEXT: the last try_write failed with that strerror text

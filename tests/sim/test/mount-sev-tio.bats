@@ -1,0 +1,156 @@
+#!/usr/bin/env bats
+# Live mount of the SEV-TIO host (and variants made with jq).
+
+load helper
+
+paths() {
+	S=$M/sys
+	HB40=$S/devices/pci0000:40
+	RP40=$HB40/0000:40:01.1
+	NIC=$RP40/0000:41:00.0
+	NIC1=$RP40/0000:41:00.1
+	HB80=$S/devices/pci0000:80
+	RP80=$HB80/0000:80:01.1
+	GPU=$RP80/0000:81:00.0
+	NVME=$HB80/0000:80:03.1/0000:82:00.0
+}
+
+# mount_variant JQ-FILTER: sev-tio.json changed by a jq filter
+mount_variant() {
+	J=$(mktemp --suffix=.json)
+	jq "$1" "$TOPO/sev-tio.json" > "$J"
+	mount_sim "$J"
+	paths
+}
+
+gpu() {
+	echo '(.. | objects | select(.bdf? == "0000:81:00.0"))'
+}
+
+teardown() {
+	teardown_sim
+}
+
+@test "GPU connect: stream0.0.0 on pci0000:80, SEV-TIO register values, no PF1 context" {
+	mount_topo sev-tio
+	paths
+	echo tsm0 > "$GPU/tsm/connect"
+	[ "$(readlink -f "$HB80/stream0.0.0")" = "$(readlink -f "$GPU")" ]
+	[ "$(cat "$HB80/available_secure_streams")" = 255 ]
+	[ "$(cat "$HB40/available_secure_streams")" = 255 ]
+	[ "$(sel_reg "$RP80/config" 0 ctl)" = 00000201 ]
+	[ "$(sel_reg "$GPU/config" 0 ctl)" = 00c00001 ]
+	[ "$(sel_reg "$GPU/config" 0 sts)" = 00000002 ]
+	[ "$(sel_reg "$RP80/config" 0 rid1)" = 00ffff00 ]
+	[ "$(sel_reg "$RP80/config" 0 assoc1)" = c1fc0001 ]
+	[ "$(cat "$GPU/authenticated")" = tsm0 ]
+	[ ! -e "$NIC1/tsm" ]
+	[ ! -e "$NVME/tsm" ]
+}
+
+@test "NIC disconnect and reconnect; PF1 never gets tsm/" {
+	mount_topo sev-tio
+	paths
+	try_write tsm0 "$NIC/tsm/connect"
+	expect_errno "$EBUSY"
+	echo tsm0 > "$NIC/tsm/disconnect"
+	[ ! -L "$HB40/stream0.0.0" ]
+	[ "$(cat "$HB40/available_secure_streams")" = 256 ]
+	[ "$(sel_reg "$RP40/config" 0 ctl)" = 00000000 ]
+	[ "$(sel_reg "$NIC/config" 0 ctl)" = 00000000 ]
+	[ ! -e "$NIC1/tsm" ]
+	echo tsm0 > "$NIC/tsm/connect"
+	[ -L "$HB40/stream0.0.0" ]
+	[ "$(sel_reg "$NIC/config" 0 ctl)" = 00c00001 ]
+	[ ! -e "$NIC1/tsm" ]
+	[ ! -e "$NIC1/authenticated" ]
+}
+
+@test "EFAULT without SSESSION (0001:02); state untouched" {
+	mount_variant "$(gpu).doe = [\"0001:00\", \"0001:01\"]"
+	try_write tsm0 "$GPU/tsm/connect"
+	expect_errno "$EFAULT"
+	[ "$(cat "$GPU/tsm/connect")" = "" ]
+	[ "$(cat "$HB80/available_secure_streams")" = 256 ]
+	[ "$(sel_reg "$GPU/config" 0 ctl)" = ff000000 ]
+}
+
+@test "ENXIO without a CMA mailbox (0001:01)" {
+	mount_variant "$(gpu).doe = [\"0001:00\", \"0001:02\"]"
+	try_write tsm0 "$GPU/tsm/connect"
+	expect_errno "$ENXIO"
+	[ "$(cat "$GPU/tsm/connect")" = "" ]
+}
+
+@test "Stream ID = H already claimed at boot: EBUSY, nothing left behind" {
+	mount_variant "$(gpu).preset_streams = [ { \"block\": 1, \"stream_id\": 0 } ]"
+	[ "$(sel_reg "$GPU/config" 1 ctl)" = 00000001 ]
+	try_write tsm0 "$GPU/tsm/connect"
+	expect_errno "$EBUSY"
+	[ "$(cat "$GPU/tsm/connect")" = "" ]
+	[ "$(cat "$HB80/available_secure_streams")" = 256 ]
+	[ -z "$(ls "$HB80" | grep '^stream')" ]
+	# setup had run: teardown leaves the blocks zeroed
+	[ "$(sel_reg "$GPU/config" 0 ctl)" = 00000000 ]
+	[ "$(sel_reg "$RP80/config" 0 ctl)" = 00000000 ]
+	[ "$(sel_reg "$GPU/config" 1 ctl)" = 00000001 ]
+}
+
+@test "empty pool (streams 0): no available_secure_streams, connect EFAULT" {
+	mount_variant '(.host_bridges[] | select(.bus == "0x80")).streams = 0'
+	[ ! -e "$HB80/available_secure_streams" ]
+	try_write tsm0 "$GPU/tsm/connect"
+	expect_errno "$EFAULT"
+	[ "$(sel_reg "$RP80/config" 0 ctl)" = ff000000 ]
+}
+
+@test "insecure endpoint: SEV-TIO keeps the stream registered, RP disabled again" {
+	mount_variant "$(gpu).faults = { \"insecure\": \"ep\" }"
+	echo tsm0 > "$GPU/tsm/connect"
+	[ "$(cat "$GPU/tsm/connect")" = tsm0 ]
+	[ -L "$HB80/stream0.0.0" ]
+	[ "$(cat "$HB80/available_secure_streams")" = 255 ]
+	[ "$(sel_reg "$GPU/config" 0 ctl)" = 00c00001 ]
+	[ "$(sel_reg "$GPU/config" 0 sts)" = 00000000 ]
+	[ "$(sel_reg "$RP80/config" 0 ctl)" = 00000000 ]
+	echo tsm0 > "$GPU/tsm/disconnect"
+	[ ! -L "$HB80/stream0.0.0" ]
+	[ "$(sel_reg "$GPU/config" 0 ctl)" = 00000000 ]
+}
+
+@test "IDE_FAIL on the root port partner" {
+	mount_variant "$(gpu).faults = { \"ide_fail\": \"rp\" }"
+	echo tsm0 > "$GPU/tsm/connect"
+	[ "$(sel_reg "$RP80/config" 0 sts)" = 80000002 ]
+	[ "$(sel_reg "$GPU/config" 0 sts)" = 00000002 ]
+}
+
+@test "injected EIO after enable: rolled back as the kernel does" {
+	mount_variant "$(gpu).faults = { \"connect_errno\": \"EIO\", \"connect_after\": \"enable\" }"
+	try_write tsm0 "$GPU/tsm/connect"
+	expect_errno "$EIO"
+	[ "$(cat "$GPU/tsm/connect")" = "" ]
+	[ "$(cat "$GPU/authenticated")" = "" ]
+	[ "$(cat "$HB80/available_secure_streams")" = 256 ]
+	[ -z "$(ls "$HB80" | grep '^stream')" ]
+	[ "$(sel_reg "$GPU/config" 0 ctl)" = 00000000 ]
+	[ "$(sel_reg "$GPU/config" 0 sts)" = 00000000 ]
+	[ "$(sel_reg "$RP80/config" 0 ctl)" = 00000000 ]
+	[ "$(sel_reg "$RP80/config" 0 rid1)" = 00000000 ]
+}
+
+@test "broken.json live: a further connect takes H=2, the free RP block and EP block 1" {
+	mount_topo broken
+	S=$M/sys
+	HB=$S/devices/pci0000:40
+	EPC=$HB/0000:40:05.1/0000:43:00.0
+	echo tsm0 > "$EPC/tsm/connect"
+	[ "$(readlink -f "$HB/stream2.0.1")" = "$(readlink -f "$EPC")" ]
+	[ "$(cat "$HB/available_secure_streams")" = 253 ]
+	[ "$(sel_reg "$EPC/config" 1 ctl)" = 02c00001 ]
+	[ "$(sel_reg "$EPC/config" 0 ctl)" = 07000001 ]
+	[ -L "$HB/stream3.2.0" ]
+	echo tsm0 > "$EPC/tsm/disconnect"
+	[ "$(cat "$HB/available_secure_streams")" = 254 ]
+	[ "$(ls "$HB" | grep '^stream' | tr '\n' ' ')" = "stream0.0.0 stream1.1.0 stream3.2.0 " ]
+}
