@@ -240,3 +240,29 @@ JSON
 	# the root port's bus range covers the VFs
 	[ "$(od -A n -t x1 -j 25 -N 2 "$RP/config" | tr -d ' ')" = 0101 ]
 }
+
+@test "IDE-only PF0 without DEVCAP.TEE: connect/dsm but no bound; connected, it probes no dependents" {
+	topo_file <<'JSON'
+{ "tsms": [ { "provider": "generic", "parent": "faux:t" } ],
+  "host_bridges": [ { "bus": 0, "devices": [
+    { "bdf": "0000:00:01.0", "type": "root_port", "ide": { "streams": 2 },
+      "children": [
+        { "bdf": "0000:01:00.0", "type": "endpoint", "ide": { "streams": 2 },
+          "doe": [ "0001:01" ], "connected": "tsm0" },
+        { "bdf": "0000:01:00.1", "type": "endpoint", "tee": true } ] },
+    { "bdf": "0000:00:02.0", "type": "root_port",
+      "children": [
+        { "bdf": "0000:02:00.0", "type": "endpoint", "ide": { "streams": 2 } } ] } ] } ] }
+JSON
+	T=$(mktemp -d)
+	"$SIM" build "$J" "$T"
+	HB=$T/sys/devices/pci0000:00
+	EP=$HB/0000:00:01.0/0000:01:00.0
+	[ "$(ls "$EP/tsm" | tr '\n' ' ')" = "connect disconnect dsm " ]
+	[ "$(cat "$EP/tsm/connect")" = tsm0 ]
+	[ -L "$HB/stream0.0.0" ]
+	[ ! -e "$HB/0000:00:01.0/0000:01:00.1/tsm" ]
+	# IDE behind a root port without IDE is not usable: not a DSM candidate
+	[ ! -e "$HB/0000:00:02.0/0000:02:00.0/tsm" ]
+	[ "$(sel_reg "$HB/0000:00:02.0/0000:02:00.0/config" 0 ctl)" = 00000000 ]
+}
