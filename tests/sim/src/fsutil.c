@@ -223,7 +223,6 @@ static int rm_rf_at(int atfd, const char *name)
 		while ((de = readdir(dir))) {
 			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 				continue;
-			/* make read-only dirs removable */
 			rc = rm_rf_at(dirfd(dir), de->d_name);
 			if (rc)
 				break;

@@ -202,3 +202,18 @@ teardown() {
 	run mountpoint -q "$M"
 	[ "$status" -ne 0 ]
 }
+
+@test "concurrent writers: one connect wins, the racing one gets EBUSY; readers never see half a state" {
+	for _ in 1 2 3 4; do
+		( try_write tsm0 "$PF0/tsm/connect"; echo "$status" > "$BATS_TEST_TMPDIR/r.$BASHPID" ) &
+	done
+	for _ in $(seq 20); do
+		c=$(cat "$PF0/tsm/connect")
+		[ "$c" = "" ] || [ "$c" = tsm0 ]
+	done
+	wait
+	[ "$(cat "$BATS_TEST_TMPDIR"/r.* | grep -c '^0$')" -eq 1 ]
+	[ "$(cat "$BATS_TEST_TMPDIR"/r.* | grep -vc '^0$')" -eq 3 ]
+	[ "$(cat "$HB0/available_secure_streams")" = 3 ]
+	[ "$(ls "$HB0" | grep -c '^stream')" -eq 1 ]
+}
