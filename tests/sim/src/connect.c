@@ -468,5 +468,36 @@ int sim_boot_connects(struct sim_model *m, char **err)
 			return rc;
 		}
 	}
+	/* after all connects, so dependent functions have their contexts */
+	for (size_t i = 0; i < m->nr_devs; i++) {
+		struct sim_dev *d = m->devs[i];
+
+		if (!d->boot_bound)
+			continue;
+		if (!d->ctx_tsm) {
+			*err = xasprintf("%s: \"bound\" needs a TSM context (connect it or its DSM)",
+					 d->name);
+			return -EINVAL;
+		}
+		d->bound = true;
+	}
+	return 0;
+}
+
+/* devsec sample's test-only tsm_bind/tsm_unbind: pci_tsm_bind()/unbind() by name */
+int sim_sample_bind(struct sim_model *m, struct sim_tsm *t, const char *buf,
+		    size_t len, bool bind)
+{
+	struct sim_dev *d = NULL;
+
+	for (size_t i = 0; i < m->nr_devs && !d; i++)
+		if (m->devs[i]->present && sysfs_streq(buf, len, m->devs[i]->name))
+			d = m->devs[i];
+	if (!d)
+		return -ENODEV;
+	/* only devices whose context this TSM holds */
+	if (d->ctx_tsm != t)
+		return -ENXIO;
+	d->bound = bind;
 	return 0;
 }

@@ -334,11 +334,36 @@ out:
 	return rc;
 }
 
+/* The devsec sample link TSM whose faux dir holds @attr as tsm_bind/tsm_unbind */
+static struct sim_tsm *sample_trigger(const char *attr, bool *bind)
+{
+	for (size_t i = 0; i < FS.m->nr_tsms; i++) {
+		struct sim_tsm *t = FS.m->tsms[i];
+		char *b, *u;
+		bool hit;
+
+		if (t->provider != PROV_DEVSEC_SAMPLE || t->kind != TSM_LINK ||
+		    !t->parent_faux)
+			continue;
+		b = xasprintf("sys/devices/faux/%s/tsm_bind", t->parent_faux);
+		u = xasprintf("sys/devices/faux/%s/tsm_unbind", t->parent_faux);
+		*bind = !strcmp(attr, b);
+		hit = *bind || !strcmp(attr, u);
+		free(b);
+		free(u);
+		if (hit)
+			return t;
+	}
+	return NULL;
+}
+
 static int sim_write(const char *path, const char *buf, size_t size, off_t off,
 		     struct fuse_file_info *fi)
 {
 	struct handle *h = (struct handle *)(uintptr_t)fi->fh;
 	const char *attr = h->attr;
+	struct sim_tsm *t;
+	bool bind;
 	int rc;
 
 	(void)path;
@@ -358,6 +383,11 @@ static int sim_write(const char *path, const char *buf, size_t size, off_t off,
 		rc = -EOPNOTSUPP;	/* proposed TDISP verbs: not simulated yet */
 	} else if (h->dev && !strcmp(attr, "config")) {
 		rc = -EPERM;	/* deliberate: the tool must never write config */
+	} else if (!h->dev && (t = sample_trigger(attr, &bind))) {
+		pthread_rwlock_wrlock(&FS.rwsem);
+		rc = sim_sample_bind(FS.m, t, buf, size, bind);
+		tree_sync(FS.m, FS.root);
+		pthread_rwlock_unlock(&FS.rwsem);
 	} else if (!strcmp(base_name(attr), "uevent")) {
 		rc = uevent_store(buf, size);
 	} else {

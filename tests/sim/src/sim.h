@@ -132,6 +132,7 @@ struct sim_dev {
 
 	/* build-time connect request */
 	char *boot_connect;
+	bool boot_bound;	/* bound as a TDI at boot (VFIO did it) */
 	int boot_h, boot_r, boot_e;	/* -1 = allocate */
 
 	/* dynamic state */
@@ -266,6 +267,8 @@ int sim_disconnect(struct sim_model *m, struct sim_dev *d, const char *buf,
 		   size_t len);
 void sim_vanish(struct sim_model *m, struct sim_dev *d);
 int sim_boot_connects(struct sim_model *m, char **err);
+int sim_sample_bind(struct sim_model *m, struct sim_tsm *t, const char *buf,
+		    size_t len, bool bind);
 
 /* tree.c */
 int tree_sync(struct sim_model *m, const char *root);

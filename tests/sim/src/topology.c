@@ -656,8 +656,8 @@ static int parse_dev(struct loader *L, json_object *o, struct host_bridge *hb,
 		"bdf", "type", "vendor", "device", "class", "revision",
 		"subsystem_vendor", "subsystem_device", "driver", "tee", "flr",
 		"link", "mem_window", "pref_window", "secondary", "bars", "doe",
-		"ide", "vfs", "children", "connected", "preset_streams",
-		"faults", NULL
+		"ide", "vfs", "children", "connected", "bound",
+		"preset_streams", "faults", NULL
 	};
 	static const char *const link_keys[] = { "port", "speed", "width", NULL };
 	struct sim_dev *d = calloc(1, sizeof(*d));
@@ -712,6 +712,7 @@ static int parse_dev(struct loader *L, json_object *o, struct host_bridge *hb,
 	     get_u64(L, o, "subsystem_device", 0, 0xffff, &sd, what) ?:
 	     get_str(L, o, "driver", &drv, what) ?:
 	     get_bool(L, o, "tee", false, &d->tee, what) ?:
+	     get_bool(L, o, "bound", false, &d->boot_bound, what) ?:
 	     get_bool(L, o, "flr", d->type == PT_ENDPOINT, &d->flr, what) ?:
 	     get_u64(L, o, "secondary", 0, 0xff, &sec, what) ?:
 	     parse_window(L, o, "mem_window", &d->mem, what) ?:

@@ -353,6 +353,12 @@ static void write_tsm(struct tw *w, struct sim_tsm *t)
 			parent = w->m->faux[i].dir;
 	note(w, fs_mkdir_p(w->root, t->dir));
 	attr(w, t->dir, "uevent", "", RW);
+	/* the devsec sample's test-only triggers live on its faux device */
+	if (t->provider == PROV_DEVSEC_SAMPLE && t->kind == TSM_LINK &&
+	    t->parent_faux) {
+		attr(w, parent, "tsm_bind", "", WO);
+		attr(w, parent, "tsm_unbind", "", WO);
+	}
 	link_to(w, t->dir, "device", parent);
 	link_to(w, t->dir, "subsystem", "sys/class/tsm");
 	link_to(w, "sys/class/tsm", t->name, t->dir);

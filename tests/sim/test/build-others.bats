@@ -266,3 +266,21 @@ JSON
 	[ ! -e "$HB/0000:00:02.0/0000:02:00.0/tsm" ]
 	[ "$(sel_reg "$HB/0000:00:02.0/0000:02:00.0/config" 0 ctl)" = 00000000 ]
 }
+
+@test "state knob: bound at boot on a connected PF0 and its dependent" {
+	J=$(mktemp --suffix=.json)
+	jq '(.. | objects | select(.bdf? == "10000:01:00.0")) += { "connected": "tsm0", "bound": true }
+	    | (.. | objects | select(.bdf? == "10000:01:00.1")).bound = true' \
+		"$TOPO/devsec.json" > "$J"
+	T=$(mktemp -d)
+	"$SIM" build "$J" "$T"
+	devsec_paths
+	[ "$(cat "$PF0/tsm/bound")" = tsm0 ]
+	[ "$(cat "$PF1/tsm/bound")" = tsm0 ]
+	[ "$(cat "$PF1/tsm/dsm")" = 10000:01:00.0 ]
+	[ "$(cat "$HB0/available_secure_streams")" = 3 ]
+	jq '(.. | objects | select(.bdf? == "10000:01:00.1")).bound = true' "$TOPO/devsec.json" > "$J"
+	run "$SIM" build "$J" "$T/2"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"needs a TSM context"* ]]
+}

@@ -217,3 +217,26 @@ teardown() {
 	[ "$(cat "$HB0/available_secure_streams")" = 3 ]
 	[ "$(ls "$HB0" | grep -c '^stream')" -eq 1 ]
 }
+
+@test "sample tsm_bind/tsm_unbind drive tsm/bound; disconnect unbinds (devsec.sh step 4)" {
+	LT=$S/devices/faux/devsec_link_tsm
+	[ "$(stat -c %a "$LT/tsm_bind")" = 200 ]
+	try_write 10000:01:00.0 "$LT/tsm_bind"
+	expect_errno "$ENXIO"
+	try_write 10000:09:00.0 "$LT/tsm_bind"
+	expect_errno "$ENODEV"
+	echo tsm0 > "$PF0/tsm/connect"
+	echo 10000:01:00.0 > "$LT/tsm_bind"
+	echo 10000:01:00.1 > "$LT/tsm_bind"
+	[ "$(cat "$PF0/tsm/bound")" = tsm0 ]
+	[ "$(cat "$PF1/tsm/bound")" = tsm0 ]
+	echo 10000:01:00.1 > "$LT/tsm_unbind"
+	[ "$(cat "$PF1/tsm/bound")" = "" ]
+	echo 10000:01:00.1 > "$LT/tsm_bind"
+	echo tsm0 > "$PF0/tsm/disconnect"
+	[ "$(cat "$PF0/tsm/bound")" = "" ]
+	[ ! -e "$PF1/tsm" ]
+	echo tsm0 > "$PF0/tsm/connect"
+	[ "$(cat "$PF0/tsm/bound")" = "" ]
+	[ "$(cat "$PF1/tsm/bound")" = "" ]
+}
