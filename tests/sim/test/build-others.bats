@@ -284,3 +284,27 @@ JSON
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"needs a TSM context"* ]]
 }
+
+@test "every shipped topology: links resolve (but broken's deliberate one), standard files present" {
+	for t in sev-tio devsec devsec-proposed no-tsm broken; do
+		T=$(mktemp -d)
+		"$SIM" build "$TOPO/$t.json" "$T"
+		bad=$(cd "$T" && find . -type l ! -exec test -e {} \; -print)
+		if [ "$t" = broken ]; then
+			[ "$bad" = "./sys/devices/pci0000:40/stream3.2.0" ]
+		else
+			[ -z "$bad" ] || { echo "$t: dangling: $bad"; return 1; }
+		fi
+		for d in "$T"/sys/bus/pci/devices/*; do
+			for f in vendor device class subsystem_vendor subsystem_device revision uevent config; do
+				[ -f "$d/$f" ] || { echo "$t: $d/$f missing"; return 1; }
+			done
+			[ "$(readlink -f "$d/subsystem")" = "$(readlink -f "$T/sys/bus/pci")" ]
+			[ "$(stat -c %s "$d/config")" = 4096 ]
+			name=$(basename "$d")
+			grep -qx "PCI_SLOT_NAME=$name" "$d/uevent"
+		done
+		rm -rf "$T"
+		T=
+	done
+}
