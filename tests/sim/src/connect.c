@@ -389,6 +389,15 @@ int sim_connect(struct sim_model *m, struct sim_dev *d, long tsm_id)
 		clear_ctx(d);	/* __free(tsm_remove): connect reads empty again */
 		return rc;
 	}
+	/* a later Secure->Insecure transition (link-down like, ABI.md §3) */
+	if (d->stream && (d->faults.rp_dropped || d->faults.ep_dropped)) {
+		struct ide_stream *s = d->stream;
+
+		if (d->faults.rp_dropped)
+			s->rp->ide.sel[s->r].sts &= ~0xfu;
+		if (d->faults.ep_dropped)
+			s->ep->ide.sel[s->e].sts &= ~0xfu;
+	}
 	/* the DSM is the arbiter: probe dependents only when it has DEVCAP.TEE */
 	if (d->tee) {
 		struct probe_arg a = { t, d };

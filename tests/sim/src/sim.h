@@ -77,6 +77,7 @@ struct dev_faults {
 	enum fault_stage connect_after;
 	int rp_state, ep_state;	/* state reported when the partner enables */
 	bool rp_ide_fail, ep_ide_fail;
+	bool rp_dropped, ep_dropped;	/* drop to Insecure right after connect */
 	long vanish_after_writes;	/* 0 = never */
 	long vanish_after_opens;
 	long write_delay_ms;

@@ -351,7 +351,7 @@ static int parse_faults(struct loader *L, json_object *o, struct sim_dev *d,
 			const char *what)
 {
 	static const char *const keys[] = {
-		"connect_errno", "connect_after", "insecure", "ide_fail",
+		"connect_errno", "connect_after", "insecure", "ide_fail", "dropped",
 		"vanish_after_writes", "vanish_after_opens", "write_delay_ms",
 		NULL
 	};
@@ -407,6 +407,10 @@ static int parse_faults(struct loader *L, json_object *o, struct sim_dev *d,
 		rc = get_str(L, o, "ide_fail", &s, wh);
 	if (!rc && s)
 		rc = parse_partner(L, s, &f->rp_ide_fail, &f->ep_ide_fail, wh);
+	if (!rc)
+		rc = get_str(L, o, "dropped", &s, wh);
+	if (!rc && s)
+		rc = parse_partner(L, s, &f->rp_dropped, &f->ep_dropped, wh);
 	if (!rc)
 		rc = get_u64(L, o, "vanish_after_writes", 0, 1000000, &n, wh);
 	f->vanish_after_writes = (long)n;

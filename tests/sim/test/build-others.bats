@@ -161,13 +161,13 @@ broken_paths() {
 	[ "$(cat "$EPC/tsm/connect")" = "" ]
 }
 
-@test "broken: stream0 root port INSECURE, so SEV-TIO never enabled the endpoint" {
+@test "broken: stream0 root port dropped to INSECURE, endpoint still SECURE" {
 	build_tree broken
 	broken_paths
 	[ "$(sel_reg "$RPA/config" 0 ctl)" = 00000201 ]
 	[ "$(sel_reg "$RPA/config" 0 sts)" = 00000000 ]
-	[ "$(sel_reg "$EPA/config" 0 ctl)" = 00c00000 ]
-	[ "$(sel_reg "$EPA/config" 0 sts)" = 00000000 ]
+	[ "$(sel_reg "$EPA/config" 0 ctl)" = 00c00001 ]
+	[ "$(sel_reg "$EPA/config" 0 sts)" = 00000002 ]
 }
 
 @test "broken: stream1.1.0 uses RP block 1 and the endpoint reports IDE_FAIL" {

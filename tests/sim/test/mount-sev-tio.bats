@@ -118,6 +118,24 @@ teardown() {
 	[ "$(sel_reg "$GPU/config" 0 ctl)" = 00000000 ]
 }
 
+@test "insecure root port at enable: SEV-TIO never enables the endpoint, keeps the stream" {
+	mount_variant "$(gpu).faults = { \"insecure\": \"rp\" }"
+	echo tsm0 > "$GPU/tsm/connect"
+	[ -L "$HB80/stream0.0.0" ]
+	[ "$(sel_reg "$RP80/config" 0 ctl)" = 00000201 ]
+	[ "$(sel_reg "$RP80/config" 0 sts)" = 00000000 ]
+	[ "$(sel_reg "$GPU/config" 0 ctl)" = 00c00000 ]
+	[ "$(sel_reg "$GPU/config" 0 sts)" = 00000000 ]
+}
+
+@test "a partner that drops to INSECURE after connect" {
+	mount_variant "$(gpu).faults = { \"dropped\": \"ep\" }"
+	echo tsm0 > "$GPU/tsm/connect"
+	[ "$(sel_reg "$RP80/config" 0 sts)" = 00000002 ]
+	[ "$(sel_reg "$GPU/config" 0 ctl)" = 00c00001 ]
+	[ "$(sel_reg "$GPU/config" 0 sts)" = 00000000 ]
+}
+
 @test "IDE_FAIL on the root port partner" {
 	mount_variant "$(gpu).faults = { \"ide_fail\": \"rp\" }"
 	echo tsm0 > "$GPU/tsm/connect"
