@@ -65,13 +65,6 @@ struct dev_ide {
 	uint8_t used[SIM_MAX_BLOCKS];	/* pdev->ide_stream_ida */
 };
 
-struct preset_stream {		/* enabled block found "at boot" */
-	unsigned block;
-	uint32_t ctl, sts, rid1, rid2;
-	bool has_assoc;
-	uint32_t assoc[3];
-};
-
 struct dev_faults {
 	int connect_errno;	/* positive errno, 0 = none */
 	enum fault_stage connect_after;
@@ -126,8 +119,6 @@ struct sim_dev {
 	char **doe;		/* DOE features "VVVV:TT" (w/o discovery) */
 	size_t nr_doe;
 	struct dev_ide ide;
-	struct preset_stream *presets;
-	size_t nr_presets;
 
 	struct dev_faults faults;
 

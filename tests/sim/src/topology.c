@@ -441,9 +441,9 @@ static int parse_presets(struct loader *L, json_object *arr, struct sim_dev *d,
 	}
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
 		json_object *o = json_object_array_get_idx(arr, i);
-		struct preset_stream p = { 0 };
 		uint64_t blk, id, base, limit;
 		bool fail_bit, def, tee, cfg;
+		struct sel_block *b;
 		int state = STATE_SECURE;
 		const char *s;
 		unsigned rp_rid = 0;
@@ -470,17 +470,13 @@ static int parse_presets(struct loader *L, json_object *arr, struct sim_dev *d,
 				  (unsigned long long)blk);
 			goto out;
 		}
-		p.block = (unsigned)blk;
-		p.ctl = (uint32_t)id << 24 | 1u | (uint32_t)def << 22 |
-			(uint32_t)tee << 23 | (uint32_t)cfg << 9;
-		p.sts = (uint32_t)state | (fail_bit ? 1u << 31 : 0);
-		p.rid1 = (uint32_t)limit << 8;
-		p.rid2 = 1u | (uint32_t)base << 8;
-		d->ide.sel[p.block].ctl = p.ctl;
-		d->ide.sel[p.block].sts = p.sts;
-		d->ide.sel[p.block].rid1 = p.rid1;
-		d->ide.sel[p.block].rid2 = p.rid2;
-		APPEND(d->presets, d->nr_presets, p);
+		/* the hardware state enumeration finds: an enabled block */
+		b = &d->ide.sel[blk];
+		b->ctl = (uint32_t)id << 24 | 1u | (uint32_t)def << 22 |
+			 (uint32_t)tee << 23 | (uint32_t)cfg << 9;
+		b->sts = (uint32_t)state | (fail_bit ? 1u << 31 : 0);
+		b->rid1 = (uint32_t)limit << 8;
+		b->rid2 = 1u | (uint32_t)base << 8;
 	}
 out:
 	free(wh);
@@ -1156,7 +1152,6 @@ static void dev_free(struct sim_dev *d)
 		free(d->doe[i]);
 	free(d->doe);
 	free(d->ide.sel);
-	free(d->presets);
 	free(d->boot_connect);
 	free(d);
 }
