@@ -223,3 +223,28 @@ JSON
 	wait $bg
 	expect_errno "$ENXIO"
 }
+
+@test "switch upstream port / RCiEP DSM candidates get tsm/ but core IDE setup refuses them" {
+	topo_file <<'JSON'
+{ "tsms": [ { "provider": "generic", "parent": "faux:t" } ],
+  "host_bridges": [ { "bus": 0, "devices": [
+    { "bdf": "0000:00:01.0", "type": "root_port", "ide": { "streams": 2 },
+      "children": [ { "bdf": "0000:01:00.0", "type": "upstream_port", "tee": true,
+        "doe": [ "0001:01" ], "ide": { "streams": 2 },
+        "children": [ { "bdf": "0000:02:00.0", "type": "downstream_port",
+          "children": [ { "bdf": "0000:03:00.0", "type": "endpoint" } ] } ] } ] },
+    { "bdf": "0000:00:02.0", "type": "rciep", "tee": true, "doe": [ "0001:01" ] } ] } ] }
+JSON
+	mount_sim "$J"
+	HB=$M/sys/devices/pci0000:00
+	USP=$HB/0000:00:01.0/0000:01:00.0
+	[ -e "$USP/tsm/connect" ]
+	[ -e "$HB/0000:00:02.0/tsm/connect" ]
+	try_write tsm0 "$USP/tsm/connect"
+	expect_errno "$ENOMEM"
+	try_write tsm0 "$HB/0000:00:02.0/tsm/connect"
+	expect_errno "$ENOMEM"
+	[ "$(cat "$USP/tsm/connect")" = "" ]
+	[ "$(cat "$HB/available_secure_streams")" = 256 ]
+	[ ! -e "$USP/0000:02:00.0/0000:03:00.0/tsm" ]
+}
