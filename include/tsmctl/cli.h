@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The command table and the option table: one source for parsing, --help,
+ * -H and shell completion, so they cannot drift apart.
+ */
+#ifndef TSMCTL_CLI_H
+#define TSMCTL_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "tsmctl/output.h"
+
+#define EXIT_OK		0
+#define EXIT_FAIL	1
+#define EXIT_USAGE	2
+
+enum opt_id {
+	OPT_END = 0,
+	OPT_ALL = 'a',
+	OPT_HOST_BRIDGE = 'b',
+	OPT_DEVICE = 'd',
+	OPT_HELP = 'h',
+	OPT_LIST_COLUMNS = 'H',
+	OPT_JSON = 'J',
+	OPT_NOHEADINGS = 'n',
+	OPT_OUTPUT = 'o',
+	OPT_PAIRS = 'P',
+	OPT_RAW = 'r',
+	OPT_TSM = 't',
+	OPT_VERBOSE = 'v',
+	OPT_VERSION = 'V',
+	OPT_SYSROOT = 0x100,
+	OPT_OUTPUT_ALL,
+	OPT_DRY_RUN,
+	OPT_KEEP_GOING,
+	OPT_STRICT,
+	OPT_WAIT,
+	OPT_SHORT,
+	OPT_REQUIRE_CONNECTED,
+};
+
+struct opt_def {
+	int id;
+	const char *name;	/* long name */
+	int has_arg;		/* no_argument / required_argument */
+	const char *arg;	/* argument placeholder for --help */
+	const char *help;
+};
+
+/* A filter value list (-d, -t, -b): canonical names; empty means "all". */
+struct filter {
+	char **v;
+	size_t n;
+};
+
+struct cmd_def;
+
+struct cmd_ctx {
+	const struct cmd_def *cmd;
+	char **args;		/* positional arguments */
+	int nargs;
+	struct output_opts out;
+	const char *output_arg;
+	bool output_all, list_columns, verbose, all;
+	bool dry_run, keep_going, strict, shrt;
+	double wait_seconds;	/* < 0: do not wait */
+	const char *require_connected;
+	struct filter devices, tsms, hbs;
+};
+
+struct cmd_def {
+	const char *name;
+	const char *args;	/* synopsis after the options, e.g. "BDF... TSM" */
+	const char *summary;	/* one line for tsmctl --help */
+	const char *description;
+	const int *opts;	/* accepted options, OPT_END-terminated */
+	const struct column *cols;
+	size_t ncols;
+	int (*run)(struct cmd_ctx *ctx);
+	bool hidden;
+};
+
+extern const struct cmd_def *const commands[];
+extern const size_t nr_commands;
+
+const struct opt_def *opt_lookup(int id);
+const struct cmd_def *cmd_lookup(const char *name);
+
+/* Parse a command's options; exit status on error (EXIT_USAGE), -1 to go on. */
+int cmd_parse(struct cmd_ctx *ctx, const struct cmd_def *cmd, int argc, char **argv);
+void cmd_ctx_free(struct cmd_ctx *ctx);
+void cmd_usage(FILE *out, const struct cmd_def *cmd);
+/* "tsmctl CMD: msg" + "Try 'tsmctl CMD --help'." → EXIT_USAGE */
+int usage_error(const struct cmd_def *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+bool filter_match(const struct filter *f, const char *name);
+static inline bool filter_active(const struct filter *f)
+{
+	return f->n > 0;
+}
+
+/* Set up columns for a view from ctx (-o, --output-all); EXIT_USAGE or -1. */
+int view_columns(struct cmd_ctx *ctx, const int *defaults, size_t ndefaults);
+
+struct tsm_snapshot;
+/* -d/-t/-b values that name nothing in the tree: message, EXIT_FAIL; else -1. */
+int filters_check(struct cmd_ctx *ctx, const struct tsm_snapshot *snap);
+
+/* Global state from the global options. */
+extern const char *tsmctl_sysroot;
+extern bool tsmctl_verbose;
+
+#endif

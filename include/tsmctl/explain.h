@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Why a result is empty or partial, said on stderr in words an administrator can act on. */
+#ifndef TSMCTL_EXPLAIN_H
+#define TSMCTL_EXPLAIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tsmctl/snapshot.h"
+
+struct module_state {
+	const char *name;	/* "ccp" */
+	const char *what;	/* "AMD SEV-TIO" */
+	bool loaded;		/* sys/module/NAME/initstate = live */
+	bool builtin;		/* sys/module/NAME without initstate */
+	int available;		/* 1 found by libkmod, 0 not found, -1 unknown */
+};
+
+/* The TSM provider modules and their state; never fails if kmod cannot initialise. */
+size_t provider_modules(struct module_state *out, size_t max);
+/* One line such as "ccp (AMD SEV-TIO): not loaded, available; tdx_host (...)". */
+char *provider_modules_summary(void);
+
+void explain_no_tsm(const struct tsm_snapshot *snap, const char *cmd);
+void explain_no_devices(const struct tsm_snapshot *snap, const char *cmd);
+void explain_needs_root(const struct tsm_snapshot *snap, const char *cmd);
+
+#endif

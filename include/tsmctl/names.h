@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Strict parsers for the names the kernel uses: BDFs, tsmN, pciDDDD:BB, streamH.R.E. */
+#ifndef TSMCTL_NAMES_H
+#define TSMCTL_NAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define BDF_MAX 24	/* "ffffffff:ff:1f.7" plus slack */
+
+struct bdf {
+	unsigned int domain, bus, dev, fn;
+};
+
+/*
+ * Parse "[DOMAIN:]BB:DD.F" as lspci -s does for a single device (hex, domain
+ * up to 8 digits, dev < 32, fn < 8). Nothing else is accepted: no '/', no
+ * whitespace, no wildcards. 0 or -EINVAL.
+ */
+int bdf_parse(const char *s, struct bdf *out);
+/* Canonical kernel spelling: "%04x:%02x:%02x.%x". */
+void bdf_format(const struct bdf *b, char buf[BDF_MAX]);
+/* Canonicalise S into BUF; 0 or -EINVAL. */
+int bdf_canonical(const char *s, char buf[BDF_MAX]);
+
+/* "tsm" followed by decimal digits only, no leading zeros; *id set. */
+int tsm_name_parse(const char *s, int *id);
+
+/* "pciDDDD:BB" (domain >= 4 hex digits, bus 2, lower case). */
+int hb_name_parse(const char *s, unsigned int *domain, unsigned int *bus);
+
+/* "streamH.R.E": decimal, no leading zeros, each <= 255 (Stream IDs are 8 bit). */
+int stream_name_parse(const char *s, unsigned int *h, unsigned int *r, unsigned int *e);
+
+/* Parse an unsigned decimal attribute ("4"), rejecting sign, junk and overflow. */
+int parse_ulong(const char *s, unsigned long *out);
+
+#endif

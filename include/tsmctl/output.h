@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Columns + rows → a libsmartcols table (plain, raw, pairs), or a JSON
+ * document written one top-level item at a time.
+ */
+#ifndef TSMCTL_OUTPUT_H
+#define TSMCTL_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <json.h>
+
+#define OUTPUT_MAX_COLUMNS 64
+
+struct column {
+	const char *name;	/* -o name, upper case */
+	double whint;		/* libsmartcols width hint */
+	int flags;		/* SCOLS_FL_* */
+	const char *help;	/* one line, for -H and --help */
+};
+
+struct output_opts {
+	bool json, raw, pairs, noheadings;
+	int cols[OUTPUT_MAX_COLUMNS];	/* selected column ids */
+	size_t ncols;
+};
+
+/*
+ * Resolve -o (NULL: defaults; "+LIST": defaults plus LIST; "LIST" alone) and
+ * --output-all into o->cols. Prints the error and returns -EINVAL on an
+ * unknown column.
+ */
+int columns_select(struct output_opts *o, const struct column *cols, size_t ncols,
+		   const int *defaults, size_t ndefaults, const char *arg, bool all);
+/* -H: every column with its help. */
+void columns_print_help(FILE *out, const struct column *cols, size_t ncols);
+
+struct table;
+struct table *table_new(const struct output_opts *o, const struct column *cols);
+/* Add one row; VALUES[i] belongs to column o->cols[i] and is taken over (NULL: empty). */
+void table_add_row(struct table *t, char **values);
+int table_print_free(struct table *t);
+
+/* {"schema_version": 1, "<name>": [ item, ... ] } written as it goes. */
+void json_list_begin(FILE *out, const char *name);
+void json_list_item(FILE *out, struct json_object *item);	/* takes the reference */
+void json_list_end(FILE *out);
+
+/* JSON values that map NULL / negative to null and keep strings valid UTF-8. */
+struct json_object *js_str(const char *s);
+struct json_object *js_u64(unsigned long long v);
+struct json_object *js_num(long long v);	/* < 0 → null */
+struct json_object *js_bool(bool v);
+struct json_object *js_strv(char **v, size_t n);
+
+/* Text cell helpers: NULL-safe copies and numbers. */
+char *cell_str(const char *s);
+char *cell_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *cell_bool(bool v);
+
+#endif

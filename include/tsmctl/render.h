@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Snapshot objects → JSON objects and table text, shared by the views and the actions. */
+#ifndef TSMCTL_RENDER_H
+#define TSMCTL_RENDER_H
+
+#include <json.h>
+
+#include "tsmctl/snapshot.h"
+
+/* "0000:41:00.0" style device object for the devices view. */
+struct json_object *render_device_json(const struct pci_func *f);
+/* The IDE capability summary, null when unknown (needs root) or absent. */
+struct json_object *render_ide_cap_json(const struct pci_func *f);
+/* One streams-view object. */
+struct json_object *render_stream_json(const struct ide_stream *s);
+
+/* The Selective block a stream uses in one partner (E in the endpoint, R in the root port). */
+const struct ide_sel_stream *stream_partner_block(const struct ide_stream *s, bool endpoint);
+
+/* "secure", "insecure", "reserved(N)"; NULL when the block is unknown. */
+char *render_state(const struct ide_sel_stream *b);
+/* "insecure" etc. for table cells, with "unknown"/"needs root" for missing data. */
+char *render_partner_state(const struct ide_stream *s, bool endpoint);
+/* Table text for the IDE capability: "link:4 sel:1" or "-" */
+char *render_ide_cap_text(const struct pci_func *f);
+/* The device's pcie_type name, NULL when unknown. */
+const char *render_pcie_type(const struct pci_func *f);
+
+#endif

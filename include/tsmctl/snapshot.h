@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The model of one scan: TSMs, host bridges, TSM-relevant PCI functions and
+ * IDE streams, each linked to its neighbours. Commands read this, never sysfs.
+ * A NULL string or a negative number means "absent in this tree" (JSON null).
+ */
+#ifndef TSMCTL_SNAPSHOT_H
+#define TSMCTL_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tsmctl/ide.h"
+
+struct tsm;
+struct host_bridge;
+struct pci_func;
+struct ide_stream;
+
+struct tsm {
+	char *name;		/* "tsm0" */
+	int id;
+	char *dir;		/* canonical root-relative class device dir */
+	char *mode;		/* pci_mode: "link", "devsec", ...; NULL on v6.19 */
+	bool has_pci_mode;
+	char *provider;		/* parent device name (PCI BDF or faux name) */
+	char *provider_dir;
+	char *driver;		/* provider's driver, NULL if unbound */
+	char *module;		/* provider driver's module, NULL if built in */
+	char **hb_links;	/* proposed ABI: pciDDDD:BB entries, NULL if none */
+	size_t nr_hb_links;
+	size_t connected_devices;
+	size_t nr_streams;
+};
+
+struct host_bridge {
+	char *name;		/* "pci0000:40" */
+	char *dir;		/* canonical, e.g. sys/devices/pci0000:40 */
+	unsigned int domain;
+	unsigned int bus;
+	long long available_streams;	/* -1 when the file is absent */
+	int available_err;		/* -errno reading it, 0 if fine or absent */
+	struct ide_stream **streams;
+	size_t nr_streams;
+	struct tsm *tsm;	/* from the proposed tsmN/pciDDDD:BB link, or the streams' TSM */
+};
+
+/* What a scan could learn about one PCI function. */
+struct pci_func {
+	char *bdf;		/* canonical "0000:41:00.0" */
+	char *dir;		/* canonical root-relative device dir; NULL if unresolvable */
+	unsigned int domain, bus, dev, fn;
+	struct host_bridge *hb;
+	struct pci_func *root_port;	/* first PCI device below the host bridge */
+	char *driver;
+
+	/* config space, decoded once */
+	bool cfg_read;
+	int cfg_err;		/* -errno reading config, 0 if read */
+	bool needs_root;	/* kernel returned only the 64-byte header */
+	struct pci_cfg cfg;
+
+	/* tsm/ attribute group (ABI.md §1.2); recognised by its files */
+	bool tsm_dir;
+	char *connect, *dsm, *bound, *authenticated;
+	char *lock, *accept;
+	bool has_connect, has_dsm, has_bound, has_authenticated, has_lock, has_accept;
+
+	char **doe_features;	/* "VVVV:TT", sorted */
+	size_t nr_doe_features;
+
+	struct tsm *connected_tsm;	/* resolved from `connect` */
+	struct pci_func *dsm_func;	/* resolved from `dsm` */
+	bool listed;		/* selected for the devices view */
+	struct pci_func *hash_next;	/* scan's BDF cache */
+};
+
+struct ide_stream {
+	char *name;		/* "stream0.0.0" */
+	unsigned int h, r, e;
+	struct host_bridge *hb;
+	char *target;		/* canonical endpoint dir, NULL if unresolvable */
+	bool dangling;		/* link target does not exist */
+	struct pci_func *endpoint;
+	struct pci_func *root_port;
+	struct tsm *tsm;	/* the endpoint's connected TSM */
+};
+
+struct tsm_snapshot {
+	bool have_tsm_class;	/* sys/class/tsm exists */
+	struct tsm **tsms;
+	size_t nr_tsms;
+	struct host_bridge **hbs;
+	size_t nr_hbs;
+	struct pci_func **funcs;	/* only those the scan needed, sorted by BDF */
+	size_t nr_funcs, cap_funcs;
+	struct ide_stream **streams;	/* by host bridge, then H.R.E */
+	size_t nr_streams;
+	bool any_needs_root;	/* some config space came back as 64 bytes */
+	bool scanned_all;	/* every PCI function was examined */
+};
+
+/* What a command needs; the scan does no more than that. */
+enum scan_flags {
+	SCAN_TSMS	= 1u << 0,
+	SCAN_HBS	= 1u << 1,
+	SCAN_STREAMS	= 1u << 2,	/* implies SCAN_HBS */
+	SCAN_DEVICES	= 1u << 3,	/* functions with a tsm/ group */
+	SCAN_ALL_FUNCS	= 1u << 4,	/* every IDE/TEE-capable PCIe function */
+};
+
+int snapshot_scan(struct tsm_snapshot *snap, unsigned int flags);
+void snapshot_free(struct tsm_snapshot *snap);
+
+struct tsm *snapshot_find_tsm(const struct tsm_snapshot *snap, const char *name);
+struct host_bridge *snapshot_find_hb(const struct tsm_snapshot *snap, const char *name);
+struct pci_func *snapshot_find_func(const struct tsm_snapshot *snap, const char *bdf);
+
+/* Does FUNC carry the tsm/ attribute group for connect (is_pci_tsm_pf0 + link TSM)? */
+static inline bool func_can_connect(const struct pci_func *f)
+{
+	return f->has_connect;
+}
+
+#endif

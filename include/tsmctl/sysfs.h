@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Rooted, checked access to sysfs and configfs. Every path is relative to the
+ * root (`/` on a live host, --sysroot DIR otherwise) and never resolves
+ * outside it. Nothing else in tsmctl opens files below /sys.
+ */
+#ifndef TSMCTL_SYSFS_H
+#define TSMCTL_SYSFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define SYSFS_ATTR_MAX	4096	/* text attributes are one page in sysfs */
+
+/* Open the root directory (NULL or "" means "/"). 0 or -errno. */
+int sysfs_init(const char *sysroot);
+void sysfs_exit(void);
+
+/* The root as given by the user ("/" when live), for messages and libpci. */
+const char *sysfs_root_path(void);
+bool sysfs_is_live(void);
+
+/* Does PATH exist (following links inside the root)? */
+bool sysfs_exists(const char *path);
+
+/*
+ * Read a text attribute: at most SYSFS_ATTR_MAX bytes, one trailing newline
+ * removed. -ENOENT when absent, -EISDIR / -EINVAL for a non-regular file,
+ * -EILSEQ for NUL bytes, other -errno from open/read.
+ */
+int sysfs_read_text(const char *path, char **value);
+
+/* Read a binary attribute (config) into buf; *len receives the byte count. */
+int sysfs_read_bin(const char *path, uint8_t *buf, size_t size, size_t *len);
+
+/* Target of a symbolic link, as stored. */
+int sysfs_readlink(const char *path, char **target);
+
+/*
+ * Resolve the symbolic link PATH to a canonical root-relative path, lexically
+ * (sysfs links are relative and their directories canonical). -EXDEV when the
+ * target would leave the root.
+ */
+int sysfs_resolve_link(const char *path, char **canonical);
+
+/* Names in directory PATH (no "." or ".."), sorted; free with strv_free. */
+int sysfs_list(const char *path, char ***names, size_t *count);
+
+/* Write VALUE to PATH with a single write(2). 0 or -errno from the kernel. */
+int sysfs_write(const char *path, const char *value);
+
+/* Join path components with '/'; never NULL (aborts on OOM). */
+char *path_join(const char *a, const char *b);
+char *path_join3(const char *a, const char *b, const char *c);
+
+/* Last component of PATH (pointer into PATH). */
+const char *path_base(const char *path);
+
+void strv_free(char **v, size_t n);
+
+#endif

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tsmctl/cli.h"
+#include "tsmctl/names.h"
+#include "tsmctl/snapshot.h"
+#include "tsmctl/sysfs.h"
+#include "tsmctl/util.h"
+
+const char *tsmctl_sysroot;
+bool tsmctl_verbose;
+
+static const struct opt_def opt_table[] = {
+	{ OPT_ALL, "all", no_argument, NULL, "act on / show every candidate" },
+	{ OPT_HOST_BRIDGE, "host-bridge", required_argument, "NAME", "only these host bridges (pciDDDD:BB, list)" },
+	{ OPT_DEVICE, "device", required_argument, "BDF", "only these devices ([DDDD:]BB:DD.F, list)" },
+	{ OPT_TSM, "tsm", required_argument, "NAME", "only these TSMs (tsmN, list)" },
+	{ OPT_JSON, "json", no_argument, NULL, "use JSON output format" },
+	{ OPT_OUTPUT, "output", required_argument, "LIST", "output columns (+LIST appends to the default)" },
+	{ OPT_OUTPUT_ALL, "output-all", no_argument, NULL, "output all columns" },
+	{ OPT_LIST_COLUMNS, "list-columns", no_argument, NULL, "list the available columns" },
+	{ OPT_NOHEADINGS, "noheadings", no_argument, NULL, "don't print headings" },
+	{ OPT_RAW, "raw", no_argument, NULL, "use the raw output format" },
+	{ OPT_PAIRS, "pairs", no_argument, NULL, "use the key=\"value\" output format" },
+	{ OPT_DRY_RUN, "dry-run", no_argument, NULL, "say what would be written where; change nothing" },
+	{ OPT_KEEP_GOING, "keep-going", no_argument, NULL, "go on with the next target after a failure" },
+	{ OPT_STRICT, "strict", no_argument, NULL, "treat 'already done' (or warnings) as failure" },
+	{ OPT_WAIT, "wait", required_argument, "SECONDS", "wait up to SECONDS for the TSM and device" },
+	{ OPT_SHORT, "short", no_argument, NULL, "show only results that did not pass" },
+	{ OPT_REQUIRE_CONNECTED, "require-connected", required_argument, "LIST", "devices that must be connected (BDF list or 'all')" },
+	{ OPT_SYSROOT, "sysroot", required_argument, "DIR", "use DIR as the root of /sys (env TSMCTL_SYSROOT)" },
+	{ OPT_VERBOSE, "verbose", no_argument, NULL, "more detail; print sysfs paths written" },
+	{ OPT_HELP, "help", no_argument, NULL, "display this help" },
+	{ OPT_VERSION, "version", no_argument, NULL, "display version" },
+};
+
+const struct opt_def *opt_lookup(int id)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(opt_table); i++)
+		if (opt_table[i].id == id)
+			return &opt_table[i];
+	return NULL;
+}
+
+const struct cmd_def *cmd_lookup(const char *name)
+{
+	for (size_t i = 0; i < nr_commands; i++)
+		if (streq(commands[i]->name, name))
+			return commands[i];
+	return NULL;
+}
+
+/* Options every command takes, appended to its own list. */
+static const int global_opts[] = { OPT_SYSROOT, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_END };
+
+static bool cmd_accepts(const struct cmd_def *cmd, int id)
+{
+	for (const int *p = cmd->opts; p && *p; p++)
+		if (*p == id)
+			return true;
+	for (const int *p = global_opts; *p; p++)
+		if (*p == id)
+			return true;
+	return false;
+}
+
+static void print_opt(FILE *out, const struct opt_def *o)
+{
+	char buf[64];
+
+	if (o->id < 0x100)
+		snprintf(buf, sizeof(buf), "-%c, --%s%s%s", o->id, o->name,
+			 o->arg ? " " : "", o->arg ? o->arg : "");
+	else
+		snprintf(buf, sizeof(buf), "    --%s%s%s", o->name,
+			 o->arg ? " " : "", o->arg ? o->arg : "");
+	fprintf(out, " %-28s %s\n", buf, o->help);
+}
+
+void cmd_usage(FILE *out, const struct cmd_def *cmd)
+{
+	fprintf(out, "\nUsage:\n tsmctl %s [options]%s%s\n\n%s.\n", cmd->name,
+		cmd->args ? " " : "", cmd->args ? cmd->args : "", cmd->description);
+	fputs("\nOptions:\n", out);
+	for (const int *p = cmd->opts; p && *p; p++)
+		print_opt(out, opt_lookup(*p));
+	print_opt(out, opt_lookup(OPT_SYSROOT));
+	print_opt(out, opt_lookup(OPT_VERBOSE));
+	fputs("\n", out);
+	print_opt(out, opt_lookup(OPT_HELP));
+	print_opt(out, opt_lookup(OPT_VERSION));
+	if (cmd->ncols) {
+		fputs("\nAvailable output columns:\n", out);
+		columns_print_help(out, cmd->cols, cmd->ncols);
+	}
+	fprintf(out, "\nFor more details see tsmctl-%s(8).\n", cmd->name);
+}
+
+int usage_error(const struct cmd_def *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "tsmctl%s%s: ", cmd ? " " : "", cmd ? cmd->name : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'tsmctl%s%s --help'.\n", cmd ? " " : "", cmd ? cmd->name : "");
+	return EXIT_USAGE;
+}
+
+static void filter_add(struct filter *f, const char *v)
+{
+	f->v = xrealloc(f->v, (f->n + 1) * sizeof(*f->v));
+	f->v[f->n++] = xstrdup(v);
+}
+
+/* Split a -d/-t/-b value on commas and blanks; canonicalise each element. */
+static int filter_parse(const struct cmd_def *cmd, struct filter *f, int id, const char *arg)
+{
+	char *copy = xstrdup(arg), *save = NULL;
+	int rc = -1;
+
+	for (char *tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+		char canon[BDF_MAX];
+		unsigned int a, b;
+		int tid;
+
+		if (streq(tok, "all")) {
+			strv_free(f->v, f->n);
+			f->v = NULL;
+			f->n = 0;
+			goto out;
+		}
+		if (id == OPT_DEVICE) {
+			if (bdf_canonical(tok, canon)) {
+				rc = usage_error(cmd, "invalid PCI address '%s' (expected [DDDD:]BB:DD.F)", tok);
+				goto out;
+			}
+			filter_add(f, canon);
+		} else if (id == OPT_TSM) {
+			if (tsm_name_parse(tok, &tid)) {
+				rc = usage_error(cmd, "invalid TSM name '%s' (expected tsmN)", tok);
+				goto out;
+			}
+			filter_add(f, tok);
+		} else {
+			if (hb_name_parse(tok, &a, &b)) {
+				rc = usage_error(cmd, "invalid host bridge '%s' (expected pciDDDD:BB)", tok);
+				goto out;
+			}
+			filter_add(f, tok);
+		}
+	}
+out:
+	free(copy);
+	return rc;
+}
+
+bool filter_match(const struct filter *f, const char *name)
+{
+	if (!f->n)
+		return true;
+	if (!name)
+		return false;
+	for (size_t i = 0; i < f->n; i++)
+		if (streq(f->v[i], name))
+			return true;
+	return false;
+}
+
+int cmd_parse(struct cmd_ctx *ctx, const struct cmd_def *cmd, int argc, char **argv)
+{
+	struct option longopts[ARRAY_SIZE(opt_table) + 1];
+	/* '-': positional arguments come back in order as 1; ':': report missing arguments */
+	char shortopts[ARRAY_SIZE(opt_table) * 2 + 3] = "-:";
+	size_t nl = 0, ns = 2;
+	int c, rc;
+
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->cmd = cmd;
+	ctx->wait_seconds = -1;
+	for (size_t i = 0; i < ARRAY_SIZE(opt_table); i++) {
+		const struct opt_def *o = &opt_table[i];
+
+		if (!cmd_accepts(cmd, o->id))
+			continue;
+		longopts[nl++] = (struct option){ o->name, o->has_arg, NULL, o->id };
+		if (o->id < 0x100) {
+			shortopts[ns++] = (char)o->id;
+			if (o->has_arg)
+				shortopts[ns++] = ':';
+		}
+	}
+	longopts[nl] = (struct option){ 0 };
+	shortopts[ns] = '\0';
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		switch (c) {
+		case 1:
+			ctx->args = xrealloc(ctx->args, (size_t)(ctx->nargs + 1) * sizeof(char *));
+			ctx->args[ctx->nargs++] = optarg;
+			break;
+		case OPT_JSON: ctx->out.json = true; break;
+		case OPT_RAW: ctx->out.raw = true; break;
+		case OPT_PAIRS: ctx->out.pairs = true; break;
+		case OPT_NOHEADINGS: ctx->out.noheadings = true; break;
+		case OPT_OUTPUT: ctx->output_arg = optarg; break;
+		case OPT_OUTPUT_ALL: ctx->output_all = true; break;
+		case OPT_LIST_COLUMNS: ctx->list_columns = true; break;
+		case OPT_ALL: ctx->all = true; break;
+		case OPT_VERBOSE: ctx->verbose = tsmctl_verbose = true; break;
+		case OPT_DRY_RUN: ctx->dry_run = true; break;
+		case OPT_KEEP_GOING: ctx->keep_going = true; break;
+		case OPT_STRICT: ctx->strict = true; break;
+		case OPT_SHORT: ctx->shrt = true; break;
+		case OPT_REQUIRE_CONNECTED: ctx->require_connected = optarg; break;
+		case OPT_SYSROOT: tsmctl_sysroot = optarg; break;
+		case OPT_WAIT: {
+			char *end;
+
+			ctx->wait_seconds = strtod(optarg, &end);
+			if (*end || end == optarg || ctx->wait_seconds < 0 || ctx->wait_seconds > 86400)
+				return usage_error(cmd, "invalid --wait value '%s' (seconds, 0-86400)", optarg);
+			break;
+		}
+		case OPT_DEVICE:
+		case OPT_TSM:
+		case OPT_HOST_BRIDGE:
+			rc = filter_parse(cmd, c == OPT_DEVICE ? &ctx->devices :
+					  c == OPT_TSM ? &ctx->tsms : &ctx->hbs, c, optarg);
+			if (rc >= 0)
+				return rc;
+			break;
+		case OPT_HELP:
+			cmd_usage(stdout, cmd);
+			return EXIT_OK;
+		case OPT_VERSION:
+			printf("tsmctl %s\n", TSMCTL_VERSION);
+			return EXIT_OK;
+		case ':':
+			return usage_error(cmd, "option '%s' requires an argument", argv[optind - 1]);
+		default:
+			return usage_error(cmd, "unrecognized option '%s'", argv[optind - 1]);
+		}
+	}
+	if ((ctx->out.json + ctx->out.raw + ctx->out.pairs) > 1)
+		return usage_error(cmd, "--json, --raw and --pairs are mutually exclusive");
+	return -1;
+}
+
+void cmd_ctx_free(struct cmd_ctx *ctx)
+{
+	free(ctx->args);
+	strv_free(ctx->devices.v, ctx->devices.n);
+	strv_free(ctx->tsms.v, ctx->tsms.n);
+	strv_free(ctx->hbs.v, ctx->hbs.n);
+}
+
+int view_columns(struct cmd_ctx *ctx, const int *defaults, size_t ndefaults)
+{
+	if (ctx->list_columns) {
+		columns_print_help(stdout, ctx->cmd->cols, ctx->cmd->ncols);
+		return EXIT_OK;
+	}
+	if (ctx->nargs)
+		return usage_error(ctx->cmd, "unexpected argument '%s'", ctx->args[0]);
+	if (columns_select(&ctx->out, ctx->cmd->cols, ctx->cmd->ncols, defaults, ndefaults,
+			   ctx->output_arg, ctx->output_all))
+		return usage_error(ctx->cmd, "invalid --output list");
+	return -1;
+}
+
+/* Filters that name objects the tree does not have are errors, not empty results. */
+int filters_check(struct cmd_ctx *ctx, const struct tsm_snapshot *snap)
+{
+	for (size_t i = 0; i < ctx->devices.n; i++) {
+		char *path = path_join("sys/bus/pci/devices", ctx->devices.v[i]);
+		bool ok = sysfs_exists(path);
+
+		free(path);
+		if (!ok) {
+			fprintf(stderr, "tsmctl %s: %s: no such PCI device\n", ctx->cmd->name,
+				ctx->devices.v[i]);
+			return EXIT_FAIL;
+		}
+	}
+	for (size_t i = 0; i < ctx->tsms.n; i++) {
+		if (!snapshot_find_tsm(snap, ctx->tsms.v[i])) {
+			fprintf(stderr, "tsmctl %s: %s: no such TSM\n", ctx->cmd->name, ctx->tsms.v[i]);
+			return EXIT_FAIL;
+		}
+	}
+	for (size_t i = 0; i < ctx->hbs.n; i++) {
+		if (!snapshot_find_hb(snap, ctx->hbs.v[i])) {
+			fprintf(stderr, "tsmctl %s: %s: no such host bridge\n", ctx->cmd->name,
+				ctx->hbs.v[i]);
+			return EXIT_FAIL;
+		}
+	}
+	return -1;
+}

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tsmctl devices: TSM-capable PCI functions (--all: every IDE/TEE-capable one). */
+#include <stdlib.h>
+
+#include <libsmartcols.h>
+
+#include "tsmctl/cli.h"
+#include "tsmctl/explain.h"
+#include "tsmctl/pci.h"
+#include "tsmctl/render.h"
+#include "tsmctl/snapshot.h"
+#include "tsmctl/util.h"
+
+enum { COL_BDF, COL_VENDOR_ID, COL_DEVICE_ID, COL_VENDOR, COL_DEVICE, COL_TYPE, COL_TEE,
+       COL_IDE, COL_DOE, COL_TSMDIR, COL_CONNECTED, COL_DSM, COL_BOUND, COL_AUTH,
+       COL_LOCKED, COL_ACCEPTED, COL_DRIVER, COL_ROOT_PORT, COL_HB };
+
+static const struct column dev_columns[] = {
+	[COL_BDF] = { "BDF", 12, 0, "PCI address" },
+	[COL_VENDOR_ID] = { "VENDOR-ID", 6, 0, "vendor ID" },
+	[COL_DEVICE_ID] = { "DEVICE-ID", 6, 0, "device ID" },
+	[COL_VENDOR] = { "VENDOR", 0.2, SCOLS_FL_TRUNC, "vendor name (pci.ids)" },
+	[COL_DEVICE] = { "DEVICE", 0.3, SCOLS_FL_TRUNC, "device name (pci.ids)" },
+	[COL_TYPE] = { "TYPE", 10, 0, "PCIe device/port type" },
+	[COL_TEE] = { "TEE", 3, 0, "DEVCAP TEE-IO supported" },
+	[COL_IDE] = { "IDE", 10, 0, "IDE capability: link TCs, selective streams" },
+	[COL_DOE] = { "DOE", 10, 0, "DOE features (VVVV:TT)" },
+	[COL_TSMDIR] = { "TSM-DIR", 3, 0, "has the tsm/ attribute group" },
+	[COL_CONNECTED] = { "CONNECTED", 6, 0, "TSM the device is connected to" },
+	[COL_DSM] = { "DSM", 12, 0, "device security manager of this function" },
+	[COL_BOUND] = { "BOUND", 6, 0, "TSM the function is bound to as a TDI" },
+	[COL_AUTH] = { "AUTH", 6, 0, "authenticated (TSM name, or 1/0 native SPDM)" },
+	[COL_LOCKED] = { "LOCKED", 6, 0, "TSM holding the TDISP lock (guest)" },
+	[COL_ACCEPTED] = { "ACCEPTED", 3, 0, "TDISP accepted (guest)" },
+	[COL_DRIVER] = { "DRIVER", 8, 0, "bound kernel driver" },
+	[COL_ROOT_PORT] = { "ROOT-PORT", 12, 0, "root port above the device" },
+	[COL_HB] = { "HOST-BRIDGE", 10, 0, "host bridge" },
+};
+
+static const int dev_defaults[] = { COL_BDF, COL_DEVICE, COL_TYPE, COL_TEE, COL_IDE,
+				    COL_CONNECTED, COL_DSM, COL_BOUND };
+
+static bool hdr_known(const struct pci_func *f)
+{
+	return f->cfg_read && !f->cfg_err && f->cfg.header_valid;
+}
+
+static bool cfg_full(const struct pci_func *f)
+{
+	return hdr_known(f) && !f->needs_root;
+}
+
+static char *empty_null(const char *s)
+{
+	return s && *s ? xstrdup(s) : NULL;
+}
+
+static char *cell(const struct pci_func *f, int col)
+{
+	char *s;
+
+	switch (col) {
+	case COL_BDF: return cell_str(f->bdf);
+	case COL_VENDOR_ID: return hdr_known(f) ? cell_fmt("%04x", f->cfg.vendor_id) : NULL;
+	case COL_DEVICE_ID: return hdr_known(f) ? cell_fmt("%04x", f->cfg.device_id) : NULL;
+	case COL_VENDOR: return hdr_known(f) ? pci_vendor_name(f->cfg.vendor_id) : NULL;
+	case COL_DEVICE:
+		if (!hdr_known(f))
+			return NULL;
+		s = pci_device_name(f->cfg.vendor_id, f->cfg.device_id);
+		return s ? s : cell_fmt("[%04x:%04x]", f->cfg.vendor_id, f->cfg.device_id);
+	case COL_TYPE: return cell_str(render_pcie_type(f));
+	case COL_TEE: return cfg_full(f) ? cell_bool(f->cfg.tee_io) : cell_str(f->needs_root ? "?" : NULL);
+	case COL_IDE:
+		s = render_ide_cap_text(f);
+		return s ? s : cell_str(f->needs_root ? "needs-root" : NULL);
+	case COL_DOE:
+		s = xstrdup("");
+		for (size_t i = 0; i < f->nr_doe_features; i++) {
+			char *next = xasprintf("%s%s%s", s, i ? "," : "", f->doe_features[i]);
+
+			free(s);
+			s = next;
+		}
+		return s;
+	case COL_TSMDIR: return cell_bool(f->tsm_dir);
+	case COL_CONNECTED: return empty_null(f->connect);
+	case COL_DSM: return empty_null(f->dsm);
+	case COL_BOUND: return empty_null(f->bound);
+	case COL_AUTH: return empty_null(f->authenticated);
+	case COL_LOCKED: return empty_null(f->lock);
+	case COL_ACCEPTED: return f->has_accept ? cell_bool(streq(f->accept, "1")) : NULL;
+	case COL_DRIVER: return cell_str(f->driver);
+	case COL_ROOT_PORT: return cell_str(f->root_port ? f->root_port->bdf : NULL);
+	case COL_HB: return cell_str(f->hb ? f->hb->name : NULL);
+	}
+	return NULL;
+}
+
+static bool dev_selected(const struct cmd_ctx *ctx, const struct pci_func *f)
+{
+	const char *tsm = f->connect && *f->connect ? f->connect :
+			  f->lock && *f->lock ? f->lock : NULL;
+
+	return f->listed && filter_match(&ctx->devices, f->bdf) &&
+	       filter_match(&ctx->tsms, tsm) &&
+	       filter_match(&ctx->hbs, f->hb ? f->hb->name : NULL);
+}
+
+static int run_devices(struct cmd_ctx *ctx)
+{
+	struct tsm_snapshot snap;
+	struct table *tb = NULL;
+	size_t shown = 0;
+	int rc = view_columns(ctx, dev_defaults, ARRAY_SIZE(dev_defaults));
+
+	if (rc >= 0)
+		return rc;
+	snapshot_scan(&snap, SCAN_TSMS | SCAN_HBS | (ctx->all ? SCAN_ALL_FUNCS : SCAN_DEVICES));
+	rc = filters_check(ctx, &snap);
+	if (rc >= 0) {
+		snapshot_free(&snap);
+		return rc;
+	}
+	if (ctx->out.json)
+		json_list_begin(stdout, "devices");
+	else
+		tb = table_new(&ctx->out, dev_columns);
+	for (size_t i = 0; i < snap.nr_funcs; i++) {
+		const struct pci_func *f = snap.funcs[i];
+		char *values[OUTPUT_MAX_COLUMNS];
+
+		if (!dev_selected(ctx, f))
+			continue;
+		shown++;
+		if (ctx->out.json) {
+			json_list_item(stdout, render_device_json(f));
+			continue;
+		}
+		for (size_t c = 0; c < ctx->out.ncols; c++)
+			values[c] = cell(f, ctx->out.cols[c]);
+		table_add_row(tb, values);
+	}
+	if (ctx->out.json)
+		json_list_end(stdout);
+	else
+		table_print_free(tb);
+	if (!shown && !filter_active(&ctx->devices) && !ctx->all)
+		explain_no_devices(&snap, "devices");
+	explain_needs_root(&snap, "devices");
+	snapshot_free(&snap);
+	return EXIT_OK;
+}
+
+static const int dev_opts[] = { OPT_ALL, OPT_DEVICE, OPT_TSM, OPT_HOST_BRIDGE, OPT_JSON,
+				OPT_OUTPUT, OPT_OUTPUT_ALL, OPT_LIST_COLUMNS, OPT_NOHEADINGS,
+				OPT_RAW, OPT_PAIRS, OPT_END };
+
+const struct cmd_def cmd_devices = {
+	.name = "devices",
+	.summary = "list TSM-capable PCI functions",
+	.description = "List PCI functions with the tsm/ attribute group (connectable device\n"
+		       "security managers and their dependent functions), or with --all every\n"
+		       "PCIe function whose config space shows IDE or TEE-IO",
+	.opts = dev_opts,
+	.cols = dev_columns,
+	.ncols = ARRAY_SIZE(dev_columns),
+	.run = run_devices,
+};

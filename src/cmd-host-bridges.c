@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tsmctl host-bridges: stream pools and links per host bridge. */
+#include <stdlib.h>
+
+#include <libsmartcols.h>
+
+#include "tsmctl/cli.h"
+#include "tsmctl/snapshot.h"
+#include "tsmctl/util.h"
+
+enum { COL_NAME, COL_DOMAIN, COL_BUS, COL_AVAILABLE, COL_NSTREAMS, COL_STREAMS, COL_TSM };
+
+static const struct column hb_columns[] = {
+	[COL_NAME] = { "NAME", 10, 0, "host bridge device name" },
+	[COL_DOMAIN] = { "DOMAIN", 4, 0, "PCI domain" },
+	[COL_BUS] = { "BUS", 2, 0, "root bus" },
+	[COL_AVAILABLE] = { "AVAILABLE", 3, SCOLS_FL_RIGHT, "available_secure_streams" },
+	[COL_NSTREAMS] = { "NSTREAMS", 3, SCOLS_FL_RIGHT, "stream links in use" },
+	[COL_STREAMS] = { "STREAMS", 20, 0, "stream link names" },
+	[COL_TSM] = { "TSM", 5, 0, "TSM whose streams use this host bridge" },
+};
+
+static const int hb_defaults[] = { COL_NAME, COL_AVAILABLE, COL_NSTREAMS, COL_STREAMS, COL_TSM };
+
+static char *cell(const struct host_bridge *hb, int col)
+{
+	char *s;
+
+	switch (col) {
+	case COL_NAME: return cell_str(hb->name);
+	case COL_DOMAIN: return cell_fmt("%04x", hb->domain);
+	case COL_BUS: return cell_fmt("%02x", hb->bus);
+	case COL_AVAILABLE:
+		return hb->available_streams >= 0 ? cell_fmt("%lld", hb->available_streams) : NULL;
+	case COL_NSTREAMS: return cell_fmt("%zu", hb->nr_streams);
+	case COL_STREAMS:
+		s = xstrdup("");
+		for (size_t i = 0; i < hb->nr_streams; i++) {
+			char *next = xasprintf("%s%s%s", s, i ? "," : "", hb->streams[i]->name);
+
+			free(s);
+			s = next;
+		}
+		return s;
+	case COL_TSM: return cell_str(hb->tsm ? hb->tsm->name : NULL);
+	}
+	return NULL;
+}
+
+static struct json_object *hb_json(const struct host_bridge *hb)
+{
+	struct json_object *o = json_object_new_object(), *arr = json_object_new_array();
+
+	for (size_t i = 0; i < hb->nr_streams; i++)
+		json_object_array_add(arr, js_str(hb->streams[i]->name));
+	json_object_object_add(o, "name", js_str(hb->name));
+	json_object_object_add(o, "domain", js_u64(hb->domain));
+	json_object_object_add(o, "bus", js_u64(hb->bus));
+	json_object_object_add(o, "available_secure_streams", js_num(hb->available_streams));
+	json_object_object_add(o, "streams", arr);
+	json_object_object_add(o, "tsm", js_str(hb->tsm ? hb->tsm->name : NULL));
+	return o;
+}
+
+static int run_host_bridges(struct cmd_ctx *ctx)
+{
+	struct tsm_snapshot snap;
+	struct table *tb = NULL;
+	int rc = view_columns(ctx, hb_defaults, ARRAY_SIZE(hb_defaults));
+
+	if (rc >= 0)
+		return rc;
+	snapshot_scan(&snap, SCAN_TSMS | SCAN_STREAMS);
+	rc = filters_check(ctx, &snap);
+	if (rc >= 0) {
+		snapshot_free(&snap);
+		return rc;
+	}
+	if (ctx->out.json)
+		json_list_begin(stdout, "host_bridges");
+	else
+		tb = table_new(&ctx->out, hb_columns);
+	for (size_t i = 0; i < snap.nr_hbs; i++) {
+		const struct host_bridge *hb = snap.hbs[i];
+		char *values[OUTPUT_MAX_COLUMNS];
+
+		if (!filter_match(&ctx->hbs, hb->name) ||
+		    !filter_match(&ctx->tsms, hb->tsm ? hb->tsm->name : NULL))
+			continue;
+		if (ctx->out.json) {
+			json_list_item(stdout, hb_json(hb));
+			continue;
+		}
+		for (size_t c = 0; c < ctx->out.ncols; c++)
+			values[c] = cell(hb, ctx->out.cols[c]);
+		table_add_row(tb, values);
+	}
+	if (ctx->out.json)
+		json_list_end(stdout);
+	else
+		table_print_free(tb);
+	if (!snap.nr_hbs)
+		fprintf(stderr, "tsmctl host-bridges: no PCI host bridge (pciDDDD:BB) found below "
+			"/sys/devices\n");
+	snapshot_free(&snap);
+	return EXIT_OK;
+}
+
+static const int hb_opts[] = { OPT_TSM, OPT_HOST_BRIDGE, OPT_JSON, OPT_OUTPUT, OPT_OUTPUT_ALL,
+			       OPT_LIST_COLUMNS, OPT_NOHEADINGS, OPT_RAW, OPT_PAIRS, OPT_END };
+
+const struct cmd_def cmd_host_bridges = {
+	.name = "host-bridges",
+	.summary = "list host bridges with their IDE stream pools",
+	.description = "List PCI host bridges with available_secure_streams, the stream links\n"
+		       "they hold and the TSM using them",
+	.opts = hb_opts,
+	.cols = hb_columns,
+	.ncols = ARRAY_SIZE(hb_columns),
+	.run = run_host_bridges,
+};

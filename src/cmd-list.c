@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tsmctl list: the TSMs. */
+#include <stdlib.h>
+
+#include <libsmartcols.h>
+
+#include "tsmctl/cli.h"
+#include "tsmctl/explain.h"
+#include "tsmctl/snapshot.h"
+#include "tsmctl/util.h"
+
+enum { COL_NAME, COL_ID, COL_MODE, COL_PROVIDER, COL_DRIVER, COL_MODULE,
+       COL_DEVICES, COL_STREAMS, COL_HBS };
+
+static const struct column list_columns[] = {
+	[COL_NAME] = { "NAME", 6, 0, "TSM class device name" },
+	[COL_ID] = { "ID", 3, SCOLS_FL_RIGHT, "TSM number" },
+	[COL_MODE] = { "MODE", 6, 0, "pci_mode: link (host) or devsec (guest); empty on v6.19" },
+	[COL_PROVIDER] = { "PROVIDER", 14, 0, "device that registered the TSM" },
+	[COL_DRIVER] = { "DRIVER", 8, 0, "provider's driver" },
+	[COL_MODULE] = { "MODULE", 8, 0, "provider driver's module" },
+	[COL_DEVICES] = { "DEVICES", 3, SCOLS_FL_RIGHT, "devices connected to the TSM" },
+	[COL_STREAMS] = { "STREAMS", 3, SCOLS_FL_RIGHT, "IDE streams of connected devices" },
+	[COL_HBS] = { "HOST-BRIDGES", 14, 0, "host bridges carrying its streams" },
+};
+
+static const int list_defaults[] = { COL_NAME, COL_MODE, COL_PROVIDER, COL_DRIVER,
+				     COL_DEVICES, COL_STREAMS, COL_HBS };
+
+/* Host bridges with this TSM's streams, from the proposed links and the streams themselves. */
+static size_t tsm_host_bridges(const struct tsm_snapshot *snap, const struct tsm *t,
+			       const char **out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < snap->nr_hbs; i++) {
+		const struct host_bridge *hb = snap->hbs[i];
+		bool used = hb->tsm == t;
+
+		for (size_t j = 0; j < hb->nr_streams && !used; j++)
+			used = hb->streams[j]->tsm == t;
+		if (used)
+			out[n++] = hb->name;
+	}
+	return n;
+}
+
+static char *cell(const struct tsm_snapshot *snap, const struct tsm *t, int col)
+{
+	const char **hbs;
+	size_t n;
+	char *s;
+
+	switch (col) {
+	case COL_NAME: return cell_str(t->name);
+	case COL_ID: return cell_fmt("%d", t->id);
+	case COL_MODE: return cell_str(t->mode);
+	case COL_PROVIDER: return cell_str(t->provider);
+	case COL_DRIVER: return cell_str(t->driver);
+	case COL_MODULE: return cell_str(t->module);
+	case COL_DEVICES: return cell_fmt("%zu", t->connected_devices);
+	case COL_STREAMS: return cell_fmt("%zu", t->nr_streams);
+	case COL_HBS:
+		hbs = xcalloc(snap->nr_hbs + 1, sizeof(*hbs));
+		n = tsm_host_bridges(snap, t, hbs);
+		s = xstrdup("");
+		for (size_t i = 0; i < n; i++) {
+			char *next = xasprintf("%s%s%s", s, i ? "," : "", hbs[i]);
+
+			free(s);
+			s = next;
+		}
+		free(hbs);
+		return s;
+	}
+	return NULL;
+}
+
+static struct json_object *tsm_json(const struct tsm_snapshot *snap, const struct tsm *t)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *arr = json_object_new_array();
+	const char **hbs = xcalloc(snap->nr_hbs + 1, sizeof(*hbs));
+	size_t n = tsm_host_bridges(snap, t, hbs);
+
+	json_object_object_add(o, "name", js_str(t->name));
+	json_object_object_add(o, "id", json_object_new_int(t->id));
+	json_object_object_add(o, "mode", js_str(t->mode));
+	json_object_object_add(o, "provider", js_str(t->provider));
+	json_object_object_add(o, "driver", js_str(t->driver));
+	json_object_object_add(o, "module", js_str(t->module));
+	json_object_object_add(o, "connected_devices", js_u64(t->connected_devices));
+	json_object_object_add(o, "streams", js_u64(t->nr_streams));
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(arr, js_str(hbs[i]));
+	json_object_object_add(o, "host_bridges", arr);
+	free(hbs);
+	return o;
+}
+
+static int run_list(struct cmd_ctx *ctx)
+{
+	struct tsm_snapshot snap;
+	struct table *tb = NULL;
+	size_t shown = 0;
+	int rc = view_columns(ctx, list_defaults, ARRAY_SIZE(list_defaults));
+
+	if (rc >= 0)
+		return rc;
+	snapshot_scan(&snap, SCAN_TSMS | SCAN_STREAMS | SCAN_DEVICES);
+	for (size_t i = 0; i < ctx->tsms.n; i++) {
+		if (!snapshot_find_tsm(&snap, ctx->tsms.v[i])) {
+			fprintf(stderr, "tsmctl list: %s: no such TSM\n", ctx->tsms.v[i]);
+			snapshot_free(&snap);
+			return EXIT_FAIL;
+		}
+	}
+	if (ctx->out.json)
+		json_list_begin(stdout, "tsms");
+	else
+		tb = table_new(&ctx->out, list_columns);
+	for (size_t i = 0; i < snap.nr_tsms; i++) {
+		const struct tsm *t = snap.tsms[i];
+		char *values[OUTPUT_MAX_COLUMNS];
+
+		if (!filter_match(&ctx->tsms, t->name))
+			continue;
+		shown++;
+		if (ctx->out.json) {
+			json_list_item(stdout, tsm_json(&snap, t));
+			continue;
+		}
+		for (size_t c = 0; c < ctx->out.ncols; c++)
+			values[c] = cell(&snap, t, ctx->out.cols[c]);
+		table_add_row(tb, values);
+	}
+	if (ctx->out.json)
+		json_list_end(stdout);
+	else
+		table_print_free(tb);
+	if (!snap.nr_tsms)
+		explain_no_tsm(&snap, "list");
+	(void)shown;
+	snapshot_free(&snap);
+	return EXIT_OK;
+}
+
+static const int list_opts[] = { OPT_TSM, OPT_JSON, OPT_OUTPUT, OPT_OUTPUT_ALL, OPT_LIST_COLUMNS,
+				 OPT_NOHEADINGS, OPT_RAW, OPT_PAIRS, OPT_END };
+
+const struct cmd_def cmd_list = {
+	.name = "list",
+	.summary = "list the TEE Security Managers (TSMs)",
+	.description = "List the TEE Security Managers registered in /sys/class/tsm, with their\n"
+		       "mode, provider device, driver, and the devices and IDE streams they manage",
+	.opts = list_opts,
+	.cols = list_columns,
+	.ncols = ARRAY_SIZE(list_columns),
+	.run = run_list,
+};

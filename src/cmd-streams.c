@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tsmctl streams: every streamH.R.E link with both partners' Selective IDE registers. */
+#include <stdlib.h>
+
+#include <libsmartcols.h>
+
+#include "tsmctl/cli.h"
+#include "tsmctl/explain.h"
+#include "tsmctl/render.h"
+#include "tsmctl/snapshot.h"
+#include "tsmctl/util.h"
+
+enum { COL_HB, COL_NAME, COL_ID, COL_TSM, COL_EP, COL_EP_STATE, COL_RP, COL_RP_STATE,
+       COL_EP_BLOCK, COL_RP_BLOCK, COL_ALG, COL_TC, COL_IDE_FAIL, COL_EP_RID, COL_RP_RID,
+       COL_EP_ADDR, COL_RP_ADDR };
+
+static const struct column stream_columns[] = {
+	[COL_HB] = { "HOST-BRIDGE", 10, 0, "host bridge holding the stream link" },
+	[COL_NAME] = { "NAME", 11, 0, "link name streamH.R.E" },
+	[COL_ID] = { "ID", 3, SCOLS_FL_RIGHT, "Stream ID (endpoint control register)" },
+	[COL_TSM] = { "TSM", 5, 0, "TSM the endpoint is connected to" },
+	[COL_EP] = { "ENDPOINT", 12, 0, "endpoint (E side)" },
+	[COL_EP_STATE] = { "EP-STATE", 8, 0, "endpoint Selective block state" },
+	[COL_RP] = { "ROOT-PORT", 12, 0, "root port (R side)" },
+	[COL_RP_STATE] = { "RP-STATE", 8, 0, "root port Selective block state" },
+	[COL_EP_BLOCK] = { "E", 2, SCOLS_FL_RIGHT, "Selective block index in the endpoint" },
+	[COL_RP_BLOCK] = { "R", 2, SCOLS_FL_RIGHT, "Selective block index in the root port" },
+	[COL_ALG] = { "ALGORITHM", 10, 0, "algorithm (endpoint)" },
+	[COL_TC] = { "TC", 2, SCOLS_FL_RIGHT, "traffic class (endpoint)" },
+	[COL_IDE_FAIL] = { "IDE-FAIL", 6, 0, "IDE_FAIL bit on either partner" },
+	[COL_EP_RID] = { "EP-RID", 11, 0, "endpoint RID association base-limit" },
+	[COL_RP_RID] = { "RP-RID", 11, 0, "root port RID association base-limit" },
+	[COL_EP_ADDR] = { "EP-ADDR", 20, 0, "endpoint address association ranges" },
+	[COL_RP_ADDR] = { "RP-ADDR", 20, 0, "root port address association ranges" },
+};
+
+static const int stream_defaults[] = { COL_HB, COL_NAME, COL_ID, COL_TSM, COL_EP, COL_EP_STATE,
+				       COL_RP, COL_RP_STATE };
+static const int stream_verbose[] = { COL_HB, COL_NAME, COL_ID, COL_TSM, COL_EP, COL_EP_STATE,
+				      COL_RP, COL_RP_STATE, COL_EP_RID, COL_RP_RID, COL_EP_ADDR,
+				      COL_RP_ADDR };
+
+static char *rid_text(const struct ide_sel_stream *b)
+{
+	if (!b)
+		return NULL;
+	return xasprintf("%04x-%04x%s", b->rid_base, b->rid_limit, b->rid_valid ? "" : "(invalid)");
+}
+
+static char *addr_text(const struct ide_sel_stream *b)
+{
+	char *s;
+
+	if (!b)
+		return NULL;
+	s = xstrdup("");
+	for (unsigned int i = 0; i < b->nr_addr; i++) {
+		char *next;
+
+		if (!b->addr[i].valid)
+			continue;
+		next = xasprintf("%s%s%#llx-%#llx", s, *s ? "," : "",
+				 (unsigned long long)b->addr[i].base,
+				 (unsigned long long)b->addr[i].limit);
+		free(s);
+		s = next;
+	}
+	return s;
+}
+
+static char *cell(const struct ide_stream *s, int col)
+{
+	const struct ide_sel_stream *ep = stream_partner_block(s, true);
+	const struct ide_sel_stream *rp = stream_partner_block(s, false);
+
+	switch (col) {
+	case COL_HB: return cell_str(s->hb->name);
+	case COL_NAME: return cell_str(s->name);
+	case COL_ID: return ep ? cell_fmt("%u", ep->regs.stream_id) : NULL;
+	case COL_TSM:
+		return s->endpoint && s->endpoint->connect && *s->endpoint->connect ?
+		       cell_str(s->endpoint->connect) : NULL;
+	case COL_EP: return cell_str(s->endpoint ? s->endpoint->bdf : s->target ? s->target : "?");
+	case COL_EP_STATE: return render_partner_state(s, true);
+	case COL_RP: return cell_str(s->root_port ? s->root_port->bdf : NULL);
+	case COL_RP_STATE: return render_partner_state(s, false);
+	case COL_EP_BLOCK: return cell_fmt("%u", s->e);
+	case COL_RP_BLOCK: return cell_fmt("%u", s->r);
+	case COL_ALG: return ep ? cell_str(ide_algorithm_name(ep->regs.algorithm)) : NULL;
+	case COL_TC: return ep ? cell_fmt("%u", ep->regs.tc) : NULL;
+	case COL_IDE_FAIL:
+		if (!ep && !rp)
+			return NULL;
+		return cell_bool((ep && ep->regs.ide_fail) || (rp && rp->regs.ide_fail));
+	case COL_EP_RID: return rid_text(ep);
+	case COL_RP_RID: return rid_text(rp);
+	case COL_EP_ADDR: return addr_text(ep);
+	case COL_RP_ADDR: return addr_text(rp);
+	}
+	return NULL;
+}
+
+static bool stream_selected(const struct cmd_ctx *ctx, const struct ide_stream *s)
+{
+	bool dev = filter_match(&ctx->devices, s->endpoint ? s->endpoint->bdf : NULL) ||
+		   (s->root_port && filter_match(&ctx->devices, s->root_port->bdf));
+
+	return dev && filter_match(&ctx->hbs, s->hb->name) &&
+	       filter_match(&ctx->tsms, s->endpoint ? s->endpoint->connect : NULL);
+}
+
+static int run_streams(struct cmd_ctx *ctx)
+{
+	struct tsm_snapshot snap;
+	struct table *tb = NULL;
+	size_t shown = 0;
+	int rc;
+
+	if (ctx->verbose)
+		rc = view_columns(ctx, stream_verbose, ARRAY_SIZE(stream_verbose));
+	else
+		rc = view_columns(ctx, stream_defaults, ARRAY_SIZE(stream_defaults));
+	if (rc >= 0)
+		return rc;
+	snapshot_scan(&snap, SCAN_TSMS | SCAN_STREAMS);
+	rc = filters_check(ctx, &snap);
+	if (rc >= 0) {
+		snapshot_free(&snap);
+		return rc;
+	}
+	if (ctx->out.json)
+		json_list_begin(stdout, "streams");
+	else
+		tb = table_new(&ctx->out, stream_columns);
+	for (size_t i = 0; i < snap.nr_streams; i++) {
+		const struct ide_stream *s = snap.streams[i];
+		char *values[OUTPUT_MAX_COLUMNS];
+
+		if (!stream_selected(ctx, s))
+			continue;
+		shown++;
+		if (ctx->out.json) {
+			json_list_item(stdout, render_stream_json(s));
+			continue;
+		}
+		for (size_t c = 0; c < ctx->out.ncols; c++)
+			values[c] = cell(s, ctx->out.cols[c]);
+		table_add_row(tb, values);
+	}
+	if (ctx->out.json)
+		json_list_end(stdout);
+	else
+		table_print_free(tb);
+	if (!snap.nr_streams) {
+		if (!snap.nr_tsms)
+			explain_no_tsm(&snap, "streams");
+		else
+			fprintf(stderr, "tsmctl streams: no IDE stream links on any host bridge: "
+				"no device is connected (see 'tsmctl devices')\n");
+	}
+	explain_needs_root(&snap, "streams");
+	(void)shown;
+	snapshot_free(&snap);
+	return EXIT_OK;
+}
+
+static const int stream_opts[] = { OPT_DEVICE, OPT_TSM, OPT_HOST_BRIDGE, OPT_JSON, OPT_OUTPUT,
+				   OPT_OUTPUT_ALL, OPT_LIST_COLUMNS, OPT_NOHEADINGS, OPT_RAW,
+				   OPT_PAIRS, OPT_END };
+
+const struct cmd_def cmd_streams = {
+	.name = "streams",
+	.summary = "list IDE streams with both partners' registers",
+	.description = "List every streamH.R.E link on every host bridge, matched to its endpoint\n"
+		       "and root port, with the Selective IDE registers of both partners decoded\n"
+		       "(block E in the endpoint, block R in the root port); -v adds RID and address\n"
+		       "association ranges",
+	.opts = stream_opts,
+	.cols = stream_columns,
+	.ncols = ARRAY_SIZE(stream_columns),
+	.run = run_streams,
+};

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libkmod.h>
+
+#include "tsmctl/explain.h"
+#include "tsmctl/sysfs.h"
+#include "tsmctl/util.h"
+
+static const struct {
+	const char *name, *what;
+} providers[] = {
+	{ "ccp", "AMD SEV-TIO" },
+	{ "tdx_host", "Intel TDX Connect" },
+};
+
+/* libkmod only knows the running system's modules: ask it on a live host only. */
+static int kmod_available(struct kmod_ctx *kctx, const char *name)
+{
+	struct kmod_list *list = NULL;
+	int found;
+
+	if (!kctx)
+		return -1;
+	if (kmod_module_new_from_lookup(kctx, name, &list) < 0)
+		return -1;
+	found = list != NULL;
+	kmod_module_unref_list(list);
+	return found;
+}
+
+size_t provider_modules(struct module_state *out, size_t max)
+{
+	struct kmod_ctx *kctx = sysfs_is_live() ? kmod_new(NULL, NULL) : NULL;
+	size_t n = 0;
+
+	if (kctx && kmod_load_resources(kctx) < 0) {
+		kmod_unref(kctx);
+		kctx = NULL;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(providers) && n < max; i++, n++) {
+		char *dir = path_join("sys/module", providers[i].name);
+		char *init = path_join(dir, "initstate"), *state = NULL;
+
+		out[n] = (struct module_state){ .name = providers[i].name, .what = providers[i].what };
+		if (!sysfs_read_text(init, &state))
+			out[n].loaded = streq(state, "live") || streq(state, "coming");
+		else if (sysfs_exists(dir))
+			out[n].builtin = true;
+		out[n].available = (out[n].loaded || out[n].builtin) ? 1 :
+				   kmod_available(kctx, providers[i].name);
+		free(state);
+		free(init);
+		free(dir);
+	}
+	if (kctx)
+		kmod_unref(kctx);
+	return n;
+}
+
+char *provider_modules_summary(void)
+{
+	struct module_state m[ARRAY_SIZE(providers)];
+	size_t n = provider_modules(m, ARRAY_SIZE(m));
+	char *s = xstrdup("");
+
+	for (size_t i = 0; i < n; i++) {
+		const char *state = m[i].loaded ? "loaded" : m[i].builtin ? "built in" :
+				    m[i].available == 1 ? "not loaded (available)" :
+				    m[i].available == 0 ? "not available" : "not loaded";
+		char *next = xasprintf("%s%s%s (%s): %s", s, i ? "; " : "", m[i].name,
+				       m[i].what, state);
+
+		free(s);
+		s = next;
+	}
+	return s;
+}
+
+void explain_no_tsm(const struct tsm_snapshot *snap, const char *cmd)
+{
+	char *mods = provider_modules_summary();
+
+	if (!snap->have_tsm_class)
+		fprintf(stderr, "tsmctl %s: no %s/sys/class/tsm: the kernel lacks PCI TSM support "
+			"(CONFIG_PCI_TSM) or no TSM provider module is loaded [%s]\n",
+			cmd, sysfs_is_live() ? "" : sysfs_root_path(), mods);
+	else
+		fprintf(stderr, "tsmctl %s: no TSM registered in /sys/class/tsm; "
+			"the provider has not come up [%s]\n", cmd, mods);
+	free(mods);
+}
+
+void explain_no_devices(const struct tsm_snapshot *snap, const char *cmd)
+{
+	if (!snap->nr_tsms) {
+		explain_no_tsm(snap, cmd);
+		return;
+	}
+	fprintf(stderr, "tsmctl %s: no PCI function has a tsm/ directory yet: none is a "
+		"TEE-IO/IDE-capable function 0 accepted by a link TSM (try --all)\n", cmd);
+}
+
+void explain_needs_root(const struct tsm_snapshot *snap, const char *cmd)
+{
+	if (snap->any_needs_root)
+		fprintf(stderr, "tsmctl %s: config space past 64 bytes needs root: IDE and TEE "
+			"fields are unknown (null), not absent\n", cmd);
+}

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <libsmartcols.h>
+
+#include "tsmctl/output.h"
+#include "tsmctl/util.h"
+
+static int column_by_name(const struct column *cols, size_t ncols, const char *name, size_t len)
+{
+	for (size_t i = 0; i < ncols; i++)
+		if (strlen(cols[i].name) == len && !strncasecmp(cols[i].name, name, len))
+			return (int)i;
+	return -1;
+}
+
+static int add_column(struct output_opts *o, int id)
+{
+	if (o->ncols >= OUTPUT_MAX_COLUMNS)
+		return -E2BIG;
+	o->cols[o->ncols++] = id;
+	return 0;
+}
+
+int columns_select(struct output_opts *o, const struct column *cols, size_t ncols,
+		   const int *defaults, size_t ndefaults, const char *arg, bool all)
+{
+	const char *p = arg;
+
+	o->ncols = 0;
+	if (all) {
+		for (size_t i = 0; i < ncols; i++)
+			add_column(o, (int)i);
+		return 0;
+	}
+	if (!arg || *arg == '+') {
+		for (size_t i = 0; i < ndefaults; i++)
+			add_column(o, defaults[i]);
+		if (!arg)
+			return 0;
+		p++;
+	}
+	while (*p) {
+		size_t len = strcspn(p, ", ");
+		int id;
+
+		if (len) {
+			id = column_by_name(cols, ncols, p, len);
+			if (id < 0) {
+				fprintf(stderr, "tsmctl: unknown column: %.*s\n", (int)len, p);
+				return -EINVAL;
+			}
+			if (add_column(o, id)) {
+				fprintf(stderr, "tsmctl: too many columns\n");
+				return -EINVAL;
+			}
+		}
+		p += len;
+		p += strspn(p, ", ");
+	}
+	if (!o->ncols) {
+		fprintf(stderr, "tsmctl: no columns given\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void columns_print_help(FILE *out, const struct column *cols, size_t ncols)
+{
+	for (size_t i = 0; i < ncols; i++)
+		fprintf(out, "%16s  %s\n", cols[i].name, cols[i].help);
+}
+
+struct table {
+	struct libscols_table *tb;
+	size_t ncols;
+};
+
+struct table *table_new(const struct output_opts *o, const struct column *cols)
+{
+	struct table *t = xcalloc(1, sizeof(*t));
+
+	scols_init_debug(0);
+	t->tb = scols_new_table();
+	if (!t->tb) {
+		fputs("tsmctl: out of memory\n", stderr);
+		abort();
+	}
+	t->ncols = o->ncols;
+	scols_table_enable_raw(t->tb, o->raw);
+	scols_table_enable_export(t->tb, o->pairs);
+	scols_table_enable_noheadings(t->tb, o->noheadings);
+	for (size_t i = 0; i < o->ncols; i++) {
+		const struct column *c = &cols[o->cols[i]];
+
+		if (!scols_table_new_column(t->tb, c->name, c->whint, c->flags)) {
+			fputs("tsmctl: out of memory\n", stderr);
+			abort();
+		}
+	}
+	return t;
+}
+
+/* Control characters in table cells are shown escaped, never sent to the terminal. */
+static char *escape_cell(char *s)
+{
+	size_t n = 0, len;
+	char *out, *q;
+
+	if (!s)
+		return NULL;
+	for (const char *p = s; *p; p++)
+		n += ((unsigned char)*p < 0x20 || *p == 0x7f) ? 4 : 1;
+	len = strlen(s);
+	if (n == len)
+		return s;
+	out = q = xmalloc(n + 1);
+	for (const char *p = s; *p; p++) {
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			q += sprintf(q, "\\x%02x", (unsigned char)*p);
+		else
+			*q++ = *p;
+	}
+	*q = '\0';
+	free(s);
+	return out;
+}
+
+void table_add_row(struct table *t, char **values)
+{
+	struct libscols_line *ln = scols_table_new_line(t->tb, NULL);
+
+	if (!ln) {
+		fputs("tsmctl: out of memory\n", stderr);
+		abort();
+	}
+	for (size_t i = 0; i < t->ncols; i++) {
+		char *v = escape_cell(values[i]);
+
+		if (v && scols_line_refer_data(ln, i, v))
+			free(v);
+		values[i] = NULL;
+	}
+}
+
+int table_print_free(struct table *t)
+{
+	int rc = scols_print_table(t->tb);
+
+	scols_unref_table(t->tb);
+	free(t);
+	return rc;
+}
+
+void json_list_begin(FILE *out, const char *name)
+{
+	fprintf(out, "{\n  \"schema_version\": 1,\n  \"%s\": [", name);
+}
+
+static bool json_first_item = true;
+
+void json_list_item(FILE *out, struct json_object *item)
+{
+	const char *s = json_object_to_json_string_ext(item,
+			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+			JSON_C_TO_STRING_NOSLASHESCAPE);
+
+	fputs(json_first_item ? "\n    " : ",\n    ", out);
+	json_first_item = false;
+	for (; *s; s++) {
+		fputc(*s, out);
+		if (*s == '\n')
+			fputs("    ", out);
+	}
+	json_object_put(item);
+}
+
+void json_list_end(FILE *out)
+{
+	fputs(json_first_item ? "]\n}\n" : "\n  ]\n}\n", out);
+	json_first_item = true;
+}
+
+/* Length of the valid UTF-8 sequence at p, or 0 (RFC 3629: no overlongs, no surrogates). */
+static size_t utf8_seq(const unsigned char *p)
+{
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		return (p[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		if ((p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80)
+			return 0;
+		if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f))
+			return 0;
+		return 3;
+	}
+	if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		if ((p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 || (p[3] & 0xc0) != 0x80)
+			return 0;
+		if ((p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] > 0x8f))
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+struct json_object *js_str(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	struct json_object *obj;
+	size_t len, n = 0;
+	char *clean;
+
+	if (!s)
+		return NULL;
+	len = strlen(s);
+	clean = xmalloc(len * 3 + 1);
+	while (*p) {
+		size_t k = utf8_seq(p);
+
+		if (k) {
+			memcpy(clean + n, p, k);
+			n += k;
+			p += k;
+		} else {
+			/* json-c passes raw bytes through: replace what is not UTF-8. */
+			memcpy(clean + n, "\xef\xbf\xbd", 3);
+			n += 3;
+			p++;
+		}
+	}
+	clean[n] = '\0';
+	obj = json_object_new_string_len(clean, (int)n);
+	free(clean);
+	return obj;
+}
+
+struct json_object *js_u64(unsigned long long v)
+{
+	return json_object_new_uint64(v);
+}
+
+struct json_object *js_num(long long v)
+{
+	return v < 0 ? NULL : json_object_new_int64(v);
+}
+
+struct json_object *js_bool(bool v)
+{
+	return json_object_new_boolean(v);
+}
+
+struct json_object *js_strv(char **v, size_t n)
+{
+	struct json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(arr, js_str(v[i]));
+	return arr;
+}
+
+char *cell_str(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+char *cell_fmt(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	if (vasprintf(&p, fmt, ap) < 0) {
+		fputs("tsmctl: out of memory\n", stderr);
+		abort();
+	}
+	va_end(ap);
+	return p;
+}
+
+char *cell_bool(bool v)
+{
+	return xstrdup(v ? "yes" : "no");
+}

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <stdlib.h>
+
+#include "tsmctl/output.h"
+#include "tsmctl/pci.h"
+#include "tsmctl/render.h"
+#include "tsmctl/util.h"
+
+/* Config space decoded far enough to trust fields past the header. */
+static bool cfg_known(const struct pci_func *f)
+{
+	return f && f->cfg_read && !f->cfg_err && !f->needs_root && f->cfg.header_valid;
+}
+
+const char *render_pcie_type(const struct pci_func *f)
+{
+	if (!cfg_known(f))
+		return NULL;
+	return f->cfg.pcie_type == PCIE_TYPE_NONE ? "pci" : pcie_type_name(f->cfg.pcie_type);
+}
+
+struct json_object *render_ide_cap_json(const struct pci_func *f)
+{
+	const struct ide_cap *ide = &f->cfg.ide;
+	struct json_object *o, *flags, *algs;
+	static const struct { size_t off; const char *name; } bits[] = {
+		{ offsetof(struct ide_cap, link_ide), "link_ide" },
+		{ offsetof(struct ide_cap, selective_ide), "selective_ide" },
+		{ offsetof(struct ide_cap, flow_through), "flow_through" },
+		{ offsetof(struct ide_cap, partial_header), "partial_header" },
+		{ offsetof(struct ide_cap, aggregation), "aggregation" },
+		{ offsetof(struct ide_cap, pcrc), "pcrc" },
+		{ offsetof(struct ide_cap, ide_km), "ide_km" },
+		{ offsetof(struct ide_cap, sel_cfg), "selective_cfg" },
+		{ offsetof(struct ide_cap, tee_limited), "tee_limited" },
+		{ offsetof(struct ide_cap, xt), "xt" },
+	};
+
+	if (!cfg_known(f) || !ide->present)
+		return NULL;
+	o = json_object_new_object();
+	flags = json_object_new_array();
+	algs = json_object_new_array();
+	for (size_t i = 0; i < ARRAY_SIZE(bits); i++)
+		if (*(const bool *)((const char *)ide + bits[i].off))
+			json_object_array_add(flags, js_str(bits[i].name));
+	if (ide_algorithm_name(ide->algorithms))
+		json_object_array_add(algs, js_str(ide_algorithm_name(ide->algorithms)));
+	json_object_object_add(o, "link_ide", js_bool(ide->link_ide));
+	json_object_object_add(o, "selective_streams", js_u64(ide->sel_streams));
+	json_object_object_add(o, "link_tcs", js_u64(ide->link_tcs));
+	json_object_object_add(o, "flags", flags);
+	json_object_object_add(o, "algorithms", algs);
+	json_object_object_add(o, "malformed", js_bool(f->cfg.malformed & (CFG_MAL_IDE_BLOCKS |
+					CFG_MAL_CAP_TRUNCATED)));
+	return o;
+}
+
+char *render_ide_cap_text(const struct pci_func *f)
+{
+	const struct ide_cap *ide = &f->cfg.ide;
+
+	if (!cfg_known(f))
+		return NULL;
+	if (!ide->present)
+		return xstrdup("-");
+	if (ide->link_ide && ide->selective_ide)
+		return xasprintf("link:%u,sel:%u", ide->link_tcs, ide->sel_streams);
+	if (ide->selective_ide)
+		return xasprintf("sel:%u", ide->sel_streams);
+	return ide->link_ide ? xasprintf("link:%u", ide->link_tcs) : xstrdup("none");
+}
+
+static struct json_object *opt_str(bool present, const char *v)
+{
+	/* An attribute that exists but is empty is "" only for connect-like files: null. */
+	return present && v && *v ? js_str(v) : NULL;
+}
+
+struct json_object *render_device_json(const struct pci_func *f)
+{
+	struct json_object *o = json_object_new_object();
+	bool known = cfg_known(f);
+	bool hdr = f->cfg_read && !f->cfg_err && f->cfg.header_valid;
+	char *vendor = hdr ? pci_vendor_name(f->cfg.vendor_id) : NULL;
+	char *device = hdr ? pci_device_name(f->cfg.vendor_id, f->cfg.device_id) : NULL;
+
+	json_object_object_add(o, "bdf", js_str(f->bdf));
+	json_object_object_add(o, "vendor_id", hdr ? js_u64(f->cfg.vendor_id) : NULL);
+	json_object_object_add(o, "device_id", hdr ? js_u64(f->cfg.device_id) : NULL);
+	json_object_object_add(o, "class", hdr ? js_u64(f->cfg.class_code) : NULL);
+	json_object_object_add(o, "vendor", js_str(vendor));
+	json_object_object_add(o, "device", js_str(device));
+	json_object_object_add(o, "pcie_type", js_str(render_pcie_type(f)));
+	json_object_object_add(o, "tee_io", known ? js_bool(f->cfg.tee_io) : NULL);
+	json_object_object_add(o, "ide", render_ide_cap_json(f));
+	json_object_object_add(o, "doe_features", js_strv(f->doe_features, f->nr_doe_features));
+	json_object_object_add(o, "tsm_dir", js_bool(f->tsm_dir));
+	json_object_object_add(o, "connected", opt_str(f->has_connect, f->connect));
+	json_object_object_add(o, "dsm", opt_str(f->has_dsm, f->dsm));
+	json_object_object_add(o, "bound", opt_str(f->has_bound, f->bound));
+	json_object_object_add(o, "authenticated", opt_str(f->has_authenticated, f->authenticated));
+	json_object_object_add(o, "locked", opt_str(f->has_lock, f->lock));
+	json_object_object_add(o, "accepted", f->has_accept && f->accept ?
+			       js_bool(streq(f->accept, "1")) : NULL);
+	json_object_object_add(o, "driver", js_str(f->driver));
+	json_object_object_add(o, "root_port", js_str(f->root_port ? f->root_port->bdf : NULL));
+	json_object_object_add(o, "host_bridge", js_str(f->hb ? f->hb->name : NULL));
+	json_object_object_add(o, "config_access", js_str(!f->cfg_read ? NULL :
+			       f->cfg_err ? "unreadable" : f->needs_root ? "needs_root" :
+			       f->cfg.malformed ? "malformed" : "full"));
+	free(vendor);
+	free(device);
+	return o;
+}
+
+const struct ide_sel_stream *stream_partner_block(const struct ide_stream *s, bool endpoint)
+{
+	const struct pci_func *f = endpoint ? s->endpoint : s->root_port;
+
+	if (!cfg_known(f))
+		return NULL;
+	return ide_sel_block(&f->cfg.ide, endpoint ? s->e : s->r);
+}
+
+char *render_state(const struct ide_sel_stream *b)
+{
+	const char *name;
+
+	if (!b)
+		return NULL;
+	name = ide_state_name(b->regs.state);
+	return name ? xstrdup(name) : xasprintf("reserved(%u)", b->regs.state);
+}
+
+char *render_partner_state(const struct ide_stream *s, bool endpoint)
+{
+	const struct pci_func *f = endpoint ? s->endpoint : s->root_port;
+	const struct ide_sel_stream *b = stream_partner_block(s, endpoint);
+
+	if (!f)
+		return xstrdup(s->dangling ? "dangling" : "unknown");
+	if (f->needs_root)
+		return xstrdup("needs-root");
+	if (!b)
+		return xstrdup("no-block");
+	if (!b->regs.enabled)
+		return xstrdup("disabled");
+	return render_state(b);
+}
+
+static struct json_object *partner_json(const struct ide_stream *s, bool endpoint)
+{
+	const struct pci_func *f = endpoint ? s->endpoint : s->root_port;
+	const struct ide_sel_stream *b = stream_partner_block(s, endpoint);
+	struct json_object *o = json_object_new_object();
+	struct json_object *rid = NULL, *addr = json_object_new_array();
+	const struct ide_stream_regs *r = b ? &b->regs : NULL;
+	char *state;
+
+	if (b) {
+		rid = json_object_new_object();
+		json_object_object_add(rid, "valid", js_bool(b->rid_valid));
+		json_object_object_add(rid, "base", js_u64(b->rid_base));
+		json_object_object_add(rid, "limit", js_u64(b->rid_limit));
+		json_object_object_add(rid, "segment", js_u64(b->rid_segment));
+		for (unsigned int i = 0; i < b->nr_addr; i++) {
+			struct json_object *a = json_object_new_object();
+
+			json_object_object_add(a, "valid", js_bool(b->addr[i].valid));
+			json_object_object_add(a, "base", js_u64(b->addr[i].base));
+			json_object_object_add(a, "limit", js_u64(b->addr[i].limit));
+			json_object_array_add(addr, a);
+		}
+	}
+	json_object_object_add(o, "bdf", js_str(f ? f->bdf : NULL));
+	json_object_object_add(o, "block", js_u64(endpoint ? s->e : s->r));
+	json_object_object_add(o, "enabled", r ? js_bool(r->enabled) : NULL);
+	state = render_state(b);
+	json_object_object_add(o, "state", js_str(state));
+	free(state);
+	json_object_object_add(o, "ide_fail", r ? js_bool(r->ide_fail) : NULL);
+	json_object_object_add(o, "stream_id", r ? js_u64(r->stream_id) : NULL);
+	json_object_object_add(o, "tc", r ? js_u64(r->tc) : NULL);
+	json_object_object_add(o, "algorithm", r ? js_str(ide_algorithm_name(r->algorithm)) : NULL);
+	json_object_object_add(o, "default_stream", b ? js_bool(b->default_stream) : NULL);
+	json_object_object_add(o, "tee_limited", b ? js_bool(b->tee_limited) : NULL);
+	json_object_object_add(o, "cfg_requests", b ? js_bool(b->cfg_requests) : NULL);
+	json_object_object_add(o, "pcrc", r ? js_bool(r->pcrc) : NULL);
+	json_object_object_add(o, "rid", rid);
+	json_object_object_add(o, "address", addr);
+	json_object_object_add(o, "needs_root", js_bool(f && f->needs_root));
+	return o;
+}
+
+struct json_object *render_stream_json(const struct ide_stream *s)
+{
+	struct json_object *o = json_object_new_object();
+	const struct ide_sel_stream *ep = stream_partner_block(s, true);
+
+	json_object_object_add(o, "name", js_str(s->name));
+	json_object_object_add(o, "host_bridge", js_str(s->hb->name));
+	json_object_object_add(o, "h", js_u64(s->h));
+	json_object_object_add(o, "r", js_u64(s->r));
+	json_object_object_add(o, "e", js_u64(s->e));
+	json_object_object_add(o, "stream_id", ep ? js_u64(ep->regs.stream_id) : NULL);
+	json_object_object_add(o, "tsm", js_str(s->endpoint && s->endpoint->connect &&
+					 *s->endpoint->connect ? s->endpoint->connect : NULL));
+	json_object_object_add(o, "dangling", js_bool(s->dangling));
+	json_object_object_add(o, "endpoint", partner_json(s, true));
+	json_object_object_add(o, "root_port", partner_json(s, false));
+	return o;
+}

@@ -1,0 +1,687 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * One pass over sysfs → struct tsm_snapshot. Reads only what the command asked
+ * for, and every file at most once: functions are cached by BDF.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tsmctl/names.h"
+#include "tsmctl/snapshot.h"
+#include "tsmctl/sysfs.h"
+#include "tsmctl/util.h"
+
+#define PCI_DEVICES	"sys/bus/pci/devices"
+#define TSM_CLASS	"sys/class/tsm"
+
+/* ---- function cache: open hashing on the BDF string ---- */
+
+#define FUNC_HASH_SIZE 4096
+
+struct scan_ctx {
+	struct tsm_snapshot *snap;
+	unsigned int flags;
+	struct pci_func *hash[FUNC_HASH_SIZE];
+};
+
+static unsigned int bdf_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h % FUNC_HASH_SIZE;
+}
+
+static struct pci_func *cache_lookup(struct scan_ctx *ctx, const char *bdf)
+{
+	for (struct pci_func *f = ctx->hash[bdf_hash(bdf)]; f; f = f->hash_next)
+		if (streq(f->bdf, bdf))
+			return f;
+	return NULL;
+}
+
+static struct pci_func *func_new(struct scan_ctx *ctx, const char *bdf)
+{
+	struct tsm_snapshot *snap = ctx->snap;
+	struct pci_func *f = xcalloc(1, sizeof(*f));
+	unsigned int h = bdf_hash(bdf);
+	struct bdf b;
+
+	bdf_parse(bdf, &b);
+	f->bdf = xstrdup(bdf);
+	f->domain = b.domain;
+	f->bus = b.bus;
+	f->dev = b.dev;
+	f->fn = b.fn;
+	xgrow(&snap->funcs, &snap->cap_funcs, snap->nr_funcs, sizeof(*snap->funcs));
+	snap->funcs[snap->nr_funcs++] = f;
+	f->hash_next = ctx->hash[h];
+	ctx->hash[h] = f;
+	return f;
+}
+
+/* ---- host bridges ---- */
+
+static struct host_bridge *hb_get(struct tsm_snapshot *snap, const char *name, const char *dir)
+{
+	struct host_bridge *hb = snapshot_find_hb(snap, name);
+	unsigned int domain, bus;
+
+	if (hb)
+		return hb;
+	if (hb_name_parse(name, &domain, &bus))
+		return NULL;
+	hb = xcalloc(1, sizeof(*hb));
+	hb->name = xstrdup(name);
+	hb->dir = xstrdup(dir);
+	hb->domain = domain;
+	hb->bus = bus;
+	hb->available_streams = -1;
+	snap->hbs = xrealloc(snap->hbs, (snap->nr_hbs + 1) * sizeof(*snap->hbs));
+	snap->hbs[snap->nr_hbs++] = hb;
+	return hb;
+}
+
+/*
+ * Locate a device dir's host bridge and root port from its canonical path:
+ * .../pciDDDD:BB/<root port>/.../<device>.
+ */
+static void func_place(struct scan_ctx *ctx, struct pci_func *f);
+
+static void func_set_dir(struct scan_ctx *ctx, struct pci_func *f, const char *dir)
+{
+	if (f->dir)
+		return;
+	f->dir = xstrdup(dir);
+	func_place(ctx, f);
+}
+
+static struct pci_func *func_get(struct scan_ctx *ctx, const char *bdf);
+
+static void func_place(struct scan_ctx *ctx, struct pci_func *f)
+{
+	char *copy = xstrdup(f->dir), *save = NULL, *hb_dir = NULL;
+	size_t depth = 0;
+	const char *rp_name = NULL;
+	char *rp_dir = NULL;
+	size_t off = 0;
+
+	for (char *tok = strtok_r(copy, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+		unsigned int d, b;
+		size_t toklen = strlen(tok);
+
+		off += toklen + 1;
+		if (!hb_dir) {
+			if (!hb_name_parse(tok, &d, &b)) {
+				hb_dir = xstrndup(f->dir, off - 1);
+				f->hb = hb_get(ctx->snap, tok, hb_dir);
+			}
+			continue;
+		}
+		if (depth++ == 0) {
+			rp_name = tok;
+			rp_dir = xstrndup(f->dir, off - 1);
+			break;
+		}
+	}
+	if (rp_name && !streq(rp_name, f->bdf)) {
+		char canon[BDF_MAX];
+
+		if (!bdf_canonical(rp_name, canon) && streq(canon, rp_name)) {
+			f->root_port = func_get(ctx, rp_name);
+			func_set_dir(ctx, f->root_port, rp_dir);
+		}
+	}
+	free(rp_dir);
+	free(hb_dir);
+	free(copy);
+}
+
+static struct pci_func *func_get(struct scan_ctx *ctx, const char *bdf)
+{
+	struct pci_func *f = cache_lookup(ctx, bdf);
+
+	return f ? f : func_new(ctx, bdf);
+}
+
+/* Resolve the function's device dir through sys/bus/pci/devices/BDF. */
+static void func_resolve(struct scan_ctx *ctx, struct pci_func *f)
+{
+	char *link, *dir;
+
+	if (f->dir)
+		return;
+	link = path_join(PCI_DEVICES, f->bdf);
+	if (!sysfs_resolve_link(link, &dir)) {
+		func_set_dir(ctx, f, dir);
+		free(dir);
+	}
+	free(link);
+}
+
+static void func_read_config(struct tsm_snapshot *snap, struct pci_func *f)
+{
+	uint8_t buf[PCI_CFG_EXP_SIZE];
+	size_t len = 0;
+	char *path;
+
+	if (f->cfg_read || !f->dir)
+		return;
+	f->cfg_read = true;
+	path = path_join(f->dir, "config");
+	f->cfg_err = sysfs_read_bin(path, buf, sizeof(buf), &len);
+	free(path);
+	if (f->cfg_err)
+		return;
+	if (pci_cfg_decode(buf, len, &f->cfg) < 0)
+		f->cfg_err = -ENOMEM;
+	/* Non-root readers get the 64-byte header only (ABI.md §3, last line). */
+	if (len <= PCI_CFG_HDR_SIZE && f->cfg.header_valid) {
+		f->needs_root = true;
+		snap->any_needs_root = true;
+	}
+}
+
+/* Read one optional tsm/ text attribute; *present tells whether it exists. */
+static char *read_opt(const char *dir, const char *name, bool *present)
+{
+	char *path = path_join(dir, name), *value = NULL;
+	int rc = sysfs_read_text(path, &value);
+
+	free(path);
+	*present = rc != -ENOENT;
+	return rc ? NULL : value;
+}
+
+static void func_read_driver(struct pci_func *f)
+{
+	char *path = path_join(f->dir, "driver"), *target;
+
+	if (!sysfs_readlink(path, &target)) {
+		f->driver = xstrdup(path_base(target));
+		free(target);
+	}
+	free(path);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void func_read_tsm(struct tsm_snapshot *snap, struct pci_func *f)
+{
+	char *tsmdir = path_join(f->dir, "tsm");
+	char **names;
+	size_t n;
+
+	f->connect = read_opt(tsmdir, "connect", &f->has_connect);
+	f->dsm = read_opt(tsmdir, "dsm", &f->has_dsm);
+	f->bound = read_opt(tsmdir, "bound", &f->has_bound);
+	f->lock = read_opt(tsmdir, "lock", &f->has_lock);
+	f->accept = read_opt(tsmdir, "accept", &f->has_accept);
+	/* A provider's glue dir is also named tsm/: recognise the group by its files (ABI.md §1.2). */
+	f->tsm_dir = f->has_connect || f->has_dsm || f->has_bound || f->has_lock;
+	f->authenticated = read_opt(f->dir, "authenticated", &f->has_authenticated);
+	if (f->connect && *f->connect)
+		f->connected_tsm = snapshot_find_tsm(snap, f->connect);
+	free(tsmdir);
+
+	tsmdir = path_join(f->dir, "doe_features");
+	if (!sysfs_list(tsmdir, &names, &n)) {
+		for (size_t i = 0; i < n; i++) {
+			if (streq(names[i], "doe_discovery")) {
+				free(names[i]);
+				names[i] = xstrdup("0001:00");
+			}
+		}
+		if (n)
+			qsort(names, n, sizeof(*names), cmp_str);
+		f->doe_features = names;
+		f->nr_doe_features = n;
+	}
+	free(tsmdir);
+}
+
+/* Everything the devices view shows about a function, read once. */
+static void func_read_detail(struct scan_ctx *ctx, struct pci_func *f)
+{
+	if (f->listed)
+		return;
+	f->listed = true;
+	func_resolve(ctx, f);
+	if (!f->dir)
+		return;
+	func_read_config(ctx->snap, f);
+	func_read_tsm(ctx->snap, f);
+	func_read_driver(f);
+}
+
+/* ---- TSMs ---- */
+
+static void tsm_read(struct tsm_snapshot *snap, const char *name, int id)
+{
+	struct tsm *t = xcalloc(1, sizeof(*t));
+	char *link = path_join(TSM_CLASS, name), *path, *target;
+	char **names;
+	size_t n;
+
+	t->name = xstrdup(name);
+	t->id = id;
+	if (sysfs_resolve_link(link, &t->dir))
+		t->dir = xstrdup(link);
+	free(link);
+
+	path = path_join(t->dir, "pci_mode");
+	t->has_pci_mode = sysfs_read_text(path, &t->mode) != -ENOENT;
+	free(path);
+
+	path = path_join(t->dir, "device");
+	if (!sysfs_resolve_link(path, &t->provider_dir)) {
+		char *drv = path_join(t->provider_dir, "driver");
+
+		t->provider = xstrdup(path_base(t->provider_dir));
+		if (!sysfs_readlink(drv, &target)) {
+			char *mod = path_join3(t->provider_dir, "driver", "module"), *modtarget;
+
+			t->driver = xstrdup(path_base(target));
+			free(target);
+			if (!sysfs_readlink(mod, &modtarget)) {
+				t->module = xstrdup(path_base(modtarget));
+				free(modtarget);
+			} else {
+				/* Drivers without a module link: a module of the same name, if loaded. */
+				char *sysmod = path_join("sys/module", t->driver);
+
+				if (sysfs_exists(sysmod))
+					t->module = xstrdup(t->driver);
+				free(sysmod);
+			}
+			free(mod);
+		}
+		free(drv);
+	}
+	free(path);
+
+	if (!sysfs_list(t->dir, &names, &n)) {
+		for (size_t i = 0; i < n; i++) {
+			unsigned int d, b;
+
+			if (hb_name_parse(names[i], &d, &b))
+				continue;
+			t->hb_links = xrealloc(t->hb_links, (t->nr_hb_links + 1) * sizeof(char *));
+			t->hb_links[t->nr_hb_links++] = xstrdup(names[i]);
+		}
+		strv_free(names, n);
+	}
+	snap->tsms = xrealloc(snap->tsms, (snap->nr_tsms + 1) * sizeof(*snap->tsms));
+	snap->tsms[snap->nr_tsms++] = t;
+}
+
+static int cmp_tsm(const void *a, const void *b)
+{
+	const struct tsm *x = *(struct tsm *const *)a, *y = *(struct tsm *const *)b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+static void scan_tsms(struct tsm_snapshot *snap)
+{
+	char **names;
+	size_t n;
+
+	if (sysfs_list(TSM_CLASS, &names, &n))
+		return;
+	snap->have_tsm_class = true;
+	for (size_t i = 0; i < n; i++) {
+		int id;
+
+		if (!tsm_name_parse(names[i], &id))
+			tsm_read(snap, names[i], id);
+	}
+	strv_free(names, n);
+	if (snap->nr_tsms)
+		qsort(snap->tsms, snap->nr_tsms, sizeof(*snap->tsms), cmp_tsm);
+}
+
+/* ---- host bridges and streams ---- */
+
+/*
+ * Host bridges sit directly below sys/devices, or below a controller or faux
+ * device one level further down (ARM platform PCIe, the devsec sample's
+ * sys/devices/faux/devsec_bus). Look there and nowhere else.
+ */
+static void find_hbs_in(struct tsm_snapshot *snap, const char *dir, int depth)
+{
+	char **names;
+	size_t n;
+
+	if (sysfs_list(dir, &names, &n))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		unsigned int d, b;
+		char *sub = path_join(dir, names[i]);
+
+		if (!hb_name_parse(names[i], &d, &b))
+			hb_get(snap, names[i], sub);
+		else if (depth == 0 && (streq(names[i], "faux") || streq(names[i], "platform")))
+			find_hbs_in(snap, sub, 1);
+		else if (depth == 1)
+			find_hbs_in(snap, sub, 2);
+		free(sub);
+	}
+	strv_free(names, n);
+}
+
+static int cmp_hb(const void *a, const void *b)
+{
+	const struct host_bridge *x = *(struct host_bridge *const *)a;
+	const struct host_bridge *y = *(struct host_bridge *const *)b;
+
+	if (x->domain != y->domain)
+		return x->domain < y->domain ? -1 : 1;
+	return (x->bus > y->bus) - (x->bus < y->bus);
+}
+
+static int cmp_stream(const void *a, const void *b)
+{
+	const struct ide_stream *x = *(struct ide_stream *const *)a;
+	const struct ide_stream *y = *(struct ide_stream *const *)b;
+
+	if (x->h != y->h)
+		return x->h < y->h ? -1 : 1;
+	if (x->r != y->r)
+		return x->r < y->r ? -1 : 1;
+	return (x->e > y->e) - (x->e < y->e);
+}
+
+static void stream_resolve(struct scan_ctx *ctx, struct ide_stream *s)
+{
+	char *link = path_join(s->hb->dir, s->name);
+	const char *bdf;
+	char canon[BDF_MAX];
+
+	if (sysfs_resolve_link(link, &s->target)) {
+		s->dangling = true;
+		goto out;
+	}
+	bdf = path_base(s->target);
+	if (!sysfs_exists(s->target) || bdf_canonical(bdf, canon) || !streq(canon, bdf)) {
+		s->dangling = true;
+		goto out;
+	}
+	s->endpoint = func_get(ctx, bdf);
+	func_set_dir(ctx, s->endpoint, s->target);
+	if (s->endpoint->hb != s->hb)
+		s->dangling = true;	/* points below another host bridge */
+	s->root_port = s->endpoint->root_port;
+	func_read_config(ctx->snap, s->endpoint);
+	if (s->root_port)
+		func_read_config(ctx->snap, s->root_port);
+	if (!s->endpoint->listed) {
+		char *path = path_join3(s->endpoint->dir, "tsm", "connect");
+
+		if (!sysfs_read_text(path, &s->endpoint->connect)) {
+			s->endpoint->has_connect = true;
+			if (*s->endpoint->connect)
+				s->endpoint->connected_tsm =
+					snapshot_find_tsm(ctx->snap, s->endpoint->connect);
+		}
+		free(path);
+	}
+	s->tsm = s->endpoint->connected_tsm;
+out:
+	free(link);
+}
+
+static void hb_scan(struct scan_ctx *ctx, struct host_bridge *hb)
+{
+	struct tsm_snapshot *snap = ctx->snap;
+	char **names;
+	size_t n;
+
+	if (sysfs_list(hb->dir, &names, &n))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		unsigned int h, r, e;
+
+		if (streq(names[i], "available_secure_streams")) {
+			char *path = path_join(hb->dir, names[i]), *value;
+			unsigned long v;
+
+			hb->available_err = sysfs_read_text(path, &value);
+			if (!hb->available_err) {
+				if (!parse_ulong(value, &v) && v <= 0xffff)
+					hb->available_streams = (long long)v;
+				else
+					hb->available_err = -EINVAL;
+				free(value);
+			}
+			free(path);
+			continue;
+		}
+		if (stream_name_parse(names[i], &h, &r, &e))
+			continue;
+		if (ctx->flags & SCAN_STREAMS) {
+			struct ide_stream *s = xcalloc(1, sizeof(*s));
+
+			s->name = xstrdup(names[i]);
+			s->h = h;
+			s->r = r;
+			s->e = e;
+			s->hb = hb;
+			hb->streams = xrealloc(hb->streams, (hb->nr_streams + 1) * sizeof(*hb->streams));
+			hb->streams[hb->nr_streams++] = s;
+		}
+	}
+	strv_free(names, n);
+	if (hb->nr_streams)
+		qsort(hb->streams, hb->nr_streams, sizeof(*hb->streams), cmp_stream);
+	for (size_t i = 0; i < hb->nr_streams; i++) {
+		stream_resolve(ctx, hb->streams[i]);
+		snap->streams = xrealloc(snap->streams, (snap->nr_streams + 1) * sizeof(*snap->streams));
+		snap->streams[snap->nr_streams++] = hb->streams[i];
+	}
+}
+
+static void scan_hbs(struct scan_ctx *ctx)
+{
+	struct tsm_snapshot *snap = ctx->snap;
+	size_t nr;
+
+	find_hbs_in(snap, "sys/devices", 0);
+	if (snap->nr_hbs)
+		qsort(snap->hbs, snap->nr_hbs, sizeof(*snap->hbs), cmp_hb);
+	nr = snap->nr_hbs;	/* streams may add host bridges seen through links */
+	for (size_t i = 0; i < nr; i++)
+		hb_scan(ctx, snap->hbs[i]);
+}
+
+/* ---- PCI functions ---- */
+
+static void scan_funcs(struct scan_ctx *ctx)
+{
+	struct tsm_snapshot *snap = ctx->snap;
+	char **names;
+	size_t n;
+
+	if (sysfs_list(PCI_DEVICES, &names, &n))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		char canon[BDF_MAX];
+		struct pci_func *f;
+
+		if (bdf_canonical(names[i], canon) || !streq(canon, names[i]))
+			continue;
+		if (!(ctx->flags & SCAN_ALL_FUNCS)) {
+			/* Cheap probe first: only functions with a tsm/ entry are read. */
+			char *tsm = path_join3(PCI_DEVICES, names[i], "tsm");
+			bool has = sysfs_exists(tsm);
+
+			free(tsm);
+			if (!has)
+				continue;
+		}
+		f = func_get(ctx, names[i]);
+		func_read_detail(ctx, f);
+		if (!(ctx->flags & SCAN_ALL_FUNCS) && !f->tsm_dir)
+			f->listed = false;	/* a provider's glue dir, not the attribute group */
+	}
+	strv_free(names, n);
+	if (ctx->flags & SCAN_ALL_FUNCS) {
+		snap->scanned_all = true;
+		for (size_t i = 0; i < snap->nr_funcs; i++) {
+			struct pci_func *f = snap->funcs[i];
+
+			if (!f->listed)
+				continue;
+			/* --all: TSM-capable, or PCIe with IDE or TEE-IO. */
+			f->listed = f->tsm_dir || (f->cfg.pcie_type != PCIE_TYPE_NONE &&
+				   (f->cfg.ide.present || f->cfg.tee_io)) || f->needs_root;
+		}
+	}
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct pci_func *x = *(struct pci_func *const *)a;
+	const struct pci_func *y = *(struct pci_func *const *)b;
+
+	if (x->domain != y->domain)
+		return x->domain < y->domain ? -1 : 1;
+	if (x->bus != y->bus)
+		return x->bus < y->bus ? -1 : 1;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return (x->fn > y->fn) - (x->fn < y->fn);
+}
+
+static void link_model(struct tsm_snapshot *snap)
+{
+	for (size_t i = 0; i < snap->nr_funcs; i++) {
+		struct pci_func *f = snap->funcs[i];
+
+		if (f->dsm && *f->dsm)
+			f->dsm_func = snapshot_find_func(snap, f->dsm);
+		if (f->listed && f->connected_tsm && f->has_connect)
+			f->connected_tsm->connected_devices++;
+	}
+	for (size_t i = 0; i < snap->nr_streams; i++) {
+		struct ide_stream *s = snap->streams[i];
+
+		if (s->tsm)
+			s->tsm->nr_streams++;
+		if (s->tsm && !s->hb->tsm)
+			s->hb->tsm = s->tsm;
+	}
+	/* The proposed tsmN/pciDDDD:BB link names the TSM outright. */
+	for (size_t i = 0; i < snap->nr_tsms; i++) {
+		struct tsm *t = snap->tsms[i];
+
+		for (size_t j = 0; j < t->nr_hb_links; j++) {
+			struct host_bridge *hb = snapshot_find_hb(snap, t->hb_links[j]);
+
+			if (hb)
+				hb->tsm = t;
+		}
+	}
+}
+
+int snapshot_scan(struct tsm_snapshot *snap, unsigned int flags)
+{
+	struct scan_ctx *ctx = xcalloc(1, sizeof(*ctx));
+
+	memset(snap, 0, sizeof(*snap));
+	ctx->snap = snap;
+	ctx->flags = flags;
+	if (flags & SCAN_STREAMS)
+		flags |= SCAN_HBS;
+	scan_tsms(snap);
+	if (flags & SCAN_HBS)
+		scan_hbs(ctx);
+	if (flags & (SCAN_DEVICES | SCAN_ALL_FUNCS))
+		scan_funcs(ctx);
+	if (snap->nr_funcs)
+		qsort(snap->funcs, snap->nr_funcs, sizeof(*snap->funcs), cmp_func);
+	link_model(snap);
+	free(ctx);
+	return 0;
+}
+
+static void func_free(struct pci_func *f)
+{
+	free(f->bdf);
+	free(f->dir);
+	free(f->driver);
+	pci_cfg_release(&f->cfg);
+	free(f->connect);
+	free(f->dsm);
+	free(f->bound);
+	free(f->authenticated);
+	free(f->lock);
+	free(f->accept);
+	strv_free(f->doe_features, f->nr_doe_features);
+	free(f);
+}
+
+void snapshot_free(struct tsm_snapshot *snap)
+{
+	for (size_t i = 0; i < snap->nr_tsms; i++) {
+		struct tsm *t = snap->tsms[i];
+
+		free(t->name);
+		free(t->dir);
+		free(t->mode);
+		free(t->provider);
+		free(t->provider_dir);
+		free(t->driver);
+		free(t->module);
+		strv_free(t->hb_links, t->nr_hb_links);
+		free(t);
+	}
+	free(snap->tsms);
+	for (size_t i = 0; i < snap->nr_streams; i++) {
+		free(snap->streams[i]->name);
+		free(snap->streams[i]->target);
+		free(snap->streams[i]);
+	}
+	free(snap->streams);
+	for (size_t i = 0; i < snap->nr_hbs; i++) {
+		free(snap->hbs[i]->name);
+		free(snap->hbs[i]->dir);
+		free(snap->hbs[i]->streams);
+		free(snap->hbs[i]);
+	}
+	free(snap->hbs);
+	for (size_t i = 0; i < snap->nr_funcs; i++)
+		func_free(snap->funcs[i]);
+	free(snap->funcs);
+	memset(snap, 0, sizeof(*snap));
+}
+
+struct tsm *snapshot_find_tsm(const struct tsm_snapshot *snap, const char *name)
+{
+	for (size_t i = 0; i < snap->nr_tsms; i++)
+		if (streq(snap->tsms[i]->name, name))
+			return snap->tsms[i];
+	return NULL;
+}
+
+struct host_bridge *snapshot_find_hb(const struct tsm_snapshot *snap, const char *name)
+{
+	for (size_t i = 0; i < snap->nr_hbs; i++)
+		if (streq(snap->hbs[i]->name, name))
+			return snap->hbs[i];
+	return NULL;
+}
+
+struct pci_func *snapshot_find_func(const struct tsm_snapshot *snap, const char *bdf)
+{
+	for (size_t i = 0; i < snap->nr_funcs; i++)
+		if (streq(snap->funcs[i]->bdf, bdf))
+			return snap->funcs[i];
+	return NULL;
+}

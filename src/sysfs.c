@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Rooted sysfs access. Every open goes through open_beneath(): openat2() with
+ * RESOLVE_BENEATH keeps the resolution (symlinks included) inside the root.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tsmctl/sysfs.h"
+#include "tsmctl/util.h"
+
+static int root_fd = -1;
+static char *root_path;
+static bool have_openat2 = true;
+
+int sysfs_init(const char *sysroot)
+{
+	struct stat st;
+
+	if (!sysroot || !*sysroot)
+		sysroot = "/";
+	root_fd = open(sysroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root_fd < 0)
+		return -errno;
+	if (fstat(root_fd, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		close(root_fd);
+		root_fd = -1;
+		return -ENOTDIR;
+	}
+	root_path = xstrdup(sysroot);
+	return 0;
+}
+
+void sysfs_exit(void)
+{
+	if (root_fd >= 0)
+		close(root_fd);
+	root_fd = -1;
+	free(root_path);
+	root_path = NULL;
+}
+
+const char *sysfs_root_path(void)
+{
+	return root_path ? root_path : "/";
+}
+
+bool sysfs_is_live(void)
+{
+	return streq(sysfs_root_path(), "/");
+}
+
+/* Reject paths that are absolute, empty or climb: callers build them from names. */
+static bool path_is_relative_clean(const char *path)
+{
+	const char *p = path;
+
+	if (!*path || *path == '/')
+		return false;
+	while (*p) {
+		const char *slash = strchr(p, '/');
+		size_t n = slash ? (size_t)(slash - p) : strlen(p);
+
+		if ((n == 2 && p[0] == '.' && p[1] == '.') || n == 0)
+			return false;
+		p += n;
+		if (*p == '/')
+			p++;
+	}
+	return true;
+}
+
+static int open_beneath(const char *path, int flags)
+{
+	struct open_how how = {
+		.flags = (unsigned long long)(flags | O_CLOEXEC),
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd;
+
+	if (root_fd < 0)
+		return -EBADF;
+	if (!path_is_relative_clean(path))
+		return -EINVAL;
+	if (have_openat2) {
+		fd = (int)syscall(SYS_openat2, root_fd, path, &how, sizeof(how));
+		if (fd >= 0)
+			return fd;
+		if (errno != ENOSYS)
+			return -errno;
+		have_openat2 = false;
+	}
+	/* Kernels before 5.6: links are still checked by sysfs_resolve_link users. */
+	fd = openat(root_fd, path, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+bool sysfs_exists(const char *path)
+{
+	int fd = open_beneath(path, O_PATH);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/* Open a regular file for reading without blocking on FIFOs or devices. */
+static int open_regular(const char *path)
+{
+	struct stat st;
+	int fd = open_beneath(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW);
+
+	if (fd < 0)
+		return fd == -ELOOP ? -EINVAL : fd;
+	if (fstat(fd, &st) < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	}
+	return fd;
+}
+
+static ssize_t read_all(int fd, uint8_t *buf, size_t size)
+{
+	size_t got = 0;
+
+	while (got < size) {
+		ssize_t n = read(fd, buf + got, size - got);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+int sysfs_read_bin(const char *path, uint8_t *buf, size_t size, size_t *len)
+{
+	int fd = open_regular(path);
+	ssize_t n;
+
+	if (fd < 0)
+		return fd;
+	n = read_all(fd, buf, size);
+	close(fd);
+	if (n < 0)
+		return (int)n;
+	*len = (size_t)n;
+	return 0;
+}
+
+int sysfs_read_text(const char *path, char **value)
+{
+	uint8_t buf[SYSFS_ATTR_MAX + 1];
+	size_t len;
+	int rc;
+
+	*value = NULL;
+	rc = sysfs_read_bin(path, buf, sizeof(buf), &len);
+	if (rc < 0)
+		return rc;
+	if (len > SYSFS_ATTR_MAX)
+		return -EFBIG;
+	if (memchr(buf, '\0', len))
+		return -EILSEQ;
+	if (len && buf[len - 1] == '\n')
+		len--;
+	*value = xstrndup((const char *)buf, len);
+	return 0;
+}
+
+/* Open the directory holding PATH's last component; *name points into PATH. */
+static int open_parent(const char *path, const char **name)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int fd;
+
+	if (!slash) {
+		*name = path;
+		return open_beneath(".", O_PATH | O_DIRECTORY);
+	}
+	*name = slash + 1;
+	dir = xstrndup(path, (size_t)(slash - path));
+	fd = open_beneath(dir, O_PATH | O_DIRECTORY);
+	free(dir);
+	return fd;
+}
+
+int sysfs_readlink(const char *path, char **target)
+{
+	const char *name;
+	char *buf = NULL;
+	size_t size = 256;
+	int fd, rc = 0;
+
+	*target = NULL;
+	if (!path_is_relative_clean(path))
+		return -EINVAL;
+	fd = open_parent(path, &name);
+	if (fd < 0)
+		return fd;
+	for (;;) {
+		ssize_t n;
+
+		buf = xrealloc(buf, size);
+		n = readlinkat(fd, name, buf, size);
+		if (n < 0) {
+			rc = -errno;
+			break;
+		}
+		if ((size_t)n < size) {
+			buf[n] = '\0';
+			*target = buf;
+			buf = NULL;
+			break;
+		}
+		size *= 2;
+	}
+	free(buf);
+	close(fd);
+	return rc;
+}
+
+/* Lexically apply TARGET to DIR; -EXDEV when it is absolute or climbs out. */
+static int join_normalized(const char *dir, const char *target, char **out)
+{
+	size_t cap = strlen(dir) + strlen(target) + 2, len = 0;
+	char *res = xmalloc(cap);
+	char *work = xasprintf("%s/%s", dir, target);
+	char *save = NULL;
+
+	if (*target == '/') {
+		free(work);
+		free(res);
+		return -EXDEV;
+	}
+	for (char *tok = strtok_r(work, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+		if (streq(tok, "."))
+			continue;
+		if (streq(tok, "..")) {
+			char *cut;
+
+			if (len == 0) {
+				free(work);
+				free(res);
+				return -EXDEV;
+			}
+			cut = memrchr(res, '/', len);
+			len = cut ? (size_t)(cut - res) : 0;
+			continue;
+		}
+		if (len)
+			res[len++] = '/';
+		memcpy(res + len, tok, strlen(tok));
+		len += strlen(tok);
+	}
+	res[len] = '\0';
+	free(work);
+	if (!len) {
+		free(res);
+		return -EXDEV;
+	}
+	*out = res;
+	return 0;
+}
+
+int sysfs_resolve_link(const char *path, char **canonical)
+{
+	const char *slash = strrchr(path, '/');
+	char *target, *dir;
+	int rc;
+
+	*canonical = NULL;
+	rc = sysfs_readlink(path, &target);
+	if (rc < 0)
+		return rc;
+	dir = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
+	rc = join_normalized(dir, target, canonical);
+	free(dir);
+	free(target);
+	return rc;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int sysfs_list(const char *path, char ***names, size_t *count)
+{
+	size_t n = 0, cap = 0;
+	char **v = NULL;
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	*names = NULL;
+	*count = 0;
+	fd = open_beneath(path, O_RDONLY | O_DIRECTORY | O_NONBLOCK);
+	if (fd < 0)
+		return fd;
+	d = fdopendir(fd);
+	if (!d) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	while ((de = readdir(d))) {
+		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+			continue;
+		xgrow(&v, &cap, n, sizeof(*v));
+		v[n++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_names);
+	*names = v;
+	*count = n;
+	return 0;
+}
+
+int sysfs_write(const char *path, const char *value)
+{
+	size_t len = strlen(value);
+	ssize_t n;
+	int fd = open_beneath(path, O_WRONLY | O_NONBLOCK | O_NOFOLLOW);
+
+	if (fd < 0)
+		return fd;
+	n = write(fd, value, len);
+	if (n < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	if (close(fd) < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+char *path_join(const char *a, const char *b)
+{
+	return xasprintf("%s/%s", a, b);
+}
+
+char *path_join3(const char *a, const char *b, const char *c)
+{
+	return xasprintf("%s/%s/%s", a, b, c);
+}
+
+const char *path_base(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+void strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
