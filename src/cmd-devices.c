@@ -145,7 +145,8 @@ static int run_devices(struct cmd_ctx *ctx)
 		json_list_end(stdout);
 	else
 		table_print_free(tb);
-	if (!shown && !filter_active(&ctx->devices) && !ctx->all)
+	if (!shown && !ctx->all && !filter_active(&ctx->devices) && !filter_active(&ctx->tsms) &&
+	    !filter_active(&ctx->hbs))
 		explain_no_devices(&snap, "devices");
 	explain_needs_root(&snap, "devices");
 	snapshot_free(&snap);

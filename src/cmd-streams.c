@@ -8,6 +8,7 @@
 #include "tsmctl/explain.h"
 #include "tsmctl/render.h"
 #include "tsmctl/snapshot.h"
+#include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
 
 enum { COL_HB, COL_NAME, COL_ID, COL_TSM, COL_EP, COL_EP_STATE, COL_RP, COL_RP_STATE,
@@ -80,7 +81,8 @@ static char *cell(const struct ide_stream *s, int col)
 	case COL_TSM:
 		return s->endpoint && s->endpoint->connect && *s->endpoint->connect ?
 		       cell_str(s->endpoint->connect) : NULL;
-	case COL_EP: return cell_str(s->endpoint ? s->endpoint->bdf : s->target ? s->target : "?");
+	case COL_EP: return cell_str(s->endpoint ? s->endpoint->bdf :
+				     s->target ? path_base(s->target) : NULL);
 	case COL_EP_STATE: return render_partner_state(s, true);
 	case COL_RP: return cell_str(s->root_port ? s->root_port->bdf : NULL);
 	case COL_RP_STATE: return render_partner_state(s, false);

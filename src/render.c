@@ -4,6 +4,7 @@
 #include "tsmctl/output.h"
 #include "tsmctl/pci.h"
 #include "tsmctl/render.h"
+#include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
 
 /* Config space decoded far enough to trust fields past the header. */
@@ -207,6 +208,7 @@ struct json_object *render_stream_json(const struct ide_stream *s)
 	json_object_object_add(o, "tsm", js_str(s->endpoint && s->endpoint->connect &&
 					 *s->endpoint->connect ? s->endpoint->connect : NULL));
 	json_object_object_add(o, "dangling", js_bool(s->dangling));
+	json_object_object_add(o, "target", js_str(s->target ? path_base(s->target) : NULL));
 	json_object_object_add(o, "endpoint", partner_json(s, true));
 	json_object_object_add(o, "root_port", partner_json(s, false));
 	return o;

@@ -1,0 +1,161 @@
+#!/usr/bin/env bats
+# tsmctl devices: TSM-capable functions, and --all.
+
+load lib/helpers
+
+setup() {
+	ROOT=$(static_tree sev-tio)
+}
+
+@test "devices -J: the connected NIC, field by field" {
+	run t devices -J -d 0000:41:00.0
+	[ "$status" -eq 0 ]
+	json_is '.schema_version' 1
+	json_is '.devices | length' 1
+	json_is '.devices[0] | keys' '["accepted","authenticated","bdf","bound","class","config_access","connected","device","device_id","doe_features","driver","dsm","host_bridge","ide","locked","pcie_type","root_port","tee_io","tsm_dir","vendor","vendor_id"]'
+	json_is '.devices[0].bdf' '"0000:41:00.0"'
+	json_is '.devices[0].vendor_id' 5555
+	json_is '.devices[0].device_id' 4125
+	json_is '.devices[0].class' 131072
+	json_is '.devices[0].vendor' '"Mellanox Technologies"'
+	json_is '.devices[0].pcie_type' '"endpoint"'
+	json_is '.devices[0].tee_io' true
+	json_is '.devices[0].ide' '{"link_ide":true,"selective_streams":2,"link_tcs":1,"flags":["link_ide","selective_ide","ide_km","tee_limited"],"algorithms":["aes-gcm-256-96b"],"malformed":false}'
+	json_is '.devices[0].doe_features' '["0001:00","0001:01","0001:02"]'
+	json_is '.devices[0].tsm_dir' true
+	json_is '.devices[0].connected' '"tsm0"'
+	json_is '.devices[0].dsm' '"0000:41:00.0"'
+	json_is '.devices[0].bound' null
+	json_is '.devices[0].authenticated' '"tsm0"'
+	json_is '.devices[0].locked' null
+	json_is '.devices[0].driver' '"mlx5_core"'
+	json_is '.devices[0].root_port' '"0000:40:01.1"'
+	json_is '.devices[0].host_bridge' '"pci0000:40"'
+	json_is '.devices[0].config_access' '"full"'
+}
+
+@test "devices lists DSM candidates only: not the PSP's glue tsm/ dir, not PF1 under SEV-TIO" {
+	run t devices -J
+	[ "$status" -eq 0 ]
+	json_is '[.devices[].bdf]' '["0000:41:00.0","0000:81:00.0"]'
+	json_is '.devices[1].connected' null
+	json_is '.devices[1].dsm' null
+	json_is '.devices[1].tee_io' true
+}
+
+@test "devices --all: every IDE/TEE-capable PCIe function, plain NVMe and PSP left out" {
+	run t devices --all -J
+	[ "$status" -eq 0 ]
+	json_is '[.devices[].bdf]' '["0000:40:01.1","0000:41:00.0","0000:41:00.1","0000:80:01.1","0000:81:00.0"]'
+	json_is '[.devices[] | select(.bdf=="0000:40:01.1") | .pcie_type, .tee_io, .tsm_dir]' '["root_port",false,false]'
+	json_is '[.devices[] | select(.bdf=="0000:41:00.1") | .ide, .tee_io]' '[null,true]'
+}
+
+@test "devices on the devsec rig: wide domains, faux host bridge parents" {
+	ROOT=$(static_tree devsec)
+	run t devices -J
+	[ "$status" -eq 0 ]
+	json_is '[.devices[] | [.bdf, .root_port, .host_bridge, .vendor_id, .device_id]]' \
+		'[["10000:01:00.0","10000:00:00.0","pci10000:00",32902,65535],["10001:03:00.0","10001:02:00.0","pci10001:02",32902,65535]]'
+	json_is '.devices[0].ide.flags' '["link_ide","selective_ide","ide_km","tee_limited"]'
+	json_is '.devices[0].ide.link_tcs' 4
+	json_is '.devices[0].ide.selective_streams' 1
+	json_is '.devices[0].doe_features' '["0001:00","0001:01"]'
+	json_is '.devices[0].dsm' null
+	json_is '.devices[0].bound' null
+}
+
+@test "devices on the proposed ABI: every TEE function has lock/accept" {
+	ROOT=$(static_tree devsec-proposed)
+	run t devices -J
+	json_is '[.devices[].bdf]' '["10000:01:00.0","10000:01:00.1","10001:03:00.0","10001:03:00.1"]'
+	json_is '[.devices[].locked]' '[null,null,null,null]'
+	json_is '[.devices[].accepted]' '[false,false,false,false]'
+}
+
+@test "devices -d accepts the short form and wide domains" {
+	run t devices -J -d 41:00.0
+	json_is '[.devices[].bdf]' '["0000:41:00.0"]'
+	ROOT=$(static_tree devsec)
+	run t devices -J -d 10001:03:00.0,10000:01:00.0
+	json_is '[.devices[].bdf]' '["10000:01:00.0","10001:03:00.0"]'
+	run t devices -J -d "10001:03:00.0 all"
+	json_is '.devices | length' 2
+}
+
+@test "devices -t and -b filter by connection and host bridge" {
+	run t devices -J -t tsm0
+	json_is '[.devices[].bdf]' '["0000:41:00.0"]'
+	run t devices -J -b pci0000:80
+	json_is '[.devices[].bdf]' '["0000:81:00.0"]'
+	run t devices -J -b pci0000:00
+	json_is '.devices' '[]'
+}
+
+@test "devices: malformed and unknown device arguments" {
+	run t devices -d zz:zz.z
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"invalid PCI address 'zz:zz.z'"* ]]
+	[[ "$output" == *"Try 'tsmctl devices --help'."* ]]
+	for bad in ../41:00.0 0000:41:00.0/ 41:00.8 41:20.0 "41:00.0 x" 0000:41:00; do
+		run t devices -d "$bad"
+		[ "$status" -eq 2 ]
+	done
+	run t devices -d 0000:99:00.0
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"0000:99:00.0: no such PCI device"* ]]
+	run t devices -b pci0000:99
+	[ "$status" -eq 1 ]
+	run t devices -b PCI0000:40
+	[ "$status" -eq 2 ]
+}
+
+@test "devices without TSM support: explains, suggests --all; --all still finds IDE hardware" {
+	ROOT=$(static_tree no-tsm)
+	run --separate-stderr t devices -J
+	[ "$status" -eq 0 ]
+	json_is '.devices' '[]'
+	[[ "$stderr" == *"CONFIG_PCI_TSM"* ]]
+	run --separate-stderr t devices --all -J
+	[ "$status" -eq 0 ]
+	json_is '[.devices[] | [.bdf, .tsm_dir, .tee_io]]' '[["0000:00:01.1",false,false],["0000:01:00.0",false,true]]'
+}
+
+@test "devices with a TSM but no tsm/ dirs explains that" {
+	ROOT=$(mktemp -d "$BATS_TEST_TMPDIR/r.XXXXXX")
+	cp -a "$(static_tree devsec)/." "$ROOT"
+	rm -rf "$ROOT"/sys/devices/faux/devsec_bus/pci1000*/*/*/tsm
+	run --separate-stderr t devices
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"no PCI function has a tsm/ directory yet"* ]]
+}
+
+@test "devices: a 64-byte config (non-root reader) is needs-root, never 'no IDE'" {
+	ROOT=$(mktemp -d "$BATS_TEST_TMPDIR/r.XXXXXX")
+	cp -a "$(static_tree sev-tio)/." "$ROOT"
+	cfg=$ROOT/sys/devices/pci0000:80/0000:80:01.1/0000:81:00.0/config
+	head -c 64 "$cfg" > "$cfg.short" && mv "$cfg.short" "$cfg"
+	run --separate-stderr t devices -J -d 81:00.0
+	[ "$status" -eq 0 ]
+	json_is '.devices[0].vendor_id' 4318
+	json_is '.devices[0].ide' null
+	json_is '.devices[0].tee_io' null
+	json_is '.devices[0].pcie_type' null
+	json_is '.devices[0].config_access' '"needs_root"'
+	[[ "$stderr" == *"needs root"* ]]
+	run t devices -d 81:00.0 -o BDF,TEE,IDE -n
+	[[ "$output" == *"needs-root"* ]]
+	[[ "$output" != *" no "* ]]
+}
+
+@test "devices -o with every column, and -H" {
+	run t devices --output-all -r -n -d 41:00.0
+	[ "$status" -eq 0 ]
+	[[ "$output" == "0000:41:00.0 15b3 101d "* ]]
+	run t devices -H
+	for c in BDF VENDOR-ID DEVICE-ID VENDOR DEVICE TYPE TEE IDE DOE TSM-DIR CONNECTED DSM BOUND AUTH LOCKED ACCEPTED DRIVER ROOT-PORT HOST-BRIDGE; do
+		[[ "$output" == *"$c "* ]]
+	done
+	run t devices -o DOE -n -d 41:00.0
+	[ "$output" = "0001:00,0001:01,0001:02" ]
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env bats
+# tsmctl host-bridges: pools, stream links, linked TSM.
+
+load lib/helpers
+
+setup() {
+	ROOT=$(static_tree sev-tio)
+}
+
+@test "host-bridges -J on SEV-TIO: default pool 256, one stream used" {
+	run t host-bridges -J
+	[ "$status" -eq 0 ]
+	json_is '.schema_version' 1
+	json_is '.host_bridges[0] | keys' '["available_secure_streams","bus","domain","name","streams","tsm"]'
+	json_is '[.host_bridges[] | [.name, .domain, .bus, .available_secure_streams, .streams, .tsm]]' \
+		'[["pci0000:00",0,0,256,[],null],["pci0000:40",0,64,255,["stream0.0.0"],"tsm0"],["pci0000:80",0,128,256,[],null]]'
+}
+
+@test "host-bridges below a faux device, wide domains" {
+	ROOT=$(static_tree devsec)
+	run t host-bridges -J
+	json_is '[.host_bridges[] | [.name, .domain, .bus, .available_secure_streams]]' \
+		'[["pci10000:00",65536,0,4],["pci10001:02",65537,2,4]]'
+}
+
+@test "host-bridges: no pool file is null, not 0" {
+	ROOT=$(static_tree no-tsm)
+	run t host-bridges -J
+	json_is '.host_bridges[0] | [.name, .available_secure_streams]' '["pci0000:00",null]'
+}
+
+@test "host-bridges: proposed tsmN/pciDDDD:BB link names the TSM" {
+	mount_live devsec-proposed
+	echo tsm0 > "$ROOT/sys/bus/pci/devices/10001:03:00.0/tsm/connect"
+	[ -L "$ROOT/sys/class/tsm/tsm0/pci10001:02" ]
+	run t host-bridges -J
+	json_is '[.host_bridges[] | [.name, .available_secure_streams, .streams, .tsm]]' \
+		'[["pci10000:00",4,[],null],["pci10001:02",3,["stream0.0.0"],"tsm0"]]'
+	run t list -J
+	json_is '.tsms[0].host_bridges' '["pci10001:02"]'
+}
+
+@test "host-bridges: a malformed pool value is null" {
+	ROOT=$(mktemp -d "$BATS_TEST_TMPDIR/r.XXXXXX")
+	cp -a "$(static_tree sev-tio)/." "$ROOT"
+	echo -- -3 > "$ROOT/sys/devices/pci0000:80/available_secure_streams"
+	printf '99999999999999999999999\n' > "$ROOT/sys/devices/pci0000:00/available_secure_streams"
+	run t host-bridges -J
+	json_is '[.host_bridges[].available_secure_streams]' '[null,255,null]'
+}
+
+@test "host-bridges table, filters and columns" {
+	run t host-bridges -n -r -o NAME,AVAILABLE,NSTREAMS -b pci0000:40
+	[ "$output" = "pci0000:40 255 1" ]
+	run t host-bridges -n -r -o NAME -t tsm0
+	[ "$output" = "pci0000:40" ]
+	run t host-bridges -o NAME,DOMAIN,BUS -n -r -b pci0000:80
+	[ "$output" = "pci0000:80 0000 80" ]
+	run t host-bridges -b 0000:40
+	[ "$status" -eq 2 ]
+}
+
+teardown() {
+	unmount_live
+}

@@ -1,0 +1,51 @@
+# Shared bats helpers for tsmctl's suites.
+bats_require_minimum_version 1.5.0
+# TSMCTL: the binary under test (make check sets it; defaults to ./tsmctl).
+
+TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+: "${TSMCTL:=$TOP/tsmctl}"
+SIM=$TOP/tests/sim/tsm-sim
+TOPO=$TOP/tests/topologies
+
+# Build a static tree for topology NAME (without .json) once per test file; prints its root.
+static_tree() {
+	local name=$1 dir="$BATS_FILE_TMPDIR/static-$1"
+	if [ ! -d "$dir/sys" ]; then
+		"$SIM" build "$TOPO/$name.json" "$dir" >/dev/null || return 1
+	fi
+	echo "$dir"
+}
+
+# Mount topology NAME live in a fresh dir; sets ROOT. Pair with unmount_live in teardown.
+mount_live() {
+	ROOT=$(mktemp -d "$BATS_TEST_TMPDIR/live.XXXXXX")
+	"$SIM" mount "$TOPO/$1.json" "$ROOT" || return 1
+}
+
+unmount_live() {
+	if [ -n "${ROOT:-}" ] && mountpoint -q "$ROOT" 2>/dev/null; then
+		fusermount3 -u "$ROOT" 2>/dev/null || fusermount3 -uz "$ROOT"
+	fi
+}
+
+# tsmctl against ROOT; use with bats' run.
+t() {
+	"$TSMCTL" --sysroot "$ROOT" "$@"
+}
+
+# Read a little-endian 32-bit word at OFFSET (decimal or 0x) from FILE; prints 0x%08x.
+cfg_word() {
+	local v
+	v=$(od -An -tx4 -j "$(($2))" -N4 "$1" | tr -d ' ')
+	echo "0x$v"
+}
+
+# Assert that the jq FILTER over JSON in $output yields EXPECTED.
+json_is() {
+	local got
+	got=$(printf '%s' "$output" | jq -c "$1") || { echo "jq failed on: $output"; return 1; }
+	if [ "$got" != "$2" ]; then
+		echo "jq '$1': expected $2, got $got"
+		return 1
+	fi
+}

@@ -1,0 +1,140 @@
+#!/usr/bin/env bats
+# tsmctl streams: links matched to partners, both partners' registers decoded.
+
+load lib/helpers
+
+setup() {
+	ROOT=$(static_tree sev-tio)
+}
+
+@test "streams -J on SEV-TIO: the NIC's stream, both partners" {
+	run t streams -J
+	[ "$status" -eq 0 ]
+	json_is '.schema_version' 1
+	json_is '.streams | length' 1
+	json_is '.streams[0] | [.name, .host_bridge, .h, .r, .e, .stream_id, .tsm, .dangling]' \
+		'["stream0.0.0","pci0000:40",0,0,0,0,"tsm0",false]'
+	json_is '.streams[0].endpoint | keys' '["address","algorithm","bdf","block","cfg_requests","default_stream","enabled","ide_fail","needs_root","pcrc","rid","state","stream_id","tc","tee_limited"]'
+	# SEV-TIO programs EP: cfg off, TEE-limited on, default stream; RP: cfg on, TEE-limited off.
+	json_is '.streams[0].endpoint | [.bdf, .block, .enabled, .state, .ide_fail, .stream_id, .tc, .algorithm, .default_stream, .tee_limited, .cfg_requests, .pcrc]' \
+		'["0000:41:00.0",0,true,"secure",false,0,0,"aes-gcm-256-96b",true,true,false,false]'
+	json_is '.streams[0].root_port | [.bdf, .block, .enabled, .state, .ide_fail, .stream_id, .default_stream, .tee_limited, .cfg_requests]' \
+		'["0000:40:01.1",0,true,"secure",false,0,false,false,true]'
+	json_is '.streams[0].endpoint.rid' '{"valid":true,"base":0,"limit":65535,"segment":0}'
+	json_is '.streams[0].root_port.rid' '{"valid":true,"base":0,"limit":65535,"segment":0}'
+	json_is '.streams[0].root_port.address' '[{"valid":true,"base":2684354560,"limit":2717908991}]'
+}
+
+@test "streams decodes what the config files hold (cross-checked with od)" {
+	run t streams -J
+	rp_cfg=$ROOT/sys/devices/pci0000:40/0000:40:01.1/config
+	ep_cfg=$ROOT/sys/devices/pci0000:40/0000:40:01.1/0000:41:00.0/config
+	# Find the IDE capability (ID 0x30) by walking the extended list, in shell.
+	ide_off() {
+		local off=256 hdr
+		while [ "$off" -ne 0 ]; do
+			hdr=$(cfg_word "$1" "$off")
+			if [ $((hdr & 0xffff)) -eq $((0x30)) ]; then echo "$off"; return; fi
+			off=$(((hdr >> 20) & 0xffc))
+		done
+		return 1
+	}
+	for cfg in "$rp_cfg" "$ep_cfg"; do
+		off=$(ide_off "$cfg")
+		cap=$(cfg_word "$cfg" $((off + 4)))
+		nlink=0
+		[ $((cap & 1)) -eq 1 ] && nlink=$((((cap >> 13) & 7) + 1))
+		sel=$((off + 12 + 8 * nlink))
+		ctl=$(cfg_word "$cfg" $((sel + 4)))
+		sts=$(cfg_word "$cfg" $((sel + 8)))
+		[ $((ctl & 1)) -eq 1 ]
+		[ $((sts & 15)) -eq 2 ]
+		[ $(((ctl >> 24) & 255)) -eq "$(printf '%s' "$output" | jq '.streams[0].stream_id')" ]
+	done
+}
+
+@test "streams on broken: insecure RP partner, IDE_FAIL endpoint, dangling link" {
+	ROOT=$(static_tree broken)
+	run t streams -J
+	[ "$status" -eq 0 ]
+	json_is '[.streams[].name]' '["stream0.0.0","stream1.1.0","stream3.2.0"]'
+	json_is '.streams[0] | [.endpoint.state, .root_port.state, .root_port.enabled]' '["secure","insecure",true]'
+	json_is '.streams[1] | [.r, .e, .stream_id, .root_port.bdf, .endpoint.ide_fail, .root_port.ide_fail, .endpoint.state]' \
+		'[1,0,1,"0000:40:03.1",true,false,"secure"]'
+	json_is '.streams[2] | [.dangling, .endpoint.bdf, .target, .tsm, .stream_id]' '[true,null,"0000:44:00.0",null,null]'
+	run t streams -n -r -o NAME,EP-STATE,RP-STATE,IDE-FAIL
+	[ "${lines[0]}" = "stream0.0.0 secure insecure no" ]
+	[ "${lines[1]}" = "stream1.1.0 secure secure yes" ]
+	[ "${lines[2]}" = "stream3.2.0 dangling dangling " ]
+}
+
+@test "streams -v adds RID and address association columns" {
+	run t streams -v
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == *"EP-RID"*"RP-RID"*"EP-ADDR"*"RP-ADDR"* ]]
+	[[ "${lines[1]}" == *"0000-ffff"*"0xa0000000-0xa1ffffff"* ]]
+}
+
+@test "streams filters: -d matches either partner, -b, -t" {
+	ROOT=$(static_tree broken)
+	run t streams -J -d 42:00.0
+	json_is '[.streams[].name]' '["stream1.1.0"]'
+	run t streams -J -d 40:01.1
+	json_is '[.streams[].name]' '["stream0.0.0"]'
+	run t streams -J -b pci0000:00
+	json_is '.streams' '[]'
+	run t streams -J -t tsm0
+	json_is '[.streams[].name]' '["stream0.0.0","stream1.1.0"]'
+	run t streams -b pci0000:77
+	[ "$status" -eq 1 ]
+}
+
+@test "streams with no stream links: empty, exit 0, says why" {
+	ROOT=$(static_tree devsec)
+	run --separate-stderr t streams -J
+	[ "$status" -eq 0 ]
+	json_is '.streams' '[]'
+	[[ "$stderr" == *"no device is connected"* ]]
+	ROOT=$(static_tree no-tsm)
+	run --separate-stderr t streams
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"CONFIG_PCI_TSM"* ]]
+}
+
+@test "streams: partner config readable only as 64 bytes is needs-root" {
+	ROOT=$(mktemp -d "$BATS_TEST_TMPDIR/r.XXXXXX")
+	cp -a "$(static_tree sev-tio)/." "$ROOT"
+	cfg=$ROOT/sys/devices/pci0000:40/0000:40:01.1/config
+	head -c 64 "$cfg" > "$cfg.short" && mv "$cfg.short" "$cfg"
+	run --separate-stderr t streams -J
+	[ "$status" -eq 0 ]
+	json_is '.streams[0].root_port | [.bdf, .state, .enabled, .needs_root]' '["0000:40:01.1",null,null,true]'
+	json_is '.streams[0].endpoint.state' '"secure"'
+	[[ "$stderr" == *"needs root"* ]]
+	run --separate-stderr t streams -n -r -o RP-STATE
+	[ "$output" = "needs-root" ]
+}
+
+@test "streams: names that are not streamH.R.E are ignored" {
+	ROOT=$(mktemp -d "$BATS_TEST_TMPDIR/r.XXXXXX")
+	cp -a "$(static_tree sev-tio)/." "$ROOT"
+	hb=$ROOT/sys/devices/pci0000:40
+	for n in streamA.B.C stream99999999999999999999.0.0 stream0.0 stream01.0.0 stream256.0.0 stream0.0.0x; do
+		ln -s 0000:40:01.1/0000:41:00.0 "$hb/$n"
+	done
+	run t streams -J
+	json_is '[.streams[].name]' '["stream0.0.0"]'
+}
+
+@test "streams on a live devsec connect matches the simulator's registers" {
+	mount_live devsec
+	echo tsm0 > "$ROOT/sys/bus/pci/devices/10000:01:00.0/tsm/connect"
+	run t streams -J
+	unmount_live
+	json_is '[.streams[] | [.host_bridge, .name, .stream_id, .endpoint.bdf, .root_port.bdf, .endpoint.state, .root_port.state]]' \
+		'[["pci10000:00","stream0.0.0",0,"10000:01:00.0","10000:00:00.0","secure","secure"]]'
+}
+
+teardown() {
+	unmount_live
+}
