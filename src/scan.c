@@ -207,6 +207,21 @@ static void func_read_driver(struct pci_func *f)
 	free(path);
 }
 
+/* tsm/connect is read for streams and for devices: once. */
+static void func_read_connect(struct tsm_snapshot *snap, struct pci_func *f)
+{
+	char *tsmdir;
+
+	if (f->connect_read || !f->dir)
+		return;
+	f->connect_read = true;
+	tsmdir = path_join(f->dir, "tsm");
+	f->connect = read_opt(tsmdir, "connect", &f->has_connect);
+	if (f->connect && *f->connect)
+		f->connected_tsm = snapshot_find_tsm(snap, f->connect);
+	free(tsmdir);
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -218,7 +233,7 @@ static void func_read_tsm(struct tsm_snapshot *snap, struct pci_func *f)
 	char **names;
 	size_t n;
 
-	f->connect = read_opt(tsmdir, "connect", &f->has_connect);
+	func_read_connect(snap, f);
 	f->dsm = read_opt(tsmdir, "dsm", &f->has_dsm);
 	f->bound = read_opt(tsmdir, "bound", &f->has_bound);
 	f->lock = read_opt(tsmdir, "lock", &f->has_lock);
@@ -226,8 +241,6 @@ static void func_read_tsm(struct tsm_snapshot *snap, struct pci_func *f)
 	/* A provider's glue dir is also named tsm/: recognise the group by its files (ABI.md §1.2). */
 	f->tsm_dir = f->has_connect || f->has_dsm || f->has_bound || f->has_lock;
 	f->authenticated = read_opt(f->dir, "authenticated", &f->has_authenticated);
-	if (f->connect && *f->connect)
-		f->connected_tsm = snapshot_find_tsm(snap, f->connect);
 	free(tsmdir);
 
 	tsmdir = path_join(f->dir, "doe_features");
@@ -421,17 +434,7 @@ static void stream_resolve(struct scan_ctx *ctx, struct ide_stream *s)
 	func_read_config(ctx->snap, s->endpoint);
 	if (s->root_port)
 		func_read_config(ctx->snap, s->root_port);
-	if (!s->endpoint->listed) {
-		char *path = path_join3(s->endpoint->dir, "tsm", "connect");
-
-		if (!sysfs_read_text(path, &s->endpoint->connect)) {
-			s->endpoint->has_connect = true;
-			if (*s->endpoint->connect)
-				s->endpoint->connected_tsm =
-					snapshot_find_tsm(ctx->snap, s->endpoint->connect);
-		}
-		free(path);
-	}
+	func_read_connect(ctx->snap, s->endpoint);
 	s->tsm = s->endpoint->connected_tsm;
 out:
 	free(link);

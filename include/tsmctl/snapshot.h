@@ -62,6 +62,7 @@ struct pci_func {
 
 	/* tsm/ attribute group (ABI.md §1.2); recognised by its files */
 	bool tsm_dir;
+	bool connect_read;
 	char *connect, *dsm, *bound, *authenticated;
 	char *lock, *accept;
 	bool has_connect, has_dsm, has_bound, has_authenticated, has_lock, has_accept;
