@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "tsmctl/cli.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
 
@@ -36,6 +37,9 @@ int sysfs_init(const char *sysroot)
 		return -ENOTDIR;
 	}
 	root_path = xstrdup(sysroot);
+	/* For tests of the fallback walk on kernels that do have openat2. */
+	if (getenv("TSMCTL_NO_OPENAT2") && *getenv("TSMCTL_NO_OPENAT2"))
+		have_openat2 = false;
 	return 0;
 }
 
@@ -78,6 +82,88 @@ static bool path_is_relative_clean(const char *path)
 	return true;
 }
 
+#define MAX_LINK_HOPS 40	/* as the kernel's own limit */
+
+static void report_escape(const char *path, const char *target)
+{
+	static bool reported;
+
+	if (tsmctl_verbose && !reported)
+		fprintf(stderr, "tsmctl: %s -> %s leaves the root; treated as absent\n", path, target);
+	reported = true;
+}
+
+/*
+ * Kernels without openat2 (before 5.6): resolve PATH one component at a time
+ * below the root, applying symlinks lexically, refusing any that leave it.
+ */
+static int open_walked(const char *path, int flags)
+{
+	char *done = xstrdup(""), *todo = xstrdup(path);
+	int hops = 0, fd = -1;
+
+	while (*todo) {
+		char *slash = strchr(todo, '/'), *rest, *cand, target[4096];
+		struct stat st;
+		ssize_t n;
+
+		rest = xstrdup(slash ? slash + 1 : "");
+		if (slash)
+			*slash = '\0';
+		if (!*todo || streq(todo, ".")) {
+			goto next;
+		} else if (streq(todo, "..")) {
+			char *cut = strrchr(done, '/');
+
+			if (!*done) {
+				fd = -EXDEV;
+				free(rest);
+				goto out;
+			}
+			if (cut)
+				*cut = '\0';
+			else
+				*done = '\0';
+			goto next;
+		}
+		cand = *done ? xasprintf("%s/%s", done, todo) : xstrdup(todo);
+		if (fstatat(root_fd, cand, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode) ||
+		    (!*rest && (flags & O_NOFOLLOW))) {
+			free(done);
+			done = cand;
+			goto next;
+		}
+		n = readlinkat(root_fd, cand, target, sizeof(target));
+		free(cand);
+		if (n >= (ssize_t)sizeof(target)) {
+			fd = -ENAMETOOLONG;	/* never act on a truncated target */
+			free(rest);
+			goto out;
+		}
+		if (n < 0 || ++hops > MAX_LINK_HOPS || target[0] == '/') {
+			fd = n < 0 ? -errno : hops > MAX_LINK_HOPS ? -ELOOP : -EXDEV;
+			if (fd == -EXDEV)
+				report_escape(path, target);
+			free(rest);
+			goto out;
+		}
+		target[n] = '\0';
+		free(todo);
+		todo = *rest ? xasprintf("%s/%s", target, rest) : xstrdup(target);
+		free(rest);
+		continue;
+next:
+		free(todo);
+		todo = rest;
+	}
+	fd = openat(root_fd, *done ? done : ".", flags | O_NOFOLLOW);
+	fd = fd < 0 ? -errno : fd;
+out:
+	free(done);
+	free(todo);
+	return fd;
+}
+
 static int open_beneath(const char *path, int flags)
 {
 	struct open_how how = {
@@ -94,13 +180,13 @@ static int open_beneath(const char *path, int flags)
 		fd = (int)syscall(SYS_openat2, root_fd, path, &how, sizeof(how));
 		if (fd >= 0)
 			return fd;
+		if (errno == EXDEV)
+			report_escape(path, "outside");
 		if (errno != ENOSYS)
 			return -errno;
 		have_openat2 = false;
 	}
-	/* Kernels before 5.6: links are still checked by sysfs_resolve_link users. */
-	fd = openat(root_fd, path, flags | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	return open_walked(path, flags);
 }
 
 bool sysfs_exists(const char *path)
@@ -296,6 +382,8 @@ int sysfs_resolve_link(const char *path, char **canonical)
 		return rc;
 	dir = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
 	rc = join_normalized(dir, target, canonical);
+	if (rc == -EXDEV)
+		report_escape(path, target);
 	free(dir);
 	free(target);
 	return rc;

@@ -88,6 +88,20 @@ setup() {
 	json_is '.tsms[0] | [.name, .provider, .driver]' '["tsm0",null,null]'
 }
 
+@test "the fallback walk (no openat2) refuses the same escapes and reads the same tree" {
+	R=$(mktemp -d "$BATS_TEST_TMPDIR/r.XXXXXX")
+	cp -a "$ROOT/." "$R"
+	ln -s ../../../../../../../../../../etc "$R/sys/devices/pci0000:40/stream1.0.0"
+	ln -s /etc/passwd "$R/sys/devices/pci0000:40/available_secure_streams.x"
+	run --separate-stderr env TSMCTL_NO_OPENAT2=1 "$TSMCTL" --sysroot "$R" streams -J -v
+	[ "$status" -eq 0 ]
+	json_is '[.streams[] | [.name, .dangling, .endpoint.state]]' '[["stream0.0.0",false,"secure"],["stream1.0.0",true,null]]'
+	[[ "$stderr" == *"leaves the root"* ]]
+	for c in list devices streams host-bridges; do
+		diff <("$TSMCTL" --sysroot "$ROOT" $c -J) <(TSMCTL_NO_OPENAT2=1 "$TSMCTL" --sysroot "$ROOT" $c -J)
+	done
+}
+
 @test "JSON output is valid and keeps its shape when empty" {
 	ROOT=$(static_tree no-tsm)
 	for c in list devices streams host-bridges; do
