@@ -30,7 +30,7 @@ HDRS := $(wildcard include/tsmctl/*.h)
 
 BUILD_DEBS := gcc make pkg-config libpci-dev libkmod-dev libjson-c-dev libsmartcols-dev \
 	libfuse3-dev pciutils
-TEST_DEBS := bats jq fuse3 xz-utils util-linux
+TEST_DEBS := bats jq fuse3 xz-utils util-linux valgrind strace
 DEPS_STAMP := $(BUILDDIR)/.deps-build
 
 all: $(BUILDDIR)/tsmctl sim
@@ -63,7 +63,12 @@ unit: $(BUILDDIR)/test-ide
 check: all $(BUILDDIR)/.deps-test unit
 	$(MAKE) -C tests/sim check
 	TSMCTL=$(abspath $(BUILDDIR)/tsmctl) bats --tap tests
+	$(MAKE) check-valgrind
 	$(MAKE) check-asan
+
+# The read views once under valgrind: any error or definite leak fails.
+check-valgrind: $(BUILDDIR)/tsmctl $(BUILDDIR)/.deps-test
+	@tests/lib/valgrind-views $(abspath $(BUILDDIR)/tsmctl)
 
 # A second build with sanitizers in its own directory; any report fails the run.
 ASAN_DIR := build-asan
@@ -81,4 +86,4 @@ clean:
 	rm -rf obj tsmctl test-ide .deps-build .deps-test $(ASAN_DIR)
 	$(MAKE) -C tests/sim clean
 
-.PHONY: all sim unit check check-asan demo clean
+.PHONY: all sim unit check check-valgrind check-asan demo clean
