@@ -81,6 +81,19 @@ static void print_opt(FILE *out, const struct opt_def *o)
 	fprintf(out, " %-28s %s\n", buf, o->help);
 }
 
+void cmd_print_options(FILE *out, const struct cmd_def *cmd)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(opt_table); i++) {
+		const struct opt_def *o = &opt_table[i];
+
+		if (!cmd_accepts(cmd, o->id))
+			continue;
+		fprintf(out, "--%s%s%s\n", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+		if (o->id < 0x100)
+			fprintf(out, "-%c%s%s\n", o->id, o->arg ? " " : "", o->arg ? o->arg : "");
+	}
+}
+
 void cmd_usage(FILE *out, const struct cmd_def *cmd)
 {
 	fprintf(out, "\nUsage:\n tsmctl %s [options]%s%s\n\n%s.\n", cmd->name,

@@ -94,6 +94,28 @@ static int find_command(int argc, char **argv)
 	return -1;
 }
 
+/* Hidden queries for shell completion, answered from the same tables as --help. */
+static int completion_query(int argc, char **argv)
+{
+	const struct cmd_def *cmd = argc > 2 ? cmd_lookup(argv[2]) : NULL;
+
+	if (streq(argv[1], "--list-cmds")) {
+		for (size_t i = 0; i < nr_commands; i++)
+			if (!commands[i]->hidden)
+				puts(commands[i]->name);
+		return EXIT_OK;
+	}
+	if (!cmd)
+		return EXIT_USAGE;
+	if (streq(argv[1], "--list-opts")) {
+		cmd_print_options(stdout, cmd);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < cmd->ncols; i++)
+		puts(cmd->cols[i].name);
+	return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	const struct cmd_def *cmd;
@@ -101,6 +123,9 @@ int main(int argc, char **argv)
 	char **cargv;
 	int ci, rc;
 
+	if (argc >= 2 && (streq(argv[1], "--list-cmds") || streq(argv[1], "--list-opts") ||
+			  streq(argv[1], "--list-cols")))
+		return completion_query(argc, argv);
 	ci = find_command(argc, argv);
 	if (ci < 0) {
 		for (int i = 1; i < argc; i++) {

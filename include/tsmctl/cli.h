@@ -92,6 +92,8 @@ const struct cmd_def *cmd_lookup(const char *name);
 int cmd_parse(struct cmd_ctx *ctx, const struct cmd_def *cmd, int argc, char **argv);
 void cmd_ctx_free(struct cmd_ctx *ctx);
 void cmd_usage(FILE *out, const struct cmd_def *cmd);
+/* One option per line, "--name ARG" / "-x ARG", for completion. */
+void cmd_print_options(FILE *out, const struct cmd_def *cmd);
 /* "tsmctl CMD: msg" + "Try 'tsmctl CMD --help'." → EXIT_USAGE */
 int usage_error(const struct cmd_def *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

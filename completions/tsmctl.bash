@@ -1,0 +1,98 @@
+# bash completion for tsmctl. Everything comes from tsmctl itself:
+# --list-cmds, --list-opts CMD, --list-cols CMD, and its own views for live objects.
+# shellcheck disable=SC2207  # COMPREPLY=($(compgen ...)) is the completion idiom
+
+# Queries answered from tsmctl's own tables (no tree needed).
+_tsmctl_meta() {
+	"${COMP_WORDS[0]}" "$@" 2>/dev/null
+}
+
+_tsmctl_run() {
+	local i sysroot=()
+	for ((i = 1; i < ${#COMP_WORDS[@]} - 1; i++)); do
+		case ${COMP_WORDS[i]} in
+		--sysroot) sysroot=(--sysroot "${COMP_WORDS[i + 1]}") ;;
+		--sysroot=*) sysroot=(--sysroot "${COMP_WORDS[i]#--sysroot=}") ;;
+		esac
+	done
+	"${COMP_WORDS[0]}" "${sysroot[@]}" "$@" 2>/dev/null
+}
+
+# BDFs with tsm/connect: unconnected first (connect) or connected only (disconnect).
+_tsmctl_bdfs() {
+	local want=$1 bdf tsm
+	while read -r bdf tsm; do
+		case $want in
+		unconnected) [ -z "$tsm" ] && echo "$bdf" ;;
+		connected) [ -n "$tsm" ] && echo "$bdf" ;;
+		*) echo "$bdf" ;;
+		esac
+	done < <(_tsmctl_run devices -n -r -o BDF,CONNECTED)
+	if [ "$want" = unconnected ]; then
+		while read -r bdf tsm; do [ -n "$tsm" ] && echo "$bdf"; done \
+			< <(_tsmctl_run devices -n -r -o BDF,CONNECTED)
+	fi
+}
+
+_tsmctl() {
+	local cur prev cmd i words opts
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=${COMP_WORDS[COMP_CWORD - 1]}
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		--sysroot) ((i++)) ;;
+		-*) ;;
+		*) cmd=${COMP_WORDS[i]}; break ;;
+		esac
+	done
+
+	case $prev in
+	--sysroot)
+		compopt -o dirnames 2>/dev/null
+		COMPREPLY=($(compgen -d -- "$cur"))
+		return ;;
+	-o|--output)
+		local prefix="" last=$cur
+		case $cur in *,*) prefix=${cur%,*},; last=${cur##*,} ;; esac
+		case $prefix$last in +*) [ -z "$prefix" ] && prefix=+ && last=${last#+} ;; esac
+		words=$(_tsmctl_meta --list-cols "$cmd")
+		COMPREPLY=($(compgen -P "$prefix" -W "$words" -- "$last"))
+		compopt -o nospace 2>/dev/null
+		return ;;
+	-d|--device)
+		COMPREPLY=($(compgen -W "$(_tsmctl_bdfs any)" -- "$cur"))
+		return ;;
+	-t|--tsm)
+		COMPREPLY=($(compgen -W "$(_tsmctl_run list -n -r -o NAME)" -- "$cur"))
+		return ;;
+	-b|--host-bridge)
+		COMPREPLY=($(compgen -W "$(_tsmctl_run host-bridges -n -r -o NAME)" -- "$cur"))
+		return ;;
+	--wait|--require-connected)
+		return ;;
+	esac
+
+	if [ -z "$cmd" ]; then
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "--sysroot --help --version" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "$(_tsmctl_meta --list-cmds)" -- "$cur"))
+		fi
+		return
+	fi
+	if [[ $cur == -* ]]; then
+		opts=$(_tsmctl_meta --list-opts "$cmd" | cut -d' ' -f1)
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+		return
+	fi
+	case $cmd in
+	connect)
+		compopt -o nosort 2>/dev/null	# unconnected devices first
+		COMPREPLY=($(compgen -W "$(_tsmctl_bdfs unconnected) $(_tsmctl_run list -n -r -o NAME)" -- "$cur")) ;;
+	disconnect)
+		COMPREPLY=($(compgen -W "$(_tsmctl_bdfs connected) $(_tsmctl_run list -n -r -o NAME)" -- "$cur")) ;;
+	lock|accept|unlock)
+		COMPREPLY=($(compgen -W "$(_tsmctl_bdfs any) $(_tsmctl_run list -n -r -o NAME)" -- "$cur")) ;;
+	esac
+}
+complete -F _tsmctl tsmctl

@@ -1,0 +1,72 @@
+#!/usr/bin/env bats
+# bash completion, driven through COMP_WORDS against a simulated tree.
+
+load lib/helpers
+
+setup() {
+	ROOT=$(static_tree sev-tio)
+	BIN=$(mktemp -d "$BATS_TEST_TMPDIR/bin.XXXXXX")
+	ln -s "$TSMCTL" "$BIN/tsmctl"
+}
+
+# complete WORD... : the completions for the last word, one per line.
+complete_words() {
+	PATH=$BIN:$PATH bash -c '
+		source "$1/completions/tsmctl.bash"; shift
+		COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+		_tsmctl
+		printf "%s\n" "${COMPREPLY[@]}"' _ "$TOP" "$@"
+}
+
+@test "completes command names from tsmctl --list-cmds" {
+	run complete_words tsmctl --sysroot "$ROOT" ""
+	[ "$status" -eq 0 ]
+	for c in list devices streams host-bridges; do
+		[[ "$output" == *"$c"* ]]
+	done
+	run complete_words tsmctl str
+	[ "$output" = "streams" ]
+}
+
+@test "completes a command's options and nothing it does not take" {
+	run complete_words tsmctl streams --
+	[[ "$output" == *"--host-bridge"* ]]
+	[[ "$output" == *"--json"* ]]
+	[[ "$output" != *"--all"* ]]
+	run complete_words tsmctl devices --a
+	[ "$output" = "--all" ]
+}
+
+@test "completes column names after -o, also in lists and with +" {
+	run complete_words tsmctl host-bridges -o AV
+	[ "$output" = "AVAILABLE" ]
+	run complete_words tsmctl host-bridges -o NAME,NST
+	[ "$output" = "NAME,NSTREAMS" ]
+	run complete_words tsmctl list -o +MODU
+	[ "$output" = "+MODULE" ]
+	run complete_words tsmctl list -o +MOD
+	[ "${lines[*]}" = "+MODE +MODULE" ]
+}
+
+@test "completes live objects from the --sysroot tree" {
+	run complete_words tsmctl --sysroot "$ROOT" devices -d ""
+	[ "${lines[*]}" = "0000:41:00.0 0000:81:00.0" ]
+	run complete_words tsmctl --sysroot "$ROOT" streams -t ""
+	[ "$output" = "tsm0" ]
+	run complete_words tsmctl --sysroot "$ROOT" host-bridges -b pci0000:4
+	[ "$output" = "pci0000:40" ]
+}
+
+@test "connect offers unconnected devices first; disconnect only connected ones" {
+	run complete_words tsmctl --sysroot "$ROOT" connect ""
+	[ "${lines[0]}" = "0000:81:00.0" ]
+	[ "${lines[1]}" = "0000:41:00.0" ]
+	[[ "$output" == *"tsm0"* ]]
+	run complete_words tsmctl --sysroot "$ROOT" disconnect 0000:
+	[ "$output" = "0000:41:00.0" ]
+}
+
+@test "zsh completion file is valid zsh if zsh is present" {
+	command -v zsh >/dev/null || skip "zsh not installed"
+	zsh -n "$TOP/completions/_tsmctl"
+}
