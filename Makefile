@@ -13,6 +13,13 @@ VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo $(VE
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+ZSHCOMPDIR ?= $(DATADIR)/zsh/site-functions
+LIBEXECDIR ?= $(PREFIX)/libexec/tsmctl
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
+SYSCONFDIR ?= /etc
 DESTDIR ?=
 
 CC ?= cc
@@ -29,11 +36,14 @@ OBJS := $(patsubst src/%.c,$(BUILDDIR)/obj/%.o,$(SRCS))
 HDRS := $(wildcard include/tsmctl/*.h)
 
 BUILD_DEBS := gcc make pkg-config libpci-dev libkmod-dev libjson-c-dev libsmartcols-dev \
-	libfuse3-dev pciutils
-TEST_DEBS := bats jq fuse3 xz-utils util-linux valgrind strace
+	libfuse3-dev pciutils scdoc
+TEST_DEBS := bats jq fuse3 xz-utils util-linux valgrind strace man-db groff-base
 DEPS_STAMP := $(BUILDDIR)/.deps-build
 
-all: $(BUILDDIR)/tsmctl sim
+MAN_SRCS := $(wildcard man/*.scd)
+MAN_PAGES := $(patsubst man/%.scd,$(BUILDDIR)/man/%,$(MAN_SRCS))
+
+all: $(BUILDDIR)/tsmctl sim man
 
 $(DEPS_STAMP):
 	@tests/lib/need-packages $(BUILD_DEBS)
@@ -53,6 +63,19 @@ $(BUILDDIR)/tsmctl: $(OBJS)
 $(BUILDDIR)/test-ide: src/ide.c tests/unit/test-ide.c include/tsmctl/ide.h | $(DEPS_STAMP)
 	$(CC) $(CFLAGS) $(TSM_CFLAGS) -o $@ src/ide.c tests/unit/test-ide.c
 
+$(BUILDDIR)/man/%: man/%.scd | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	scdoc < $< > $@
+
+man: $(MAN_PAGES)
+
+# Lint every page: groff/man warnings are failures.
+check-man: man
+	@for p in $(MAN_PAGES); do \
+		out=$$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l "$$p" 2>&1 >/dev/null); \
+		if [ -n "$$out" ]; then echo "$$p: $$out"; exit 1; fi; \
+	done; echo "man: $(words $(MAN_PAGES)) pages lint clean"
+
 sim: | $(DEPS_STAMP)
 	$(MAKE) -C tests/sim
 
@@ -60,7 +83,7 @@ unit: $(BUILDDIR)/test-ide
 	$(BUILDDIR)/test-ide
 
 # The suite: decoder unit tests, the simulator's own tests, then tsmctl's.
-check: all $(BUILDDIR)/.deps-test unit
+check: all $(BUILDDIR)/.deps-test unit check-man
 	$(MAKE) -C tests/sim check
 	TSMCTL=$(abspath $(BUILDDIR)/tsmctl) bats --tap tests
 	$(MAKE) check-valgrind
@@ -82,8 +105,37 @@ check-asan: $(BUILDDIR)/.deps-test
 demo: all $(BUILDDIR)/.deps-test
 	@tests/lib/demo $(abspath $(BUILDDIR)/tsmctl)
 
+CONTRIB_UNITS := tsmctl-autoconnect.service tsmctl-audit.service tsmctl-audit.timer
+define INSTALL_CONTRIB
+	install -D -m 0755 contrib/tsmctl-autoconnect $(DESTDIR)$(LIBEXECDIR)/tsmctl-autoconnect
+	for u in $(CONTRIB_UNITS); do \
+		mkdir -p $(DESTDIR)$(UNITDIR); \
+		sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' contrib/$$u \
+			> $(DESTDIR)$(UNITDIR)/$$u; chmod 0644 $(DESTDIR)$(UNITDIR)/$$u; \
+	done
+	install -D -m 0644 contrib/90-tsmctl.rules $(DESTDIR)$(UDEVRULESDIR)/90-tsmctl.rules
+	test -e $(DESTDIR)$(SYSCONFDIR)/tsmctl/connect.conf || \
+		install -D -m 0644 contrib/connect.conf $(DESTDIR)$(SYSCONFDIR)/tsmctl/connect.conf
+endef
+define UNINSTALL_CONTRIB
+	rm -f $(DESTDIR)$(LIBEXECDIR)/tsmctl-autoconnect $(DESTDIR)$(UDEVRULESDIR)/90-tsmctl.rules
+	for u in $(CONTRIB_UNITS); do rm -f $(DESTDIR)$(UNITDIR)/$$u; done
+endef
+
+install: $(BUILDDIR)/tsmctl man
+	install -D -m 0755 $(BUILDDIR)/tsmctl $(DESTDIR)$(BINDIR)/tsmctl
+	for p in $(MAN_PAGES); do install -D -m 0644 $$p $(DESTDIR)$(MANDIR)/man8/$$(basename $$p); done
+	install -D -m 0644 completions/tsmctl.bash $(DESTDIR)$(BASHCOMPDIR)/tsmctl
+	install -D -m 0644 completions/_tsmctl $(DESTDIR)$(ZSHCOMPDIR)/_tsmctl
+	$(INSTALL_CONTRIB)
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tsmctl $(DESTDIR)$(BASHCOMPDIR)/tsmctl $(DESTDIR)$(ZSHCOMPDIR)/_tsmctl
+	for p in $(MAN_PAGES); do rm -f $(DESTDIR)$(MANDIR)/man8/$$(basename $$p); done
+	$(UNINSTALL_CONTRIB)
+
 clean:
-	rm -rf obj tsmctl test-ide .deps-build .deps-test $(ASAN_DIR)
+	rm -rf obj man/*.8 tsmctl test-ide .deps-build .deps-test $(ASAN_DIR)
 	$(MAKE) -C tests/sim clean
 
-.PHONY: all sim unit check check-valgrind check-asan demo clean
+.PHONY: all sim man unit check check-man check-valgrind check-asan demo install uninstall clean

@@ -1,0 +1,64 @@
+#!/usr/bin/env bats
+# make install / uninstall into a DESTDIR: what lands, and nothing outside it.
+
+load lib/helpers
+
+@test "make install puts every file under DESTDIR, with paths substituted" {
+	D=$(mktemp -d "$BATS_TEST_TMPDIR/dest.XXXXXX")
+	marker=$BATS_TEST_TMPDIR/marker
+	touch "$marker"
+	run make -s -C "$TOP" install DESTDIR="$D" PREFIX=/usr
+	[ "$status" -eq 0 ]
+	run bash -c "cd '$D' && find . -type f | sort"
+	expected="./etc/tsmctl/connect.conf
+./usr/lib/systemd/system/tsmctl-audit.service
+./usr/lib/systemd/system/tsmctl-audit.timer
+./usr/lib/systemd/system/tsmctl-autoconnect.service
+./usr/lib/udev/rules.d/90-tsmctl.rules
+./usr/libexec/tsmctl/tsmctl-autoconnect"
+	while read -r f; do [[ "$output" == *"$f"* ]]; done <<< "$expected"
+	[[ "$output" == *"./usr/sbin/tsmctl"* ]]
+	[[ "$output" == *"./usr/share/bash-completion/completions/tsmctl"* ]]
+	[[ "$output" == *"./usr/share/zsh/site-functions/_tsmctl"* ]]
+	for m in "$TOP"/man/*.scd; do
+		p=$(basename "$m" .scd)
+		[[ "$output" == *"./usr/share/man/man8/$p"* ]]
+	done
+	grep -q 'ExecStart=/usr/libexec/tsmctl/tsmctl-autoconnect' "$D/usr/lib/systemd/system/tsmctl-autoconnect.service"
+	! grep -rq '@BINDIR@\|@LIBEXECDIR@' "$D"
+	"$D/usr/sbin/tsmctl" --version
+	# nothing written outside DESTDIR (the build tree aside)
+	run find /usr /etc -newer "$marker" -path '*tsmctl*'
+	[ -z "$output" ]
+}
+
+@test "make uninstall removes what install put there, keeps the edited config" {
+	D=$(mktemp -d "$BATS_TEST_TMPDIR/dest.XXXXXX")
+	make -s -C "$TOP" install DESTDIR="$D" PREFIX=/usr
+	echo "all tsm0" >> "$D/etc/tsmctl/connect.conf"
+	make -s -C "$TOP" uninstall DESTDIR="$D" PREFIX=/usr
+	run bash -c "cd '$D' && find . -type f"
+	[ "$output" = "./etc/tsmctl/connect.conf" ]
+}
+
+@test "tsmctl-autoconnect applies connect.conf rules and rejects malformed lines" {
+	ROOT=$(static_tree sev-tio)
+	BIN=$(mktemp -d "$BATS_TEST_TMPDIR/bin.XXXXXX")
+	printf '#!/bin/sh\necho "$@" >> %s/calls\nexit 0\n' "$BIN" > "$BIN/tsmctl"
+	chmod +x "$BIN/tsmctl"
+	conf=$BATS_TEST_TMPDIR/connect.conf
+	printf '# comment\n\n41:00.0 tsm0\nall tsm1\nbroken\n' > "$conf"
+	run env TSMCTL="$BIN/tsmctl" "$TOP/contrib/tsmctl-autoconnect" "$conf"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"connect.conf:5: expected 'DEVICE TSM'"* ]]
+	run cat "$BIN/calls"
+	[ "${lines[0]}" = "connect 41:00.0 tsm0" ]
+	[ "${lines[1]}" = "connect --all --keep-going tsm1" ]
+	[ "${lines[2]}" = "audit --short" ]
+}
+
+@test "man pages build and lint clean" {
+	run make -s -C "$TOP" check-man
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"lint clean"* ]]
+}
