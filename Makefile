@@ -108,6 +108,7 @@ demo: all $(BUILDDIR)/.deps-test
 CONTRIB_UNITS := tsmctl-autoconnect.service tsmctl-audit.service tsmctl-audit.timer
 define INSTALL_CONTRIB
 	install -D -m 0755 contrib/tsmctl-autoconnect $(DESTDIR)$(LIBEXECDIR)/tsmctl-autoconnect
+	install -D -m 0755 contrib/tsmctl-collect $(DESTDIR)$(BINDIR)/tsmctl-collect
 	for u in $(CONTRIB_UNITS); do \
 		mkdir -p $(DESTDIR)$(UNITDIR); \
 		sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' contrib/$$u \
@@ -119,6 +120,7 @@ define INSTALL_CONTRIB
 endef
 define UNINSTALL_CONTRIB
 	rm -f $(DESTDIR)$(LIBEXECDIR)/tsmctl-autoconnect $(DESTDIR)$(UDEVRULESDIR)/90-tsmctl.rules
+	rm -f $(DESTDIR)$(BINDIR)/tsmctl-collect
 	for u in $(CONTRIB_UNITS); do rm -f $(DESTDIR)$(UNITDIR)/$$u; done
 endef
 

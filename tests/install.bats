@@ -18,6 +18,7 @@ load lib/helpers
 ./usr/libexec/tsmctl/tsmctl-autoconnect"
 	while read -r f; do [[ "$output" == *"$f"* ]]; done <<< "$expected"
 	[[ "$output" == *"./usr/sbin/tsmctl"* ]]
+	[[ "$output" == *"./usr/sbin/tsmctl-collect"* ]]
 	[[ "$output" == *"./usr/share/bash-completion/completions/tsmctl"* ]]
 	[[ "$output" == *"./usr/share/zsh/site-functions/_tsmctl"* ]]
 	for m in "$TOP"/man/*.scd; do
