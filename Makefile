@@ -102,6 +102,11 @@ check-asan: $(BUILDDIR)/.deps-test
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		TSMCTL=$(abspath $(ASAN_DIR)/tsmctl) bats --tap tests
 
+# Figures, not pass/fail: see bench/RESULTS.md for the last run.
+bench: all $(BUILDDIR)/.deps-test
+	@tests/lib/need-packages time bc strace
+	@TSMCTL=$(abspath $(BUILDDIR)/tsmctl) bench/run
+
 demo: all $(BUILDDIR)/.deps-test
 	@tests/lib/demo $(abspath $(BUILDDIR)/tsmctl)
 
@@ -137,7 +142,7 @@ uninstall:
 	$(UNINSTALL_CONTRIB)
 
 clean:
-	rm -rf obj man/*.8 tsmctl test-ide .deps-build .deps-test $(ASAN_DIR)
+	rm -rf obj man/*.8 tsmctl test-ide .deps-build .deps-test $(ASAN_DIR) build-bench
 	$(MAKE) -C tests/sim clean
 
-.PHONY: all sim man unit check check-man check-valgrind check-asan demo install uninstall clean
+.PHONY: all sim man unit check check-man check-valgrind check-asan demo bench install uninstall clean
