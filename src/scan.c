@@ -422,16 +422,23 @@ static void stream_resolve(struct scan_ctx *ctx, struct ide_stream *s)
 		goto out;
 	}
 	bdf = path_base(s->target);
-	if (!sysfs_exists(s->target) || bdf_canonical(bdf, canon) || !streq(canon, bdf)) {
+	if (bdf_canonical(bdf, canon) || !streq(canon, bdf)) {
 		s->dangling = true;
 		goto out;
 	}
 	s->endpoint = func_get(ctx, bdf);
 	func_set_dir(ctx, s->endpoint, s->target);
+	func_read_config(ctx->snap, s->endpoint);
+	/* The config read doubles as the existence check of the link target. */
+	if (s->endpoint->cfg_err == -ENOENT || s->endpoint->cfg_err == -ENOTDIR ||
+	    !streq(s->endpoint->dir, s->target)) {
+		s->endpoint = NULL;
+		s->dangling = true;
+		goto out;
+	}
 	if (s->endpoint->hb != s->hb)
 		s->dangling = true;	/* points below another host bridge */
 	s->root_port = s->endpoint->root_port;
-	func_read_config(ctx->snap, s->endpoint);
 	if (s->root_port)
 		func_read_config(ctx->snap, s->root_port);
 	func_read_connect(ctx->snap, s->endpoint);
@@ -598,6 +605,7 @@ int snapshot_scan(struct tsm_snapshot *snap, unsigned int flags)
 	struct scan_ctx *ctx = xcalloc(1, sizeof(*ctx));
 
 	memset(snap, 0, sizeof(*snap));
+	sysfs_forget_cache();
 	ctx->snap = snap;
 	ctx->flags = flags;
 	if (flags & SCAN_STREAMS)

@@ -45,6 +45,7 @@ int sysfs_init(const char *sysroot)
 
 void sysfs_exit(void)
 {
+	sysfs_forget_cache();
 	if (root_fd >= 0)
 		close(root_fd);
 	root_fd = -1;
@@ -274,21 +275,42 @@ int sysfs_read_text(const char *path, char **value)
 	return 0;
 }
 
-/* Open the directory holding PATH's last component; *name points into PATH. */
+/*
+ * The directory holding PATH's last component, as a borrowed fd: streams are
+ * read link after link from one host bridge, so the last one is kept open.
+ */
+static char *parent_path;
+static int parent_fd = -1;
+
+void sysfs_forget_cache(void)
+{
+	if (parent_fd >= 0)
+		close(parent_fd);
+	parent_fd = -1;
+	free(parent_path);
+	parent_path = NULL;
+}
+
 static int open_parent(const char *path, const char **name)
 {
 	const char *slash = strrchr(path, '/');
 	char *dir;
 	int fd;
 
-	if (!slash) {
-		*name = path;
-		return open_beneath(".", O_PATH | O_DIRECTORY);
+	*name = slash ? slash + 1 : path;
+	dir = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
+	if (parent_fd >= 0 && streq(dir, parent_path)) {
+		free(dir);
+		return parent_fd;
 	}
-	*name = slash + 1;
-	dir = xstrndup(path, (size_t)(slash - path));
 	fd = open_beneath(dir, O_PATH | O_DIRECTORY);
-	free(dir);
+	if (fd < 0) {
+		free(dir);
+		return fd;
+	}
+	sysfs_forget_cache();
+	parent_fd = fd;
+	parent_path = dir;
 	return fd;
 }
 
@@ -323,7 +345,6 @@ int sysfs_readlink(const char *path, char **target)
 		size *= 2;
 	}
 	free(buf);
-	close(fd);
 	return rc;
 }
 

@@ -45,6 +45,9 @@ int sysfs_readlink(const char *path, char **target);
  */
 int sysfs_resolve_link(const char *path, char **canonical);
 
+/* Drop cached directory handles (before a rescan of a changing tree). */
+void sysfs_forget_cache(void);
+
 /* Names in directory PATH (no "." or ".."), sorted; free with strv_free. */
 int sysfs_list(const char *path, char ***names, size_t *count);
 
