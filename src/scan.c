@@ -259,6 +259,37 @@ static void func_read_tsm(struct tsm_snapshot *snap, struct pci_func *f)
 	free(tsmdir);
 }
 
+/* VF → PF (physfn) and a PF's VF RID geometry, for RID association audits. */
+static void func_read_sriov(struct pci_func *f)
+{
+	static const char *const names[] = { "sriov_numvfs", "sriov_offset", "sriov_stride" };
+	unsigned long v[3];
+	char *path = path_join(f->dir, "physfn"), *target;
+
+	if (!sysfs_readlink(path, &target)) {
+		f->physfn = xstrdup(path_base(target));
+		free(target);
+	}
+	free(path);
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		char *value = NULL;
+		int rc;
+
+		path = path_join(f->dir, names[i]);
+		rc = sysfs_read_text(path, &value);
+		free(path);
+		if (!rc && parse_ulong(value, &v[i]))
+			rc = -EINVAL;
+		free(value);
+		if (rc || v[i] > 0xffff)
+			return;
+	}
+	f->has_sriov = true;
+	f->sriov_numvfs = (unsigned int)v[0];
+	f->sriov_offset = (unsigned int)v[1];
+	f->sriov_stride = (unsigned int)v[2];
+}
+
 /* Everything the devices view shows about a function, read once. */
 static void func_read_detail(struct scan_ctx *ctx, struct pci_func *f)
 {
@@ -271,6 +302,8 @@ static void func_read_detail(struct scan_ctx *ctx, struct pci_func *f)
 	func_read_config(ctx->snap, f);
 	func_read_tsm(ctx->snap, f);
 	func_read_driver(f);
+	if (ctx->flags & SCAN_IDE_PORTS)
+		func_read_sriov(f);
 }
 
 /* ---- TSMs ---- */
@@ -447,6 +480,20 @@ out:
 	free(link);
 }
 
+static void hb_read_port(struct scan_ctx *ctx, struct host_bridge *hb, const char *name)
+{
+	char canon[BDF_MAX], *dir;
+	struct pci_func *f;
+
+	if (bdf_canonical(name, canon) || !streq(canon, name))
+		return;
+	f = func_get(ctx, name);
+	dir = path_join(hb->dir, name);
+	func_set_dir(ctx, f, dir);
+	free(dir);
+	func_read_config(ctx->snap, f);
+}
+
 static void hb_scan(struct scan_ctx *ctx, struct host_bridge *hb)
 {
 	struct tsm_snapshot *snap = ctx->snap;
@@ -487,7 +534,6 @@ static void hb_scan(struct scan_ctx *ctx, struct host_bridge *hb)
 			hb->streams[hb->nr_streams++] = s;
 		}
 	}
-	strv_free(names, n);
 	if (hb->nr_streams)
 		qsort(hb->streams, hb->nr_streams, sizeof(*hb->streams), cmp_stream);
 	for (size_t i = 0; i < hb->nr_streams; i++) {
@@ -495,6 +541,11 @@ static void hb_scan(struct scan_ctx *ctx, struct host_bridge *hb)
 		snap->streams = xrealloc(snap->streams, (snap->nr_streams + 1) * sizeof(*snap->streams));
 		snap->streams[snap->nr_streams++] = hb->streams[i];
 	}
+	/* Ports on the root bus of a host bridge with a pool: their IDE blocks (audit). */
+	if ((ctx->flags & SCAN_IDE_PORTS) && (hb->available_streams >= 0 || hb->available_err))
+		for (size_t i = 0; i < n; i++)
+			hb_read_port(ctx, hb, names[i]);
+	strv_free(names, n);
 }
 
 static void scan_hbs(struct scan_ctx *ctx)
@@ -634,6 +685,7 @@ static void func_free(struct pci_func *f)
 	free(f->authenticated);
 	free(f->lock);
 	free(f->accept);
+	free(f->physfn);
 	strv_free(f->doe_features, f->nr_doe_features);
 	free(f);
 }

@@ -70,6 +70,11 @@ struct pci_func {
 	char **doe_features;	/* "VVVV:TT", sorted */
 	size_t nr_doe_features;
 
+	/* SR-IOV, read with SCAN_IDE_PORTS for functions with a tsm/ entry */
+	char *physfn;		/* a VF's PF (physfn link), NULL otherwise */
+	bool has_sriov;		/* sriov_numvfs/offset/stride read */
+	unsigned int sriov_numvfs, sriov_offset, sriov_stride;
+
 	struct tsm *connected_tsm;	/* resolved from `connect` */
 	struct pci_func *dsm_func;	/* resolved from `dsm` */
 	bool listed;		/* selected for the devices view */
@@ -108,6 +113,8 @@ enum scan_flags {
 	SCAN_STREAMS	= 1u << 2,	/* implies SCAN_HBS */
 	SCAN_DEVICES	= 1u << 3,	/* functions with a tsm/ group */
 	SCAN_ALL_FUNCS	= 1u << 4,	/* every IDE/TEE-capable PCIe function */
+	/* config of the root-bus ports of host bridges with a pool; SR-IOV of tsm/ functions */
+	SCAN_IDE_PORTS	= 1u << 5,
 };
 
 int snapshot_scan(struct tsm_snapshot *snap, unsigned int flags);
