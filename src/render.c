@@ -213,3 +213,33 @@ struct json_object *render_stream_json(const struct ide_stream *s)
 	json_object_object_add(o, "root_port", partner_json(s, false));
 	return o;
 }
+
+/* "secure", "insecure", "disabled"; null when the block cannot be read. */
+static struct json_object *brief_state(const struct ide_stream *s, bool endpoint)
+{
+	const struct ide_sel_stream *b = stream_partner_block(s, endpoint);
+	struct json_object *o;
+	char *state;
+
+	if (!b)
+		return NULL;
+	if (!b->regs.enabled)
+		return js_str("disabled");
+	state = render_state(b);
+	o = js_str(state);
+	free(state);
+	return o;
+}
+
+struct json_object *render_stream_brief_json(const struct ide_stream *s)
+{
+	struct json_object *o = json_object_new_object();
+	const struct ide_sel_stream *ep = stream_partner_block(s, true);
+
+	json_object_object_add(o, "name", js_str(s->name));
+	json_object_object_add(o, "host_bridge", js_str(s->hb->name));
+	json_object_object_add(o, "stream_id", ep ? js_u64(ep->regs.stream_id) : NULL);
+	json_object_object_add(o, "endpoint_state", brief_state(s, true));
+	json_object_object_add(o, "root_port_state", brief_state(s, false));
+	return o;
+}

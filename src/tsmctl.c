@@ -10,13 +10,16 @@
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
 
-extern const struct cmd_def cmd_list, cmd_devices, cmd_streams, cmd_host_bridges;
+extern const struct cmd_def cmd_list, cmd_devices, cmd_streams, cmd_host_bridges, cmd_audit;
+extern const struct cmd_def cmd_connect, cmd_disconnect;
 
 const struct cmd_def *const commands[] = {
 	&cmd_list,
 	&cmd_devices,
 	&cmd_streams,
 	&cmd_host_bridges,
+	&cmd_audit,
+	&cmd_connect, &cmd_disconnect,
 };
 const size_t nr_commands = ARRAY_SIZE(commands);
 

@@ -13,6 +13,8 @@ struct json_object *render_device_json(const struct pci_func *f);
 struct json_object *render_ide_cap_json(const struct pci_func *f);
 /* One streams-view object. */
 struct json_object *render_stream_json(const struct ide_stream *s);
+/* The short form actions report: name, host_bridge, stream_id, endpoint_state, root_port_state. */
+struct json_object *render_stream_brief_json(const struct ide_stream *s);
 
 /* The Selective block a stream uses in one partner (E in the endpoint, R in the root port). */
 const struct ide_sel_stream *stream_partner_block(const struct ide_stream *s, bool endpoint);

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The only way tsmctl changes kernel state: check a target against a
+ * snapshot, then write the exact TSM name once to tsm/connect or
+ * tsm/disconnect (ABI.md §1.2). The caller rescans to learn what the kernel
+ * did; the helpers here read that rescan to verify and to explain errnos.
+ */
+#ifndef TSMCTL_ACTION_H
+#define TSMCTL_ACTION_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tsmctl/snapshot.h"
+
+enum tsm_action {
+	ACTION_CONNECT,
+	ACTION_DISCONNECT,
+};
+
+struct action_plan {
+	enum tsm_action action;
+	char *bdf;		/* canonical target */
+	char *tsm;		/* the name written, or that would be */
+	char *path;		/* root-relative attribute path */
+	bool already;		/* connect: connected to that TSM already; nothing written */
+	bool written;		/* the store reached the kernel */
+	int err;		/* 0 or -errno, from the checks or from the kernel's store */
+};
+
+/* How a store the kernel accepted looks in the rescan. */
+enum action_verdict {
+	VERDICT_OK,
+	VERDICT_WARNING,	/* done, with something the administrator should know */
+	VERDICT_FAILED,		/* accepted, but the kernel does not show what was asked */
+};
+
+/* "connect" / "disconnect": the attribute and the command name. */
+const char *action_name(enum tsm_action action);
+
+/* Does sys/bus/pci/devices/BDF exist? BDF must be canonical (no '/'). */
+bool action_device_present(const char *bdf);
+
+/*
+ * Check BDF against SNAP and, unless DRY_RUN, write the TSM name once.
+ * TSM may be NULL for a disconnect (the TSM the device is connected to).
+ * Check failures are the errno the kernel would give (ABI.md §1.2); a
+ * pending SIGINT/SIGTERM (action_signal) abandons the store with -EINTR.
+ * Returns plan->err; release the plan with action_plan_release().
+ */
+int action_apply(const struct tsm_snapshot *snap, enum tsm_action action, const char *bdf,
+		 const char *tsm, bool dry_run, struct action_plan *plan);
+void action_plan_release(struct action_plan *plan);
+
+/* PATH as the user sees it: /sys/... live, DIR/sys/... under --sysroot. */
+char *action_display_path(const char *path);
+
+/*
+ * Advice for plan->err in words an administrator can act on, from NOW: the
+ * rescan after a store, or the snapshot that was checked when nothing was
+ * written. Without the errno name (callers append it).
+ */
+char *action_explain(const struct action_plan *plan, const struct tsm_snapshot *now);
+
+/* After an accepted store: does AFTER show it done? *note says why not (or warns). */
+enum action_verdict action_verify(const struct action_plan *plan, const struct tsm_snapshot *before,
+				  const struct tsm_snapshot *after, char **note);
+
+/* Is the stream enabled and SECURE on both partners? */
+bool action_stream_secure(const struct ide_stream *s);
+
+/* The signal number of a SIGINT/SIGTERM that arrived since action_catch_signals(), or 0. */
+extern volatile sig_atomic_t action_signal;
+void action_catch_signals(void);
+
+/*
+ * --wait: poll until sys/class/tsm/TSM (when TSM is not NULL) and every
+ * BDF's tsm/connect exist. 0, -ETIMEDOUT, or -EINTR on SIGINT/SIGTERM.
+ */
+int action_wait_ready(const char *tsm, char *const *bdfs, size_t n, double seconds);
+
+#endif

@@ -1,0 +1,607 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * connect / disconnect: the checks in the kernel's own order, one store, and
+ * the words for what came back (ABI.md §1.2, §2.1-2.4). Nothing here prints
+ * except -v's "writing"; the command decides what to say.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tsmctl/action.h"
+#include "tsmctl/cli.h"
+#include "tsmctl/names.h"
+#include "tsmctl/render.h"
+#include "tsmctl/sysfs.h"
+#include "tsmctl/util.h"
+
+#define PCI_DEVICES	"sys/bus/pci/devices"
+#define TSM_CLASS	"sys/class/tsm"
+#define DOE_CMA		"0001:01"	/* CMA/SPDM (ABI.md §3, other constants) */
+#define DOE_SSESSION	"0001:02"	/* secure CMA/SPDM */
+
+volatile sig_atomic_t action_signal;
+
+const char *action_name(enum tsm_action action)
+{
+	return action == ACTION_CONNECT ? "connect" : "disconnect";
+}
+
+bool action_device_present(const char *bdf)
+{
+	char *path = path_join(PCI_DEVICES, bdf);
+	bool present = sysfs_exists(path);
+
+	free(path);
+	return present;
+}
+
+char *action_display_path(const char *path)
+{
+	const char *root = sysfs_root_path();
+	size_t len = strlen(root);
+
+	while (len > 1 && root[len - 1] == '/')
+		len--;
+	if (len == 1 && root[0] == '/')
+		return xasprintf("/%s", path);
+	return xasprintf("%.*s/%s", (int)len, root, path);
+}
+
+/* v6.19 has no pci_mode: every TSM registered there is a link TSM (ABI.md §1.1). */
+static bool tsm_is_link(const struct tsm *t)
+{
+	return !t->has_pci_mode || streq(t->mode, "link");
+}
+
+static bool func_connected(const struct pci_func *f)
+{
+	return f && f->connect && *f->connect;
+}
+
+static bool func_has_doe(const struct pci_func *f, const char *feature)
+{
+	for (size_t i = 0; f && i < f->nr_doe_features; i++)
+		if (streq(f->doe_features[i], feature))
+			return true;
+	return false;
+}
+
+/* connect_store(): EBUSY for any context is checked before the TSM lookup (ENXIO). */
+static int check_connect(const struct tsm_snapshot *snap, const struct pci_func *f,
+			 const char *tsm, bool *already)
+{
+	const struct tsm *t;
+
+	if (!f || !f->has_connect)
+		return -ENOENT;
+	if (!f->connect)
+		return -EIO;	/* present, but the read failed */
+	if (*f->connect) {
+		*already = streq(f->connect, tsm);
+		return *already ? 0 : -EBUSY;
+	}
+	t = snapshot_find_tsm(snap, tsm);
+	if (!t || !tsm_is_link(t))
+		return -ENXIO;
+	return 0;
+}
+
+/* disconnect_store(): ENXIO without a context, EINVAL for any other name (sysfs_streq). */
+static int check_disconnect(const struct pci_func *f, const char *tsm)
+{
+	if (!f || !f->has_connect)
+		return -ENOENT;
+	if (!f->connect)
+		return -EIO;
+	if (!*f->connect)
+		return -ENXIO;
+	if (tsm && !streq(f->connect, tsm))
+		return -EINVAL;
+	return 0;
+}
+
+int action_apply(const struct tsm_snapshot *snap, enum tsm_action action, const char *bdf,
+		 const char *tsm, bool dry_run, struct action_plan *plan)
+{
+	const struct pci_func *f = snapshot_find_func(snap, bdf);
+	char canon[BDF_MAX];
+	int id;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->action = action;
+	plan->bdf = xstrdup(bdf);
+	/* Names go into a path and into the kernel: only the strict spellings. */
+	if (bdf_canonical(bdf, canon) || !streq(canon, bdf) ||
+	    (tsm && tsm_name_parse(tsm, &id)) || (action == ACTION_CONNECT && !tsm))
+		return plan->err = -EINVAL;
+	plan->path = xasprintf("%s/%s/tsm/%s", PCI_DEVICES, bdf, action_name(action));
+	if (action == ACTION_CONNECT) {
+		plan->tsm = xstrdup(tsm);
+		plan->err = check_connect(snap, f, tsm, &plan->already);
+	} else {
+		plan->err = check_disconnect(f, tsm);
+		if (tsm || func_connected(f))
+			plan->tsm = xstrdup(tsm ? tsm : f->connect);
+	}
+	if (plan->err || plan->already || dry_run)
+		return plan->err;
+	if (action_signal)
+		return plan->err = -EINTR;	/* abandoned before the store: nothing changed */
+	if (tsmctl_verbose) {
+		char *shown = action_display_path(plan->path);
+
+		fprintf(stderr, "tsmctl %s: writing '%s' to %s\n", action_name(action), plan->tsm,
+			shown);
+		free(shown);
+	}
+	plan->written = true;
+	plan->err = sysfs_write(plan->path, plan->tsm);
+	return plan->err;
+}
+
+void action_plan_release(struct action_plan *plan)
+{
+	free(plan->bdf);
+	free(plan->tsm);
+	free(plan->path);
+	memset(plan, 0, sizeof(*plan));
+}
+
+/* "tsm0 (link), tsm1 (devsec)"; only link TSMs when LINK_ONLY; "" when none. */
+static char *tsm_names(const struct tsm_snapshot *snap, bool link_only)
+{
+	char *s = xstrdup("");
+
+	for (size_t i = 0; i < snap->nr_tsms; i++) {
+		const struct tsm *t = snap->tsms[i];
+		char *next;
+
+		if (link_only && !tsm_is_link(t))
+			continue;
+		if (t->has_pci_mode && !link_only)
+			next = xasprintf("%s%s%s (%s)", s, *s ? ", " : "", t->name,
+					 t->mode ? t->mode : "unknown mode");
+		else
+			next = xasprintf("%s%s%s", s, *s ? ", " : "", t->name);
+		free(s);
+		s = next;
+	}
+	return s;
+}
+
+/* pci_ide_stream_alloc() failed: which of its resources ran out (ABI.md §2.1, §2.3). */
+static char *explain_no_stream(const struct action_plan *plan, const struct pci_func *f)
+{
+	const char *type = render_pcie_type(f);
+
+	if (type && !streq(type, "endpoint"))
+		return xasprintf("%s could not set up an IDE stream: the device is a %s, and the "
+				 "kernel's IDE helpers set up streams only for PCIe endpoints",
+				 plan->tsm, streq(type, "upstream_port") ? "switch upstream port" :
+				 streq(type, "rc_endpoint") ? "root complex integrated endpoint" :
+				 type);
+	if (f && f->hb && f->hb->available_streams == 0)
+		return xasprintf("the %s stream pool is used up (available_secure_streams 0): "
+				 "disconnect another device below %s first", f->hb->name,
+				 f->hb->name);
+	return xasprintf("%s could not set up an IDE stream: no free Selective IDE register "
+			 "block in the endpoint or in its root port%s%s", plan->tsm,
+			 f && f->root_port ? " " : "", f && f->root_port ? f->root_port->bdf : "");
+}
+
+/* Why a function shows no tsm/connect (ABI.md §1.2 visibility, §2.1, §2.2). */
+static char *explain_no_group(const struct tsm_snapshot *now, const struct pci_func *f,
+			      const struct action_plan *plan)
+{
+	const char *attr = action_name(plan->action);
+	char *links = tsm_names(now, true), *all = tsm_names(now, false), *msg;
+	struct bdf b;
+
+	if (!action_device_present(plan->bdf))
+		msg = xstrdup("the device is gone (removed or hot-unplugged)");
+	else if (!now->nr_tsms)
+		msg = xasprintf("no TSM is registered, and the kernel shows tsm/%s only while a "
+				"link TSM is (see 'tsmctl list'; is the provider module loaded?)", attr);
+	else if (!*links)
+		msg = xasprintf("no link TSM is registered (only %s), and the kernel shows tsm/%s "
+				"only while one is", all, attr);
+	else if (f && f->dsm && *f->dsm)
+		msg = xasprintf("a dependent function has no tsm/%s: its DSM %s manages it; "
+				"%s %s instead", attr, f->dsm, attr, f->dsm);
+	else if (!bdf_parse(plan->bdf, &b) && b.fn != 0) {
+		char pf0[BDF_MAX];
+
+		b.fn = 0;
+		bdf_format(&b, pf0);
+		msg = xasprintf("has no tsm/%s: the kernel connects a slot through its function 0 "
+				"(%s), and that covers the other functions", attr, pf0);
+	} else
+		msg = xasprintf("has no tsm/%s: the kernel offers it only on function 0 of a PCIe "
+				"endpoint, switch upstream port or RCiEP with IDE or TEE-IO "
+				"(see 'tsmctl devices --all')", attr);
+	free(links);
+	free(all);
+	return msg;
+}
+
+static char *explain_connect(const struct action_plan *plan, const struct tsm_snapshot *now,
+			     const struct pci_func *f)
+{
+	const struct tsm *t = snapshot_find_tsm(now, plan->tsm);
+	char *links = NULL, *all = NULL, *msg;
+	int err = -plan->err;
+
+	switch (err) {
+	case EBUSY:
+		if (func_connected(f) && streq(f->connect, plan->tsm))
+			msg = xasprintf("already connected to %s", f->connect);
+		else if (func_connected(f))
+			msg = xasprintf("already connected to %s; to move it to %s, first run "
+					"'tsmctl disconnect %s'", f->connect, plan->tsm, plan->bdf);
+		else
+			msg = xasprintf("%s found no free Stream ID for a new stream on %s (all in "
+					"use, or one is held by a stream that was enabled at boot); "
+					"disconnect another device there first", plan->tsm,
+					f && f->hb ? f->hb->name : "its host bridge");
+		break;
+	case ENXIO:
+		links = tsm_names(now, true);
+		all = tsm_names(now, false);
+		if (!t && !now->nr_tsms)
+			msg = xasprintf("there is no TSM named %s: none is registered "
+					"(see 'tsmctl list')", plan->tsm);
+		else if (!t)
+			msg = xasprintf("there is no TSM named %s; registered: %s", plan->tsm, all);
+		else if (!tsm_is_link(t))
+			msg = xasprintf("%s is a %s TSM (pci_mode), which secures devices inside a "
+					"guest (lock/accept); connect needs a link TSM%s%s", t->name,
+					t->mode ? t->mode : "non-link", *links ? ": " : ", and none is registered",
+					links);
+		else if (!f || !f->nr_doe_features)
+			msg = xasprintf("has no DOE mailbox, so %s cannot set up an SPDM session with "
+					"it (no doe_features)", plan->tsm);
+		else if (!func_has_doe(f, DOE_CMA))
+			msg = xasprintf("has no CMA/SPDM DOE mailbox (doe_features lacks %s), so %s "
+					"cannot authenticate it", DOE_CMA, plan->tsm);
+		else
+			msg = xasprintf("%s declined the device: it does not serve %s, its probe "
+					"failed, or the IDE stream did not come up SECURE and was "
+					"released; see the kernel log", plan->tsm,
+					f->hb ? f->hb->name : "its host bridge");
+		break;
+	case EFAULT:
+		if (f && !func_has_doe(f, DOE_SSESSION)) {
+			msg = xasprintf("%s needs secure SPDM on the CMA mailbox, and doe_features "
+					"lacks %s (SEV-TIO requires it)", plan->tsm, DOE_SSESSION);
+			break;
+		}
+		/* SEV-TIO reports a failed stream allocation as EFAULT */
+		/* fall through */
+	case ENOMEM:
+		msg = explain_no_stream(plan, f);
+		break;
+	case EINVAL:
+		msg = xasprintf("%s rejected the request (with SEV-TIO: the PSP returned an error "
+				"status); see the kernel log", plan->tsm);
+		break;
+	case ENODEV:
+		msg = xasprintf("the device or %s went away during the connect", plan->tsm);
+		break;
+	case EIO:
+		if (!plan->written) {
+			msg = xstrdup("tsm/connect exists but could not be read");
+			break;
+		}
+		/* fall through */
+	default:
+		msg = xasprintf("%s failed the connect: %s; see the kernel log", plan->tsm,
+				strerror(err));
+		break;
+	}
+	free(links);
+	free(all);
+	return msg;
+}
+
+static char *explain_disconnect(const struct action_plan *plan, const struct tsm_snapshot *now,
+				const struct pci_func *f)
+{
+	int err = -plan->err;
+
+	switch (err) {
+	case ENXIO:
+		if (plan->written)
+			return xstrdup("not connected (any more: did another process disconnect it?)");
+		return xstrdup("not connected to any TSM; nothing to disconnect");
+	case EINVAL:
+		if (func_connected(f))
+			return xasprintf("connected to %s, not %s%s: run 'tsmctl disconnect %s' "
+					 "(the TSM may be left out)", f->connect, plan->tsm,
+					 snapshot_find_tsm(now, plan->tsm) ? "" :
+					 " (and there is no TSM of that name)", plan->bdf);
+		return xasprintf("the kernel did not accept '%s' as the connected TSM's name",
+				 plan->tsm ? plan->tsm : "");
+	case EIO:
+		if (!plan->written)
+			return xstrdup("tsm/connect exists but could not be read");
+		/* fall through */
+	default:
+		return xasprintf("%s failed the disconnect: %s; see the kernel log",
+				 plan->tsm ? plan->tsm : "the TSM", strerror(err));
+	}
+}
+
+/* Streams the snapshot links to BDF's device, counted; the first name into *first. */
+static size_t func_streams(const struct tsm_snapshot *snap, const char *bdf, const char **first)
+{
+	size_t n = 0;
+
+	*first = NULL;
+	for (size_t i = 0; i < snap->nr_streams; i++) {
+		const struct ide_stream *s = snap->streams[i];
+
+		if (s->endpoint && streq(s->endpoint->bdf, bdf) && !n++)
+			*first = s->name;
+	}
+	return n;
+}
+
+/* A failed connect the kernel saw: say whether it cleaned up (ABI.md §1.2: "torn down"). */
+static char *rollback_note(const struct action_plan *plan, const struct tsm_snapshot *now,
+			   const struct pci_func *f, char *msg)
+{
+	const char *stream;
+	char *next;
+
+	if (plan->action != ACTION_CONNECT || !plan->written || func_connected(f) ||
+	    plan->err == -EACCES || plan->err == -EPERM || plan->err == -EROFS ||
+	    plan->err == -ENOENT)
+		return msg;
+	if (func_streams(now, plan->bdf, &stream))
+		next = xasprintf("%s; %s is still registered", msg, stream);
+	else
+		next = xasprintf("%s; nothing is left behind (tsm/connect reads empty, no stream)",
+				 msg);
+	free(msg);
+	return next;
+}
+
+char *action_explain(const struct action_plan *plan, const struct tsm_snapshot *now)
+{
+	const struct pci_func *f = snapshot_find_func(now, plan->bdf);
+	const char *attr = action_name(plan->action);
+	char *msg;
+
+	switch (-plan->err) {
+	case 0:
+		return xstrdup("");
+	case EACCES:
+	case EPERM:
+		if (geteuid() != 0)
+			return xasprintf("writing tsm/%s needs root (CAP_SYS_ADMIN): run tsmctl as "
+					 "root", attr);
+		return xasprintf("permission denied writing tsm/%s although running as root "
+				 "(a security module, or a read-only /sys?)", attr);
+	case EROFS:
+		return xasprintf("/sys is mounted read-only here (inside a container?): tsm/%s "
+				 "cannot be written", attr);
+	case EINTR:
+		if (!plan->written)
+			return xstrdup("interrupted before writing; nothing was changed");
+		msg = xasprintf("interrupted while the kernel waited for its TSM lock; tsm/connect "
+				"now reads %s", func_connected(f) ? f->connect : "empty");
+		return msg;
+	case ENOENT:
+		return explain_no_group(now, f, plan);
+	}
+	if (plan->action == ACTION_DISCONNECT)
+		return explain_disconnect(plan, now, f);
+	return rollback_note(plan, now, f, explain_connect(plan, now, f));
+}
+
+bool action_stream_secure(const struct ide_stream *s)
+{
+	const struct ide_sel_stream *ep = stream_partner_block(s, true);
+	const struct ide_sel_stream *rp = stream_partner_block(s, false);
+
+	return ep && rp && ep->regs.enabled && rp->regs.enabled &&
+	       ep->regs.state == IDE_STATE_SECURE && rp->regs.state == IDE_STATE_SECURE;
+}
+
+/* Append "WHAT" to a "; "-separated list. */
+static void list_add(char **list, char *what)
+{
+	char *next = xasprintf("%s%s%s", *list ? *list : "", *list ? "; " : "", what);
+
+	free(*list);
+	free(what);
+	*list = next;
+}
+
+static enum action_verdict verify_connect(const struct action_plan *plan,
+					  const struct tsm_snapshot *after,
+					  const struct pci_func *f, char **note)
+{
+	char *bad = NULL, *failbits = NULL;
+	bool unverified = false;
+	size_t nr = 0;
+
+	if (!streq(f->connect, plan->tsm)) {
+		*note = xasprintf("the kernel accepted '%s' but tsm/connect reads %s", plan->tsm,
+				  func_connected(f) ? f->connect : "empty");
+		return VERDICT_FAILED;
+	}
+	for (size_t i = 0; i < after->nr_streams; i++) {
+		const struct ide_stream *s = after->streams[i];
+		const struct ide_sel_stream *ep, *rp;
+
+		if (s->endpoint != f)
+			continue;
+		nr++;
+		ep = stream_partner_block(s, true);
+		rp = stream_partner_block(s, false);
+		if ((!ep && f->needs_root) || (!rp && s->root_port && s->root_port->needs_root)) {
+			unverified = true;
+		} else if (!action_stream_secure(s)) {
+			char *eps = render_partner_state(s, true), *rps = render_partner_state(s, false);
+
+			list_add(&bad, xasprintf("%s on %s: endpoint %s, root port %s", s->name,
+						 s->hb->name, eps, rps));
+			free(eps);
+			free(rps);
+		} else if (ep->regs.ide_fail || rp->regs.ide_fail) {
+			list_add(&failbits, xasprintf("%s: %s reports IDE_FAIL (it received an IDE "
+						      "Fail message)", s->name,
+						      ep->regs.ide_fail && rp->regs.ide_fail ?
+						      "both partners" : ep->regs.ide_fail ?
+						      "the endpoint" : "the root port"));
+		}
+	}
+	if (bad) {
+		*note = xasprintf("connected to %s, but the stream is not SECURE on both partners "
+				  "(%s); the TSM kept it registered: 'tsmctl disconnect %s' "
+				  "releases it", plan->tsm, bad, plan->bdf);
+		free(bad);
+		free(failbits);
+		return VERDICT_FAILED;
+	}
+	if (failbits) {
+		*note = failbits;
+		return VERDICT_WARNING;
+	}
+	if (!nr) {
+		*note = xstrdup("no IDE stream was set up (an SPDM session only)");
+		return VERDICT_WARNING;
+	}
+	if (unverified) {
+		*note = xstrdup("stream state not verified: config space past 64 bytes needs root");
+		return VERDICT_WARNING;
+	}
+	return VERDICT_OK;
+}
+
+static bool stream_still_there(const struct tsm_snapshot *after, const struct ide_stream *old)
+{
+	for (size_t i = 0; i < after->nr_streams; i++) {
+		const struct ide_stream *s = after->streams[i];
+
+		if (streq(s->name, old->name) && streq(s->hb->name, old->hb->name))
+			return true;
+	}
+	return false;
+}
+
+static enum action_verdict verify_disconnect(const struct action_plan *plan,
+					     const struct tsm_snapshot *before,
+					     const struct tsm_snapshot *after,
+					     const struct pci_func *f, char **note)
+{
+	char *left = NULL;
+
+	if (func_connected(f)) {
+		*note = xasprintf("the kernel accepted the disconnect but tsm/connect still reads %s",
+				  f->connect);
+		return VERDICT_FAILED;
+	}
+	for (size_t i = 0; i < before->nr_streams; i++) {
+		const struct ide_stream *s = before->streams[i];
+
+		if (s->endpoint && streq(s->endpoint->bdf, plan->bdf) && stream_still_there(after, s))
+			list_add(&left, xasprintf("%s on %s", s->name, s->hb->name));
+	}
+	if (left) {
+		*note = xasprintf("disconnected, but the stream link is still there: %s", left);
+		free(left);
+		return VERDICT_FAILED;
+	}
+	return VERDICT_OK;
+}
+
+enum action_verdict action_verify(const struct action_plan *plan, const struct tsm_snapshot *before,
+				  const struct tsm_snapshot *after, char **note)
+{
+	const struct pci_func *f = snapshot_find_func(after, plan->bdf);
+
+	*note = NULL;
+	if (!f || !f->has_connect) {
+		*note = xasprintf("the device%s is gone after the %s (surprise removal?)",
+				  action_device_present(plan->bdf) ? "'s tsm/ group" : "",
+				  action_name(plan->action));
+		return VERDICT_FAILED;
+	}
+	if (plan->action == ACTION_CONNECT)
+		return verify_connect(plan, after, f, note);
+	return verify_disconnect(plan, before, after, f, note);
+}
+
+static void on_signal(int sig)
+{
+	action_signal = sig;
+}
+
+void action_catch_signals(void)
+{
+	/* No SA_RESTART: an interrupted store must never be issued a second time. */
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static bool ready(const char *tsm, char *const *bdfs, size_t n)
+{
+	bool ok = true;
+
+	if (tsm) {
+		char *path = path_join(TSM_CLASS, tsm);
+
+		ok = sysfs_exists(path);
+		free(path);
+	}
+	for (size_t i = 0; ok && i < n; i++) {
+		/* the group, not a provider's glue dir that is also named tsm/ (ABI.md §1.2) */
+		char *path = xasprintf("%s/%s/tsm/connect", PCI_DEVICES, bdfs[i]);
+
+		ok = sysfs_exists(path);
+		free(path);
+	}
+	return ok;
+}
+
+static double monotonic_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int action_wait_ready(const char *tsm, char *const *bdfs, size_t n, double seconds)
+{
+	double deadline = monotonic_seconds() + seconds;
+
+	/* Polling for now; the tsmN KOBJ_CHANGE uevent is the signal to switch to (ABI.md §2.8). */
+	for (;;) {
+		double left;
+		struct timespec step;
+
+		if (ready(tsm, bdfs, n))
+			return 0;
+		if (action_signal)
+			return -EINTR;
+		left = deadline - monotonic_seconds();
+		if (left <= 0)
+			return -ETIMEDOUT;
+		if (left > 0.1)
+			left = 0.1;
+		step.tv_sec = 0;
+		step.tv_nsec = (long)(left * 1e9);
+		nanosleep(&step, NULL);
+	}
+}

@@ -1,0 +1,528 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tsmctl connect / disconnect: one or more targets, each checked and written
+ * once through action.c, the tree rescanned after every store, a result per
+ * target and a summary ("connected 2 of 3 devices").
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tsmctl/action.h"
+#include "tsmctl/cli.h"
+#include "tsmctl/explain.h"
+#include "tsmctl/names.h"
+#include "tsmctl/output.h"
+#include "tsmctl/render.h"
+#include "tsmctl/snapshot.h"
+#include "tsmctl/util.h"
+
+/* What the checks and the report read; scanned again after every store. */
+#define ACTION_SCAN	(SCAN_TSMS | SCAN_STREAMS | SCAN_DEVICES)
+#define STRICT_NOTE	"a failure with --strict"
+
+enum result {
+	RESULT_OK,
+	RESULT_ALREADY,
+	RESULT_FAILED,
+	RESULT_SKIPPED,
+};
+
+static const char *const result_names[] = {
+	[RESULT_OK] = "ok",
+	[RESULT_ALREADY] = "already",
+	[RESULT_FAILED] = "failed",
+	[RESULT_SKIPPED] = "skipped",
+};
+
+/* The words of one verb. */
+struct verb {
+	enum tsm_action action;
+	const char *done;	/* "connected" */
+	const char *prep;	/* "to" / "from" */
+};
+
+static const struct verb verb_connect = { ACTION_CONNECT, "connected", "to" };
+static const struct verb verb_disconnect = { ACTION_DISCONNECT, "disconnected", "from" };
+
+struct target {
+	char *bdf;
+	enum result result;
+	int err;		/* -errno behind a failure; 0 for none or a failed verification */
+	char *message;
+	char *warning;		/* done, but with this to say */
+	char *tsm;
+	struct json_object *streams;	/* owned until printed */
+	char *streams_text;
+	long long available;	/* the host bridge's available_secure_streams afterwards */
+};
+
+struct batch {
+	struct cmd_ctx *ctx;
+	const struct verb *verb;
+	const char *tsm;	/* as given; NULL: disconnect from the connected one */
+	struct target *targets;
+	size_t n;
+};
+
+static const char *verb_name(const struct batch *b)
+{
+	return action_name(b->verb->action);
+}
+
+static const char *err_name(int err)
+{
+	const char *name = errno_name(err);
+
+	return name ? name : strerrorname_np(err);
+}
+
+static void target_add(struct batch *b, const char *bdf)
+{
+	struct target *t;
+
+	b->targets = xrealloc(b->targets, (b->n + 1) * sizeof(*b->targets));
+	t = &b->targets[b->n++];
+	memset(t, 0, sizeof(*t));
+	t->bdf = xstrdup(bdf);
+	t->available = -1;
+}
+
+static void batch_free(struct batch *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		struct target *t = &b->targets[i];
+
+		free(t->bdf);
+		free(t->message);
+		free(t->warning);
+		free(t->tsm);
+		free(t->streams_text);
+		json_object_put(t->streams);
+	}
+	free(b->targets);
+}
+
+/* A device argument: hex digits, ':' and '.' only, the strict parser, and a device behind it. */
+static int add_bdf_arg(struct batch *b, const char *arg)
+{
+	const struct cmd_def *cmd = b->ctx->cmd;
+	char canon[BDF_MAX];
+
+	if (!*arg || strspn(arg, "0123456789abcdefABCDEF:.") != strlen(arg) || strstr(arg, "..") ||
+	    bdf_canonical(arg, canon))
+		return usage_error(cmd, "invalid PCI address '%s' (expected [DDDD:]BB:DD.F)", arg);
+	for (size_t i = 0; i < b->n; i++)
+		if (streq(b->targets[i].bdf, canon))
+			return usage_error(cmd, "%s is given twice", canon);
+	if (!action_device_present(canon)) {
+		fprintf(stderr, "tsmctl %s: %s: no such PCI device (see 'tsmctl devices --all')\n",
+			cmd->name, canon);
+		return EXIT_USAGE;
+	}
+	target_add(b, canon);
+	return -1;
+}
+
+/* BDF... TSM (connect), BDF... [TSM] (disconnect), or --all with the TSM. */
+static int parse_args(struct batch *b)
+{
+	struct cmd_ctx *ctx = b->ctx;
+	int nargs = ctx->nargs, id, rc;
+
+	if (b->verb->action == ACTION_CONNECT) {
+		if (!nargs)
+			return usage_error(ctx->cmd, "no TSM given (BDF... TSM, or --all TSM)");
+		b->tsm = ctx->args[--nargs];
+	} else if (nargs && startswith(ctx->args[nargs - 1], "tsm")) {
+		b->tsm = ctx->args[--nargs];
+	}
+	if (b->tsm && tsm_name_parse(b->tsm, &id))
+		return usage_error(ctx->cmd, "invalid TSM name '%s' (expected tsmN)", b->tsm);
+	if (ctx->all && nargs)
+		return usage_error(ctx->cmd, "--all and a device list exclude each other");
+	if (!ctx->all && !nargs)
+		return usage_error(ctx->cmd, "no device given (BDF..., or --all)");
+	for (int i = 0; i < nargs; i++) {
+		rc = add_bdf_arg(b, ctx->args[i]);
+		if (rc >= 0)
+			return rc;
+	}
+	return -1;
+}
+
+static bool func_connected(const struct pci_func *f)
+{
+	return f->connect && *f->connect;
+}
+
+/* --all: every unconnected device with tsm/connect, or every connected one (to TSM). */
+static void select_all(struct batch *b, const struct tsm_snapshot *snap)
+{
+	bool any_group = false;
+
+	for (size_t i = 0; i < snap->nr_funcs; i++) {
+		const struct pci_func *f = snap->funcs[i];
+
+		if (!f->has_connect)
+			continue;
+		any_group = true;
+		if (b->verb->action == ACTION_CONNECT ? f->connect && !*f->connect :
+		    func_connected(f) && (!b->tsm || streq(f->connect, b->tsm)))
+			target_add(b, f->bdf);
+	}
+	if (b->n)
+		return;
+	if (!any_group)
+		explain_no_devices(snap, verb_name(b));
+	else if (b->verb->action == ACTION_CONNECT)
+		fprintf(stderr, "tsmctl connect: every device with tsm/connect is connected already\n");
+	else
+		fprintf(stderr, "tsmctl disconnect: no device is connected%s%s\n",
+			b->tsm ? " to " : "", b->tsm ? b->tsm : "");
+}
+
+static void stream_add(struct target *t, const struct ide_stream *s)
+{
+	char *eps = render_partner_state(s, true), *rps = render_partner_state(s, false);
+	const struct ide_sel_stream *ep = stream_partner_block(s, true);
+	char *id = ep ? xasprintf(" (Stream ID %u)", ep->regs.stream_id) : xstrdup("");
+	char *text = xasprintf("%s%s%s on %s%s, endpoint %s, root port %s",
+			       t->streams_text ? t->streams_text : "", t->streams_text ? "; " : "",
+			       s->name, s->hb->name, id, eps, rps);
+
+	json_object_array_add(t->streams, render_stream_brief_json(s));
+	free(t->streams_text);
+	t->streams_text = text;
+	free(id);
+	free(eps);
+	free(rps);
+}
+
+static bool stream_in(const struct tsm_snapshot *snap, const struct ide_stream *s)
+{
+	for (size_t i = 0; i < snap->nr_streams; i++)
+		if (streq(snap->streams[i]->name, s->name) &&
+		    streq(snap->streams[i]->hb->name, s->hb->name))
+			return true;
+	return false;
+}
+
+/*
+ * The streams a result reports: a connect's as the kernel now shows them; a
+ * done disconnect's that went away (with their last state); otherwise those left.
+ */
+static void report_streams(struct target *t, enum tsm_action action, const struct tsm_snapshot *before,
+			   const struct tsm_snapshot *now, bool gone)
+{
+	const struct tsm_snapshot *from = gone ? before : now;
+	const struct pci_func *f = snapshot_find_func(now, t->bdf);
+
+	t->streams = json_object_new_array();
+	for (size_t i = 0; i < from->nr_streams; i++) {
+		const struct ide_stream *s = from->streams[i];
+
+		if (!s->endpoint || !streq(s->endpoint->bdf, t->bdf))
+			continue;
+		if (gone && stream_in(now, s))
+			continue;
+		stream_add(t, s);
+	}
+	(void)action;
+	if (f && f->hb)
+		t->available = f->hb->available_streams;
+}
+
+static char *interrupted_message(void)
+{
+	return xasprintf("not attempted: interrupted by %s",
+			 action_signal == SIGINT ? "SIGINT" : "SIGTERM");
+}
+
+static void set_result(struct target *t, enum result r, int err, char *message)
+{
+	t->result = r;
+	t->err = err;
+	t->message = message;
+}
+
+static char *with_note(char *msg, char *note)
+{
+	char *s;
+
+	if (!note)
+		return msg;
+	s = xasprintf("%s; %s", msg, note);
+	free(msg);
+	free(note);
+	return s;
+}
+
+/* Check, write once, rescan, and judge what the kernel shows; SNAP becomes the rescan. */
+static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target *t)
+{
+	const struct cmd_ctx *ctx = b->ctx;
+	enum tsm_action action = b->verb->action;
+	struct tsm_snapshot after, *now = snap;
+	struct action_plan plan;
+	enum action_verdict verdict = VERDICT_FAILED;
+	const struct pci_func *f;
+	char *note = NULL;
+
+	action_apply(snap, action, t->bdf, b->tsm, ctx->dry_run, &plan);
+	if (plan.written) {
+		snapshot_scan(&after, ACTION_SCAN);
+		now = &after;
+	}
+	f = snapshot_find_func(now, t->bdf);
+	t->tsm = plan.tsm ? xstrdup(plan.tsm) : NULL;
+	if (!plan.err && plan.already) {
+		if (ctx->strict) {
+			plan.err = -EBUSY;
+			set_result(t, RESULT_FAILED, -EBUSY,
+				   with_note(action_explain(&plan, now), xstrdup(STRICT_NOTE)));
+		} else {
+			set_result(t, RESULT_ALREADY, 0, xasprintf("already connected to %s", plan.tsm));
+		}
+	} else if (!plan.err && ctx->dry_run) {
+		char *shown = action_display_path(plan.path);
+
+		set_result(t, RESULT_OK, 0, xasprintf("would write '%s' to %s", plan.tsm, shown));
+		free(shown);
+	} else if (plan.written && (!plan.err || plan.err == -EINTR) &&
+		   (verdict = action_verify(&plan, snap, now, &note)) != VERDICT_FAILED &&
+		   !(verdict == VERDICT_WARNING && ctx->strict)) {
+		/* EINTR here: the signal came while the kernel held the store, which it completed. */
+		set_result(t, RESULT_OK, 0, xasprintf("%s %s %s", b->verb->done, b->verb->prep,
+						      plan.tsm));
+		t->warning = note;
+		note = NULL;
+	} else if (plan.written && !plan.err && verdict == VERDICT_WARNING) {
+		set_result(t, RESULT_FAILED, 0,
+			   with_note(xasprintf("%s %s %s, but %s", b->verb->done, b->verb->prep,
+					       plan.tsm, note), xstrdup(STRICT_NOTE)));
+	} else if (plan.written && !plan.err) {
+		set_result(t, RESULT_FAILED, 0, note);
+		note = NULL;
+	} else if (plan.written && plan.err == -EBUSY && action == ACTION_CONNECT && f &&
+		   streq(f->connect, plan.tsm)) {
+		/* Another writer won the race between our check and our store. */
+		if (ctx->strict)
+			set_result(t, RESULT_FAILED, -EBUSY,
+				   with_note(action_explain(&plan, now), xstrdup(STRICT_NOTE)));
+		else
+			set_result(t, RESULT_ALREADY, 0,
+				   xasprintf("already connected to %s (by another writer, while "
+					     "this one was checking)", plan.tsm));
+	} else if (plan.err == -EINTR && !plan.written) {
+		set_result(t, RESULT_SKIPPED, 0, interrupted_message());
+	} else {
+		set_result(t, RESULT_FAILED, plan.err, action_explain(&plan, now));
+	}
+	free(note);
+	report_streams(t, action, snap, now, action == ACTION_DISCONNECT &&
+		       t->result == RESULT_OK && !ctx->dry_run);
+	if (plan.written) {
+		snapshot_free(snap);
+		*snap = after;
+	}
+	action_plan_release(&plan);
+}
+
+static void print_target(const struct batch *b, const struct target *t)
+{
+	const char *errname = t->err ? err_name(-t->err) : NULL;
+	bool dry = b->ctx->dry_run;
+
+	if (t->result == RESULT_FAILED) {
+		fprintf(stderr, "tsmctl %s %s: %s%s%s%s\n", verb_name(b), t->bdf, t->message,
+			errname ? " (" : "", errname ? errname : "", errname ? ")" : "");
+		if (b->ctx->out.json)
+			return;
+		printf("%s: failed%s%s%s", t->bdf, errname ? " (" : "", errname ? errname : "",
+		       errname ? ")" : "");
+		if (t->streams_text)
+			printf(": %s", t->streams_text);
+		putchar('\n');
+		fflush(stdout);
+		return;
+	}
+	if (b->ctx->out.json)
+		return;
+	if (t->result == RESULT_SKIPPED) {
+		printf("%s: skipped (%s)\n", t->bdf, t->message);
+		fflush(stdout);
+		return;
+	}
+	printf("%s: %s", t->bdf, t->message);
+	if (t->streams_text && b->verb->action == ACTION_CONNECT)
+		printf(": %s", t->streams_text);
+	else if (t->streams_text)
+		printf(dry ? "; would remove %s" : "; removed %s", t->streams_text);
+	if (b->verb->action == ACTION_DISCONNECT && t->available >= 0 && !dry)
+		printf("; %lld secure streams available", t->available);
+	if (t->warning)
+		printf("; warning: %s", t->warning);
+	putchar('\n');
+	fflush(stdout);
+}
+
+static struct json_object *target_json(const struct batch *b, struct target *t)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "bdf", js_str(t->bdf));
+	json_object_object_add(o, "action", js_str(verb_name(b)));
+	json_object_object_add(o, "result", js_str(result_names[t->result]));
+	json_object_object_add(o, "errno", t->err ? js_str(err_name(-t->err)) : NULL);
+	if (t->warning) {
+		char *msg = xasprintf("%s; warning: %s", t->message, t->warning);
+
+		json_object_object_add(o, "message", js_str(msg));
+		free(msg);
+	} else {
+		json_object_object_add(o, "message", js_str(t->message));
+	}
+	json_object_object_add(o, "tsm", js_str(t->tsm));
+	json_object_object_add(o, "streams", t->streams ? t->streams : json_object_new_array());
+	t->streams = NULL;
+	json_object_object_add(o, "available_secure_streams", js_num(t->available));
+	return o;
+}
+
+static void print_summary(const struct batch *b)
+{
+	size_t count[ARRAY_SIZE(result_names)] = { 0 };
+	char *extra = xstrdup("");
+	static const enum result shown[] = { RESULT_ALREADY, RESULT_FAILED, RESULT_SKIPPED };
+	static const char *const words[] = { "already", "failed", "skipped" };
+
+	for (size_t i = 0; i < b->n; i++)
+		count[b->targets[i].result]++;
+	for (size_t i = 0; i < ARRAY_SIZE(shown); i++) {
+		char *next;
+
+		if (!count[shown[i]])
+			continue;
+		next = xasprintf("%s%s%zu %s", extra, *extra ? ", " : "", count[shown[i]], words[i]);
+		free(extra);
+		extra = next;
+	}
+	printf("%s%s %zu of %zu device%s%s%s%s\n", b->ctx->dry_run ? "would " : "",
+	       b->ctx->dry_run ? verb_name(b) : b->verb->done,
+	       count[RESULT_OK] + count[RESULT_ALREADY], b->n, b->n == 1 ? "" : "s",
+	       *extra ? " (" : "", extra, *extra ? ")" : "");
+	free(extra);
+}
+
+/* The TSM a skipped target would have used, for its result. */
+static char *skipped_tsm(const struct batch *b, const struct tsm_snapshot *snap, const char *bdf)
+{
+	const struct pci_func *f = snapshot_find_func(snap, bdf);
+
+	if (b->tsm)
+		return xstrdup(b->tsm);
+	return f && func_connected(f) ? xstrdup(f->connect) : NULL;
+}
+
+static int run_action(struct cmd_ctx *ctx, const struct verb *verb)
+{
+	struct batch b = { .ctx = ctx, .verb = verb };
+	struct tsm_snapshot snap;
+	const char *failed_bdf = NULL;
+	bool any_failed = false;
+	int rc = parse_args(&b);
+
+	if (rc >= 0)
+		goto out;
+	action_catch_signals();
+	if (ctx->wait_seconds >= 0) {
+		char **bdfs = xcalloc(b.n, sizeof(*bdfs));
+
+		for (size_t i = 0; i < b.n; i++)
+			bdfs[i] = b.targets[i].bdf;
+		if (action_wait_ready(b.tsm, bdfs, b.n, ctx->wait_seconds) == -ETIMEDOUT)
+			fprintf(stderr, "tsmctl %s: gave up waiting after %g s for %s%s%s\n",
+				verb_name(&b), ctx->wait_seconds, b.tsm ? b.tsm : "",
+				b.tsm && b.n ? " and " : "", b.n ? "the devices' tsm/connect" : "");
+		free(bdfs);
+	}
+	snapshot_scan(&snap, ACTION_SCAN);
+	if (ctx->all)
+		select_all(&b, &snap);
+	for (size_t i = 0; i < b.n; i++) {
+		struct target *t = &b.targets[i];
+
+		if (action_signal || failed_bdf) {
+			set_result(t, RESULT_SKIPPED, 0, action_signal ? interrupted_message() :
+				   xasprintf("not attempted after %s failed; --keep-going goes on",
+					     failed_bdf));
+			t->tsm = skipped_tsm(&b, &snap, t->bdf);
+		} else {
+			run_target(&b, &snap, t);
+		}
+		print_target(&b, t);
+		if (t->result == RESULT_FAILED) {
+			any_failed = true;
+			if (!ctx->keep_going && !failed_bdf)
+				failed_bdf = t->bdf;
+		}
+	}
+	if (ctx->out.json) {
+		json_list_begin(stdout, "results");
+		for (size_t i = 0; i < b.n; i++)
+			json_list_item(stdout, target_json(&b, &b.targets[i]));
+		json_list_end(stdout);
+	} else {
+		print_summary(&b);
+	}
+	snapshot_free(&snap);
+	if (action_signal)
+		rc = 128 + action_signal;
+	else
+		rc = any_failed ? EXIT_FAIL : EXIT_OK;
+out:
+	batch_free(&b);
+	return rc;
+}
+
+static int run_connect(struct cmd_ctx *ctx)
+{
+	return run_action(ctx, &verb_connect);
+}
+
+static int run_disconnect(struct cmd_ctx *ctx)
+{
+	return run_action(ctx, &verb_disconnect);
+}
+
+static const int connect_opts[] = { OPT_ALL, OPT_DRY_RUN, OPT_KEEP_GOING, OPT_STRICT, OPT_WAIT,
+				    OPT_JSON, OPT_END };
+static const int disconnect_opts[] = { OPT_ALL, OPT_DRY_RUN, OPT_KEEP_GOING, OPT_JSON, OPT_END };
+
+const struct cmd_def cmd_connect = {
+	.name = "connect",
+	.args = "BDF... TSM | --all TSM",
+	.summary = "connect devices to a link TSM (SPDM session, IDE streams)",
+	.description = "Connect each device to the link TSM by writing its name once to the\n"
+		       "device's tsm/connect, then report what the kernel shows: the TSM and the\n"
+		       "new IDE streams with their state on both partners. A stream that is not\n"
+		       "SECURE on both partners is a failure. --all connects every unconnected\n"
+		       "device with tsm/connect",
+	.opts = connect_opts,
+	.run = run_connect,
+};
+
+const struct cmd_def cmd_disconnect = {
+	.name = "disconnect",
+	.args = "BDF... [TSM] | --all [TSM]",
+	.summary = "disconnect devices from their TSM",
+	.description = "Disconnect each device from the TSM it is connected to (or the TSM\n"
+		       "named, which must be that one) by writing its name once to tsm/disconnect,\n"
+		       "then report the IDE streams that went away and the host bridge's\n"
+		       "available_secure_streams. --all disconnects every connected device",
+	.opts = disconnect_opts,
+	.run = run_disconnect,
+};
