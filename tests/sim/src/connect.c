@@ -123,7 +123,7 @@ static void probe_fn(struct sim_tsm *t, struct sim_dev *dsm, struct sim_dev *d)
 {
 	struct sim_dev *found;
 
-	if (!d->present || d->ctx_tsm)
+	if (!d->present || dev_has_ctx(d))
 		return;
 	/* SEV-TIO declines every function but the DSM (ABI.md §2.2) */
 	if (t->provider == PROV_SEV_TIO || !provider_accepts(t, d))
@@ -364,8 +364,8 @@ int sim_connect(struct sim_model *m, struct sim_dev *d, long tsm_id)
 	struct sim_tsm *t;
 	int rc;
 
-	if (d->ctx_tsm)
-		return -EBUSY;
+	if (dev_has_ctx(d))
+		return -EBUSY;	/* connected already, or locked by a devsec TSM */
 	t = model_find_tsm(m, tsm_id);
 	if (!t || t->kind != TSM_LINK)
 		return -ENXIO;
@@ -446,6 +446,9 @@ static void vanish_one(struct sim_dev *d, void *arg)
 		do_disconnect(m, d);
 	else if (d->ctx_tsm)
 		clear_ctx(d);
+	/* proposed: a locked TDI is unlocked */
+	d->lock_tsm = NULL;
+	d->accepted = false;
 	d->present = false;
 }
 

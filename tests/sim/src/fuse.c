@@ -31,6 +31,7 @@ struct simfs {
 	char *root;		/* backing/root: the tree */
 	pthread_rwlock_t rwsem;	/* pci_tsm_rwsem */
 	pthread_mutex_t count_lock;	/* fault counters */
+	pthread_mutex_t report_lock;	/* report.c's tsm_rwsem and the report subtree */
 };
 
 static struct simfs FS;
@@ -40,6 +41,14 @@ struct handle {
 	bool privileged;	/* opener had uid 0 (CAP_SYS_ADMIN stand-in) */
 	struct sim_dev *dev;	/* device the file belongs to, or NULL */
 	char *attr;		/* path below the device dir, or the full path */
+	char *path;		/* as opened: FUSE passes NULL once it is removed */
+	/* configfs report attribute: its configfs_buffer */
+	struct report_entry *rep;
+	int rattr;		/* enum report_attr */
+	uint8_t *buf;		/* read: the show()/report; write: inblob so far */
+	size_t len;
+	bool filled;		/* read buffer holds the show() result */
+	bool dirty;		/* bin write_in_progress: commit at close */
 };
 
 static char *backing_path(const char *path)
@@ -99,14 +108,48 @@ static void *sim_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	cfg->negative_timeout = 0;
 	cfg->hard_remove = 1;
 	cfg->use_ino = 1;
+	/* handles outlive their path (rmdir of a report item): fh is enough */
+	cfg->nullpath_ok = 1;
 	return NULL;
+}
+
+/*
+ * sys/kernel/config/tsm/report/NAME[/ATTR]: a strdup of NAME (NULL for other
+ * paths) and in *@attr what follows NAME/, or NULL.
+ */
+static char *report_item(const char *path, const char **attr)
+{
+	const char *rel = path[0] == '/' ? path + 1 : path;
+	size_t n = strlen(REPORT_ROOT);
+	const char *name, *slash;
+	char *out;
+
+	*attr = NULL;
+	if (strncmp(rel, REPORT_ROOT, n) || rel[n] != '/' || !rel[n + 1])
+		return NULL;
+	name = rel + n + 1;
+	slash = strchr(name, '/');
+	out = slash ? strndup(name, slash - name) : strdup(name);
+	if (!out)
+		abort();
+	*attr = slash ? slash + 1 : NULL;
+	return out;
 }
 
 static void fix_attr(const char *path, struct stat *st)
 {
+	const char *attr;
+	char *item = report_item(path, &attr);
+	int a;
+
+	/* configfs: text attributes PAGE_SIZE, binary ones 0 */
+	if (S_ISREG(st->st_mode) && item && attr &&
+	    (a = report_attr_lookup(attr)) >= 0)
+		st->st_size = report_attr_is_bin(a) ? 0 : SYSFS_PAGE;
 	/* sysfs reports PAGE_SIZE for text attributes; binary ones keep their size */
-	if (S_ISREG(st->st_mode) && strcmp(base_name(path), "config"))
+	else if (S_ISREG(st->st_mode) && strcmp(base_name(path), "config"))
 		st->st_size = SYSFS_PAGE;
+	free(item);
 	st->st_uid = 0;
 	st->st_gid = 0;
 }
@@ -122,7 +165,7 @@ static int sim_getattr(const char *path, struct stat *st,
 
 		if (fstat(h->fd, st))
 			return -errno;
-		fix_attr(path, st);
+		fix_attr(h->path, st);
 		return 0;
 	}
 	p = backing_path(path);
@@ -148,18 +191,39 @@ static int sim_readlink(const char *path, char *buf, size_t size)
 	return rc;
 }
 
+/* nullpath_ok: readdir gets no path, so the directory handle keeps it */
+static int sim_opendir(const char *path, struct fuse_file_info *fi)
+{
+	char *p = backing_path(path);
+	struct stat st;
+
+	if (lstat(p, &st)) {
+		int rc = -errno;
+
+		free(p);
+		return rc;
+	}
+	fi->fh = (uintptr_t)p;
+	return 0;
+}
+
+static int sim_releasedir(const char *path, struct fuse_file_info *fi)
+{
+	(void)path;
+	free((char *)(uintptr_t)fi->fh);
+	return 0;
+}
+
 static int sim_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 		       off_t off, struct fuse_file_info *fi,
 		       enum fuse_readdir_flags flags)
 {
-	char *p = backing_path(path);
-	DIR *d = opendir(p);
+	DIR *d = opendir((const char *)(uintptr_t)fi->fh);
 	struct dirent *de;
 
+	(void)path;
 	(void)off;
-	(void)fi;
 	(void)flags;
-	free(p);
 	if (!d)
 		return -errno;
 	while ((de = readdir(d)))
@@ -194,6 +258,38 @@ static void count_op(struct sim_dev *d, bool write)
 	pthread_rwlock_wrlock(&FS.rwsem);
 	maybe_vanish(d, n, limit);
 	pthread_rwlock_unlock(&FS.rwsem);
+}
+
+/* A configfs report attribute handle pins its item (config_item refcount). */
+static void attach_report(struct handle *h, const char *path)
+{
+	const char *attr;
+	char *name = report_item(path, &attr);
+
+	if (!name || !attr || (h->rattr = report_attr_lookup(attr)) < 0) {
+		free(name);
+		return;
+	}
+	pthread_mutex_lock(&FS.report_lock);
+	h->rep = report_find(FS.m, name);
+	if (h->rep)
+		h->rep->refs++;
+	pthread_mutex_unlock(&FS.report_lock);
+	free(name);
+}
+
+/* configfs_release_bin_file(): the bin attribute's write() runs, result ignored */
+static void report_commit(struct handle *h)
+{
+	if (!h->rep || !h->dirty)
+		return;
+	pthread_mutex_lock(&FS.report_lock);
+	if (!h->rep->dead) {
+		report_commit_inblob(FS.m, h->rep, h->buf, h->len);
+		tree_sync_reports(FS.m, FS.root);
+	}
+	pthread_mutex_unlock(&FS.report_lock);
+	h->dirty = false;
 }
 
 static int sim_open(const char *path, struct fuse_file_info *fi)
@@ -231,6 +327,10 @@ static int sim_open(const char *path, struct fuse_file_info *fi)
 	h->privileged = ctx->uid == 0;
 	h->dev = owner(path, &attr);
 	h->attr = strdup(attr);
+	h->path = strdup(path);
+	h->rattr = -1;
+	if (!h->dev)
+		attach_report(h, path);
 	fi->fh = (uintptr_t)h;
 	fi->direct_io = 1;
 	fi->keep_cache = 0;
@@ -244,10 +344,99 @@ static int sim_release(const char *path, struct fuse_file_info *fi)
 	struct handle *h = (struct handle *)(uintptr_t)fi->fh;
 
 	(void)path;
+	report_commit(h);
+	if (h->rep) {
+		pthread_mutex_lock(&FS.report_lock);
+		report_put(h->rep);
+		pthread_mutex_unlock(&FS.report_lock);
+	}
 	close(h->fd);
+	free(h->buf);
 	free(h->attr);
+	free(h->path);
 	free(h);
 	return 0;
+}
+
+/*
+ * close(): FUSE sends RELEASE asynchronously, so the configfs commit that
+ * the kernel runs at the last close happens here, where close() waits.
+ */
+static int sim_flush(const char *path, struct fuse_file_info *fi)
+{
+	(void)path;
+	report_commit((struct handle *)(uintptr_t)fi->fh);
+	return 0;
+}
+
+/* configfs_read_iter()/configfs_bin_read_iter(): show() once per open */
+static int report_read(struct handle *h, char *buf, size_t size, off_t off)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&FS.report_lock);
+	if (!h->filled) {
+		free(h->buf);
+		h->buf = NULL;
+		if (h->rep->dead)
+			rc = -ENOENT;
+		else
+			rc = report_show(FS.m, h->rep, h->rattr, &h->buf, &h->len);
+		/* a zero-length blob leaves the fill pending, as configfs does */
+		if (!rc)
+			h->filled = h->len > 0;
+	}
+	pthread_mutex_unlock(&FS.report_lock);
+	if (rc)
+		return rc;
+	if ((size_t)off >= h->len)
+		return 0;
+	if (size > h->len - off)
+		size = h->len - off;
+	memcpy(buf, h->buf + off, size);
+	return (int)size;
+}
+
+/* configfs_bin_write_iter(): accumulate at the offset; EFBIG past 64 bytes */
+static int report_write_bin(struct handle *h, const char *buf, size_t size,
+			    off_t off)
+{
+	size_t end = (size_t)off + size;
+
+	h->dirty = true;	/* write_in_progress is set even when this fails */
+	if (end > REPORT_INBLOB_MAX)
+		return -EFBIG;
+	if (end > h->len) {
+		uint8_t *nb = realloc(h->buf, end);
+
+		if (!nb)
+			return -ENOMEM;
+		memset(nb + h->len, 0, end - h->len);
+		h->buf = nb;
+		h->len = end;
+	}
+	memcpy(h->buf + off, buf, size);
+	return (int)size;
+}
+
+/* configfs_write_iter(): every write(2) is one store of a NUL-terminated copy */
+static int report_write_text(struct handle *h, const char *buf, size_t size)
+{
+	char *s = strndup(buf, size);
+	int rc;
+
+	if (!s)
+		return -ENOMEM;
+	pthread_mutex_lock(&FS.report_lock);
+	if (h->rep->dead) {
+		rc = -ENOENT;
+	} else {
+		rc = report_store(FS.m, h->rep, h->rattr, s);
+		tree_sync_reports(FS.m, FS.root);
+	}
+	pthread_mutex_unlock(&FS.report_lock);
+	free(s);
+	return rc ? rc : (int)size;
 }
 
 static int sim_read(const char *path, char *buf, size_t size, off_t off,
@@ -258,6 +447,8 @@ static int sim_read(const char *path, char *buf, size_t size, off_t off,
 	ssize_t n;
 
 	(void)path;
+	if (h->rep)
+		return report_read(h, buf, size, off);
 	if (locked)
 		pthread_rwlock_rdlock(&FS.rwsem);
 	if (h->dev && !h->dev->present) {
@@ -311,12 +502,18 @@ static int uevent_store(const char *buf, size_t len)
 static int tsm_store(struct sim_dev *d, const char *attr, const char *buf,
 		     size_t len)
 {
+	bool conn = !strcmp(attr, "tsm/connect"), lock = !strcmp(attr, "tsm/lock");
+	char *str = strndup(buf, len);	/* the NUL-terminated copy kernfs passes */
 	long id = 0;
 	int rc;
 
-	/* connect parses before taking the lock, as connect_store() does */
-	if (!strcmp(attr, "tsm/connect") && parse_tsm_name(buf, len, &id))
+	if (!str)
+		return -ENOMEM;
+	/* connect and lock parse before taking the lock, as their store()s do */
+	if ((conn || lock) && parse_tsm_name(buf, len, &id)) {
+		free(str);
 		return -EINVAL;
+	}
 	pthread_rwlock_wrlock(&FS.rwsem);
 	if (!d->present) {
 		rc = -ENODEV;
@@ -324,13 +521,20 @@ static int tsm_store(struct sim_dev *d, const char *attr, const char *buf,
 	}
 	if (d->faults.write_delay_ms)
 		sleep_ms(d->faults.write_delay_ms);
-	if (!strcmp(attr, "tsm/connect"))
+	if (conn)
 		rc = sim_connect(FS.m, d, id);
+	else if (lock)
+		rc = sim_lock(FS.m, d, id);
+	else if (!strcmp(attr, "tsm/accept"))
+		rc = sim_accept(FS.m, d, str);
+	else if (!strcmp(attr, "tsm/unlock"))
+		rc = sim_unlock(FS.m, d, buf, len);
 	else
 		rc = sim_disconnect(FS.m, d, buf, len);
 	tree_sync(FS.m, FS.root);
 out:
 	pthread_rwlock_unlock(&FS.rwsem);
+	free(str);
 	return rc;
 }
 
@@ -357,6 +561,30 @@ static struct sim_tsm *sample_trigger(const char *attr, bool *bind)
 	return NULL;
 }
 
+/* "NAME" of sys/bus/pci/drivers/NAME/bind|unbind for a known driver */
+static char *driver_trigger(const char *attr, bool *bind)
+{
+	static const char prefix[] = "sys/bus/pci/drivers/";
+	const char *name = attr + sizeof(prefix) - 1, *slash;
+	char *drv;
+
+	if (strncmp(attr, prefix, sizeof(prefix) - 1) ||
+	    !(slash = strchr(name, '/')))
+		return NULL;
+	if (!strcmp(slash, "/bind"))
+		*bind = true;
+	else if (!strcmp(slash, "/unbind"))
+		*bind = false;
+	else
+		return NULL;
+	drv = strndup(name, slash - name);
+	if (drv && !model_has_driver(FS.m, drv)) {
+		free(drv);
+		return NULL;
+	}
+	return drv;
+}
+
 static int sim_write(const char *path, const char *buf, size_t size, off_t off,
 		     struct fuse_file_info *fi)
 {
@@ -366,21 +594,32 @@ static int sim_write(const char *path, const char *buf, size_t size, off_t off,
 	bool bind;
 	int rc;
 
+	char *drv;
+
 	(void)path;
-	(void)off;	/* sysfs stores see each write() whole, at any offset */
 	if (!size)
 		return 0;
+	if (h->rep && report_attr_is_bin(h->rattr))
+		return report_write_bin(h, buf, size, off);
+	/* sysfs stores see each write() whole, at any offset */
 	if (size > SYSFS_PAGE - 1)
 		size = SYSFS_PAGE - 1;
+	if (h->rep)
+		return report_write_text(h, buf, size);
 	if (h->dev && !h->dev->present)
 		return -ENODEV;
 	if (h->dev && (!strcmp(attr, "tsm/connect") ||
-		       !strcmp(attr, "tsm/disconnect"))) {
+		       !strcmp(attr, "tsm/disconnect") ||
+		       !strcmp(attr, "tsm/lock") ||
+		       !strcmp(attr, "tsm/accept") ||
+		       !strcmp(attr, "tsm/unlock"))) {
 		rc = tsm_store(h->dev, attr, buf, size);
-	} else if (h->dev && (!strcmp(attr, "tsm/lock") ||
-			      !strcmp(attr, "tsm/accept") ||
-			      !strcmp(attr, "tsm/unlock"))) {
-		rc = -EOPNOTSUPP;	/* proposed TDISP verbs: not simulated yet */
+	} else if (!h->dev && (drv = driver_trigger(attr, &bind))) {
+		pthread_rwlock_wrlock(&FS.rwsem);
+		rc = sim_driver_bind(FS.m, drv, buf, size, bind);
+		tree_sync(FS.m, FS.root);
+		pthread_rwlock_unlock(&FS.rwsem);
+		free(drv);
 	} else if (h->dev && !strcmp(attr, "config")) {
 		rc = -EPERM;	/* deliberate: the tool must never write config */
 	} else if (!h->dev && (t = sample_trigger(attr, &bind))) {
@@ -405,10 +644,15 @@ static int sim_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 	int rc;
 
 	(void)size;
-	(void)fi;
-	p = backing_path(path);
-	rc = lstat(p, &st) ? -errno : 0;
-	free(p);
+	if (fi) {
+		struct handle *h = (struct handle *)(uintptr_t)fi->fh;
+
+		rc = fstat(h->fd, &st) ? -errno : 0;
+	} else {
+		p = backing_path(path);
+		rc = lstat(p, &st) ? -errno : 0;
+		free(p);
+	}
 	if (rc)
 		return rc;
 	if (!S_ISREG(st.st_mode))
@@ -435,9 +679,23 @@ static int sim_mknod(const char *path, mode_t mode, dev_t rdev)
 
 static int sim_mkdir(const char *path, mode_t mode)
 {
-	(void)path;
+	const char *attr;
+	char *name = report_item(path, &attr);
+	int rc;
+
 	(void)mode;
-	return -EPERM;	/* kernfs_iop_mkdir() without syscall ops */
+	/* only configfs-tsm's report group makes items; kernfs has no mkdir */
+	if (!name || attr || !FS.m->report.present) {
+		free(name);
+		return -EPERM;
+	}
+	pthread_mutex_lock(&FS.report_lock);
+	rc = report_mkdir(FS.m, name);
+	if (!rc)
+		rc = tree_sync_reports(FS.m, FS.root);
+	pthread_mutex_unlock(&FS.report_lock);
+	free(name);
+	return rc;
 }
 
 static int sim_unlink(const char *path)
@@ -448,8 +706,25 @@ static int sim_unlink(const char *path)
 
 static int sim_rmdir(const char *path)
 {
-	(void)path;
-	return -EPERM;
+	const char *attr;
+	char *name = report_item(path, &attr), *dir;
+	int rc;
+
+	/* a report item goes with its attributes; the default group stays (EPERM) */
+	if (!name || attr) {
+		free(name);
+		return -EPERM;
+	}
+	pthread_mutex_lock(&FS.report_lock);
+	rc = report_rmdir(FS.m, name);
+	if (!rc) {
+		dir = xasprintf("%s/%s", REPORT_ROOT, name);
+		fs_remove(FS.root, dir);
+		free(dir);
+	}
+	pthread_mutex_unlock(&FS.report_lock);
+	free(name);
+	return rc;
 }
 
 static int sim_symlink(const char *target, const char *path)
@@ -511,9 +786,12 @@ static const struct fuse_operations sim_ops = {
 	.init = sim_init,
 	.getattr = sim_getattr,
 	.readlink = sim_readlink,
+	.opendir = sim_opendir,
 	.readdir = sim_readdir,
+	.releasedir = sim_releasedir,
 	.open = sim_open,
 	.release = sim_release,
+	.flush = sim_flush,
 	.read = sim_read,
 	.write = sim_write,
 	.truncate = sim_truncate,
@@ -571,6 +849,7 @@ int fuse_serve(struct sim_model *m, const char *mountpoint, bool foreground,
 	pthread_rwlock_init(&FS.rwsem, &ra);
 	pthread_rwlockattr_destroy(&ra);
 	pthread_mutex_init(&FS.count_lock, NULL);
+	pthread_mutex_init(&FS.report_lock, NULL);
 	rc = make_backing();
 	if (rc) {
 		fprintf(stderr, "tsm-sim: backing dir: %s\n", strerror(-rc));
@@ -621,5 +900,6 @@ out:
 	free(FS.root);
 	pthread_rwlock_destroy(&FS.rwsem);
 	pthread_mutex_destroy(&FS.count_lock);
+	pthread_mutex_destroy(&FS.report_lock);
 	return rc;
 }

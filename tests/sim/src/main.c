@@ -33,6 +33,8 @@ static int load(const char *file, struct sim_model **m)
 	if (!rc) {
 		ide_boot(*m);
 		rc = sim_boot_connects(*m, &err);
+		if (!rc)
+			rc = sim_boot_locks(*m, &err);
 		if (rc) {
 			model_free(*m);
 			*m = NULL;

@@ -129,6 +129,20 @@ bool vis_devsec(const struct sim_model *m, const struct sim_dev *d)
 	       dev_is_pcie(d) && d->tee;
 }
 
+/* pdev->tsm != NULL: connected (or a DSM's dependent), or locked to a devsec TSM */
+bool dev_has_ctx(const struct sim_dev *d)
+{
+	return d->ctx_tsm || d->lock_tsm;
+}
+
+bool model_has_driver(const struct sim_model *m, const char *name)
+{
+	for (size_t i = 0; i < m->nr_drivers; i++)
+		if (!strcmp(m->drivers[i], name))
+			return true;
+	return false;
+}
+
 unsigned hb_available(const struct host_bridge *hb)
 {
 	unsigned n = hb->nr_streams;

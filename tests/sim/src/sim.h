@@ -74,6 +74,7 @@ struct dev_faults {
 	long vanish_after_writes;	/* 0 = never */
 	long vanish_after_opens;
 	long write_delay_ms;
+	int lock_errno, accept_errno;	/* the devsec TSM's lock/accept op fails */
 	long writes, opens;	/* counters */
 };
 
@@ -126,6 +127,8 @@ struct sim_dev {
 	char *boot_connect;
 	bool boot_bound;	/* bound as a TDI at boot (VFIO did it) */
 	int boot_h, boot_r, boot_e;	/* -1 = allocate */
+	char *boot_lock;	/* locked to this devsec TSM at boot */
+	bool boot_accepted;
 
 	/* dynamic state */
 	bool present;
@@ -133,6 +136,8 @@ struct sim_dev {
 	struct sim_dev *ctx_dsm;	/* pdev->tsm->dsm_dev */
 	struct ide_stream *stream;	/* stream this DSM owns */
 	bool bound;
+	struct sim_tsm *lock_tsm;	/* proposed: devsec context (TDI LOCKED) */
+	bool accepted;		/* TDI in RUN (tsm/accept reads 1) */
 };
 
 struct dangling_link {
@@ -160,6 +165,7 @@ struct sim_tsm {
 	enum tsm_provider provider;
 	struct sim_dev *parent_pci;
 	char *parent_faux;
+	char *parent_platform;
 	char **hbs;		/* host bridges the provider accepts, NULL = all */
 	size_t nr_hbs;
 	uint8_t sample_ids[SIM_SAMPLE_IDS];
@@ -193,6 +199,49 @@ struct sim_faux {
 	char *dir;
 };
 
+/* a platform device (sys/devices/platform/NAME), bound to the driver NAME */
+struct sim_platform {
+	char *name;
+	char *dir;
+};
+
+/* configfs-tsm report providers (drivers/virt/coco/guest/report.c users) */
+enum report_provider { REPORT_NONE, REPORT_SEV_GUEST, REPORT_TDX_GUEST };
+
+#define REPORT_INBLOB_MAX 64	/* TSM_REPORT_INBLOB_MAX */
+#define REPORT_PRIVLEVEL_MAX 3	/* TSM_REPORT_PRIVLEVEL_MAX */
+
+/* the topology's "report" object: configfs-tsm is loaded when present */
+struct report_cfg {
+	bool present;
+	enum report_provider provider;
+	unsigned privlevel_floor;
+	bool svsm;		/* sev_guest below an SVSM (VMPL > 0) */
+	long concurrent_writer;	/* phantom generation bump after this input write */
+	int outblob_errno;	/* report generation fails with this */
+	long outblob_errno_reads;	/* ... for this many reads (0 = always) */
+	int commit_errno;	/* the inblob store at close fails with this */
+};
+
+/* one mkdir'ed sys/kernel/config/tsm/report/NAME */
+struct report_entry {
+	char *name;
+	char *dir;
+	unsigned long write_gen, read_gen;
+	bool have_report;	/* outblob generated for read_gen */
+	uint8_t inblob[REPORT_INBLOB_MAX];
+	size_t inblob_len;
+	unsigned privlevel;
+	char *service_provider;
+	uint8_t guid[16];
+	unsigned manifest_version;
+	long input_writes;	/* successful generation advances */
+	long failed_reads;	/* outblob_errno hits so far */
+	bool dead;		/* rmdir'ed; freed when the last handle goes */
+	int refs;		/* open handles */
+	struct report_entry *next;
+};
+
 struct sim_model {
 	enum abi_flavour abi;
 	struct host_bridge **hbs;
@@ -205,7 +254,13 @@ struct sim_model {
 	size_t nr_modules;
 	struct sim_faux *faux;
 	size_t nr_faux;
+	struct sim_platform *platform;
+	size_t nr_platform;
+	char **drivers;		/* every PCI driver with a sys/bus/pci/drivers dir */
+	size_t nr_drivers;
 	struct ide_stream *streams;
+	struct report_cfg report;
+	struct report_entry *reports;
 };
 
 /* topology.c */
@@ -229,6 +284,8 @@ bool vis_connect(const struct sim_model *m, const struct sim_dev *d);
 bool vis_dsm(const struct sim_model *m, const struct sim_dev *d);
 bool vis_bound(const struct sim_model *m, const struct sim_dev *d);
 bool vis_devsec(const struct sim_model *m, const struct sim_dev *d);
+bool model_has_driver(const struct sim_model *m, const char *name);
+bool dev_has_ctx(const struct sim_dev *d);
 unsigned hb_available(const struct host_bridge *hb);
 
 /* ide.c: register-level IDE model, mirrors drivers/pci/ide.c */
@@ -262,8 +319,45 @@ int sim_boot_connects(struct sim_model *m, char **err);
 int sim_sample_bind(struct sim_model *m, struct sim_tsm *t, const char *buf,
 		    size_t len, bool bind);
 
+/* tdisp.c: proposed devsec lock/accept/unlock, driver bind/unbind */
+int kstrtobool(const char *s, bool *res);
+int sim_lock(struct sim_model *m, struct sim_dev *d, long tsm_id);
+int sim_accept(struct sim_model *m, struct sim_dev *d, const char *buf);
+int sim_unlock(struct sim_model *m, struct sim_dev *d, const char *buf,
+	       size_t len);
+int sim_driver_bind(struct sim_model *m, const char *driver, const char *buf,
+		    size_t len, bool bind);
+int sim_boot_locks(struct sim_model *m, char **err);
+
+/* report.c: configfs-tsm attestation reports (drivers/virt/coco/guest/report.c) */
+enum report_attr {
+	RA_INBLOB, RA_OUTBLOB, RA_AUXBLOB, RA_MANIFESTBLOB,	/* binary */
+	RA_PROVIDER, RA_GENERATION, RA_PRIVLEVEL, RA_PRIVLEVEL_FLOOR,
+	RA_SERVICE_PROVIDER, RA_SERVICE_GUID, RA_SERVICE_MANIFEST_VERSION,
+	RA_COUNT
+};
+#define REPORT_ROOT "sys/kernel/config/tsm/report"
+const char *report_attr_name(enum report_attr a);
+bool report_attr_is_bin(enum report_attr a);
+unsigned report_attr_mode(enum report_attr a);
+bool report_attr_visible(const struct sim_model *m, enum report_attr a);
+int report_attr_lookup(const char *name);
+const char *report_provider_name(enum report_provider p);
+struct report_entry *report_find(struct sim_model *m, const char *name);
+int report_mkdir(struct sim_model *m, const char *name);
+int report_rmdir(struct sim_model *m, const char *name);
+void report_put(struct report_entry *e);
+int report_store(struct sim_model *m, struct report_entry *e,
+		 enum report_attr a, const char *buf);
+int report_commit_inblob(struct sim_model *m, struct report_entry *e,
+			 const uint8_t *data, size_t len);
+int report_show(struct sim_model *m, struct report_entry *e,
+		enum report_attr a, uint8_t **out, size_t *len);
+void report_free_all(struct sim_model *m);
+
 /* tree.c */
 int tree_sync(struct sim_model *m, const char *root);
+int tree_sync_reports(struct sim_model *m, const char *root);
 
 /* fsutil.c */
 char *path_join(const char *a, const char *b);

@@ -144,6 +144,7 @@ static const struct {
 	{ "EINVAL", EINVAL },	{ "ENOSPC", ENOSPC },	{ "EPROTO", EPROTO },
 	{ "ETIMEDOUT", ETIMEDOUT }, { "EOPNOTSUPP", EOPNOTSUPP },
 	{ "ECONNRESET", ECONNRESET }, { "ENOTTY", ENOTTY },
+	{ "EFBIG", EFBIG },	{ "ERANGE", ERANGE },	{ "ENOSYS", ENOSYS },
 };
 
 static int parse_errno(struct loader *L, json_object *v, int *out,
@@ -353,7 +354,7 @@ static int parse_faults(struct loader *L, json_object *o, struct sim_dev *d,
 	static const char *const keys[] = {
 		"connect_errno", "connect_after", "insecure", "ide_fail", "dropped",
 		"vanish_after_writes", "vanish_after_opens", "write_delay_ms",
-		NULL
+		"lock_errno", "accept_errno", NULL
 	};
 	struct dev_faults *f = &d->faults;
 	char *wh = xasprintf("%s: faults", what);
@@ -373,6 +374,12 @@ static int parse_faults(struct loader *L, json_object *o, struct sim_dev *d,
 			goto out;
 		f->connect_after = STAGE_SETUP;
 	}
+	v = get(o, "lock_errno");
+	if (v && (rc = parse_errno(L, v, &f->lock_errno, wh)))
+		goto out;
+	v = get(o, "accept_errno");
+	if (v && (rc = parse_errno(L, v, &f->accept_errno, wh)))
+		goto out;
 	rc = get_str(L, o, "connect_after", &s, wh);
 	if (rc)
 		goto out;
@@ -656,12 +663,12 @@ static int parse_dev(struct loader *L, json_object *o, struct host_bridge *hb,
 		"bdf", "type", "vendor", "device", "class", "revision",
 		"subsystem_vendor", "subsystem_device", "driver", "tee", "flr",
 		"link", "mem_window", "pref_window", "secondary", "bars", "doe",
-		"ide", "vfs", "children", "connected", "bound",
-		"preset_streams", "faults", NULL
+		"ide", "vfs", "children", "connected", "bound", "locked",
+		"accepted", "preset_streams", "faults", NULL
 	};
 	static const char *const link_keys[] = { "port", "speed", "width", NULL };
 	struct sim_dev *d = calloc(1, sizeof(*d));
-	const char *bdf, *type, *drv;
+	const char *bdf, *type, *drv, *lock;
 	uint64_t vendor, device, class, rev, sv, sd, sec, port, speed, width;
 	json_object *v;
 	char *what;
@@ -713,6 +720,8 @@ static int parse_dev(struct loader *L, json_object *o, struct host_bridge *hb,
 	     get_str(L, o, "driver", &drv, what) ?:
 	     get_bool(L, o, "tee", false, &d->tee, what) ?:
 	     get_bool(L, o, "bound", false, &d->boot_bound, what) ?:
+	     get_str(L, o, "locked", &lock, what) ?:
+	     get_bool(L, o, "accepted", false, &d->boot_accepted, what) ?:
 	     get_bool(L, o, "flr", d->type == PT_ENDPOINT, &d->flr, what) ?:
 	     get_u64(L, o, "secondary", 0, 0xff, &sec, what) ?:
 	     parse_window(L, o, "mem_window", &d->mem, what) ?:
@@ -727,6 +736,15 @@ static int parse_dev(struct loader *L, json_object *o, struct host_bridge *hb,
 	d->subdevice = (uint16_t)sd;
 	d->secondary = (unsigned)sec;
 	d->driver = drv ? strdup(drv) : NULL;
+	if (lock && strncmp(lock, "tsm", 3)) {
+		rc = fail(L, "%s: locked needs a TSM name like \"tsm1\"", what);
+		goto out;
+	}
+	if (d->boot_accepted && !lock) {
+		rc = fail(L, "%s: accepted needs locked", what);
+		goto out;
+	}
+	d->boot_lock = lock ? strdup(lock) : NULL;
 	d->link_speed = 4;
 	d->link_width = 16;
 	d->link_port = d->slot;
@@ -828,6 +846,106 @@ static struct sim_faux *add_faux(struct sim_model *m, const char *name)
 			      .dir = xasprintf("sys/devices/faux/%s", name) };
 	APPEND(m->faux, m->nr_faux, f);
 	return &m->faux[m->nr_faux - 1];
+}
+
+static struct sim_platform *add_platform(struct sim_model *m, const char *name)
+{
+	for (size_t i = 0; i < m->nr_platform; i++)
+		if (!strcmp(m->platform[i].name, name))
+			return &m->platform[i];
+	struct sim_platform p = { .name = strdup(name),
+				  .dir = xasprintf("sys/devices/platform/%s", name) };
+	APPEND(m->platform, m->nr_platform, p);
+	return &m->platform[m->nr_platform - 1];
+}
+
+static void add_driver(struct sim_model *m, const char *name)
+{
+	if (!model_has_driver(m, name))
+		APPEND(m->drivers, m->nr_drivers, strdup(name));
+}
+
+/* Names in @v (an array of strings without '/'), each passed to @add. */
+static int parse_names(struct loader *L, json_object *v, const char *key,
+		       void (*add)(struct sim_model *, const char *))
+{
+	if (!json_object_is_type(v, json_type_array))
+		return fail(L, "%s must be an array of names", key);
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		json_object *e = json_object_array_get_idx(v, i);
+		const char *n = json_object_get_string(e);
+
+		if (!json_object_is_type(e, json_type_string) || !*n ||
+		    strchr(n, '/'))
+			return fail(L, "%s must be an array of names", key);
+		add(L->m, n);
+	}
+	return 0;
+}
+
+static void add_faux_name(struct sim_model *m, const char *name)
+{
+	add_faux(m, name);
+}
+
+static void add_platform_name(struct sim_model *m, const char *name)
+{
+	add_platform(m, name);
+}
+
+static int parse_report(struct loader *L, json_object *o)
+{
+	static const char *const keys[] = { "provider", "privlevel_floor",
+					    "svsm", "faults", NULL };
+	static const char *const fkeys[] = { "concurrent_writer",
+					     "outblob_errno",
+					     "outblob_errno_reads",
+					     "commit_errno", NULL };
+	struct report_cfg *c = &L->m->report;
+	const char *prov;
+	uint64_t floor, n;
+	json_object *f, *v;
+	int rc;
+
+	c->present = true;
+	rc = check_keys(L, o, "report", keys) ?:
+	     get_str(L, o, "provider", &prov, "report") ?:
+	     get_u64(L, o, "privlevel_floor", 0, REPORT_PRIVLEVEL_MAX, &floor,
+		     "report") ?:
+	     get_bool(L, o, "svsm", false, &c->svsm, "report");
+	if (rc)
+		return rc;
+	c->privlevel_floor = (unsigned)floor;
+	if (!prov)
+		c->provider = REPORT_NONE;
+	else if (!strcmp(prov, "sev_guest"))
+		c->provider = REPORT_SEV_GUEST;
+	else if (!strcmp(prov, "tdx_guest"))
+		c->provider = REPORT_TDX_GUEST;
+	else
+		return fail(L, "report: provider is \"sev_guest\" or \"tdx_guest\"");
+	if (c->svsm && c->provider != REPORT_SEV_GUEST)
+		return fail(L, "report: svsm needs the sev_guest provider");
+	f = get(o, "faults");
+	if (!f)
+		return 0;
+	rc = check_keys(L, f, "report: faults", fkeys) ?:
+	     get_u64(L, f, "concurrent_writer", 0, 1000000, &n, "report: faults");
+	if (rc)
+		return rc;
+	c->concurrent_writer = (long)n;
+	rc = get_u64(L, f, "outblob_errno_reads", 0, 1000000, &n,
+		     "report: faults");
+	if (rc)
+		return rc;
+	c->outblob_errno_reads = (long)n;
+	v = get(f, "outblob_errno");
+	if (v && (rc = parse_errno(L, v, &c->outblob_errno, "report: faults")))
+		return rc;
+	v = get(f, "commit_errno");
+	if (v && (rc = parse_errno(L, v, &c->commit_errno, "report: faults")))
+		return rc;
+	return 0;
 }
 
 static int parse_hb(struct loader *L, json_object *o)
@@ -946,13 +1064,19 @@ static int parse_tsm(struct loader *L, json_object *o)
 		return fail(L, "%s: provider is sev-tio, devsec-sample or generic",
 			    t->name);
 	if (!parent)
-		return fail(L, "%s: \"parent\" is required (a BDF or faux:NAME)",
+		return fail(L, "%s: \"parent\" is required (a BDF, faux:NAME or platform:NAME)",
 			    t->name);
-	if (!strncmp(parent, "faux:", 5)) {
+	if (!strncmp(parent, "faux:", 5) && parent[5] && !strchr(parent + 5, '/')) {
 		struct sim_faux *f = add_faux(L->m, parent + 5);
 
 		t->parent_faux = strdup(parent + 5);
 		t->dir = xasprintf("%s/tsm/%s", f->dir, t->name);
+	} else if (!strncmp(parent, "platform:", 9) && parent[9] &&
+		   !strchr(parent + 9, '/')) {
+		struct sim_platform *p = add_platform(L->m, parent + 9);
+
+		t->parent_platform = strdup(parent + 9);
+		t->dir = xasprintf("%s/tsm/%s", p->dir, t->name);
 	} else {
 		t->parent_pci = model_find_dev(L->m, parent);
 		if (!t->parent_pci)
@@ -1052,6 +1176,7 @@ static int check_model(struct loader *L)
 int topology_load(const char *file, struct sim_model **out, char **err)
 {
 	static const char *const keys[] = { "abi", "comment", "modules", "faux",
+					    "platform", "drivers", "report",
 					    "tsms", "host_bridges", NULL };
 	struct loader L = { 0 };
 	json_object *root, *v;
@@ -1084,16 +1209,15 @@ int topology_load(const char *file, struct sim_model **out, char **err)
 	}
 	if ((v = get(root, "modules")) && (rc = parse_modules(&L, v)))
 		goto out;
-	v = get(root, "faux");
-	if (v) {
-		if (!json_object_is_type(v, json_type_array)) {
-			rc = fail(&L, "faux must be an array of names");
-			goto out;
-		}
-		for (size_t i = 0; i < json_object_array_length(v); i++)
-			add_faux(L.m, json_object_get_string(
-					      json_object_array_get_idx(v, i)));
-	}
+	if ((v = get(root, "faux")) && (rc = parse_names(&L, v, "faux", add_faux_name)))
+		goto out;
+	if ((v = get(root, "platform")) &&
+	    (rc = parse_names(&L, v, "platform", add_platform_name)))
+		goto out;
+	if ((v = get(root, "drivers")) && (rc = parse_names(&L, v, "drivers", add_driver)))
+		goto out;
+	if ((v = get(root, "report")) && (rc = parse_report(&L, v)))
+		goto out;
 	v = get(root, "host_bridges");
 	if (!v || !json_object_is_type(v, json_type_array)) {
 		rc = fail(&L, "host_bridges (an array) is required");
@@ -1117,6 +1241,9 @@ int topology_load(const char *file, struct sim_model **out, char **err)
 	}
 	if (L.err)
 		goto out;
+	for (size_t i = 0; i < L.m->nr_devs; i++)
+		if (L.m->devs[i]->driver)
+			add_driver(L.m, L.m->devs[i]->driver);
 	v = get(root, "tsms");
 	if (v) {
 		if (!json_object_is_type(v, json_type_array)) {
@@ -1153,6 +1280,7 @@ static void dev_free(struct sim_dev *d)
 	free(d->doe);
 	free(d->ide.sel);
 	free(d->boot_connect);
+	free(d->boot_lock);
 	free(d);
 }
 
@@ -1194,6 +1322,7 @@ void model_free(struct sim_model *m)
 		free(t->name);
 		free(t->dir);
 		free(t->parent_faux);
+		free(t->parent_platform);
 		free(t);
 	}
 	free(m->tsms);
@@ -1212,5 +1341,14 @@ void model_free(struct sim_model *m)
 		free(m->faux[i].dir);
 	}
 	free(m->faux);
+	for (size_t i = 0; i < m->nr_platform; i++) {
+		free(m->platform[i].name);
+		free(m->platform[i].dir);
+	}
+	free(m->platform);
+	for (size_t i = 0; i < m->nr_drivers; i++)
+		free(m->drivers[i]);
+	free(m->drivers);
+	report_free_all(m);
 	free(m);
 }

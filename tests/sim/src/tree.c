@@ -103,6 +103,41 @@ static void write_faux(struct tw *w, const struct sim_faux *f)
 	link_to(w, "sys/bus/faux/drivers/faux_driver", f->name, f->dir);
 }
 
+/* platform devices: only those bound to the driver of their own name occur */
+static void write_platform(struct tw *w, const struct sim_platform *p)
+{
+	char *drv = xasprintf("sys/bus/platform/drivers/%s", p->name);
+	char *ue = xasprintf("DRIVER=%s\nMODALIAS=platform:%s\n", p->name,
+			     p->name);
+	char *ma = xasprintf("platform:%s\n", p->name);
+
+	note(w, fs_mkdir_p(w->root, p->dir));
+	attr(w, p->dir, "uevent", ue, RW);
+	attr(w, p->dir, "modalias", ma, RO);
+	attr(w, p->dir, "driver_override", "(null)\n", RW);
+	link_to(w, p->dir, "subsystem", "sys/bus/platform");
+	link_to(w, p->dir, "driver", drv);
+	note(w, fs_mkdir_p(w->root, "sys/bus/platform/devices"));
+	note(w, fs_mkdir_p(w->root, drv));
+	link_to(w, "sys/bus/platform/devices", p->name, p->dir);
+	link_to(w, drv, p->name, p->dir);
+	free(ma);
+	free(ue);
+	free(drv);
+}
+
+/* sys/bus/pci/drivers/NAME with the driver core's store-only attributes */
+static void write_driver(struct tw *w, const char *name)
+{
+	char *dir = xasprintf("sys/bus/pci/drivers/%s", name);
+
+	note(w, fs_mkdir_p(w->root, dir));
+	attr(w, dir, "bind", "", WO);
+	attr(w, dir, "unbind", "", WO);
+	attr(w, dir, "uevent", "", WO);
+	free(dir);
+}
+
 static void write_module(struct tw *w, const struct sim_module *mod)
 {
 	char *dir = xasprintf("sys/module/%s", mod->name);
@@ -163,9 +198,9 @@ static void remove_dev(struct tw *w, struct sim_dev *d)
 	rm(w, d->dir, NULL);
 	rm(w, bl, NULL);
 	free(bl);
-	if (d->driver) {
-		char *dl = xasprintf("sys/bus/pci/drivers/%s/%s", d->driver,
-				     d->name);
+	for (size_t i = 0; i < w->m->nr_drivers; i++) {
+		char *dl = xasprintf("sys/bus/pci/drivers/%s/%s",
+				     w->m->drivers[i], d->name);
 
 		rm(w, dl, NULL);
 		free(dl);
@@ -269,19 +304,22 @@ static void write_tsm_group(struct tw *w, struct sim_dev *d)
 {
 	struct sim_model *m = w->m;
 	char *dir = path_join(d->dir, "tsm");
-	const char *ctx = d->ctx_tsm ? d->ctx_tsm->name : "";
+	/* connect and lock both name the context's TSM, whichever kind */
+	const char *ctx = d->ctx_tsm ? d->ctx_tsm->name :
+			  d->lock_tsm ? d->lock_tsm->name : "";
 	bool con = vis_connect(m, d), dsm = vis_dsm(m, d), bnd = vis_bound(m, d);
 	bool dev = vis_devsec(m, d);
 	char *c = xasprintf("%s\n", ctx);
 	char *s = xasprintf("%s\n", d->ctx_tsm ? d->ctx_dsm->name : "");
 	char *b = xasprintf("%s\n", d->bound ? ctx : "");
+	char *l = xasprintf("%s\n", d->ctx_tsm ? d->ctx_tsm->name : "");
 
-	attr_opt(w, dir, "connect", con, c, RW);
+	attr_opt(w, dir, "connect", con, l, RW);
 	attr_opt(w, dir, "disconnect", con, "", WO);
 	attr_opt(w, dir, "dsm", dsm, s, RO);
 	attr_opt(w, dir, "bound", bnd, b, RO);
 	attr_opt(w, dir, "lock", dev, c, RW);
-	attr_opt(w, dir, "accept", dev, "0\n", RW);
+	attr_opt(w, dir, "accept", dev, d->accepted ? "1\n" : "0\n", RW);
 	attr_opt(w, dir, "unlock", dev, "", WO);
 	if (!(con || dsm || bnd || dev)) {
 		/* rmdir only succeeds when empty: the PSP's class glue dir stays */
@@ -290,7 +328,8 @@ static void write_tsm_group(struct tw *w, struct sim_dev *d)
 		rmdir(p);
 		free(p);
 	}
-	attr_opt(w, d->dir, "authenticated", vis_link_group(m, d), c, RO);
+	attr_opt(w, d->dir, "authenticated", vis_link_group(m, d), l, RO);
+	free(l);
 	free(b);
 	free(s);
 	free(c);
@@ -322,11 +361,21 @@ static void write_dev(struct tw *w, struct sim_dev *d)
 	if (d->driver) {
 		char *drv = xasprintf("sys/bus/pci/drivers/%s", d->driver);
 
-		note(w, fs_mkdir_p(w->root, drv));
 		link_to(w, d->dir, "driver", drv);
 		link_to(w, drv, d->name, d->dir);
 		free(drv);
+	} else {
+		rm(w, d->dir, "driver");
 	}
+	/* a driver bound at run time may have been unbound, or replaced */
+	for (size_t i = 0; i < w->m->nr_drivers; i++)
+		if (!d->driver || strcmp(d->driver, w->m->drivers[i])) {
+			char *dl = xasprintf("sys/bus/pci/drivers/%s/%s",
+					     w->m->drivers[i], d->name);
+
+			rm(w, dl, NULL);
+			free(dl);
+		}
 	write_sriov(w, d);
 	write_doe(w, d);
 	write_tsm_group(w, d);
@@ -348,9 +397,12 @@ static void write_tsm(struct tw *w, struct sim_tsm *t)
 {
 	const char *parent = t->parent_pci ? t->parent_pci->dir : NULL;
 
-	for (size_t i = 0; !parent && i < w->m->nr_faux; i++)
+	for (size_t i = 0; !parent && t->parent_faux && i < w->m->nr_faux; i++)
 		if (!strcmp(w->m->faux[i].name, t->parent_faux))
 			parent = w->m->faux[i].dir;
+	for (size_t i = 0; !parent && i < w->m->nr_platform; i++)
+		if (!strcmp(w->m->platform[i].name, t->parent_platform))
+			parent = w->m->platform[i].dir;
 	note(w, fs_mkdir_p(w->root, t->dir));
 	attr(w, t->dir, "uevent", "", RW);
 	/* the devsec sample's test-only triggers live on its faux device */
@@ -385,6 +437,13 @@ int tree_sync(struct sim_model *m, const char *root)
 	note(&w, fs_mkdir_p(root, "sys/module"));
 	for (size_t i = 0; i < m->nr_faux; i++)
 		write_faux(&w, &m->faux[i]);
+	for (size_t i = 0; i < m->nr_platform; i++)
+		write_platform(&w, &m->platform[i]);
+	for (size_t i = 0; i < m->nr_drivers; i++)
+		write_driver(&w, m->drivers[i]);
+	/* configfs-tsm: the report group; its items are tree_sync_reports()' */
+	if (m->report.present)
+		note(&w, fs_mkdir_p(root, REPORT_ROOT));
 	for (size_t i = 0; i < m->nr_modules; i++)
 		write_module(&w, &m->modules[i]);
 	for (size_t i = 0; i < m->nr_hbs; i++)
@@ -397,5 +456,33 @@ int tree_sync(struct sim_model *m, const char *root)
 		rm(&w, "sys/class/tsm", NULL);
 	for (size_t i = 0; i < m->nr_tsms; i++)
 		write_tsm(&w, m->tsms[i]);
+	return w.rc;
+}
+
+/* The mkdir'ed report items and their provider-visible attributes. */
+int tree_sync_reports(struct sim_model *m, const char *root)
+{
+	struct tw w = { .m = m, .root = root };
+
+	for (struct report_entry *e = m->reports; e; e = e->next) {
+		note(&w, fs_mkdir_p(root, e->dir));
+		for (int a = 0; a < RA_COUNT; a++) {
+			uint8_t *v = NULL;
+			size_t len = 0;
+			char *p;
+
+			if (!report_attr_visible(m, a))
+				continue;
+			/* a backing copy of the read-only text lines; reads are served live */
+			if (!report_attr_is_bin(a) && report_attr_mode(a) == RO &&
+			    report_show(m, e, a, &v, &len))
+				len = 0;
+			p = path_join(e->dir, report_attr_name(a));
+			note(&w, fs_put(root, p, v ? v : (const uint8_t *)"", len,
+					report_attr_mode(a)));
+			free(p);
+			free(v);
+		}
+	}
 	return w.rc;
 }

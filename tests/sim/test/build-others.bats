@@ -286,7 +286,7 @@ JSON
 }
 
 @test "every shipped topology: links resolve (but broken's deliberate one), standard files present" {
-	for t in sev-tio devsec devsec-proposed no-tsm broken; do
+	for t in sev-tio devsec devsec-proposed no-tsm broken guest-sev guest-tdx; do
 		T=$(mktemp -d)
 		"$SIM" build "$TOPO/$t.json" "$T"
 		bad=$(cd "$T" && find . -type l ! -exec test -e {} \; -print)

@@ -115,3 +115,12 @@ EACCES="Permission denied"
 EPERM="Operation not permitted"
 EOPNOTSUPP="Operation not supported"
 ENODEV="No such device"
+EFBIG="File too large"
+ERANGE="Numerical result out of range"
+ENOENT="No such file or directory"
+EEXIST="File exists"
+
+# put_blob SRC DST: SRC's bytes to DST in one write(2); $status/$output via run
+put_blob() {
+	run dd if="$1" of="$2" bs=4096 iflag=fullblock conv=notrunc status=none
+}

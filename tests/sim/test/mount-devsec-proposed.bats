@@ -39,16 +39,20 @@ teardown() {
 	[ "$(cat "$HB0/available_secure_streams")" = 4 ]
 }
 
-@test "lock reads the context holder; lock/accept/unlock writes are not simulated yet" {
+@test "lock reads the context holder; a dependent's link context makes lock EBUSY" {
 	[ "$(cat "$PF0/tsm/lock")" = "" ]
 	echo tsm0 > "$PF0/tsm/connect"
 	[ "$(cat "$PF0/tsm/lock")" = tsm0 ]
 	[ "$(cat "$PF1/tsm/dsm")" = 10000:01:00.0 ]
 	try_write tsm1 "$PF1/tsm/lock"
-	expect_errno "$EOPNOTSUPP"
+	expect_errno "$EBUSY"
 	try_write 1 "$PF1/tsm/accept"
-	expect_errno "$EOPNOTSUPP"
+	expect_errno "$EINVAL"
 	try_write tsm1 "$PF1/tsm/unlock"
-	expect_errno "$EOPNOTSUPP"
+	expect_errno "$EINVAL"
 	[ "$(cat "$PF1/tsm/accept")" = 0 ]
+	echo tsm0 > "$PF0/tsm/disconnect"
+	echo tsm1 > "$PF1/tsm/lock"
+	[ "$(cat "$PF1/tsm/lock")" = tsm1 ]
+	[ "$(cat "$PF0/tsm/lock")" = "" ]
 }
