@@ -32,6 +32,7 @@ static const struct opt_def opt_table[] = {
 	{ OPT_WAIT, "wait", required_argument, "SECONDS", "wait up to SECONDS for the TSM and device" },
 	{ OPT_SHORT, "short", no_argument, NULL, "show only results that did not pass" },
 	{ OPT_REQUIRE_CONNECTED, "require-connected", required_argument, "LIST", "devices that must be connected (BDF list or 'all')" },
+	{ OPT_LIST_CHECKS, "list-checks", no_argument, NULL, "list the checks: id, category, parent, description" },
 	{ OPT_SYSROOT, "sysroot", required_argument, "DIR", "use DIR as the root of /sys (env TSMCTL_SYSROOT)" },
 	{ OPT_VERBOSE, "verbose", no_argument, NULL, "more detail; print sysfs paths written" },
 	{ OPT_HELP, "help", no_argument, NULL, "display this help" },
@@ -233,6 +234,7 @@ int cmd_parse(struct cmd_ctx *ctx, const struct cmd_def *cmd, int argc, char **a
 		case OPT_STRICT: ctx->strict = true; break;
 		case OPT_SHORT: ctx->shrt = true; break;
 		case OPT_REQUIRE_CONNECTED: ctx->require_connected = optarg; break;
+		case OPT_LIST_CHECKS: ctx->list_checks = true; break;
 		case OPT_SYSROOT: tsmctl_sysroot = optarg; break;
 		case OPT_WAIT: {
 			char *end;

@@ -39,6 +39,7 @@ enum opt_id {
 	OPT_WAIT,
 	OPT_SHORT,
 	OPT_REQUIRE_CONNECTED,
+	OPT_LIST_CHECKS,
 };
 
 struct opt_def {
@@ -64,7 +65,7 @@ struct cmd_ctx {
 	struct output_opts out;
 	const char *output_arg;
 	bool output_all, list_columns, verbose, all;
-	bool dry_run, keep_going, strict, shrt;
+	bool dry_run, keep_going, strict, shrt, list_checks;
 	double wait_seconds;	/* < 0: do not wait */
 	const char *require_connected;
 	struct filter devices, tsms, hbs;

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Readiness checks over a snapshot → findings. Pure: no I/O, no printing.
+ * One table (audit_checks[]) defines every check: evaluation order, the
+ * tree (parent ids), --verbose text and the man page sections come from it.
+ */
+#ifndef TSMCTL_AUDIT_H
+#define TSMCTL_AUDIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tsmctl/explain.h"
+#include "tsmctl/snapshot.h"
+
+enum audit_status {
+	AUDIT_PASS,
+	AUDIT_WARN,
+	AUDIT_FAIL,
+	AUDIT_SKIP,
+	AUDIT_NEEDS_ROOT,
+	AUDIT_NR_STATUS
+};
+
+/* What kind of object a check is evaluated on. */
+enum audit_scope {
+	AUDIT_SCOPE_PLATFORM,	/* one result, object "platform" */
+	AUDIT_SCOPE_TSM,	/* tsmN */
+	AUDIT_SCOPE_FUNC,	/* DDDD:BB:DD.F */
+	AUDIT_SCOPE_STREAM,	/* pciDDDD:BB/streamH.R.E */
+	AUDIT_SCOPE_HB,		/* pciDDDD:BB */
+};
+
+struct audit_run;
+struct audit_check;
+
+struct audit_check {
+	const char *id;		/* stable: tests and the man page pin it */
+	const char *category;
+	const char *parent;	/* id of the check this one depends on, NULL for a root */
+	enum audit_scope scope;
+	const char *description;	/* one line: what is tested */
+	const char *hint;		/* the generic fix, when a result has none of its own */
+	void (*eval)(struct audit_run *run, const struct audit_check *check);
+};
+
+extern const struct audit_check audit_checks[];
+extern const size_t audit_nr_checks;
+
+const struct audit_check *audit_check_lookup(const char *id);
+/* "pass", "warn", "fail", "skip", "needs-root" */
+const char *audit_status_name(enum audit_status st);
+
+struct audit_finding {
+	const struct audit_check *check;
+	char *object;
+	enum audit_status status;
+	char *message;		/* one line, observed values */
+	char *hint;		/* NULL when passing */
+	long parent;		/* index of the finding this one hangs below, -1 for none */
+	const void *subject;	/* the snapshot object (for parent lookups) */
+	/* What the -d/-t/-b filters match; NULL: not related to such an object. */
+	const char *devices[2];
+	const char *tsm;
+	const char *hb;
+	bool global;		/* platform result: shown whatever the filters */
+	bool needs_root;	/* skipped only because config needed root */
+};
+
+struct audit_opts {
+	bool strict;			/* warnings become failures */
+	bool require_all;		/* --require-connected all */
+	char *const *require;		/* --require-connected BDFs (canonical) */
+	size_t nr_require;
+	const struct module_state *modules;	/* provider modules, for hints */
+	size_t nr_modules;
+};
+
+struct audit_report {
+	struct audit_finding *findings;	/* in check-table order, then object order */
+	size_t n, cap;
+};
+
+/* Run every check over SNAP. Allocation failure is fatal (util.h). */
+void audit_run(const struct tsm_snapshot *snap, const struct audit_opts *opts,
+	       struct audit_report *report);
+void audit_report_free(struct audit_report *report);
+
+#endif

@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tsmctl audit: options, filters and output around src/audit.c's findings:
+ * a compact tree (default), non-passing results only (--short), with
+ * descriptions and hints (-v), or one JSON document with a summary (-J).
+ */
+#include <langinfo.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "tsmctl/audit.h"
+#include "tsmctl/cli.h"
+#include "tsmctl/explain.h"
+#include "tsmctl/names.h"
+#include "tsmctl/output.h"
+#include "tsmctl/snapshot.h"
+#include "tsmctl/sysfs.h"
+#include "tsmctl/util.h"
+
+struct audit_view {
+	const struct audit_report *rep;
+	bool *shown;		/* per finding: passes the filters (and --short) */
+	bool verbose, utf8;
+	size_t id_width, obj_width;
+};
+
+/* ---- --require-connected ---- */
+
+static int parse_required(struct cmd_ctx *ctx, struct audit_opts *o, char ***list)
+{
+	char *copy, *save = NULL;
+	int rc = -1;
+
+	*list = NULL;
+	if (!ctx->require_connected)
+		return -1;
+	copy = xstrdup(ctx->require_connected);
+	for (char *tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+		char canon[BDF_MAX];
+
+		if (streq(tok, "all")) {
+			o->require_all = true;
+			continue;
+		}
+		if (bdf_canonical(tok, canon)) {
+			rc = usage_error(ctx->cmd, "invalid PCI address '%s' in --require-connected "
+					 "(expected [DDDD:]BB:DD.F or 'all')", tok);
+			break;
+		}
+		*list = xrealloc(*list, (o->nr_require + 1) * sizeof(**list));
+		(*list)[o->nr_require++] = xstrdup(canon);
+	}
+	if (rc < 0 && !o->require_all && !o->nr_require)
+		rc = usage_error(ctx->cmd, "--require-connected needs a BDF list or 'all'");
+	free(copy);
+	o->require = *list;
+	return rc;
+}
+
+/* ---- filters ---- */
+
+static bool finding_selected(const struct cmd_ctx *ctx, const struct audit_finding *f)
+{
+	if (f->global)
+		return true;
+	if (filter_active(&ctx->devices) && !filter_match(&ctx->devices, f->devices[0]) &&
+	    !filter_match(&ctx->devices, f->devices[1]))
+		return false;
+	return filter_match(&ctx->tsms, f->tsm) && filter_match(&ctx->hbs, f->hb);
+}
+
+/* ---- text ---- */
+
+/* Print S with control characters escaped: sysfs values end up in messages. */
+static void put_text(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			fprintf(out, "\\x%02x", (unsigned char)*s);
+		else
+			fputc(*s, out);
+	}
+}
+
+/* Display width of UTF-8 text (the tree glyphs are one column each). */
+static size_t width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+static void put_padded(FILE *out, const char *s, size_t w)
+{
+	size_t n = width(s);
+
+	put_text(out, s);
+	for (; n < w; n++)
+		fputc(' ', out);
+}
+
+static bool check_has_shown(const struct audit_view *v, const struct audit_check *c)
+{
+	for (size_t i = 0; i < v->rep->n; i++)
+		if (v->shown[i] && v->rep->findings[i].check == c)
+			return true;
+	return false;
+}
+
+/* A check is drawn when it or something below it has a shown result. */
+static bool check_drawn(const struct audit_view *v, const struct audit_check *c)
+{
+	if (check_has_shown(v, c))
+		return true;
+	for (size_t i = 0; i < audit_nr_checks; i++)
+		if (audit_checks[i].parent && streq(audit_checks[i].parent, c->id) &&
+		    check_drawn(v, &audit_checks[i]))
+			return true;
+	return false;
+}
+
+static const struct audit_check *next_drawn_child(const struct audit_view *v, const char *parent,
+						  size_t from)
+{
+	for (size_t i = from; i < audit_nr_checks; i++) {
+		const struct audit_check *c = &audit_checks[i];
+
+		if ((parent ? streq(c->parent, parent) : !c->parent) && check_drawn(v, c))
+			return c;
+	}
+	return NULL;
+}
+
+static void put_status(FILE *out, const char *status)
+{
+	put_padded(out, status, 11);
+}
+
+static void put_note(const struct audit_view *v, const char *cont, const char *label,
+		     const char *text)
+{
+	put_status(stdout, "");
+	put_padded(stdout, cont, v->id_width + 1);
+	fputs(label, stdout);
+	put_text(stdout, text);
+	fputc('\n', stdout);
+}
+
+static void print_check(const struct audit_view *v, const struct audit_check *c, const char *indent,
+			bool root, bool last)
+{
+	const char *branch = v->utf8 ? (last ? "\u2514\u2500" : "\u251c\u2500") : (last ? "`-" : "|-");
+	const char *bar = v->utf8 ? "\u2502 " : "| ";
+	char *head = xasprintf("%s%s%s", indent, root ? "" : branch, c->id);
+	char *sub = xasprintf("%s%s", indent, root ? "" : last ? "  " : bar);
+	const struct audit_check *child = NULL;
+	char *cont;
+	bool first = true;
+
+	for (size_t i = 0; i < audit_nr_checks && !child; i++)
+		if (streq(audit_checks[i].parent, c->id) && check_drawn(v, &audit_checks[i]))
+			child = &audit_checks[i];
+	cont = xasprintf("%s%s", sub, child ? bar : "  ");
+
+	for (size_t i = 0; i < v->rep->n; i++) {
+		const struct audit_finding *f = &v->rep->findings[i];
+
+		if (!v->shown[i] || f->check != c)
+			continue;
+		put_status(stdout, audit_status_name(f->status));
+		put_padded(stdout, first ? head : cont, v->id_width + 1);
+		put_padded(stdout, f->object, v->obj_width + 2);
+		put_text(stdout, f->message);
+		fputc('\n', stdout);
+		if (v->verbose && f->hint)
+			put_note(v, cont, "hint: ", f->hint);
+		first = false;
+	}
+	if (first) {	/* nothing of its own shown, but below it */
+		put_status(stdout, "");
+		put_padded(stdout, head, v->id_width + 1);
+		fputs("(no object selected)\n", stdout);
+	}
+	if (v->verbose)
+		put_note(v, cont, "about: ", c->description);
+
+	for (size_t i = 0; i < audit_nr_checks; i++) {
+		const struct audit_check *k = &audit_checks[i];
+
+		if (!streq(k->parent, c->id) || !check_drawn(v, k))
+			continue;
+		print_check(v, k, sub, false, !next_drawn_child(v, c->id, i + 1));
+	}
+	free(head);
+	free(sub);
+	free(cont);
+}
+
+/* Width of the check column: deepest indent plus id. */
+static size_t tree_width(const struct audit_check *c, size_t depth)
+{
+	size_t w = depth * 2 + strlen(c->id);
+
+	for (size_t i = 0; i < audit_nr_checks; i++) {
+		if (streq(audit_checks[i].parent, c->id)) {
+			size_t cw = tree_width(&audit_checks[i], depth + 1);
+
+			if (cw > w)
+				w = cw;
+		}
+	}
+	return w;
+}
+
+static void print_tree(struct audit_view *v)
+{
+	for (size_t i = 0; i < audit_nr_checks; i++)
+		if (!audit_checks[i].parent) {
+			size_t w = tree_width(&audit_checks[i], 0);
+
+			if (w > v->id_width)
+				v->id_width = w;
+		}
+	for (size_t i = 0; i < audit_nr_checks; i++) {
+		const struct audit_check *c = &audit_checks[i];
+
+		if (!c->parent && check_drawn(v, c))
+			print_check(v, c, "", true, true);
+	}
+}
+
+static void print_short(struct audit_view *v)
+{
+	for (size_t i = 0; i < v->rep->n; i++) {
+		const struct audit_finding *f = &v->rep->findings[i];
+		size_t w = strlen(f->check->id);
+
+		if (v->shown[i] && w > v->id_width)
+			v->id_width = w;
+	}
+	for (size_t i = 0; i < v->rep->n; i++) {
+		const struct audit_finding *f = &v->rep->findings[i];
+
+		if (!v->shown[i])
+			continue;
+		put_status(stdout, audit_status_name(f->status));
+		put_padded(stdout, f->check->id, v->id_width + 1);
+		put_padded(stdout, f->object, v->obj_width + 2);
+		put_text(stdout, f->message);
+		fputc('\n', stdout);
+		if (v->verbose && f->hint)
+			put_note(v, "", "hint: ", f->hint);
+	}
+}
+
+/* ---- JSON ---- */
+
+static struct json_object *finding_json(const struct audit_finding *f)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "id", js_str(f->check->id));
+	json_object_object_add(o, "category", js_str(f->check->category));
+	json_object_object_add(o, "parent", js_str(f->check->parent));
+	json_object_object_add(o, "object", js_str(f->object));
+	json_object_object_add(o, "status", js_str(audit_status_name(f->status)));
+	json_object_object_add(o, "message", js_str(f->message));
+	json_object_object_add(o, "hint", js_str(f->hint));
+	return o;
+}
+
+static void print_json_doc(struct json_object *doc)
+{
+	fputs(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+					     JSON_C_TO_STRING_NOSLASHESCAPE), stdout);
+	fputc('\n', stdout);
+	json_object_put(doc);
+}
+
+static void print_json(const struct audit_view *v, const size_t *count, size_t total)
+{
+	static const char *const keys[] = {
+		[AUDIT_PASS] = "pass", [AUDIT_WARN] = "warn", [AUDIT_FAIL] = "fail",
+		[AUDIT_SKIP] = "skip", [AUDIT_NEEDS_ROOT] = "needs_root",
+	};
+	struct json_object *doc = json_object_new_object();
+	struct json_object *arr = json_object_new_array(), *sum = json_object_new_object();
+
+	for (size_t i = 0; i < v->rep->n; i++)
+		if (v->shown[i])
+			json_object_array_add(arr, finding_json(&v->rep->findings[i]));
+	json_object_object_add(sum, "total", js_u64(total));
+	for (int st = 0; st < AUDIT_NR_STATUS; st++)
+		json_object_object_add(sum, keys[st], js_u64(count[st]));
+	json_object_object_add(doc, "schema_version", json_object_new_int(1));
+	json_object_object_add(doc, "checks", arr);
+	json_object_object_add(doc, "summary", sum);
+	print_json_doc(doc);
+}
+
+/* --list-checks: the table itself, for people, scripts and the man page test. */
+static int list_checks(const struct cmd_ctx *ctx)
+{
+	struct json_object *doc, *arr;
+
+	if (!ctx->out.json) {
+		for (size_t i = 0; i < audit_nr_checks; i++) {
+			const struct audit_check *c = &audit_checks[i];
+
+			printf("%-22s %-10s %-22s %s\n", c->id, c->category,
+			       c->parent ? c->parent : "-", c->description);
+		}
+		return EXIT_OK;
+	}
+	doc = json_object_new_object();
+	arr = json_object_new_array();
+	for (size_t i = 0; i < audit_nr_checks; i++) {
+		const struct audit_check *c = &audit_checks[i];
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "id", js_str(c->id));
+		json_object_object_add(o, "category", js_str(c->category));
+		json_object_object_add(o, "parent", js_str(c->parent));
+		json_object_object_add(o, "description", js_str(c->description));
+		json_object_object_add(o, "hint", js_str(c->hint));
+		json_object_array_add(arr, o);
+	}
+	json_object_object_add(doc, "schema_version", json_object_new_int(1));
+	json_object_object_add(doc, "checks", arr);
+	print_json_doc(doc);
+	return EXIT_OK;
+}
+
+static bool utf8_locale(void)
+{
+	const char *cs;
+
+	setlocale(LC_CTYPE, "");
+	cs = nl_langinfo(CODESET);
+	return cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
+}
+
+static int run_audit(struct cmd_ctx *ctx)
+{
+	struct module_state mods[8];
+	struct audit_opts opts = { .strict = ctx->strict };
+	struct audit_report rep;
+	struct audit_view v = { .rep = &rep, .verbose = ctx->verbose };
+	struct tsm_snapshot snap;
+	size_t count[AUDIT_NR_STATUS] = { 0 }, total = 0;
+	char **required;
+	int rc;
+
+	if (ctx->list_checks)
+		return list_checks(ctx);
+	if (ctx->nargs)
+		return usage_error(ctx->cmd, "unexpected argument '%s'", ctx->args[0]);
+	rc = parse_required(ctx, &opts, &required);
+	if (rc >= 0)
+		goto out_required;
+
+	snapshot_scan(&snap, SCAN_TSMS | SCAN_STREAMS | SCAN_DEVICES | SCAN_IDE_PORTS);
+	rc = filters_check(ctx, &snap);
+	if (rc >= 0)
+		goto out_snap;
+	if (!snap.nr_tsms) {	/* the hints name the provider modules */
+		opts.modules = mods;
+		opts.nr_modules = provider_modules(mods, ARRAY_SIZE(mods));
+	}
+	audit_run(&snap, &opts, &rep);
+
+	v.shown = xcalloc(rep.n ? rep.n : 1, sizeof(*v.shown));
+	for (size_t i = 0; i < rep.n; i++) {
+		const struct audit_finding *f = &rep.findings[i];
+
+		if (!finding_selected(ctx, f))
+			continue;
+		count[f->status]++;
+		total++;
+		v.shown[i] = !ctx->shrt || f->status != AUDIT_PASS;
+		if (v.shown[i] && strlen(f->object) > v.obj_width)
+			v.obj_width = strlen(f->object);
+	}
+	if (ctx->out.json) {
+		print_json(&v, count, total);
+	} else {
+		v.utf8 = utf8_locale();
+		if (ctx->shrt)
+			print_short(&v);
+		else
+			print_tree(&v);
+		printf("%zu check%s: %zu pass, %zu warn, %zu fail, %zu skip, %zu needs-root\n",
+		       total, total == 1 ? "" : "s", count[AUDIT_PASS], count[AUDIT_WARN],
+		       count[AUDIT_FAIL], count[AUDIT_SKIP], count[AUDIT_NEEDS_ROOT]);
+	}
+	rc = count[AUDIT_FAIL] ? EXIT_FAIL : EXIT_OK;
+	free(v.shown);
+	audit_report_free(&rep);
+out_snap:
+	snapshot_free(&snap);
+out_required:
+	strv_free(required, opts.nr_require);
+	return rc;
+}
+
+static const int audit_opts_list[] = { OPT_DEVICE, OPT_TSM, OPT_HOST_BRIDGE, OPT_JSON, OPT_SHORT,
+				       OPT_STRICT, OPT_REQUIRE_CONNECTED, OPT_LIST_CHECKS, OPT_END };
+
+const struct cmd_def cmd_audit = {
+	.name = "audit",
+	.summary = "check TSM, device and IDE stream state; exit 1 on failure",
+	.description = "Run the readiness checks over TSMs, devices, IDE streams and host bridges.\n"
+		       "A check whose parent failed or was skipped is skipped. Exit status 0 when\n"
+		       "nothing failed (warnings allowed, unless --strict), 1 when a check failed",
+	.opts = audit_opts_list,
+	.run = run_audit,
+};
