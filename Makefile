@@ -146,3 +146,50 @@ clean:
 	$(MAKE) -C tests/sim clean
 
 .PHONY: all sim man unit check check-man check-valgrind check-asan demo bench install uninstall clean
+
+# fuzzing
+# make fuzz [FUZZ_SECONDS=N]: build the libFuzzer targets of tests/fuzz/ into
+# build-fuzz/ (clang, ASan+UBSan) and run each N seconds on a copy of its corpus.
+# make unit-names: the name parser unit tests (tests/unit/test-names.c).
+FUZZ_SECONDS ?= 30
+FUZZ_CC ?= clang
+FUZZ_DIR := build-fuzz
+FUZZ_TARGETS := ide capwalk names jsstr topology
+FUZZ_SAN := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all -std=gnu11
+FUZZ_CFLAGS := $(FUZZ_SAN) -D_GNU_SOURCE -Iinclude
+FUZZ_SIM_SRCS := $(filter-out tests/sim/src/main.c,$(wildcard tests/sim/src/*.c))
+
+$(FUZZ_DIR)/fuzz-ide: tests/fuzz/fuzz-ide.c tests/fuzz/cfg-check.h src/ide.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz-ide.c src/ide.c
+
+$(FUZZ_DIR)/fuzz-capwalk: tests/fuzz/fuzz-capwalk.c tests/fuzz/cfg-check.h src/ide.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz-capwalk.c src/ide.c
+
+$(FUZZ_DIR)/fuzz-names: tests/fuzz/fuzz-names.c src/names.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz-names.c src/names.c
+
+$(FUZZ_DIR)/fuzz-jsstr: tests/fuzz/fuzz-jsstr.c src/output.c src/util.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(shell pkg-config --cflags json-c smartcols) -o $@ \
+		tests/fuzz/fuzz-jsstr.c src/output.c src/util.c $(shell pkg-config --libs json-c smartcols)
+
+$(FUZZ_DIR)/fuzz-topology: tests/fuzz/fuzz-topology.c $(FUZZ_SIM_SRCS) tests/sim/src/sim.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_SAN) -D_FILE_OFFSET_BITS=64 -Itests/sim/src \
+		$(shell pkg-config --cflags json-c fuse3) -o $@ tests/fuzz/fuzz-topology.c \
+		$(FUZZ_SIM_SRCS) $(shell pkg-config --libs json-c fuse3) -lpthread
+
+fuzz: $(addprefix $(FUZZ_DIR)/fuzz-,$(FUZZ_TARGETS))
+	tests/fuzz/run $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+$(BUILDDIR)/test-names: src/names.c tests/unit/test-names.c include/tsmctl/names.h | $(DEPS_STAMP)
+	$(CC) $(CFLAGS) $(TSM_CFLAGS) -o $@ src/names.c tests/unit/test-names.c
+
+unit-names: $(BUILDDIR)/test-names
+	$(BUILDDIR)/test-names
+
+.PHONY: fuzz unit-names
