@@ -110,6 +110,9 @@ int hb_name_parse(const char *s, unsigned int *domain, unsigned int *bus)
 			return -EINVAL;
 	if (hex_field(&p, 4, 8, &d) || *p++ != ':' || hex_field(&p, 2, 2, &b) || *p)
 		return -EINVAL;
+	/* "%04x" pads to 4 digits only: "pci00000:00" is not a kernel name. */
+	if (p - s > 10 && s[3] == '0')
+		return -EINVAL;
 	*domain = d;
 	*bus = b;
 	return 0;
