@@ -169,6 +169,8 @@ static struct audit_finding *start(struct audit_run *run, const struct audit_che
 			f->status = AUDIT_SKIP;
 			f->message = xasprintf("parent check %s %s", pc->id,
 					       pst == AUDIT_FAIL ? "failed" : "was skipped");
+			f->hint = xasprintf("%s %s first", pst == AUDIT_FAIL ? "resolve" : "see",
+					    pc->id);
 			return NULL;
 		}
 	}
@@ -552,11 +554,13 @@ static const char *dsm_relation(const struct pci_func *d, const struct pci_func 
 	struct bdf pf;
 	size_t len;
 
+	if (f->physfn) {
+		if (d->fn == 0 && !bdf_parse(f->physfn, &pf) && same_slot(d, pf.domain, pf.bus, pf.dev))
+			return "a VF of its slot";
+		return NULL;
+	}
 	if (d->fn == 0 && same_slot(d, f->domain, f->bus, f->dev))
 		return "a function of its slot";
-	if (d->fn == 0 && f->physfn && !bdf_parse(f->physfn, &pf) &&
-	    same_slot(d, pf.domain, pf.bus, pf.dev))
-		return "a VF of its slot";
 	if (cfg_known(d) && d->cfg.pcie_type == PCIE_TYPE_UPSTREAM && d->dir && f->dir) {
 		len = strlen(d->dir);
 		if (!strncmp(f->dir, d->dir, len) && f->dir[len] == '/')
@@ -1198,6 +1202,13 @@ static void check_config(struct audit_run *run, const struct audit_check *c)
 		}
 		if (d->needs_root) {
 			skip_needs_root(run, f, "only the 64-byte header is readable");
+			continue;
+		}
+		if (d->physfn && d->cfg.malformed == CFG_MAL_ALL_ONES) {
+			/* SR-IOV: a VF's Vendor and Device ID read 0xffff by design. */
+			done(run, f, AUDIT_PASS, NULL,
+			     "a VF of %s: Vendor ID reads ffff as SR-IOV specifies; header not decoded",
+			     d->physfn);
 			continue;
 		}
 		for (size_t b = 0; b < ARRAY_SIZE(bits); b++)

@@ -1,0 +1,672 @@
+#!/usr/bin/env bats
+# tsmctl audit: every check passes on healthy hosts and is made to fail (or
+# warn, or need root) by a topology, a fault knob or an edit of a built tree
+# that models what a kernel can show. Results are asserted by id, object,
+# status and message in the JSON; the exit status in every case.
+
+load lib/helpers
+
+teardown() {
+	unmount_live
+}
+
+# The ids the issue and the man page promise.
+IDS=(platform.config-access platform.tsm-class platform.tsm-present platform.tsm-mode
+	device.connected device.authenticated device.dsm device.has-stream
+	stream.link stream.connected stream.enabled stream.secure stream.ide-fail stream.id
+	stream.rid hostbridge.pool hostbridge.tsm-link config.malformed ide.untracked)
+
+dev() {
+	echo "$ROOT/sys/bus/pci/devices/$1"
+}
+
+# A private copy of topology NAME's static tree in ROOT, to edit.
+edit_tree() {
+	ROOT="$BATS_TEST_TMPDIR/tree-$1"
+	cp -a "$(static_tree "$1")" "$ROOT"
+}
+
+# audit -J with stderr kept apart; sets status, output, stderr.
+audit_json() {
+	run --separate-stderr t audit -J "$@"
+}
+
+# status / message / hint of the result of check ID about OBJECT in $output.
+field_of() {
+	printf '%s' "$output" | jq -r --arg id "$2" --arg obj "$3" \
+		"[.checks[] | select(.id == \$id and .object == \$obj) | .$1] | if length == 1 then .[0] else \"\(length) results\" end"
+}
+
+# Assert: check ID on OBJECT has STATUS, and (optionally) its message contains TEXT.
+has() {
+	local st msg
+	st=$(field_of status "$1" "$2")
+	if [ "$st" != "$3" ]; then
+		echo "$1 $2: expected status $3, got $st"
+		printf '%s' "$output" | jq -c --arg id "$1" '.checks[] | select(.id == $id)'
+		return 1
+	fi
+	if [ -n "${4:-}" ]; then
+		msg=$(field_of message "$1" "$2")
+		if [[ "$msg" != *"$4"* ]]; then
+			echo "$1 $2: message '$msg' lacks '$4'"
+			return 1
+		fi
+	fi
+}
+
+# The results that did not pass, as [id, object, status] triples.
+non_passing() {
+	printf '%s' "$output" | jq -c '[.checks[] | select(.status != "pass") | [.id, .object, .status]]'
+}
+
+# Offset of Selective IDE block K in config FILE (spec layout, ABI.md §3).
+sel_block() {
+	local off=256 hdr cap nlink p i na
+	while [ "$off" -ne 0 ]; do
+		hdr=$(cfg_word "$1" "$off")
+		[ $((hdr & 0xffff)) -eq $((0x30)) ] && break
+		off=$(((hdr >> 20) & 0xffc))
+	done
+	[ "$off" -ne 0 ] || return 1
+	cap=$(cfg_word "$1" $((off + 4)))
+	nlink=0
+	[ $((cap & 1)) -eq 1 ] && nlink=$((((cap >> 13) & 7) + 1))
+	p=$((off + 12 + 8 * nlink))
+	for ((i = 0; i < $2; i++)); do
+		na=$(($(cfg_word "$1" "$p") & 15))
+		p=$((p + 20 + 12 * na))
+	done
+	echo "$p"
+}
+
+# Write the little-endian 32-bit VALUE at OFFSET of FILE (as setpci would).
+poke32() {
+	local v=$(($3))
+	printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $((v & 255)) $(((v >> 8) & 255)) \
+		$(((v >> 16) & 255)) $(((v >> 24) & 255)))" |
+		dd of="$1" bs=1 seek=$(($2)) conv=notrunc status=none
+}
+
+# Let an unprivileged user reach ROOT below bats' private tmp dirs.
+open_path_to_root() {
+	local d
+	d=$(dirname "$ROOT")
+	while [ "$d" != / ] && [ "$d" != "${TMPDIR:-/tmp}" ]; do
+		chmod o+x "$d"
+		d=$(dirname "$d")
+	done
+}
+
+as_nobody() {
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$TSMCTL" --sysroot "$ROOT" audit "$@"
+}
+
+# ---- healthy hosts ----
+
+@test "SEV-TIO (static): nothing fails; the one warning is the unconnected TEE GPU" {
+	ROOT=$(static_tree sev-tio)
+	audit_json
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "" ]
+	[ "$(non_passing)" = '[["device.connected","0000:81:00.0","warn"]]' ]
+	for id in "${IDS[@]}"; do
+		printf '%s' "$output" | jq -e --arg id "$id" 'any(.checks[]; .id == $id)' >/dev/null ||
+			{ echo "no result for $id"; return 1; }
+	done
+	has device.connected 0000:41:00.0 pass "connected to tsm0"
+	has stream.link pci0000:40/stream0.0.0 pass "-> 0000:41:00.0 via 0000:40:01.1; H 0 < pool 256, R 0 < 4, E 0 < 2"
+	has stream.secure pci0000:40/stream0.0.0 pass "both partners SECURE"
+	has stream.id pci0000:40/stream0.0.0 pass "Stream ID 0 on both partners"
+	has stream.rid pci0000:40/stream0.0.0 pass "0000-ffff on both partners (the SEV-TIO convention"
+	has platform.tsm-mode tsm0 pass "v6.19 ABI: link assumed"
+	has hostbridge.tsm-link pci0000:40 pass "v6.19 ABI"
+	has hostbridge.pool pci0000:40 pass "255 available, 1 in use"
+	has ide.untracked 0000:40:01.1 pass "1 enabled Selective block, all named by stream links"
+	has platform.config-access platform pass
+	json_is '.summary | [.total, .pass, .warn, .fail, .skip, .needs_root]' '[33,32,1,0,0,0]'
+	run t audit --strict
+	[ "$status" -eq 1 ]
+}
+
+@test "SEV-TIO (live): after connecting the GPU every check passes, even --strict" {
+	mount_live sev-tio
+	echo tsm0 >"$(dev 0000:81:00.0)/tsm/connect"
+	audit_json --strict
+	[ "$status" -eq 0 ]
+	[ "$(non_passing)" = '[]' ]
+	has device.has-stream 0000:81:00.0 pass "pci0000:80/stream0.0.0"
+	has stream.secure pci0000:80/stream0.0.0 pass
+	has hostbridge.pool pci0000:80 pass "255 available, 1 in use"
+}
+
+@test "devsec (live): both PF0s connected, every check passes" {
+	mount_live devsec
+	echo tsm0 >"$(dev 10000:01:00.0)/tsm/connect"
+	echo tsm0 >"$(dev 10001:03:00.0)/tsm/connect"
+	audit_json --strict
+	[ "$status" -eq 0 ]
+	[ "$(non_passing)" = '[]' ]
+	has hostbridge.pool pci10000:00 pass "3 available, 1 in use"
+	has device.dsm 10000:01:00.1 pass "managed by 10000:01:00.0 (a function of its slot)"
+	has device.authenticated 10000:01:00.1 pass "authenticated tsm0 = its DSM"
+	has stream.rid pci10001:02/stream0.0.0 pass "root port 0300-0300 covers 10001:03:00.0; endpoint 0200-0200 covers 10001:02:00.0"
+	has stream.id pci10001:02/stream0.0.0 pass "Stream ID 1 on both partners"
+}
+
+@test "devsec-proposed (live): after a connect every check passes, pci_mode and tsmN links included" {
+	mount_live devsec-proposed
+	echo tsm0 >"$(dev 10000:01:00.0)/tsm/connect"
+	echo tsm0 >"$(dev 10001:03:00.0)/tsm/connect"
+	audit_json --strict
+	[ "$status" -eq 0 ]
+	[ "$(non_passing)" = '[]' ]
+	has platform.tsm-mode tsm0 pass "pci_mode link"
+	has platform.tsm-mode tsm1 pass "pci_mode devsec"
+	has hostbridge.tsm-link pci10000:00 pass "tsm0/pci10000:00 matches"
+	has hostbridge.tsm-link pci10001:02 pass "tsm0/pci10001:02 matches"
+	# after one disconnect: that host bridge has neither stream nor link, the PF0 only warns
+	echo tsm0 >"$(dev 10001:03:00.0)/tsm/disconnect"
+	audit_json
+	[ "$status" -eq 0 ]
+	[ "$(non_passing)" = '[["device.connected","10001:03:00.0","warn"]]' ]
+	[ "$(field_of status hostbridge.tsm-link pci10001:02)" = "0 results" ]
+	has hostbridge.pool pci10001:02 pass "4 available, 0 in use"
+}
+
+@test "devsec-proposed connected at boot (static): every check passes" {
+	ROOT=$(static_tree audit-devsec-connected)
+	audit_json --strict
+	[ "$status" -eq 0 ]
+	[ "$(non_passing)" = '[]' ]
+	has hostbridge.tsm-link pci10001:02 pass "tsm0/pci10001:02"
+}
+
+@test "generic TSM with VFs: RID association covers the VFs, VFs name their PF's DSM" {
+	ROOT=$(static_tree audit-generic)
+	audit_json
+	[ "$status" -eq 0 ]
+	has stream.rid pci0000:40/stream0.0.0 pass "root port 4100-4102 covers 0000:41:00.0 and its VFs; endpoint 4009-4009 covers 0000:40:01.1"
+	has device.dsm 0000:41:00.2 pass "managed by 0000:41:00.0 (a VF of its slot)"
+	has config.malformed 0000:41:00.1 pass "a VF of 0000:41:00.0"
+}
+
+# ---- each check made to fail, warn or need root ----
+
+@test "platform.tsm-class: no /sys/class/tsm fails; everything below is skipped" {
+	ROOT=$(static_tree no-tsm)
+	audit_json
+	[ "$status" -eq 1 ]
+	has platform.tsm-class platform fail "/sys/class/tsm does not exist"
+	has platform.tsm-present platform skip "parent check platform.tsm-class failed"
+	[[ "$(field_of hint platform.tsm-class platform)" == *"CONFIG_PCI_TSM"*"ccp (AMD SEV-TIO)"*"tdx_host (Intel TDX Connect)"* ]]
+	json_is '.summary | [.fail, .skip]' '[1,1]'
+}
+
+@test "platform.tsm-present: the class without a TSM fails; the hint says ccp is loaded" {
+	edit_tree sev-tio
+	rm "$ROOT/sys/class/tsm/tsm0"
+	audit_json
+	[ "$status" -eq 1 ]
+	has platform.tsm-class platform pass
+	has platform.tsm-present platform fail "no tsmN in /sys/class/tsm"
+	[[ "$(field_of hint platform.tsm-present platform)" == *"ccp (AMD SEV-TIO): loaded"* ]]
+	has device.connected 0000:41:00.0 skip "parent check platform.tsm-present failed"
+	has stream.link pci0000:40/stream0.0.0 skip
+	has stream.secure pci0000:40/stream0.0.0 skip
+}
+
+@test "platform.tsm-mode: a pci_mode of 'none' fails for that TSM only" {
+	edit_tree audit-devsec-connected
+	printf 'none\n' >"$ROOT/sys/class/tsm/tsm0/pci_mode"
+	audit_json
+	[ "$status" -eq 1 ]
+	has platform.tsm-mode tsm0 fail "pci_mode 'none': neither link nor devsec"
+	has platform.tsm-mode tsm1 pass "pci_mode devsec"
+	[ "$(non_passing)" = '[["platform.tsm-mode","tsm0","fail"]]' ]
+}
+
+@test "device.connected: warns for a TEE device; --strict and --require-connected fail it" {
+	ROOT=$(static_tree sev-tio)
+	audit_json
+	[ "$status" -eq 0 ]
+	has device.connected 0000:81:00.0 warn "TEE-IO capable (DEVCAP.TEE) but not connected to a TSM"
+	[ "$(field_of hint device.connected 0000:81:00.0)" = "connect it: tsmctl connect 0000:81:00.0 tsm0" ]
+	audit_json --strict
+	[ "$status" -eq 1 ]
+	has device.connected 0000:81:00.0 fail "TEE-IO capable"
+	audit_json --require-connected 81:00.0
+	[ "$status" -eq 1 ]
+	has device.connected 0000:81:00.0 fail "not connected (required by --require-connected)"
+	audit_json --require-connected all
+	[ "$status" -eq 1 ]
+	has device.connected 0000:81:00.0 fail "required by --require-connected"
+	has device.connected 0000:41:00.0 pass
+	audit_json --require-connected 0000:41:00.0
+	[ "$status" -eq 0 ]
+	# a required device that cannot connect at all
+	audit_json --require-connected 82:00.0,41:00.0
+	[ "$status" -eq 1 ]
+	has device.connected 0000:82:00.0 fail "required to be connected, but has no tsm/connect"
+}
+
+@test "device.connected: connected to a TSM that is not registered fails; its stream check skips" {
+	edit_tree sev-tio
+	printf 'tsm7\n' >"$(dev 0000:41:00.0)/tsm/connect"
+	printf 'tsm7\n' >"$(dev 0000:41:00.0)/authenticated"
+	audit_json
+	[ "$status" -eq 1 ]
+	has device.connected 0000:41:00.0 fail "connected to tsm7, which is not registered"
+	has device.has-stream 0000:41:00.0 skip "parent check device.connected failed"
+	has stream.connected pci0000:40/stream0.0.0 fail "connected to tsm7, which is not registered"
+}
+
+@test "device.authenticated: disagreeing with tsm/connect fails; native 1/0 is accepted" {
+	edit_tree sev-tio
+	# what a reader sees when a disconnect lands between the two reads
+	printf '\n' >"$(dev 0000:41:00.0)/authenticated"
+	audit_json
+	[ "$status" -eq 1 ]
+	has device.authenticated 0000:41:00.0 fail "authenticated reads '' but tsm/connect reads 'tsm0'"
+	[ "$(non_passing)" = '[["device.connected","0000:81:00.0","warn"],["device.authenticated","0000:41:00.0","fail"]]' ]
+	printf '1\n' >"$(dev 0000:41:00.0)/authenticated"
+	printf '0\n' >"$(dev 0000:81:00.0)/authenticated"
+	audit_json
+	[ "$status" -eq 0 ]
+	has device.authenticated 0000:41:00.0 pass "native CMA-SPDM flavour: authenticated 1"
+	has device.authenticated 0000:81:00.0 pass "native CMA-SPDM flavour: authenticated 0"
+}
+
+@test "device.dsm: a dependent function naming another slot's DSM fails" {
+	edit_tree audit-devsec-connected
+	printf '10001:03:00.0\n' >"$(dev 10000:01:00.1)/tsm/dsm"
+	audit_json
+	[ "$status" -eq 1 ]
+	has device.dsm 10000:01:00.1 fail "tsm/dsm names 10001:03:00.0, which is neither function 0 of its slot nor an upstream port above it"
+	has device.dsm 10000:01:00.0 pass "connected DSM; tsm/dsm names itself"
+	has device.dsm 10001:03:00.1 pass
+	[ "$(non_passing)" = '[["device.dsm","10000:01:00.1","fail"]]' ]
+}
+
+@test "device.has-stream: a connected endpoint without a stream link warns" {
+	edit_tree sev-tio
+	rm "$ROOT/sys/devices/pci0000:40/stream0.0.0"
+	audit_json
+	[ "$status" -eq 0 ]
+	has device.has-stream 0000:41:00.0 warn "connected to tsm0 but no stream link: link encryption not established"
+	# the blocks it left enabled are now untracked
+	has ide.untracked 0000:41:00.0 warn "enabled with no stream link: Selective block 0 (Stream ID 0, secure)"
+	has ide.untracked 0000:40:01.1 warn "Selective block 0"
+	audit_json --strict
+	[ "$status" -eq 1 ]
+	has device.has-stream 0000:41:00.0 fail
+}
+
+@test "broken: stream.link fails for the dangling link and its stream checks skip" {
+	ROOT=$(static_tree broken)
+	audit_json
+	[ "$status" -eq 1 ]
+	has stream.link pci0000:40/stream3.2.0 fail "target 0000:44:00.0 does not exist"
+	for id in stream.connected stream.enabled stream.secure stream.ide-fail stream.id stream.rid; do
+		has "$id" pci0000:40/stream3.2.0 skip "parent check stream.link failed"
+	done
+	has stream.link pci0000:40/stream0.0.0 pass
+	has stream.link pci0000:40/stream1.1.0 pass "R 1 < 4, E 0 < 2"
+}
+
+@test "broken: stream.secure fails for the insecure root port partner of stream0.0.0" {
+	ROOT=$(static_tree broken)
+	audit_json
+	has stream.secure pci0000:40/stream0.0.0 fail "root port 0000:40:01.1 block 0 INSECURE (status 0x00000000)"
+	has stream.secure pci0000:40/stream1.1.0 pass "both partners SECURE"
+	has stream.enabled pci0000:40/stream0.0.0 pass
+	[[ "$(field_of hint stream.secure pci0000:40/stream0.0.0)" == *"like link-down"* ]]
+}
+
+@test "broken: stream.ide-fail fails for the endpoint of stream1.1.0" {
+	ROOT=$(static_tree broken)
+	audit_json
+	has stream.ide-fail pci0000:40/stream1.1.0 fail "endpoint 0000:42:00.0 block 0 received an IDE Fail message (status 0x80000002)"
+	has stream.ide-fail pci0000:40/stream0.0.0 pass
+}
+
+@test "broken: ide.untracked warns for the enabled block of 0000:43:00.0 only" {
+	ROOT=$(static_tree broken)
+	audit_json
+	[ "$status" -eq 1 ]
+	has ide.untracked 0000:43:00.0 warn "enabled with no stream link: Selective block 0 (Stream ID 7, secure)"
+	[ "$(printf '%s' "$output" | jq -c '[.checks[] | select(.id == "ide.untracked" and .status != "pass") | .object]')" = '["0000:43:00.0"]' ]
+	has ide.untracked 0000:40:05.1 pass
+	has ide.untracked 0000:42:00.0 pass "1 enabled Selective block, all named by stream links"
+	json_is '.summary | [.fail, .warn, .skip]' '[3,2,6]'
+}
+
+@test "stream.connected: a stale link to an unconnected endpoint fails" {
+	ROOT=$(static_tree audit-stale-link)
+	audit_json
+	[ "$status" -eq 1 ]
+	has stream.link pci0000:40/stream1.0.0 pass "-> 0000:41:00.0 via 0000:40:01.1"
+	has stream.connected pci0000:40/stream1.0.0 fail "endpoint 0000:41:00.0 is not connected to a TSM: stale stream link"
+	has stream.enabled pci0000:40/stream1.0.0 fail "disabled"
+}
+
+@test "live fault: the root port stays INSECURE; stream.secure and stream.enabled fail for that stream only" {
+	mount_live audit-live-insecure
+	echo tsm0 >"$(dev 0000:41:00.0)/tsm/connect"
+	echo tsm0 >"$(dev 0000:42:00.0)/tsm/connect"
+	audit_json
+	[ "$status" -eq 1 ]
+	has stream.secure pci0000:40/stream0.0.0 fail "root port 0000:40:01.1 block 0 INSECURE"
+	has stream.enabled pci0000:40/stream0.0.0 fail "endpoint 0000:41:00.0 block 0 disabled"
+	has stream.secure pci0000:40/stream1.0.0 pass "both partners SECURE"
+	has stream.enabled pci0000:40/stream1.0.0 pass
+	[ "$(non_passing)" = '[["stream.enabled","pci0000:40/stream0.0.0","fail"],["stream.secure","pci0000:40/stream0.0.0","fail"]]' ]
+	# after a disconnect the fault is gone with the stream
+	echo tsm0 >"$(dev 0000:41:00.0)/tsm/disconnect"
+	audit_json
+	[ "$status" -eq 0 ]
+	[ "$(non_passing)" = '[["device.connected","0000:41:00.0","warn"]]' ]
+}
+
+@test "stream.id: an endpoint Stream ID changed behind the kernel's back fails" {
+	edit_tree sev-tio
+	cfg=$(dev 0000:41:00.0)/config
+	blk=$(sel_block "$cfg" 0)
+	[ "$(cfg_word "$cfg" $((blk + 4)))" = 0x00c00001 ]
+	poke32 "$cfg" $((blk + 4)) 0x05c00001	# what setpci on the endpoint would leave
+	audit_json
+	[ "$status" -eq 1 ]
+	has stream.id pci0000:40/stream0.0.0 fail "Stream ID 5 in endpoint 0000:41:00.0, 0 in root port 0000:40:01.1"
+	has stream.enabled pci0000:40/stream0.0.0 pass
+	has stream.secure pci0000:40/stream0.0.0 pass
+}
+
+@test "stream.rid: a root port RID association that misses the VFs fails" {
+	edit_tree audit-generic
+	cfg=$ROOT/sys/devices/pci0000:40/0000:40:01.1/config
+	blk=$(sel_block "$cfg" 0)
+	[ "$(cfg_word "$cfg" $((blk + 12)))" = 0x00410200 ]	# RID limit 4102
+	poke32 "$cfg" $((blk + 12)) 0x00410000			# limit 4100: PF only
+	audit_json
+	has stream.rid pci0000:40/stream0.0.0 fail "root port 0000:40:01.1 RID 4100-4100 does not cover the VFs of 0000:41:00.0 (4101-4102)"
+	# and an endpoint association that is not valid
+	cfg=$(dev 0000:41:00.0)/config
+	blk=$(sel_block "$cfg" 0)
+	poke32 "$cfg" $((blk + 16)) $(($(cfg_word "$cfg" $((blk + 16))) & ~1))
+	audit_json
+	[ "$status" -eq 1 ]
+	has stream.rid pci0000:40/stream0.0.0 fail "endpoint 0000:41:00.0 RID association not valid"
+}
+
+@test "hostbridge.pool: an exhausted pool warns; stream links without the attribute fail" {
+	ROOT=$(static_tree audit-generic)
+	audit_json
+	[ "$status" -eq 0 ]
+	has hostbridge.pool pci0000:40 warn "0 available, 1 in use: pool exhausted"
+	[ "$(non_passing)" = '[["hostbridge.pool","pci0000:40","warn"]]' ]
+	audit_json --strict
+	[ "$status" -eq 1 ]
+	# a kernel without "PCI/IDE: Report available IDE streams"
+	edit_tree sev-tio
+	rm "$ROOT/sys/devices/pci0000:40/available_secure_streams"
+	audit_json
+	[ "$status" -eq 1 ]
+	has hostbridge.pool pci0000:40 fail "1 stream link but no available_secure_streams"
+	has stream.link pci0000:40/stream0.0.0 pass "pool size unknown"
+}
+
+@test "hostbridge.tsm-link: a host bridge with streams but no tsmN link fails" {
+	edit_tree audit-devsec-connected
+	rm "$ROOT/sys/class/tsm/tsm0/pci10001:02"
+	audit_json
+	[ "$status" -eq 1 ]
+	has hostbridge.tsm-link pci10001:02 fail "tsm0 has stream0.0.0 here but no tsm0/pci10001:02 link"
+	has hostbridge.tsm-link pci10000:00 pass
+	[ "$(non_passing)" = '[["hostbridge.tsm-link","pci10001:02","fail"]]' ]
+}
+
+@test "config.malformed: a function reading all ones fails; its IDE check is skipped" {
+	edit_tree sev-tio
+	head -c 4096 /dev/zero | tr '\0' '\377' >"$(dev 0000:81:00.0)/config"
+	audit_json
+	[ "$status" -eq 1 ]
+	has config.malformed 0000:81:00.0 fail "reads all ones (device not responding)"
+	[ "$(field_of status ide.untracked 0000:81:00.0)" = "0 results" ]
+	has device.connected 0000:81:00.0 warn "TEE-IO capability unknown"
+	has config.malformed 0000:41:00.0 pass "4096 bytes, well-formed, IDE capability decoded"
+}
+
+@test "not root (live): needs-root once, up front; nothing fails; root sees the same tree pass" {
+	command -v setpriv >/dev/null || skip "setpriv not installed"
+	mount_live sev-tio
+	open_path_to_root
+	as_nobody -J
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "" ]
+	json_is '[.checks[] | select(.status == "needs-root") | .id]' '["platform.config-access"]'
+	json_is '.checks[0] | [.id, .status]' '["platform.config-access","needs-root"]'
+	json_is '.summary | [.fail, .warn, .needs_root]' '[0,0,1]'
+	has platform.config-access platform needs-root "limited to the 64-byte header"
+	has stream.secure pci0000:40/stream0.0.0 skip "(needs root, see platform.config-access)"
+	has stream.connected pci0000:40/stream0.0.0 pass "endpoint 0000:41:00.0 connected to tsm0"
+	has device.connected 0000:81:00.0 skip "DEVCAP.TEE unreadable (needs root"
+	has ide.untracked 0000:40:01.1 skip "needs root"
+	has device.authenticated 0000:41:00.0 pass
+	as_nobody --strict
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "needs-root "*"platform.config-access"* ]]
+	# the same mount as root: the skipped checks run and pass
+	audit_json
+	[ "$status" -eq 0 ]
+	has stream.secure pci0000:40/stream0.0.0 pass
+	has platform.config-access platform pass
+}
+
+@test "not root (static, config mode 000): needs-root, not fail, for what it cannot read" {
+	command -v setpriv >/dev/null || skip "setpriv not installed"
+	edit_tree broken
+	open_path_to_root
+	find "$ROOT/sys/devices" -name config -exec chmod 000 {} +
+	as_nobody -J
+	# what needs no config still fails: the dangling link; nothing else does
+	[ "$status" -eq 1 ]
+	json_is '[.checks[] | select(.status == "fail") | [.id, .object]]' '[["stream.link","pci0000:40/stream3.2.0"]]'
+	has platform.config-access platform needs-root "8 of 8 functions"
+	has stream.ide-fail pci0000:40/stream1.1.0 skip "needs root"
+	has config.malformed 0000:43:00.0 skip "config unreadable (EACCES) (needs root"
+	# what root sees in the same tree
+	audit_json
+	[ "$status" -eq 1 ]
+	has stream.ide-fail pci0000:40/stream1.1.0 fail
+}
+
+# ---- output modes ----
+
+@test "default output: a tree of checks, one line per result, then the summary" {
+	ROOT=$(static_tree sev-tio)
+	run --separate-stderr t audit
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 34 ]
+	[ "${lines[33]}" = "33 checks: 32 pass, 1 warn, 0 fail, 0 skip, 0 needs-root" ]
+	[[ "${lines[0]}" =~ ^pass\ +platform\.config-access\ +platform\ +config\ space\ of\ 7\ functions\ fully\ readable$ ]]
+	[[ "${lines[1]}" =~ ^pass\ +platform\.tsm-class\ +platform ]]
+	# children are indented below their parent
+	col() { local l=$1; l=${l#* }; l=${l%%[a-z]*}; echo ${#l}; }
+	present=$(printf '%s\n' "${lines[@]}" | grep -m1 'platform.tsm-present')
+	mode=$(printf '%s\n' "${lines[@]}" | grep -m1 'platform.tsm-mode')
+	has_stream=$(printf '%s\n' "${lines[@]}" | grep -m1 'device.has-stream')
+	[ "$(col "$present")" -lt "$(col "$mode")" ]
+	[ "$(col "$mode")" -lt "$(col "$has_stream")" ]
+	warn=$(printf '%s\n' "${lines[@]}" | grep '^warn')
+	[[ "$warn" == *"0000:81:00.0"*"TEE-IO capable (DEVCAP.TEE) but not connected to a TSM" ]]
+	for id in "${IDS[@]}"; do
+		[[ "$output" == *"$id"* ]] || { echo "no $id"; return 1; }
+	done
+}
+
+@test "--short: only what did not pass, then the summary" {
+	ROOT=$(static_tree broken)
+	run --separate-stderr t audit --short
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 12 ]
+	[ "${lines[11]}" = "53 checks: 42 pass, 2 warn, 3 fail, 6 skip, 0 needs-root" ]
+	! printf '%s\n' "${lines[@]:0:11}" | grep -q '^pass'
+	[[ "${lines[*]}" == *"fail"*"stream.link"*"pci0000:40/stream3.2.0"*"target 0000:44:00.0 does not exist"* ]]
+	ROOT=$(static_tree audit-devsec-connected)
+	run --separate-stderr t audit --short
+	[ "$status" -eq 0 ]
+	[ "$output" = "45 checks: 45 pass, 0 warn, 0 fail, 0 skip, 0 needs-root" ]
+}
+
+@test "--verbose: each check's description and the hints" {
+	ROOT=$(static_tree sev-tio)
+	run --separate-stderr t audit -v
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"hint: connect it: tsmctl connect 0000:81:00.0 tsm0"* ]]
+	run --separate-stderr t audit --list-checks -J
+	for id in "${IDS[@]}"; do
+		desc=$(printf '%s' "$output" | jq -r --arg id "$id" '.checks[] | select(.id == $id) | .description')
+		[ -n "$desc" ]
+		run --separate-stderr t audit -v
+		[[ "$output" == *"about: $desc"* ]] || { echo "no description of $id"; return 1; }
+		run --separate-stderr t audit --list-checks -J
+	done
+	run --separate-stderr t audit --short -v
+	[ "${#lines[@]}" -eq 3 ]
+	[[ "${lines[1]}" == *"hint: connect it: tsmctl connect 0000:81:00.0 tsm0" ]]
+}
+
+@test "-J: the schema, summary agreeing with the results" {
+	ROOT=$(static_tree broken)
+	audit_json
+	[ "$status" -eq 1 ]
+	json_is 'keys' '["checks","schema_version","summary"]'
+	json_is '.schema_version' 1
+	json_is '[.checks[] | keys] | unique' '[["category","hint","id","message","object","parent","status"]]'
+	json_is '.summary | keys' '["fail","needs_root","pass","skip","total","warn"]'
+	json_is '[.checks[].status] | unique' '["fail","pass","skip","warn"]'
+	json_is '.summary.total == (.checks | length)' true
+	json_is '.summary.fail == ([.checks[] | select(.status == "fail")] | length)' true
+	json_is '[.checks[] | select(.status == "pass") | .hint] | unique' '[null]'
+	json_is '[.checks[] | select(.status != "pass") | .hint | type] | unique' '["string"]'
+	json_is '[.checks[] | select(.id == "stream.secure")][0] | [.category, .parent]' '["stream","stream.link"]'
+	json_is '[.checks[] | select(.id == "platform.tsm-class")][0].parent' null
+	audit_json --short
+	json_is '.summary.total' 53
+	json_is '.checks | length' 11
+}
+
+@test "--list-checks: the table, in evaluation order, parents first" {
+	run --separate-stderr "$TSMCTL" audit --list-checks -J
+	[ "$status" -eq 0 ]
+	json_is '[.checks[].id]' "$(printf '%s\n' "${IDS[@]}" | jq -R . | jq -sc .)"
+	json_is '[.checks as $c | $c | to_entries[] | select(.value.parent != null) | (.value.parent as $p | [$c[] | .id] | index($p)) < .key] | all' true
+	run "$TSMCTL" audit --list-checks
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq "${#IDS[@]}" ]
+	[[ "${lines[9]}" == "stream.connected"*"stream"*"stream.link"*"The stream's endpoint is connected to a registered TSM." ]]
+}
+
+@test "man page: scdoc builds it; one section per check id, holding the check's description" {
+	command -v scdoc >/dev/null || skip "scdoc not installed"
+	page=$TOP/man/tsmctl-audit.8.scd
+	scdoc <"$page" >/dev/null
+	run --separate-stderr "$TSMCTL" audit --list-checks -J
+	ids=$(printf '%s' "$output" | jq -r '.checks[].id')
+	[ "$(sed -n 's/^## //p' "$page")" = "$ids" ]
+	for id in $ids; do
+		desc=$(printf '%s' "$output" | jq -r --arg id "$id" '.checks[] | select(.id == $id) | .description')
+		section=$(awk -v id="$id" '/^#/ { on = ($0 == "## " id); next } on' "$page" | tr '\n' ' ' | tr -s ' ')
+		[[ "$section" == *"$desc"* ]] || { echo "$id: '$desc' not in its section"; return 1; }
+	done
+}
+
+# ---- filters and exit status ----
+
+@test "-d: only results about that device (and the platform); exit status follows" {
+	ROOT=$(static_tree sev-tio)
+	audit_json -d 81:00.0
+	[ "$status" -eq 0 ]
+	json_is '[.checks[].object] | unique' '["0000:81:00.0","platform"]'
+	json_is '[.checks[] | select(.object == "0000:81:00.0") | .id]' '["device.connected","device.authenticated","device.dsm","config.malformed","ide.untracked"]'
+	audit_json -d 81:00.0 --strict
+	[ "$status" -eq 1 ]
+	audit_json -d 41:00.0 --strict
+	[ "$status" -eq 0 ]
+	# a stream is about both partners
+	json_is '[.checks[] | select(.id == "stream.secure") | .object]' '["pci0000:40/stream0.0.0"]'
+	audit_json -d 40:01.1
+	json_is '[.checks[] | select(.id == "stream.secure") | .object]' '["pci0000:40/stream0.0.0"]'
+	json_is '[.checks[] | select(.id | startswith("device.")) ] | length' 0
+}
+
+@test "-b and -t: per host bridge and per TSM; filters combine with AND" {
+	ROOT=$(static_tree sev-tio)
+	audit_json -b pci0000:40 --strict
+	[ "$status" -eq 0 ]
+	json_is '[.checks[] | select(.id == "hostbridge.pool") | .object]' '["pci0000:40"]'
+	json_is '[.checks[].object] | map(select(startswith("0000:81"))) | length' 0
+	audit_json -b pci0000:80 --strict
+	[ "$status" -eq 1 ]
+	has device.connected 0000:81:00.0 fail
+	audit_json -t tsm0
+	[ "$status" -eq 0 ]
+	json_is '[.checks[] | select(.id == "device.connected") | .object]' '["0000:41:00.0"]'
+	json_is '[.checks[] | select(.id == "platform.tsm-mode") | .object]' '["tsm0"]'
+	audit_json -t tsm0 -b pci0000:80
+	json_is '[.checks[] | select(.object != "platform")] | length' 0
+	audit_json -d 41:00.0,81:00.0 -b pci0000:80
+	json_is '[.checks[] | select(.id == "device.connected") | .object]' '["0000:81:00.0"]'
+	ROOT=$(static_tree broken)
+	audit_json -d 43:00.0
+	[ "$status" -eq 0 ]
+	[ "$(non_passing)" = '[["device.connected","0000:43:00.0","warn"],["ide.untracked","0000:43:00.0","warn"]]' ]
+	audit_json -d 42:00.0
+	[ "$status" -eq 1 ]
+	[ "$(non_passing)" = '[["stream.ide-fail","pci0000:40/stream1.1.0","fail"]]' ]
+}
+
+@test "filters naming nothing fail; bad values and options are usage errors (exit 2)" {
+	ROOT=$(static_tree sev-tio)
+	run --separate-stderr t audit -d 99:00.0
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "tsmctl audit: 0000:99:00.0: no such PCI device" ]
+	run --separate-stderr t audit -t tsm9
+	[ "$status" -eq 1 ]
+	run --separate-stderr t audit -d 41:00
+	[ "$status" -eq 2 ]
+	run --separate-stderr t audit -b pci40
+	[ "$status" -eq 2 ]
+	run --separate-stderr t audit --require-connected 41-00
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"invalid PCI address '41-00' in --require-connected"* ]]
+	run --separate-stderr t audit --no-such-option
+	[ "$status" -eq 2 ]
+	run --separate-stderr t audit extra
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"unexpected argument 'extra'"* ]]
+	run --separate-stderr t audit -o NAME
+	[ "$status" -eq 2 ]
+	run t audit --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"--require-connected LIST"*"--list-checks"* ]]
+	[[ "$output" == *"For more details see tsmctl-audit(8)." ]]
+}
+
+@test "exit status: 0 with warnings, 1 on failure, --strict makes warnings fail" {
+	ROOT=$(static_tree sev-tio)
+	run t audit
+	[ "$status" -eq 0 ]
+	run t audit --strict
+	[ "$status" -eq 1 ]
+	run t audit --short --strict
+	[ "$status" -eq 1 ]
+	[[ "${lines[0]}" == "fail "*"device.connected"* ]]
+	ROOT=$(static_tree broken)
+	run t audit
+	[ "$status" -eq 1 ]
+	ROOT=$(static_tree audit-devsec-connected)
+	run t audit --strict --require-connected all
+	[ "$status" -eq 0 ]
+}
