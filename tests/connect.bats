@@ -1,0 +1,589 @@
+#!/usr/bin/env bats
+# tsmctl connect against the live simulator: checks before the write, one
+# write, and what the kernel shows afterwards (files, links, IDE registers).
+
+load lib/helpers
+
+BINDS=()	# bind mounts a test made, innermost first
+
+teardown() {
+	for m in "${BINDS[@]}"; do
+		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
+	done
+	unmount_live
+}
+
+dev() {
+	echo "$ROOT/sys/bus/pci/devices/$1"
+}
+
+# Offset of Selective IDE block K in config FILE (spec layout, ABI.md §3).
+sel_block() {
+	local off=256 hdr cap nlink p i
+	while [ "$off" -ne 0 ]; do
+		hdr=$(cfg_word "$1" "$off")
+		[ $((hdr & 0xffff)) -eq $((0x30)) ] && break
+		off=$(((hdr >> 20) & 0xffc))
+	done
+	[ "$off" -ne 0 ] || return 1
+	cap=$(cfg_word "$1" $((off + 4)))
+	nlink=0
+	[ $((cap & 1)) -eq 1 ] && nlink=$((((cap >> 13) & 7) + 1))
+	p=$((off + 12 + 8 * nlink))
+	for ((i = 0; i < $2; i++)); do
+		p=$((p + 20 + 12 * ($(cfg_word "$1" "$p") & 0xf)))
+	done
+	echo "$p"
+}
+
+# sel_reg BDF K ctl|sts: that register of Selective block K, as 0x%08x.
+sel_reg() {
+	local cfg b
+	cfg=$(dev "$1")/config
+	b=$(sel_block "$cfg" "$2") || return 1
+	case $3 in
+	ctl) cfg_word "$cfg" $((b + 4)) ;;
+	sts) cfg_word "$cfg" $((b + 8)) ;;
+	esac
+}
+
+avail() {
+	cat "$ROOT/sys/devices/$1/available_secure_streams"
+}
+
+# Everything a reader can see: readable files' contents and every link.
+tree_digest() {
+	(
+		cd "$ROOT" || exit 1
+		find sys -type f -perm -u=r -print0 | sort -z | xargs -0 md5sum
+		find sys -type l -printf '%p -> %l\n' | sort
+	)
+}
+
+# Wait until FILE holds a line matching PATTERN (up to 20 s).
+wait_for_line() {
+	for _ in $(seq 200); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+stream_links() {
+	find "$ROOT/sys/devices" -maxdepth 3 -name 'stream*' -type l -printf '%f\n' | sort | tr '\n' ' '
+}
+
+@test "connect writes tsm0 once and reports the new stream on both partners (SEV-TIO)" {
+	mount_live sev-tio
+	command -v strace >/dev/null || skip "strace not installed"
+	# LeakSanitizer cannot run under ptrace: a sanitizer build checks leaks elsewhere
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+		run strace -f -e trace=write -o "$BATS_TEST_TMPDIR/trace" "$TSMCTL" --sysroot "$ROOT" \
+		connect 81:00.0 tsm0
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "0000:81:00.0: connected to tsm0: stream0.0.0 on pci0000:80 (Stream ID 0), endpoint secure, root port secure" ]
+	[ "${lines[1]}" = "connected 1 of 1 device" ]
+	[ "$(grep -c 'write(.*"tsm' "$BATS_TEST_TMPDIR/trace")" -eq 1 ]
+	grep -q 'write([0-9]*, "tsm0", 4) *= 4' "$BATS_TEST_TMPDIR/trace"
+	# what the kernel shows now
+	[ "$(cat "$(dev 0000:81:00.0)/tsm/connect")" = tsm0 ]
+	[ "$(cat "$(dev 0000:81:00.0)/authenticated")" = tsm0 ]
+	[ "$(readlink -f "$ROOT/sys/devices/pci0000:80/stream0.0.0")" = "$(readlink -f "$(dev 0000:81:00.0)")" ]
+	[ "$(avail pci0000:80)" = 255 ]
+	# SEV-TIO: Stream ID = H = 0; RP config-over-IDE, EP TEE-limited + default stream
+	[ "$(sel_reg 0000:80:01.1 0 ctl)" = 0x00000201 ]
+	[ "$(sel_reg 0000:81:00.0 0 ctl)" = 0x00c00001 ]
+	[ "$(sel_reg 0000:80:01.1 0 sts)" = 0x00000002 ]
+	[ "$(sel_reg 0000:81:00.0 0 sts)" = 0x00000002 ]
+}
+
+@test "connect -J: one result object with the pinned keys" {
+	mount_live sev-tio
+	run --separate-stderr t connect -J 0000:81:00.0 tsm0
+	[ "$status" -eq 0 ]
+	json_is '.schema_version' 1
+	json_is 'keys' '["results","schema_version"]'
+	json_is '.results | length' 1
+	json_is '.results[0] | keys' '["action","available_secure_streams","bdf","errno","message","result","streams","tsm"]'
+	json_is '.results[0] | [.bdf, .action, .result, .errno, .message, .tsm, .available_secure_streams]' \
+		'["0000:81:00.0","connect","ok",null,"connected to tsm0","tsm0",255]'
+	json_is '.results[0].streams' \
+		'[{"name":"stream0.0.0","host_bridge":"pci0000:80","stream_id":0,"endpoint_state":"secure","root_port_state":"secure"}]'
+	[ -z "$stderr" ]
+}
+
+@test "already connected to the same TSM: success with a note, nothing written; --strict fails with EBUSY" {
+	mount_live sev-tio
+	before=$(tree_digest)
+	run t connect 41:00.0 tsm0
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "0000:41:00.0: already connected to tsm0: stream0.0.0 on pci0000:40 (Stream ID 0)"* ]]
+	[ "${lines[1]}" = "connected 1 of 1 device (1 already)" ]
+	run --separate-stderr t connect -J 41:00.0 tsm0
+	json_is '.results[0] | [.result, .errno, .message]' '["already",null,"already connected to tsm0"]'
+	run --separate-stderr t connect --strict 41:00.0 tsm0
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "tsmctl connect 0000:41:00.0: already connected to tsm0; a failure with --strict (EBUSY)" ]
+	[ "${lines[0]}" = "0000:41:00.0: failed (EBUSY): stream0.0.0 on pci0000:40 (Stream ID 0), endpoint secure, root port secure" ]
+	[ "$(tree_digest)" = "$before" ]
+}
+
+@test "EBUSY: connected to another TSM, the message names it and how to move" {
+	mount_live connect-generic
+	run t connect 01:00.0 tsm0
+	[ "$status" -eq 0 ]
+	before=$(tree_digest)
+	run --separate-stderr t connect 01:00.0 tsm1
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "tsmctl connect 0000:01:00.0: already connected to tsm0; to move it to tsm1, first run 'tsmctl disconnect 0000:01:00.0' (EBUSY)" ]
+	[ "$(cat "$(dev 0000:01:00.0)/tsm/connect")" = tsm0 ]
+	[ "$(tree_digest)" = "$before" ]
+}
+
+@test "ENXIO: no such TSM lists the registered ones; nothing is written" {
+	mount_live sev-tio
+	before=$(tree_digest)
+	run --separate-stderr t connect 81:00.0 tsm7
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "tsmctl connect 0000:81:00.0: there is no TSM named tsm7; registered: tsm0 (ENXIO)" ]
+	[ "$output" = "$(printf '0000:81:00.0: failed (ENXIO)\nconnected 0 of 1 device (1 failed)')" ]
+	[ "$(tree_digest)" = "$before" ]
+}
+
+@test "ENXIO: a devsec TSM is refused before writing and the link TSM named (proposed ABI)" {
+	mount_live devsec-proposed
+	before=$(tree_digest)
+	run --separate-stderr t connect -J 10000:01:00.0 tsm1
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == "tsmctl connect 10000:01:00.0: tsm1 is a devsec TSM (pci_mode)"*"connect needs a link TSM: tsm0 (ENXIO)" ]]
+	json_is '.results[0] | [.result, .errno, .tsm, .streams]' '["failed","ENXIO","tsm1",[]]'
+	[ "$(tree_digest)" = "$before" ]
+	# the link TSM works, and the proposed tsmN/pciDDDD:BB link appears
+	run t connect 10000:01:00.0 tsm0
+	[ "$status" -eq 0 ]
+	tsm0=$(readlink -f "$ROOT/sys/class/tsm/tsm0")
+	[ "$(readlink -f "$tsm0/pci10000:00")" = "$(readlink -f "$ROOT/sys/devices/faux/devsec_bus/pci10000:00")" ]
+}
+
+@test "ENXIO from the kernel: no CMA mailbox, no DOE mailbox, a host bridge the TSM does not serve" {
+	mount_live connect-sev-tio
+	run --separate-stderr t connect --keep-going 41:00.0 46:00.0 81:00.0 tsm0
+	[ "$status" -eq 1 ]
+	[ "${stderr_lines[0]}" = "tsmctl connect 0000:41:00.0: has no CMA/SPDM DOE mailbox (doe_features lacks 0001:01), so tsm0 cannot authenticate it; nothing is left behind (tsm/connect reads empty, no stream) (ENXIO)" ]
+	[ "${stderr_lines[1]}" = "tsmctl connect 0000:46:00.0: has no DOE mailbox, so tsm0 cannot set up an SPDM session with it (no doe_features); nothing is left behind (tsm/connect reads empty, no stream) (ENXIO)" ]
+	[[ "${stderr_lines[2]}" == "tsmctl connect 0000:81:00.0: tsm0 declined the device: it does not serve pci0000:80,"*"(ENXIO)" ]]
+	[ "${lines[3]}" = "connected 0 of 3 devices (3 failed)" ]
+	for d in 0000:41:00.0 0000:46:00.0 0000:81:00.0; do
+		[ "$(cat "$(dev $d)/tsm/connect")" = "" ]
+	done
+	[ "$(stream_links)" = "" ]
+	[ "$(avail pci0000:40)" = 256 ]
+	[ "$(avail pci0000:80)" = 256 ]
+}
+
+@test "EFAULT: SEV-TIO needs secure SPDM (0001:02) on the CMA mailbox" {
+	mount_live connect-sev-tio
+	run --separate-stderr t connect -J 42:00.0 tsm0
+	[ "$status" -eq 1 ]
+	json_is '.results[0] | [.result, .errno]' '["failed","EFAULT"]'
+	[[ "$stderr" == *"tsm0 needs secure SPDM on the CMA mailbox, and doe_features lacks 0001:02"*"(EFAULT)" ]]
+	[ "$(cat "$(dev 0000:42:00.0)/tsm/connect")" = "" ]
+}
+
+@test "fault knobs: EIO after setup (SEV-TIO), EIO after register and ETIMEDOUT after enable are rolled back" {
+	mount_live connect-sev-tio
+	run --separate-stderr t connect 47:00.0 tsm0
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "tsmctl connect 0000:47:00.0: tsm0 failed the connect: Input/output error; see the kernel log; nothing is left behind (tsm/connect reads empty, no stream) (EIO)" ]
+	[ "$(cat "$(dev 0000:47:00.0)/tsm/connect")" = "" ]
+	[ "$(avail pci0000:40)" = 256 ]
+	[ "$(stream_links)" = "" ]
+	[ $(($(sel_reg 0000:47:00.0 0 ctl) & 1)) -eq 0 ]
+	[ $(($(sel_reg 0000:40:07.1 0 ctl) & 1)) -eq 0 ]
+	unmount_live
+
+	mount_live connect-generic
+	run --separate-stderr t connect -J --keep-going 02:00.0 05:00.0 tsm0
+	[ "$status" -eq 1 ]
+	json_is '[.results[] | [.result, .errno]]' '[["failed","EIO"],["failed","ETIMEDOUT"]]'
+	json_is '[.results[].streams | length]' '[0,0]'
+	json_is '[.results[].available_secure_streams]' '[8,8]'
+	[[ "${stderr_lines[1]}" == *"Connection timed out"*"nothing is left behind"*"(ETIMEDOUT)" ]]
+	for d in 0000:02:00.0 0000:05:00.0; do
+		[ "$(cat "$(dev $d)/tsm/connect")" = "" ]
+		[ $(($(sel_reg $d 0 ctl) & 1)) -eq 0 ]
+	done
+	[ "$(avail pci0000:00)" = 8 ]
+	[ "$(stream_links)" = "" ]
+}
+
+@test "EBUSY: the Stream ID SEV-TIO picks is held by a stream enabled since boot" {
+	mount_live connect-sev-tio
+	run --separate-stderr t connect 61:00.0 tsm0
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == "tsmctl connect 0000:61:00.0: tsm0 found no free Stream ID for a new stream on pci0000:60"*"(EBUSY)" ]]
+	[ "$(cat "$(dev 0000:61:00.0)/tsm/connect")" = "" ]
+	[ "$(avail pci0000:60)" = 256 ]
+}
+
+@test "ENOMEM: a used-up pool, and a switch upstream port the IDE helpers refuse" {
+	mount_live connect-generic
+	run t connect 0001:01:00.0 tsm0
+	[ "$status" -eq 0 ]
+	[ "$(avail pci0001:00)" = 0 ]
+	run --separate-stderr t connect --keep-going 0001:02:00.0 08:00.0 tsm0
+	[ "$status" -eq 1 ]
+	[[ "${stderr_lines[0]}" == "tsmctl connect 0001:02:00.0: the pci0001:00 stream pool is used up (available_secure_streams 0): disconnect another device below pci0001:00 first;"*"(ENOMEM)" ]]
+	[[ "${stderr_lines[1]}" == "tsmctl connect 0000:08:00.0: tsm0 could not set up an IDE stream: the device is a switch upstream port, and the kernel's IDE helpers set up streams only for PCIe endpoints;"*"(ENOMEM)" ]]
+	[ "$(cat "$(dev 0001:02:00.0)/tsm/connect")" = "" ]
+	[ "$(cat "$(dev 0000:08:00.0)/tsm/connect")" = "" ]
+}
+
+@test "a stream that comes up INSECURE is a failure although the kernel accepted the connect (SEV-TIO keeps it)" {
+	mount_live connect-sev-tio
+	run --separate-stderr t connect -J --keep-going 43:00.0 44:00.0 tsm0
+	[ "$status" -eq 1 ]
+	json_is '[.results[] | [.result, .errno, .tsm]]' '[["failed",null,"tsm0"],["failed",null,"tsm0"]]'
+	json_is '[.results[].streams[] | [.name, .endpoint_state, .root_port_state]]' \
+		'[["stream0.0.0","insecure","disabled"],["stream1.0.0","disabled","insecure"]]'
+	[ "${stderr_lines[0]}" = "tsmctl connect 0000:43:00.0: connected to tsm0, but the stream is not SECURE on both partners (stream0.0.0 on pci0000:40: endpoint insecure, root port disabled); the TSM kept it registered: 'tsmctl disconnect 0000:43:00.0' releases it" ]
+	# the kernel state the failure reports
+	[ "$(cat "$(dev 0000:43:00.0)/tsm/connect")" = tsm0 ]
+	[ -L "$ROOT/sys/devices/pci0000:40/stream0.0.0" ]
+	[ $(($(sel_reg 0000:43:00.0 0 sts) & 0xf)) -eq 0 ]
+	[ $(($(sel_reg 0000:40:03.1 0 ctl) & 1)) -eq 0 ]
+	[ $(($(sel_reg 0000:40:04.1 0 sts) & 0xf)) -eq 0 ]
+	[ $(($(sel_reg 0000:44:00.0 0 ctl) & 1)) -eq 0 ]
+	[ "$(avail pci0000:40)" = 254 ]
+}
+
+@test "IDE_FAIL on a partner is a warning, and a failure with --strict" {
+	mount_live connect-sev-tio
+	run --separate-stderr t connect 45:00.0 tsm0
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "0000:45:00.0: connected to tsm0: stream0.0.0 on pci0000:40 (Stream ID 0), endpoint secure, root port secure; warning: stream0.0.0: the root port reports IDE_FAIL (it received an IDE Fail message)" ]
+	[ $(($(sel_reg 0000:40:05.1 0 sts) >> 31)) -eq 1 ]
+	run t disconnect 45:00.0
+	[ "$status" -eq 0 ]
+	run --separate-stderr t connect --strict -J 45:00.0 tsm0
+	[ "$status" -eq 1 ]
+	json_is '.results[0] | [.result, .errno]' '["failed",null]'
+	[[ "$stderr" == "tsmctl connect 0000:45:00.0: connected to tsm0, but stream0.0.0: the root port reports IDE_FAIL"*"a failure with --strict" ]]
+}
+
+@test "the generic TSM releases a stream that stays INSECURE: ENXIO, nothing left" {
+	mount_live connect-generic
+	run --separate-stderr t connect 06:00.0 tsm0
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"did not come up SECURE and was released"*"nothing is left behind"*"(ENXIO)" ]]
+	[ "$(cat "$(dev 0000:06:00.0)/tsm/connect")" = "" ]
+	[ "$(stream_links)" = "" ]
+	[ "$(avail pci0000:00)" = 8 ]
+}
+
+@test "a device that vanishes during the connect is reported as gone" {
+	mount_live connect-generic
+	run --separate-stderr t connect 07:00.0 tsm0
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "tsmctl connect 0000:07:00.0: the device is gone after the connect (surprise removal?)" ]
+	[ ! -e "$(dev 0000:07:00.0)" ]
+	[ "$(stream_links)" = "" ]
+}
+
+@test "ENOENT: no tsm/connect on a function 1, a dependent function, a device without IDE or TEE" {
+	mount_live sev-tio
+	before=$(tree_digest)
+	run --separate-stderr t connect --keep-going 41:00.1 82:00.0 tsm0
+	[ "$status" -eq 1 ]
+	[ "${stderr_lines[0]}" = "tsmctl connect 0000:41:00.1: has no tsm/connect: the kernel connects a slot through its function 0 (0000:41:00.0), and that covers the other functions (ENOENT)" ]
+	[[ "${stderr_lines[1]}" == "tsmctl connect 0000:82:00.0: has no tsm/connect: the kernel offers it only on function 0"*"(ENOENT)" ]]
+	[ "$(tree_digest)" = "$before" ]
+	unmount_live
+
+	mount_live connect-generic
+	run t connect 01:00.0 tsm0
+	[ "$status" -eq 0 ]
+	run --separate-stderr t connect 01:00.1 tsm0
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "tsmctl connect 0000:01:00.1: a dependent function has no tsm/connect: its DSM 0000:01:00.0 manages it; connect 0000:01:00.0 instead (ENOENT)" ]
+}
+
+@test "dependent functions get tsm/dsm naming the DSM; pool 4 -> 3 (devsec)" {
+	mount_live devsec
+	pf0=$(dev 10000:01:00.0)
+	pf1=$(dev 10000:01:00.1)
+	[ ! -e "$pf1/tsm" ]
+	[ "$(avail faux/devsec_bus/pci10000:00)" = 4 ]
+	run --separate-stderr t connect -J 10000:01:00.0 tsm0
+	[ "$status" -eq 0 ]
+	json_is '.results[0] | [.result, .tsm, .available_secure_streams, (.streams | length)]' '["ok","tsm0",3,1]'
+	[ "$(avail faux/devsec_bus/pci10000:00)" = 3 ]
+	[ "$(avail faux/devsec_bus/pci10001:02)" = 4 ]
+	[ "$(cat "$pf0/tsm/connect")" = tsm0 ]
+	[ "$(cat "$pf0/tsm/dsm")" = 10000:01:00.0 ]
+	[ "$(cat "$pf1/tsm/dsm")" = 10000:01:00.0 ]
+	[ ! -e "$pf1/tsm/connect" ]
+	[ "$(readlink -f "$ROOT/sys/devices/faux/devsec_bus/pci10000:00/stream0.0.0")" = "$(readlink -f "$pf0")" ]
+	# the sample's Stream ID 0, enabled and SECURE on both partners
+	[ "$(sel_reg 10000:01:00.0 0 ctl)" = 0x00800001 ]
+	[ $(($(sel_reg 10000:00:00.0 0 ctl) & 0xff000001)) -eq 1 ]
+	[ $(($(sel_reg 10000:00:00.0 0 sts) & 0xf)) -eq 2 ]
+}
+
+@test "--all connects every unconnected device with tsm/connect, and only those" {
+	mount_live devsec
+	run t connect --all tsm0
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 3 ]
+	[[ "${lines[0]}" == "10000:01:00.0: connected to tsm0: stream0.0.0 on pci10000:00"* ]]
+	[[ "${lines[1]}" == "10001:03:00.0: connected to tsm0: stream0.0.0 on pci10001:02"* ]]
+	[ "${lines[2]}" = "connected 2 of 2 devices" ]
+	[ "$(avail faux/devsec_bus/pci10000:00)" = 3 ]
+	[ "$(avail faux/devsec_bus/pci10001:02)" = 3 ]
+	run --separate-stderr t connect --all tsm0
+	[ "$status" -eq 0 ]
+	[ "$output" = "connected 0 of 0 devices" ]
+	[ "$stderr" = "tsmctl connect: every device with tsm/connect is connected already" ]
+	unmount_live
+
+	mount_live sev-tio
+	run --separate-stderr t connect -J --all tsm0
+	[ "$status" -eq 0 ]
+	json_is '[.results[] | [.bdf, .result]]' '[["0000:81:00.0","ok"]]'
+	[ "$(cat "$(dev 0000:41:00.0)/tsm/connect")" = tsm0 ]
+	[ "$(cat "$(dev 0000:81:00.0)/tsm/connect")" = tsm0 ]
+}
+
+@test "--dry-run says what would be written where and leaves the tree byte for byte" {
+	mount_live sev-tio
+	before=$(tree_digest)
+	run --separate-stderr t connect --dry-run 81:00.0 tsm0
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "0000:81:00.0: would write 'tsm0' to $ROOT/sys/bus/pci/devices/0000:81:00.0/tsm/connect" ]
+	[ "${lines[1]}" = "would connect 1 of 1 device" ]
+	run --separate-stderr t connect --dry-run -J --all tsm0
+	[ "$status" -eq 0 ]
+	json_is '[.results[] | [.bdf, .result, .errno]]' '[["0000:81:00.0","ok",null]]'
+	run --separate-stderr t connect --dry-run --keep-going 41:00.0 81:00.0 tsm3
+	[ "$status" -eq 1 ]
+	[[ "${stderr_lines[0]}" == "tsmctl connect 0000:41:00.0: already connected to tsm0; to move it to tsm3,"* ]]
+	[ "${stderr_lines[1]}" = "tsmctl connect 0000:81:00.0: there is no TSM named tsm3; registered: tsm0 (ENXIO)" ]
+	[ "$(tree_digest)" = "$before" ]
+	[ "$(cat "$(dev 0000:81:00.0)/tsm/connect")" = "" ]
+}
+
+@test "a fault halfway through a batch: default stops and reports the rest skipped" {
+	mount_live connect-generic
+	run --separate-stderr t connect 01:00.0 02:00.0 03:00.0 tsm0
+	[ "$status" -eq 1 ]
+	[[ "${lines[0]}" == "0000:01:00.0: connected to tsm0: stream0.0.0 on pci0000:00"* ]]
+	[ "${lines[1]}" = "0000:02:00.0: failed (EIO)" ]
+	[ "${lines[2]}" = "0000:03:00.0: skipped (not attempted after 0000:02:00.0 failed; --keep-going goes on)" ]
+	[ "${lines[3]}" = "connected 1 of 3 devices (1 failed, 1 skipped)" ]
+	[ "$(cat "$(dev 0000:01:00.0)/tsm/connect")" = tsm0 ]
+	[ "$(cat "$(dev 0000:02:00.0)/tsm/connect")" = "" ]
+	[ "$(cat "$(dev 0000:03:00.0)/tsm/connect")" = "" ]
+	[ "$(avail pci0000:00)" = 7 ]
+	[ "$(stream_links)" = "stream0.0.0 " ]
+}
+
+@test "--keep-going goes on after the fault; JSON has a result for every target" {
+	mount_live connect-generic
+	run --separate-stderr t connect -J --keep-going 01:00.0 02:00.0 03:00.0 tsm0
+	[ "$status" -eq 1 ]
+	json_is '[.results[] | [.bdf, .result, .errno]]' \
+		'[["0000:01:00.0","ok",null],["0000:02:00.0","failed","EIO"],["0000:03:00.0","ok",null]]'
+	json_is '[.results[].available_secure_streams]' '[7,7,6]'
+	[ "$(cat "$(dev 0000:03:00.0)/tsm/connect")" = tsm0 ]
+	[ "$(avail pci0000:00)" = 6 ]
+	[ "$(stream_links)" = "stream0.0.0 stream1.0.0 " ]
+	# without -J: the same, as lines and a summary
+	run t disconnect --all
+	[ "$status" -eq 0 ]
+	run --separate-stderr t connect --keep-going 01:00.0 02:00.0 03:00.0 tsm0
+	[ "$status" -eq 1 ]
+	[ "${lines[3]}" = "connected 2 of 3 devices (1 failed)" ]
+}
+
+@test "two processes connecting different devices at once both succeed" {
+	mount_live connect-generic
+	t connect 04:00.0 tsm0 > "$BATS_TEST_TMPDIR/a" 2>&1 &
+	a=$!
+	t connect 03:00.0 tsm0 > "$BATS_TEST_TMPDIR/b" 2>&1 &
+	b=$!
+	wait $a
+	wait $b
+	grep -q '^connected 1 of 1 device$' "$BATS_TEST_TMPDIR/a"
+	grep -q '^connected 1 of 1 device$' "$BATS_TEST_TMPDIR/b"
+	[ "$(cat "$(dev 0000:03:00.0)/tsm/connect")" = tsm0 ]
+	[ "$(cat "$(dev 0000:04:00.0)/tsm/connect")" = tsm0 ]
+	[ "$(avail pci0000:00)" = 6 ]
+	[ "$(stream_links)" = "stream0.0.0 stream1.0.0 " ]
+}
+
+@test "two processes connecting the same device at once: one connects, the other reports already" {
+	mount_live connect-generic
+	t connect -J 04:00.0 tsm0 > "$BATS_TEST_TMPDIR/a" &
+	a=$!
+	t connect -J 04:00.0 tsm0 > "$BATS_TEST_TMPDIR/b" &
+	b=$!
+	wait $a
+	wait $b
+	results=$(jq -r '.results[0].result' "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b" | sort | tr '\n' ' ')
+	[ "$results" = "already ok " ]
+	[ "$(stream_links)" = "stream0.0.0 " ]
+	[ "$(avail pci0000:00)" = 7 ]
+	# --strict: the loser fails with EBUSY
+	run t disconnect 04:00.0
+	t connect --strict -J 04:00.0 tsm0 > "$BATS_TEST_TMPDIR/a" &
+	a=$!
+	t connect --strict -J 04:00.0 tsm0 > "$BATS_TEST_TMPDIR/b" &
+	b=$!
+	rc=0
+	wait $a || rc=$((rc + $?))
+	wait $b || rc=$((rc + $?))
+	[ "$rc" -eq 1 ]
+	results=$(jq -r '.results[0] | "\(.result):\(.errno)"' "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b" | sort | tr '\n' ' ')
+	[ "$results" = "failed:EBUSY ok:null " ]
+}
+
+@test "SIGINT during a batch: the current write completes, the rest is skipped, exit 130" {
+	mount_live connect-generic
+	# 0000:04:00.0's store holds the lock for 1.5 s: the signal lands during it
+	"$TSMCTL" --sysroot "$ROOT" connect -v 04:00.0 03:00.0 01:00.0 tsm0 \
+		> "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	wait_for_line "$BATS_TEST_TMPDIR/err" "writing 'tsm0' to .*0000:04:00.0/tsm/connect"
+	kill -INT $pid
+	rc=0
+	wait $pid || rc=$?
+	cat "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/err"
+	[ "$rc" -eq 130 ]
+	[ "$(grep -c writing "$BATS_TEST_TMPDIR/err")" -eq 1 ]
+	mapfile -t out < "$BATS_TEST_TMPDIR/out"
+	[[ "${out[0]}" == "0000:04:00.0: connected to tsm0: stream0.0.0 on pci0000:00"* ]]
+	[ "${out[1]}" = "0000:03:00.0: skipped (not attempted: interrupted by SIGINT)" ]
+	[ "${out[2]}" = "0000:01:00.0: skipped (not attempted: interrupted by SIGINT)" ]
+	[ "${out[3]}" = "connected 1 of 3 devices (2 skipped)" ]
+	[ "$(cat "$(dev 0000:04:00.0)/tsm/connect")" = tsm0 ]
+	[ "$(cat "$(dev 0000:03:00.0)/tsm/connect")" = "" ]
+	[ "$(stream_links)" = "stream0.0.0 " ]
+}
+
+@test "SIGTERM during a batch with -J: the document is complete, exit 143" {
+	mount_live connect-generic
+	"$TSMCTL" --sysroot "$ROOT" connect -v -J 04:00.0 03:00.0 tsm0 \
+		> "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	wait_for_line "$BATS_TEST_TMPDIR/err" "writing 'tsm0' to .*0000:04:00.0/tsm/connect"
+	kill -TERM $pid
+	rc=0
+	wait $pid || rc=$?
+	[ "$rc" -eq 143 ]
+	output=$(cat "$BATS_TEST_TMPDIR/out")
+	json_is '[.results[] | [.bdf, .result, .message]]' \
+		'[["0000:04:00.0","ok","connected to tsm0"],["0000:03:00.0","skipped","not attempted: interrupted by SIGTERM"]]'
+	[ "$(cat "$(dev 0000:03:00.0)/tsm/connect")" = "" ]
+}
+
+@test "bad input is refused with exit 2 before anything is written" {
+	mount_live sev-tio
+	before=$(tree_digest)
+	for bdf in ../../x 0000:81:00.0/../41:00.0 "81:00.0;" " 81:00.0" 81:00.0/ 81:00..0 \
+		zz:00.0 81:00.8 81:20.0 0000:0000:81:00.0 "" 81 tsm0/../x; do
+		run --separate-stderr t connect "$bdf" tsm0
+		[ "$status" -eq 2 ] || { echo "accepted: '$bdf'"; return 1; }
+		[[ "$stderr" == "tsmctl connect: invalid PCI address '$bdf' (expected [DDDD:]BB:DD.F)"* ]]
+	done
+	run --separate-stderr t connect 0000:99:00.0 tsm0
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "tsmctl connect: 0000:99:00.0: no such PCI device (see 'tsmctl devices --all')" ]
+	# a device that does not exist stops the whole batch, also the good targets
+	run t connect 81:00.0 99:00.0 tsm0
+	[ "$status" -eq 2 ]
+	for tsm in tsm TSM0 tsm01 tsm-1 tsm0x "tsm 0" tsm0/ ../tsm0 " tsm0"; do
+		run --separate-stderr t connect 81:00.0 "$tsm"
+		[ "$status" -eq 2 ] || { echo "accepted TSM: '$tsm'"; return 1; }
+		[[ "$stderr" == "tsmctl connect: invalid TSM name '$tsm' (expected tsmN)"* ]]
+	done
+	run t connect tsm0
+	[ "$status" -eq 2 ]
+	run t connect
+	[ "$status" -eq 2 ]
+	run t connect --all 81:00.0 tsm0
+	[ "$status" -eq 2 ]
+	run --separate-stderr t connect 81:00.0 0000:81:00.0 tsm0
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == "tsmctl connect: 0000:81:00.0 is given twice"* ]]
+	run t connect --wait -1 81:00.0 tsm0
+	[ "$status" -eq 2 ]
+	[ "$(tree_digest)" = "$before" ]
+}
+
+@test "-v prints each sysfs path written; --help follows the usual layout" {
+	mount_live sev-tio
+	run --separate-stderr t connect -v 81:00.0 tsm0
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "tsmctl connect: writing 'tsm0' to $ROOT/sys/bus/pci/devices/0000:81:00.0/tsm/connect" ]
+	run t connect --help
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "Usage:" ]
+	[[ "$output" == *"--keep-going"*"--wait SECONDS"* ]]
+	[[ "$output" == *"For more details see tsmctl-connect(8)." ]]
+}
+
+@test "not root: EACCES says root is needed, and nothing changes" {
+	mount_live sev-tio
+	command -v setpriv >/dev/null || skip "setpriv not installed"
+	# let an unprivileged user reach the mount point below bats' private tmp dirs
+	d=$(dirname "$ROOT")
+	while [ "$d" != / ] && [ "$d" != "${TMPDIR:-/tmp}" ]; do
+		chmod o+x "$d"
+		d=$(dirname "$d")
+	done
+	before=$(tree_digest)
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$TSMCTL" --sysroot "$ROOT" connect 81:00.0 tsm0
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "tsmctl connect 0000:81:00.0: writing tsm/connect needs root (CAP_SYS_ADMIN): run tsmctl as root (EACCES)" ]
+	[ "$(tree_digest)" = "$before" ]
+}
+
+@test "--wait polls for the TSM class device, then connects" {
+	mount_live sev-tio
+	# A root whose sys/class arrives later: the live tree bound in piece by piece.
+	W=$(mktemp -d "$BATS_TEST_TMPDIR/wait.XXXXXX")
+	mkdir -p "$W/sys/class" "$W/sys/bus" "$W/sys/devices"
+	mount --bind "$ROOT/sys/devices" "$W/sys/devices" || skip "bind mounts not permitted"
+	BINDS=("$W/sys/devices")
+	mount --bind "$ROOT/sys/bus" "$W/sys/bus"
+	BINDS=("$W/sys/bus" "${BINDS[@]}")
+	run --separate-stderr "$TSMCTL" --sysroot "$W" connect --wait 0.3 81:00.0 tsm0
+	[ "$status" -eq 1 ]
+	[ "${stderr_lines[0]}" = "tsmctl connect: gave up waiting after 0.3 s for tsm0 and the devices' tsm/connect" ]
+	[[ "${stderr_lines[1]}" == *"there is no TSM named tsm0: none is registered"*"(ENXIO)" ]]
+	[ "$(cat "$(dev 0000:81:00.0)/tsm/connect")" = "" ]
+	"$TSMCTL" --sysroot "$W" connect --wait 10 81:00.0 tsm0 > "$BATS_TEST_TMPDIR/out" 2>&1 &
+	pid=$!
+	sleep 1
+	[ "$(cat "$(dev 0000:81:00.0)/tsm/connect")" = "" ]	# still waiting
+	mount --bind "$ROOT/sys/class" "$W/sys/class"
+	BINDS=("$W/sys/class" "${BINDS[@]}")
+	wait $pid
+	grep -q '^0000:81:00.0: connected to tsm0: stream0.0.0 on pci0000:80' "$BATS_TEST_TMPDIR/out"
+	[ "$(cat "$(dev 0000:81:00.0)/tsm/connect")" = tsm0 ]
+}
+
+@test "--wait polls for the device's tsm/ group to appear" {
+	ROOT=$(mktemp -d "$BATS_TEST_TMPDIR/static.XXXXXX")
+	"$SIM" build "$TOPO/sev-tio.json" "$ROOT" >/dev/null
+	gpu=$(readlink -f "$(dev 0000:81:00.0)")
+	mv "$gpu/tsm" "$BATS_TEST_TMPDIR/tsm-later"
+	( sleep 1; mv "$BATS_TEST_TMPDIR/tsm-later" "$gpu/tsm" ) &
+	start=$SECONDS
+	run t connect --dry-run --wait 10 81:00.0 tsm0
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "0000:81:00.0: would write 'tsm0' to $ROOT/sys/bus/pci/devices/0000:81:00.0/tsm/connect" ]
+	[ $((SECONDS - start)) -ge 1 ]
+	wait
+}
