@@ -214,7 +214,7 @@ static bool stream_in(const struct tsm_snapshot *snap, const struct ide_stream *
  * The streams a result reports: a connect's as the kernel now shows them; a
  * done disconnect's that went away (with their last state); otherwise those left.
  */
-static void report_streams(struct target *t, enum tsm_action action, const struct tsm_snapshot *before,
+static void report_streams(struct target *t, const struct tsm_snapshot *before,
 			   const struct tsm_snapshot *now, bool gone)
 {
 	const struct tsm_snapshot *from = gone ? before : now;
@@ -230,7 +230,6 @@ static void report_streams(struct target *t, enum tsm_action action, const struc
 			continue;
 		stream_add(t, s);
 	}
-	(void)action;
 	if (f && f->hb)
 		t->available = f->hb->available_streams;
 }
@@ -322,7 +321,7 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 		set_result(t, RESULT_FAILED, plan.err, action_explain(&plan, now));
 	}
 	free(note);
-	report_streams(t, action, snap, now, action == ACTION_DISCONNECT &&
+	report_streams(t, snap, now, action == ACTION_DISCONNECT &&
 		       t->result == RESULT_OK && !ctx->dry_run);
 	if (plan.written) {
 		snapshot_free(snap);
