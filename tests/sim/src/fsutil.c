@@ -87,6 +87,11 @@ int fs_mkdir_p(const char *root, const char *rel)
 	size_t skip = strlen(root);
 	int rc = 0;
 
+	/* the common case on a (re)build: the directory or its parent exists */
+	if (!mkdir(p, 0755) || errno == EEXIST) {
+		free(p);
+		return 0;
+	}
 	for (char *s = p + skip + 1; ; s++) {
 		if (*s == '/' || !*s) {
 			char c = *s;
@@ -121,6 +126,23 @@ static int mkparent(const char *root, const char *rel)
 	return rc;
 }
 
+/*
+ * The process umask, read once: the first call comes from the first
+ * tree_sync(), before the FUSE threads exist.
+ */
+static mode_t cur_umask(void)
+{
+	static bool known;
+	static mode_t mask;
+
+	if (!known) {
+		mask = umask(0);
+		umask(mask);
+		known = true;
+	}
+	return mask;
+}
+
 /* Write @data unless the file already holds exactly that; keeps the inode. */
 int fs_put(const char *root, const char *rel, const void *data, size_t len,
 	   unsigned mode)
@@ -130,10 +152,28 @@ int fs_put(const char *root, const char *rel, const void *data, size_t len,
 	struct stat st;
 	int fd = -1, rc = 0;
 
-	rc = mkparent(root, rel);
-	if (rc)
+	/* a new file (the usual case of a first build): create and write */
+	fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	if (fd < 0 && errno == ENOENT) {
+		/* parents first, only when they are missing */
+		rc = mkparent(root, rel);
+		if (rc)
+			goto out;
+		fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	}
+	if (fd >= 0) {
+		/* the umask may have taken bits off */
+		if ((mode & cur_umask()) && fchmod(fd, mode))
+			rc = -errno;
+		else if (len && pwrite(fd, data, len, 0) != (ssize_t)len)
+			rc = errno ? -errno : -EIO;
 		goto out;
-	fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, mode);
+	}
+	if (errno != EEXIST) {
+		rc = -errno;
+		goto out;
+	}
+	fd = open(p, O_RDWR | O_CLOEXEC);
 	if (fd < 0 && errno == EACCES && !chmod(p, 0600))
 		fd = open(p, O_RDWR | O_CLOEXEC);	/* non-root rebuild of a 0444 file */
 	if (fd < 0) {
@@ -184,16 +224,30 @@ int fs_link(const char *root, const char *rel, const char *target)
 	char *p = full(root, rel);
 	char buf[4096];
 	ssize_t n;
-	int rc = mkparent(root, rel);
+	int rc = 0;
 
-	if (rc)
+	if (!symlink(target, p))
 		goto out;
+	if (errno == ENOENT) {
+		/* parents first, only when they are missing */
+		rc = mkparent(root, rel);
+		if (!rc && symlink(target, p))
+			rc = -errno;
+		goto out;
+	}
+	if (errno != EEXIST) {
+		rc = -errno;
+		goto out;
+	}
 	n = readlink(p, buf, sizeof(buf));
 	if (n >= 0 && (size_t)n < sizeof(buf) && (size_t)n == strlen(target) &&
 	    memcmp(buf, target, n) == 0)
 		goto out;
-	if (n >= 0 || errno != ENOENT)
-		unlink(p);
+	/* something else has the name: replace it */
+	if (n >= 0 ? unlink(p) : fs_rm_rf(p)) {
+		rc = n >= 0 ? -errno : -EEXIST;
+		goto out;
+	}
 	if (symlink(target, p))
 		rc = -errno;
 out:
