@@ -13,10 +13,14 @@ static void usage(FILE *f)
 		"Usage:\n"
 		" tsm-sim build TOPOLOGY.json DIR\n"
 		" tsm-sim mount [-f] [-d] TOPOLOGY.json DIR\n"
+		" tsm-sim gen-large [--functions N] [--host-bridges H] [--streams S]\n"
+		"                   [--abi v6.19|proposed] OUT.json\n"
 		"\n"
 		"Lay out (build) or serve through FUSE (mount) the sysfs tree a\n"
 		"Linux v6.19 kernel with PCIe TSM/IDE support would show for\n"
-		"TOPOLOGY, with DIR standing for /.\n"
+		"TOPOLOGY, with DIR standing for /; or write the topology of a large\n"
+		"SEV-TIO host (gen-large) with exactly N PCI functions (10000) under\n"
+		"H host bridges (64) and S connected streams (1024).\n"
 		"\n"
 		"Options for mount:\n"
 		" -f  stay in the foreground\n"
@@ -47,6 +51,72 @@ static int load(const char *file, struct sim_model **m)
 	return rc;
 }
 
+/* A decimal count for a gen-large option; false when it is not one. */
+static bool count_arg(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	return !errno && !*end && *out <= max;
+}
+
+static int gen_main(int argc, char **argv)
+{
+	struct gen_params p = { 10000, 64, 1024, "v6.19" };
+	const char *out = NULL;
+	char *err = NULL;
+	int rc;
+
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i], *v = NULL, *eq = strchr(a, '=');
+		size_t n = eq ? (size_t)(eq - a) : strlen(a);
+		unsigned long *dst = NULL;
+
+		if (a[0] != '-' || !a[1]) {
+			if (out) {
+				usage(stderr);
+				return 2;
+			}
+			out = a;
+			continue;
+		}
+		v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+		if (!strncmp(a, "--functions", n) && n == 11)
+			dst = &p.functions;
+		else if (!strncmp(a, "--host-bridges", n) && n == 14)
+			dst = &p.host_bridges;
+		else if (!strncmp(a, "--streams", n) && n == 9)
+			dst = &p.streams;
+		else if (!strncmp(a, "--abi", n) && n == 5 && v &&
+			 (!strcmp(v, "v6.19") || !strcmp(v, "proposed")))
+			p.abi = v;
+		else {
+			fprintf(stderr, "tsm-sim: gen-large: bad option %s\n", a);
+			usage(stderr);
+			return 2;
+		}
+		if (dst && !count_arg(v, 100000000, dst)) {
+			fprintf(stderr, "tsm-sim: gen-large: %.*s needs a count\n",
+				(int)n, a);
+			return 2;
+		}
+	}
+	if (!out) {
+		usage(stderr);
+		return 2;
+	}
+	rc = gen_large(&p, out, &err);
+	if (rc) {
+		fprintf(stderr, "tsm-sim: gen-large: %s\n", err ? err : strerror(-rc));
+		free(err);
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sim_model *m;
@@ -75,6 +145,8 @@ int main(int argc, char **argv)
 		model_free(m);
 		return rc ? 1 : 0;
 	}
+	if (!strcmp(argv[1], "gen-large"))
+		return gen_main(argc, argv);
 	if (!strcmp(argv[1], "mount")) {
 		for (; i < argc && argv[i][0] == '-'; i++) {
 			if (!strcmp(argv[i], "-f"))

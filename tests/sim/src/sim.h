@@ -355,6 +355,13 @@ int report_show(struct sim_model *m, struct report_entry *e,
 		enum report_attr a, uint8_t **out, size_t *len);
 void report_free_all(struct sim_model *m);
 
+/* gen.c: the large benchmark topology */
+struct gen_params {
+	unsigned long functions, host_bridges, streams;
+	const char *abi;
+};
+int gen_large(const struct gen_params *p, const char *out, char **err);
+
 /* tree.c */
 int tree_sync(struct sim_model *m, const char *root);
 int tree_sync_reports(struct sim_model *m, const char *root);

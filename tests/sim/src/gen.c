@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * gen.c: "tsm-sim gen-large" writes the topology of a large SEV-TIO-like
+ * host for benchmarks: exactly the requested number of PCI functions and
+ * of established streams, spread evenly over the host bridges.
+ *
+ * Per host bridge (domain h/4, root bus (h%4)*0x40, so 63 secondary buses):
+ *   - one root port per 8 streams, each with 8 Selective IDE blocks and a
+ *     switch below it whose downstream ports lead to one TEE NIC each; the
+ *     NIC's PF0 (IDE, DOE CMA+SSESSION, DEVCAP.TEE) is connected at boot;
+ *   - the function budget left over goes first to those NICs (a second PF
+ *     and VFs, up to 32 functions a NIC), then to extra root ports with a
+ *     multi-function NVMe device and its VFs (up to 252 functions a bus);
+ *   - host bridge 0 also holds the PSP (tsm0) behind an internal bridge.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+#define STREAMS_PER_RP 8	/* Selective blocks of a root port */
+#define NIC_MAX_FNS 32		/* a stream NIC: 2 PFs and their VFs */
+#define FILLER_MAX_FNS 252	/* 4 PFs + 248 VFs fill one bus (ARI) */
+#define BUSES_PER_HB 0x40
+#define HBS_PER_DOMAIN 4
+#define PSP_FNS 3		/* internal bridge, dummy function 0, the PSP */
+#define WINDOW (256ull << 20)	/* prefetchable window per endpoint bus */
+#define BAR_SIZE (32ull << 20)	/* BAR0 of each PF */
+
+struct hb_gen {
+	unsigned domain, bus0, next_bus, next_rp;
+	uint64_t pref_next;	/* next free endpoint window */
+	json_object *devices;
+};
+
+static json_object *jstr(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static json_object *jstr(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	json_object *o;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	o = json_object_new_string(s);
+	free(s);
+	return o;
+}
+
+static void set(json_object *o, const char *key, json_object *v)
+{
+	json_object_object_add(o, key, v);
+}
+
+static json_object *bdf(const struct hb_gen *g, unsigned bus, unsigned slot,
+			unsigned fn)
+{
+	return jstr("%04x:%02x:%02x.%x", g->domain, bus, slot, fn);
+}
+
+static json_object *window(uint64_t base, uint64_t size)
+{
+	json_object *w = json_object_new_object();
+
+	set(w, "base", jstr("0x%llx", (unsigned long long)base));
+	set(w, "limit", jstr("0x%llx", (unsigned long long)(base + size - 1)));
+	return w;
+}
+
+static json_object *port(const struct hb_gen *g, unsigned bus, unsigned slot,
+			 unsigned fn, const char *type, unsigned vendor,
+			 unsigned device)
+{
+	json_object *p = json_object_new_object();
+
+	set(p, "bdf", bdf(g, bus, slot, fn));
+	set(p, "type", json_object_new_string(type));
+	set(p, "vendor", jstr("0x%04x", vendor));
+	set(p, "device", jstr("0x%04x", device));
+	set(p, "driver", json_object_new_string("pcieport"));
+	return p;
+}
+
+static void add_child(json_object *parent, json_object *child)
+{
+	json_object *c;
+
+	if (!json_object_object_get_ex(parent, "children", &c)) {
+		c = json_object_new_array();
+		set(parent, "children", c);
+	}
+	json_object_array_add(c, child);
+}
+
+/* A new root port on the root bus: slot 1 + k/8, function k%8 (function 0 first). */
+static json_object *root_port(struct hb_gen *g, unsigned device)
+{
+	unsigned k = g->next_rp++;
+	json_object *rp = port(g, g->bus0, 1 + k / 8, k % 8, "root_port",
+			       0x1022, device);
+
+	json_object_array_add(g->devices, rp);
+	return rp;
+}
+
+/*
+ * A device of @fns functions on @bus: min(@max_pfs, @fns) PFs at
+ * 00.0..00.N, the rest as VFs spread over the PFs, packed from 01.0 up.
+ * @stream makes PF0 the connected DSM. Functions are appended to @parent.
+ */
+static void endpoint(struct hb_gen *g, json_object *parent, unsigned bus,
+		     unsigned fns, unsigned max_pfs, bool stream,
+		     uint64_t base)
+{
+	unsigned pfs = fns < max_pfs ? fns : max_pfs, vfs = fns - pfs, rid = 8;
+
+	for (unsigned p = 0; p < pfs; p++) {
+		unsigned nvf = vfs / pfs + (p < vfs % pfs);
+		json_object *d = json_object_new_object(), *bars, *bar, *v;
+
+		set(d, "bdf", bdf(g, bus, 0, p));
+		set(d, "type", json_object_new_string("endpoint"));
+		set(d, "vendor", jstr("0x%04x", stream ? 0x15b3 : 0x144d));
+		set(d, "device", jstr("0x%04x", stream ? 0x1021 : 0xa824));
+		set(d, "class", jstr("0x%06x", stream ? 0x020000 : 0x010802));
+		set(d, "driver", json_object_new_string(stream ? "mlx5_core" : "nvme"));
+		if (stream)
+			set(d, "tee", json_object_new_boolean(true));
+		bars = json_object_new_array();
+		bar = json_object_new_object();
+		set(bar, "index", json_object_new_int(0));
+		set(bar, "base", jstr("0x%llx", (unsigned long long)(base + p * BAR_SIZE)));
+		set(bar, "size", jstr("0x%llx", (unsigned long long)BAR_SIZE));
+		set(bar, "64bit", json_object_new_boolean(true));
+		set(bar, "prefetchable", json_object_new_boolean(true));
+		json_object_array_add(bars, bar);
+		set(d, "bars", bars);
+		if (stream && p == 0) {
+			json_object *doe = json_object_new_array(), *ide;
+
+			json_object_array_add(doe, json_object_new_string("0001:01"));
+			json_object_array_add(doe, json_object_new_string("0001:02"));
+			set(d, "doe", doe);
+			ide = json_object_new_object();
+			set(ide, "tee_limited", json_object_new_boolean(true));
+			set(ide, "streams", json_object_new_int(2));
+			set(d, "ide", ide);
+			set(d, "connected", json_object_new_string("tsm0"));
+		}
+		if (nvf) {
+			v = json_object_new_object();
+			set(v, "count", json_object_new_int((int)nvf));
+			set(v, "offset", json_object_new_int((int)(rid - p)));
+			set(v, "stride", json_object_new_int(1));
+			set(v, "device", jstr("0x%04x", stream ? 0x101e : 0xa824));
+			set(d, "vfs", v);
+			rid += nvf;
+		}
+		add_child(parent, d);
+	}
+}
+
+static int take_bus(struct hb_gen *g, unsigned *bus)
+{
+	if (g->next_bus >= g->bus0 + BUSES_PER_HB)
+		return -ENOSPC;
+	*bus = g->next_bus++;
+	return 0;
+}
+
+/* Root port -> switch -> @n downstream ports -> one stream NIC each. */
+static int stream_tree(struct hb_gen *g, unsigned n, const unsigned *fns)
+{
+	json_object *rp = root_port(g, 0x14ab), *usp, *ide;
+	unsigned rp_bus, usp_bus;
+	uint64_t first = g->pref_next;
+
+	ide = json_object_new_object();
+	set(ide, "link", json_object_new_boolean(true));
+	set(ide, "sel_cfg", json_object_new_boolean(true));
+	set(ide, "streams", json_object_new_int(STREAMS_PER_RP));
+	set(rp, "ide", ide);
+	if (take_bus(g, &rp_bus) || take_bus(g, &usp_bus))
+		return -ENOSPC;
+	usp = port(g, rp_bus, 0, 0, "upstream_port", 0x1000, 0xc030);
+	add_child(rp, usp);
+	for (unsigned i = 0; i < n; i++) {
+		json_object *dsp = port(g, usp_bus, i, 0, "downstream_port",
+					0x1000, 0xc030);
+		unsigned bus;
+
+		if (take_bus(g, &bus))
+			return -ENOSPC;
+		set(dsp, "pref_window", window(g->pref_next, WINDOW));
+		endpoint(g, dsp, bus, fns[i], 2, true, g->pref_next);
+		g->pref_next += WINDOW;
+		add_child(usp, dsp);
+	}
+	set(usp, "pref_window", window(first, g->pref_next - first));
+	set(rp, "pref_window", window(first, g->pref_next - first));
+	return 0;
+}
+
+/* An extra root port with an NVMe device of @fns - 1 functions (none if 0). */
+static int filler(struct hb_gen *g, unsigned fns)
+{
+	json_object *rp = root_port(g, 0x14ab);
+	unsigned bus;
+
+	if (fns < 2)
+		return 0;
+	if (take_bus(g, &bus))
+		return -ENOSPC;
+	set(rp, "pref_window", window(g->pref_next, WINDOW));
+	endpoint(g, rp, bus, fns - 1, 4, false, g->pref_next);
+	g->pref_next += WINDOW;
+	return 0;
+}
+
+/* The PSP as on an EPYC host: internal bridge, a dummy function 0, then ccp. */
+static int psp(struct hb_gen *g, char **psp_bdf)
+{
+	json_object *rp = root_port(g, 0x14a7), *f0, *f1, *bars, *bar;
+	unsigned bus;
+
+	if (take_bus(g, &bus))
+		return -ENOSPC;
+	set(rp, "mem_window", window(0xf0000000, 0x500000));
+	f0 = json_object_new_object();
+	set(f0, "bdf", bdf(g, bus, 0, 0));
+	set(f0, "type", json_object_new_string("endpoint"));
+	set(f0, "vendor", jstr("0x1022"));
+	set(f0, "device", jstr("0x14c9"));
+	set(f0, "class", jstr("0x130000"));
+	add_child(rp, f0);
+	f1 = json_object_new_object();
+	set(f1, "bdf", bdf(g, bus, 0, 1));
+	set(f1, "type", json_object_new_string("endpoint"));
+	set(f1, "vendor", jstr("0x1022"));
+	set(f1, "device", jstr("0x14ca"));
+	set(f1, "class", jstr("0x108000"));
+	set(f1, "driver", json_object_new_string("ccp"));
+	bars = json_object_new_array();
+	bar = json_object_new_object();
+	set(bar, "index", json_object_new_int(2));
+	set(bar, "base", jstr("0xf0300000"));
+	set(bar, "size", jstr("0x100000"));
+	json_object_array_add(bars, bar);
+	set(f1, "bars", bars);
+	add_child(rp, f1);
+	*psp_bdf = xasprintf("%04x:%02x:00.1", g->domain, bus);
+	return 0;
+}
+
+static unsigned long share(unsigned long total, unsigned long parts,
+			   unsigned long i)
+{
+	return total / parts + (i < total % parts);
+}
+
+/* One host bridge with @fns functions and @streams connected NICs. */
+static int gen_hb(unsigned long h, unsigned long fns, unsigned long streams,
+		  json_object *hbs, char **psp_bdf, char **err)
+{
+	unsigned long rps = (streams + STREAMS_PER_RP - 1) / STREAMS_PER_RP;
+	unsigned long need = 2 * rps + 2 * streams + (h == 0 ? PSP_FNS : 0);
+	unsigned long rest, extra, fillers;
+	struct hb_gen g = {
+		.domain = (unsigned)(h / HBS_PER_DOMAIN),
+		.bus0 = (unsigned)(h % HBS_PER_DOMAIN) * BUSES_PER_HB,
+		.pref_next = 0x10000000000ull + ((uint64_t)h << 36),
+		.devices = json_object_new_array(),
+	};
+	json_object *o = json_object_new_object();
+	unsigned *nic;
+	int rc = 0;
+
+	g.next_bus = g.bus0 + 1;
+	set(o, "domain", json_object_new_int((int)g.domain));
+	set(o, "bus", jstr("0x%02x", g.bus0));
+	set(o, "devices", g.devices);
+	json_object_array_add(hbs, o);
+	if (fns < need) {
+		*err = xasprintf("host bridge %lu: %lu functions cannot hold %lu streams (%lu needed)",
+				 h, fns, streams, need);
+		return -EINVAL;
+	}
+	/* the budget beyond the minimum: first to the NICs, then to fillers */
+	rest = fns - need;
+	extra = streams * (NIC_MAX_FNS - 1);
+	if (extra > rest)
+		extra = rest;
+	rest -= extra;
+	nic = calloc(streams ? streams : 1, sizeof(*nic));
+	if (!nic)
+		abort();
+	for (unsigned long i = 0; i < streams; i++)
+		nic[i] = 1 + (unsigned)share(extra, streams, i);
+	for (unsigned long r = 0; r < rps && !rc; r++) {
+		unsigned long first = r * STREAMS_PER_RP;
+		unsigned long n = streams - first < STREAMS_PER_RP ?
+				  streams - first : STREAMS_PER_RP;
+
+		rc = stream_tree(&g, (unsigned)n, nic + first);
+	}
+	free(nic);
+	if (!rc && h == 0)
+		rc = psp(&g, psp_bdf);
+	fillers = (rest + FILLER_MAX_FNS) / (FILLER_MAX_FNS + 1);
+	for (unsigned long j = 0; j < fillers && !rc; j++) {
+		if (g.next_rp >= 31 * 8)
+			rc = -ENOSPC;
+		else
+			rc = filler(&g, (unsigned)share(rest, fillers, j));
+	}
+	if (rc == -ENOSPC)
+		*err = xasprintf("host bridge %lu: %lu functions and %lu streams need more than %u buses; use more host bridges",
+				 h, fns, streams, BUSES_PER_HB - 1);
+	return rc;
+}
+
+int gen_large(const struct gen_params *p, const char *out, char **err)
+{
+	json_object *root = json_object_new_object(), *hbs, *mods, *mod, *par,
+		    *tsms, *tsm;
+	char *psp_bdf = NULL;
+	int rc = 0;
+
+	*err = NULL;
+	if (!p->host_bridges || p->host_bridges > 4096) {
+		*err = xasprintf("--host-bridges must be 1..4096");
+		rc = -EINVAL;
+		goto out;
+	}
+	set(root, "comment",
+	    jstr("tsm-sim gen-large --functions %lu --host-bridges %lu --streams %lu: "
+		 "a large SEV-TIO host, tsm0 on the PSP; every stream is a TEE NIC's PF0 connected at boot",
+		 p->functions, p->host_bridges, p->streams));
+	set(root, "abi", json_object_new_string(p->abi));
+	mods = json_object_new_array();
+	mod = json_object_new_object();
+	par = json_object_new_object();
+	set(mod, "name", json_object_new_string("ccp"));
+	set(par, "tio", json_object_new_string("Y"));
+	set(mod, "parameters", par);
+	json_object_array_add(mods, mod);
+	set(root, "modules", mods);
+	tsms = json_object_new_array();
+	set(root, "tsms", tsms);
+	hbs = json_object_new_array();
+	set(root, "host_bridges", hbs);
+	for (unsigned long h = 0; h < p->host_bridges && !rc; h++)
+		rc = gen_hb(h, share(p->functions, p->host_bridges, h),
+			    share(p->streams, p->host_bridges, h), hbs,
+			    &psp_bdf, err);
+	if (rc)
+		goto out;
+	tsm = json_object_new_object();
+	set(tsm, "id", json_object_new_int(0));
+	set(tsm, "kind", json_object_new_string("link"));
+	set(tsm, "provider", json_object_new_string("sev-tio"));
+	set(tsm, "parent", json_object_new_string(psp_bdf));
+	json_object_array_add(tsms, tsm);
+	if (json_object_to_file_ext(out, root, JSON_C_TO_STRING_PRETTY |
+					       JSON_C_TO_STRING_NOSLASHESCAPE)) {
+		*err = xasprintf("%s: %s", out, json_util_get_last_err());
+		rc = -EIO;
+	}
+out:
+	free(psp_bdf);
+	json_object_put(root);
+	return rc;
+}
