@@ -281,15 +281,15 @@ static void attach_report(struct handle *h, const char *path)
 /* configfs_release_bin_file(): the bin attribute's write() runs, result ignored */
 static void report_commit(struct handle *h)
 {
-	if (!h->rep || !h->dirty)
+	if (!h->rep)
 		return;
 	pthread_mutex_lock(&FS.report_lock);
-	if (!h->rep->dead) {
+	if (h->dirty && !h->rep->dead) {
 		report_commit_inblob(FS.m, h->rep, h->buf, h->len);
 		tree_sync_reports(FS.m, FS.root);
 	}
-	pthread_mutex_unlock(&FS.report_lock);
 	h->dirty = false;
+	pthread_mutex_unlock(&FS.report_lock);
 }
 
 static int sim_open(const char *path, struct fuse_file_info *fi)
@@ -402,21 +402,29 @@ static int report_write_bin(struct handle *h, const char *buf, size_t size,
 			    off_t off)
 {
 	size_t end = (size_t)off + size;
+	int rc = (int)size;
 
+	pthread_mutex_lock(&FS.report_lock);	/* configfs' buffer mutex */
 	h->dirty = true;	/* write_in_progress is set even when this fails */
-	if (end > REPORT_INBLOB_MAX)
-		return -EFBIG;
+	if (end > REPORT_INBLOB_MAX) {
+		rc = -EFBIG;
+		goto out;
+	}
 	if (end > h->len) {
 		uint8_t *nb = realloc(h->buf, end);
 
-		if (!nb)
-			return -ENOMEM;
+		if (!nb) {
+			rc = -ENOMEM;
+			goto out;
+		}
 		memset(nb + h->len, 0, end - h->len);
 		h->buf = nb;
 		h->len = end;
 	}
 	memcpy(h->buf + off, buf, size);
-	return (int)size;
+out:
+	pthread_mutex_unlock(&FS.report_lock);
+	return rc;
 }
 
 /* configfs_write_iter(): every write(2) is one store of a NUL-terminated copy */
@@ -592,9 +600,8 @@ static int sim_write(const char *path, const char *buf, size_t size, off_t off,
 	const char *attr = h->attr;
 	struct sim_tsm *t;
 	bool bind;
-	int rc;
-
 	char *drv;
+	int rc;
 
 	(void)path;
 	if (!size)
