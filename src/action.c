@@ -371,7 +371,27 @@ static char *rollback_note(const struct action_plan *plan, const struct tsm_snap
 	return next;
 }
 
-char *action_explain(const struct action_plan *plan, const struct tsm_snapshot *now)
+/* Messages quote attribute text from the tree: never let its control bytes reach a terminal. */
+static char *printable(char *msg)
+{
+	size_t n = 0;
+	char *out, *q;
+
+	for (const unsigned char *p = (const unsigned char *)msg; *p; p++)
+		n += *p < 0x20 || *p >= 0x7f ? 4 : 1;
+	out = q = xmalloc(n + 1);
+	for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
+		if (*p < 0x20 || *p >= 0x7f)
+			q += sprintf(q, "\\x%02x", *p);
+		else
+			*q++ = (char)*p;
+	}
+	*q = '\0';
+	free(msg);
+	return out;
+}
+
+static char *explain(const struct action_plan *plan, const struct tsm_snapshot *now)
 {
 	const struct pci_func *f = snapshot_find_func(now, plan->bdf);
 	const char *attr = action_name(plan->action);
@@ -402,6 +422,11 @@ char *action_explain(const struct action_plan *plan, const struct tsm_snapshot *
 	if (plan->action == ACTION_DISCONNECT)
 		return explain_disconnect(plan, now, f);
 	return rollback_note(plan, now, f, explain_connect(plan, now, f));
+}
+
+char *action_explain(const struct action_plan *plan, const struct tsm_snapshot *now)
+{
+	return printable(explain(plan, now));
 }
 
 bool action_stream_secure(const struct ide_stream *s)
@@ -526,6 +551,7 @@ enum action_verdict action_verify(const struct action_plan *plan, const struct t
 				  const struct tsm_snapshot *after, char **note)
 {
 	const struct pci_func *f = snapshot_find_func(after, plan->bdf);
+	enum action_verdict v;
 
 	*note = NULL;
 	if (!f || !f->has_connect) {
@@ -535,8 +561,12 @@ enum action_verdict action_verify(const struct action_plan *plan, const struct t
 		return VERDICT_FAILED;
 	}
 	if (plan->action == ACTION_CONNECT)
-		return verify_connect(plan, after, f, note);
-	return verify_disconnect(plan, before, after, f, note);
+		v = verify_connect(plan, after, f, note);
+	else
+		v = verify_disconnect(plan, before, after, f, note);
+	if (*note)
+		*note = printable(*note);
+	return v;
 }
 
 static void on_signal(int sig)

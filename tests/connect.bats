@@ -587,3 +587,17 @@ stream_links() {
 	[ $((SECONDS - start)) -ge 1 ]
 	wait
 }
+
+@test "text from the tree is quoted escaped in messages, never raw to the terminal" {
+	ROOT=$(mktemp -d "$BATS_TEST_TMPDIR/static.XXXXXX")
+	"$SIM" build "$TOPO/sev-tio.json" "$ROOT" >/dev/null
+	printf 'tsm0\033[2J\n' > "$(dev 0000:41:00.0)/tsm/connect"
+	run --separate-stderr t connect 41:00.0 tsm0
+	[ "$status" -eq 1 ]
+	[ "$stderr" = 'tsmctl connect 0000:41:00.0: already connected to tsm0\x1b[2J; to move it to tsm0, first run '"'tsmctl disconnect 0000:41:00.0'"' (EBUSY)' ]
+	! printf '%s%s' "$output" "$stderr" | grep -q $'\033'
+	run --separate-stderr t disconnect 41:00.0 tsm0
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *'connected to tsm0\x1b[2J, not tsm0'* ]]
+	! printf '%s' "$stderr" | grep -q $'\033'
+}
