@@ -260,8 +260,8 @@ static char *explain_connect(const struct action_plan *plan, const struct tsm_sn
 		else if (!tsm_is_link(t))
 			msg = xasprintf("%s is a %s TSM (pci_mode), which secures devices inside a "
 					"guest (lock/accept); connect needs a link TSM%s%s", t->name,
-					t->mode ? t->mode : "non-link", *links ? ": " : ", and none is registered",
-					links);
+					t->mode ? t->mode : "non-link",
+					*links ? ": " : ", and none is registered", links);
 		else if (!f || !f->nr_doe_features)
 			msg = xasprintf("has no DOE mailbox, so %s cannot set up an SPDM session with "
 					"it (no doe_features)", plan->tsm);
