@@ -39,6 +39,8 @@ static struct pci_access *names_access(void)
 	path = xasprintf("%s/sys/bus/pci", sysfs_is_live() ? "" : sysfs_root_path());
 	pci_set_param(pacc, "sysfs.path", path);
 	free(path);
+	/* No ID cache: on a miss libpci looks up ~ via getpwuid() and reads ~/.pciids-cache. */
+	pci_set_param(pacc, "net.cache_name", "");
 	pci_init(pacc);
 	return pacc;
 }

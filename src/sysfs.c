@@ -84,13 +84,29 @@ static bool path_is_relative_clean(const char *path)
 }
 
 #define MAX_LINK_HOPS 40	/* as the kernel's own limit */
+#define OPENAT2_RETRIES 128	/* each retry follows a mount/rename elsewhere: rare */
+
+/* Names and link text come from the tree: their control bytes never reach the terminal raw. */
+static void put_escaped(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p >= 0x7f)
+			fprintf(stderr, "\\x%02x", *p);
+		else
+			fputc(*p, stderr);
+}
 
 static void report_escape(const char *path, const char *target)
 {
 	static bool reported;
 
-	if (tsmctl_verbose && !reported)
-		fprintf(stderr, "tsmctl: %s -> %s leaves the root; treated as absent\n", path, target);
+	if (tsmctl_verbose && !reported) {
+		fputs("tsmctl: ", stderr);
+		put_escaped(path);
+		fputs(" -> ", stderr);
+		put_escaped(target);
+		fputs(" leaves the root; treated as absent\n", stderr);
+	}
 	reported = true;
 }
 
@@ -178,7 +194,12 @@ static int open_beneath(const char *path, int flags)
 	if (!path_is_relative_clean(path))
 		return -EINVAL;
 	if (have_openat2) {
-		fd = (int)syscall(SYS_openat2, root_fd, path, &how, sizeof(how));
+		/* RESOLVE_BENEATH fails with EAGAIN when a mount or rename races the walk: retry. */
+		for (int tries = 0; tries < OPENAT2_RETRIES; tries++) {
+			fd = (int)syscall(SYS_openat2, root_fd, path, &how, sizeof(how));
+			if (fd >= 0 || errno != EAGAIN)
+				break;
+		}
 		if (fd >= 0)
 			return fd;
 		if (errno == EXDEV)
