@@ -13,6 +13,13 @@ teardown() {
 	unmount_live
 }
 
+# The last run's exit status is N; otherwise show what it printed.
+expect_status() {
+	[ "$status" -eq "$1" ] && return 0
+	printf 'exit %s, expected %s\n--- stdout\n%s\n--- stderr\n%s\n' "$status" "$1" "$output" "${stderr:-}"
+	return 1
+}
+
 dev() {
 	echo "$ROOT/sys/bus/pci/devices/$1"
 }
@@ -66,6 +73,8 @@ wait_for_line() {
 		grep -q "$2" "$1" 2>/dev/null && return 0
 		sleep 0.1
 	done
+	echo "no line matching '$2' in $1:"
+	cat "$1"
 	return 1
 }
 
@@ -80,7 +89,7 @@ stream_links() {
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
 		run strace -f -e trace=write -o "$BATS_TEST_TMPDIR/trace" "$TSMCTL" --sysroot "$ROOT" \
 		connect 81:00.0 tsm0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	[ "${lines[0]}" = "0000:81:00.0: connected to tsm0: stream0.0.0 on pci0000:80 (Stream ID 0), endpoint secure, root port secure" ]
 	[ "${lines[1]}" = "connected 1 of 1 device" ]
 	[ "$(grep -c 'write(.*"tsm' "$BATS_TEST_TMPDIR/trace")" -eq 1 ]
@@ -100,7 +109,7 @@ stream_links() {
 @test "connect -J: one result object with the pinned keys" {
 	mount_live sev-tio
 	run --separate-stderr t connect -J 0000:81:00.0 tsm0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	json_is '.schema_version' 1
 	json_is 'keys' '["results","schema_version"]'
 	json_is '.results | length' 1
@@ -116,13 +125,13 @@ stream_links() {
 	mount_live sev-tio
 	before=$(tree_digest)
 	run t connect 41:00.0 tsm0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	[[ "${lines[0]}" == "0000:41:00.0: already connected to tsm0: stream0.0.0 on pci0000:40 (Stream ID 0)"* ]]
 	[ "${lines[1]}" = "connected 1 of 1 device (1 already)" ]
 	run --separate-stderr t connect -J 41:00.0 tsm0
 	json_is '.results[0] | [.result, .errno, .message]' '["already",null,"already connected to tsm0"]'
 	run --separate-stderr t connect --strict 41:00.0 tsm0
-	[ "$status" -eq 1 ]
+	expect_status 1
 	[ "$stderr" = "tsmctl connect 0000:41:00.0: already connected to tsm0; a failure with --strict (EBUSY)" ]
 	[ "${lines[0]}" = "0000:41:00.0: failed (EBUSY): stream0.0.0 on pci0000:40 (Stream ID 0), endpoint secure, root port secure" ]
 	[ "$(tree_digest)" = "$before" ]
@@ -131,10 +140,10 @@ stream_links() {
 @test "EBUSY: connected to another TSM, the message names it and how to move" {
 	mount_live connect-generic
 	run t connect 01:00.0 tsm0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	before=$(tree_digest)
 	run --separate-stderr t connect 01:00.0 tsm1
-	[ "$status" -eq 1 ]
+	expect_status 1
 	[ "$stderr" = "tsmctl connect 0000:01:00.0: already connected to tsm0; to move it to tsm1, first run 'tsmctl disconnect 0000:01:00.0' (EBUSY)" ]
 	[ "$(cat "$(dev 0000:01:00.0)/tsm/connect")" = tsm0 ]
 	[ "$(tree_digest)" = "$before" ]
@@ -144,7 +153,7 @@ stream_links() {
 	mount_live sev-tio
 	before=$(tree_digest)
 	run --separate-stderr t connect 81:00.0 tsm7
-	[ "$status" -eq 1 ]
+	expect_status 1
 	[ "$stderr" = "tsmctl connect 0000:81:00.0: there is no TSM named tsm7; registered: tsm0 (ENXIO)" ]
 	[ "$output" = "$(printf '0000:81:00.0: failed (ENXIO)\nconnected 0 of 1 device (1 failed)')" ]
 	[ "$(tree_digest)" = "$before" ]
@@ -154,13 +163,13 @@ stream_links() {
 	mount_live devsec-proposed
 	before=$(tree_digest)
 	run --separate-stderr t connect -J 10000:01:00.0 tsm1
-	[ "$status" -eq 1 ]
+	expect_status 1
 	[[ "$stderr" == "tsmctl connect 10000:01:00.0: tsm1 is a devsec TSM (pci_mode)"*"connect needs a link TSM: tsm0 (ENXIO)" ]]
 	json_is '.results[0] | [.result, .errno, .tsm, .streams]' '["failed","ENXIO","tsm1",[]]'
 	[ "$(tree_digest)" = "$before" ]
 	# the link TSM works, and the proposed tsmN/pciDDDD:BB link appears
 	run t connect 10000:01:00.0 tsm0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	tsm0=$(readlink -f "$ROOT/sys/class/tsm/tsm0")
 	[ "$(readlink -f "$tsm0/pci10000:00")" = "$(readlink -f "$ROOT/sys/devices/faux/devsec_bus/pci10000:00")" ]
 }
@@ -168,7 +177,7 @@ stream_links() {
 @test "ENXIO from the kernel: no CMA mailbox, no DOE mailbox, a host bridge the TSM does not serve" {
 	mount_live connect-sev-tio
 	run --separate-stderr t connect --keep-going 41:00.0 46:00.0 81:00.0 tsm0
-	[ "$status" -eq 1 ]
+	expect_status 1
 	[ "${stderr_lines[0]}" = "tsmctl connect 0000:41:00.0: has no CMA/SPDM DOE mailbox (doe_features lacks 0001:01), so tsm0 cannot authenticate it; nothing is left behind (tsm/connect reads empty, no stream) (ENXIO)" ]
 	[ "${stderr_lines[1]}" = "tsmctl connect 0000:46:00.0: has no DOE mailbox, so tsm0 cannot set up an SPDM session with it (no doe_features); nothing is left behind (tsm/connect reads empty, no stream) (ENXIO)" ]
 	[[ "${stderr_lines[2]}" == "tsmctl connect 0000:81:00.0: tsm0 declined the device: it does not serve pci0000:80,"*"(ENXIO)" ]]
@@ -184,7 +193,7 @@ stream_links() {
 @test "EFAULT: SEV-TIO needs secure SPDM (0001:02) on the CMA mailbox" {
 	mount_live connect-sev-tio
 	run --separate-stderr t connect -J 42:00.0 tsm0
-	[ "$status" -eq 1 ]
+	expect_status 1
 	json_is '.results[0] | [.result, .errno]' '["failed","EFAULT"]'
 	[[ "$stderr" == *"tsm0 needs secure SPDM on the CMA mailbox, and doe_features lacks 0001:02"*"(EFAULT)" ]]
 	[ "$(cat "$(dev 0000:42:00.0)/tsm/connect")" = "" ]
@@ -193,7 +202,7 @@ stream_links() {
 @test "fault knobs: EIO after setup (SEV-TIO), EIO after register and ETIMEDOUT after enable are rolled back" {
 	mount_live connect-sev-tio
 	run --separate-stderr t connect 47:00.0 tsm0
-	[ "$status" -eq 1 ]
+	expect_status 1
 	[ "$stderr" = "tsmctl connect 0000:47:00.0: tsm0 failed the connect: Input/output error; see the kernel log; nothing is left behind (tsm/connect reads empty, no stream) (EIO)" ]
 	[ "$(cat "$(dev 0000:47:00.0)/tsm/connect")" = "" ]
 	[ "$(avail pci0000:40)" = 256 ]
@@ -204,7 +213,7 @@ stream_links() {
 
 	mount_live connect-generic
 	run --separate-stderr t connect -J --keep-going 02:00.0 05:00.0 tsm0
-	[ "$status" -eq 1 ]
+	expect_status 1
 	json_is '[.results[] | [.result, .errno]]' '[["failed","EIO"],["failed","ETIMEDOUT"]]'
 	json_is '[.results[].streams | length]' '[0,0]'
 	json_is '[.results[].available_secure_streams]' '[8,8]'
@@ -220,7 +229,7 @@ stream_links() {
 @test "EBUSY: the Stream ID SEV-TIO picks is held by a stream enabled since boot" {
 	mount_live connect-sev-tio
 	run --separate-stderr t connect 61:00.0 tsm0
-	[ "$status" -eq 1 ]
+	expect_status 1
 	[[ "$stderr" == "tsmctl connect 0000:61:00.0: tsm0 found no free Stream ID for a new stream on pci0000:60"*"(EBUSY)" ]]
 	[ "$(cat "$(dev 0000:61:00.0)/tsm/connect")" = "" ]
 	[ "$(avail pci0000:60)" = 256 ]
@@ -229,10 +238,10 @@ stream_links() {
 @test "ENOMEM: a used-up pool, and a switch upstream port the IDE helpers refuse" {
 	mount_live connect-generic
 	run t connect 0001:01:00.0 tsm0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	[ "$(avail pci0001:00)" = 0 ]
 	run --separate-stderr t connect --keep-going 0001:02:00.0 08:00.0 tsm0
-	[ "$status" -eq 1 ]
+	expect_status 1
 	[[ "${stderr_lines[0]}" == "tsmctl connect 0001:02:00.0: the pci0001:00 stream pool is used up (available_secure_streams 0): disconnect another device below pci0001:00 first;"*"(ENOMEM)" ]]
 	[[ "${stderr_lines[1]}" == "tsmctl connect 0000:08:00.0: tsm0 could not set up an IDE stream: the device is a switch upstream port, and the kernel's IDE helpers set up streams only for PCIe endpoints;"*"(ENOMEM)" ]]
 	[ "$(cat "$(dev 0001:02:00.0)/tsm/connect")" = "" ]
@@ -242,7 +251,7 @@ stream_links() {
 @test "a stream that comes up INSECURE is a failure although the kernel accepted the connect (SEV-TIO keeps it)" {
 	mount_live connect-sev-tio
 	run --separate-stderr t connect -J --keep-going 43:00.0 44:00.0 tsm0
-	[ "$status" -eq 1 ]
+	expect_status 1
 	json_is '[.results[] | [.result, .errno, .tsm]]' '[["failed",null,"tsm0"],["failed",null,"tsm0"]]'
 	json_is '[.results[].streams[] | [.name, .endpoint_state, .root_port_state]]' \
 		'[["stream0.0.0","insecure","disabled"],["stream1.0.0","disabled","insecure"]]'
@@ -260,13 +269,13 @@ stream_links() {
 @test "IDE_FAIL on a partner is a warning, and a failure with --strict" {
 	mount_live connect-sev-tio
 	run --separate-stderr t connect 45:00.0 tsm0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	[ "${lines[0]}" = "0000:45:00.0: connected to tsm0: stream0.0.0 on pci0000:40 (Stream ID 0), endpoint secure, root port secure; warning: stream0.0.0: the root port reports IDE_FAIL (it received an IDE Fail message)" ]
 	[ $(($(sel_reg 0000:40:05.1 0 sts) >> 31)) -eq 1 ]
 	run t disconnect 45:00.0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	run --separate-stderr t connect --strict -J 45:00.0 tsm0
-	[ "$status" -eq 1 ]
+	expect_status 1
 	json_is '.results[0] | [.result, .errno]' '["failed",null]'
 	[[ "$stderr" == "tsmctl connect 0000:45:00.0: connected to tsm0, but stream0.0.0: the root port reports IDE_FAIL"*"a failure with --strict" ]]
 }
@@ -274,7 +283,7 @@ stream_links() {
 @test "the generic TSM releases a stream that stays INSECURE: ENXIO, nothing left" {
 	mount_live connect-generic
 	run --separate-stderr t connect 06:00.0 tsm0
-	[ "$status" -eq 1 ]
+	expect_status 1
 	[[ "$stderr" == *"did not come up SECURE and was released"*"nothing is left behind"*"(ENXIO)" ]]
 	[ "$(cat "$(dev 0000:06:00.0)/tsm/connect")" = "" ]
 	[ "$(stream_links)" = "" ]
@@ -284,7 +293,7 @@ stream_links() {
 @test "a device that vanishes during the connect is reported as gone" {
 	mount_live connect-generic
 	run --separate-stderr t connect 07:00.0 tsm0
-	[ "$status" -eq 1 ]
+	expect_status 1
 	[ "$stderr" = "tsmctl connect 0000:07:00.0: the device is gone after the connect (surprise removal?)" ]
 	[ ! -e "$(dev 0000:07:00.0)" ]
 	[ "$(stream_links)" = "" ]
@@ -294,7 +303,7 @@ stream_links() {
 	mount_live sev-tio
 	before=$(tree_digest)
 	run --separate-stderr t connect --keep-going 41:00.1 82:00.0 tsm0
-	[ "$status" -eq 1 ]
+	expect_status 1
 	[ "${stderr_lines[0]}" = "tsmctl connect 0000:41:00.1: has no tsm/connect: the kernel connects a slot through its function 0 (0000:41:00.0), and that covers the other functions (ENOENT)" ]
 	[[ "${stderr_lines[1]}" == "tsmctl connect 0000:82:00.0: has no tsm/connect: the kernel offers it only on function 0"*"(ENOENT)" ]]
 	[ "$(tree_digest)" = "$before" ]
@@ -302,9 +311,9 @@ stream_links() {
 
 	mount_live connect-generic
 	run t connect 01:00.0 tsm0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	run --separate-stderr t connect 01:00.1 tsm0
-	[ "$status" -eq 1 ]
+	expect_status 1
 	[ "$stderr" = "tsmctl connect 0000:01:00.1: a dependent function has no tsm/connect: its DSM 0000:01:00.0 manages it; connect 0000:01:00.0 instead (ENOENT)" ]
 }
 
@@ -315,7 +324,7 @@ stream_links() {
 	[ ! -e "$pf1/tsm" ]
 	[ "$(avail faux/devsec_bus/pci10000:00)" = 4 ]
 	run --separate-stderr t connect -J 10000:01:00.0 tsm0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	json_is '.results[0] | [.result, .tsm, .available_secure_streams, (.streams | length)]' '["ok","tsm0",3,1]'
 	[ "$(avail faux/devsec_bus/pci10000:00)" = 3 ]
 	[ "$(avail faux/devsec_bus/pci10001:02)" = 4 ]
@@ -333,7 +342,7 @@ stream_links() {
 @test "--all connects every unconnected device with tsm/connect, and only those" {
 	mount_live devsec
 	run t connect --all tsm0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	[ "${#lines[@]}" -eq 3 ]
 	[[ "${lines[0]}" == "10000:01:00.0: connected to tsm0: stream0.0.0 on pci10000:00"* ]]
 	[[ "${lines[1]}" == "10001:03:00.0: connected to tsm0: stream0.0.0 on pci10001:02"* ]]
@@ -341,14 +350,14 @@ stream_links() {
 	[ "$(avail faux/devsec_bus/pci10000:00)" = 3 ]
 	[ "$(avail faux/devsec_bus/pci10001:02)" = 3 ]
 	run --separate-stderr t connect --all tsm0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	[ "$output" = "connected 0 of 0 devices" ]
 	[ "$stderr" = "tsmctl connect: every device with tsm/connect is connected already" ]
 	unmount_live
 
 	mount_live sev-tio
 	run --separate-stderr t connect -J --all tsm0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	json_is '[.results[] | [.bdf, .result]]' '[["0000:81:00.0","ok"]]'
 	[ "$(cat "$(dev 0000:41:00.0)/tsm/connect")" = tsm0 ]
 	[ "$(cat "$(dev 0000:81:00.0)/tsm/connect")" = tsm0 ]
@@ -358,14 +367,14 @@ stream_links() {
 	mount_live sev-tio
 	before=$(tree_digest)
 	run --separate-stderr t connect --dry-run 81:00.0 tsm0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	[ "${lines[0]}" = "0000:81:00.0: would write 'tsm0' to $ROOT/sys/bus/pci/devices/0000:81:00.0/tsm/connect" ]
 	[ "${lines[1]}" = "would connect 1 of 1 device" ]
 	run --separate-stderr t connect --dry-run -J --all tsm0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	json_is '[.results[] | [.bdf, .result, .errno]]' '[["0000:81:00.0","ok",null]]'
 	run --separate-stderr t connect --dry-run --keep-going 41:00.0 81:00.0 tsm3
-	[ "$status" -eq 1 ]
+	expect_status 1
 	[[ "${stderr_lines[0]}" == "tsmctl connect 0000:41:00.0: already connected to tsm0; to move it to tsm3,"* ]]
 	[ "${stderr_lines[1]}" = "tsmctl connect 0000:81:00.0: there is no TSM named tsm3; registered: tsm0 (ENXIO)" ]
 	[ "$(tree_digest)" = "$before" ]
@@ -375,7 +384,7 @@ stream_links() {
 @test "a fault halfway through a batch: default stops and reports the rest skipped" {
 	mount_live connect-generic
 	run --separate-stderr t connect 01:00.0 02:00.0 03:00.0 tsm0
-	[ "$status" -eq 1 ]
+	expect_status 1
 	[[ "${lines[0]}" == "0000:01:00.0: connected to tsm0: stream0.0.0 on pci0000:00"* ]]
 	[ "${lines[1]}" = "0000:02:00.0: failed (EIO)" ]
 	[ "${lines[2]}" = "0000:03:00.0: skipped (not attempted after 0000:02:00.0 failed; --keep-going goes on)" ]
@@ -390,7 +399,7 @@ stream_links() {
 @test "--keep-going goes on after the fault; JSON has a result for every target" {
 	mount_live connect-generic
 	run --separate-stderr t connect -J --keep-going 01:00.0 02:00.0 03:00.0 tsm0
-	[ "$status" -eq 1 ]
+	expect_status 1
 	json_is '[.results[] | [.bdf, .result, .errno]]' \
 		'[["0000:01:00.0","ok",null],["0000:02:00.0","failed","EIO"],["0000:03:00.0","ok",null]]'
 	json_is '[.results[].available_secure_streams]' '[7,7,6]'
@@ -399,9 +408,9 @@ stream_links() {
 	[ "$(stream_links)" = "stream0.0.0 stream1.0.0 " ]
 	# without -J: the same, as lines and a summary
 	run t disconnect --all
-	[ "$status" -eq 0 ]
+	expect_status 0
 	run --separate-stderr t connect --keep-going 01:00.0 02:00.0 03:00.0 tsm0
-	[ "$status" -eq 1 ]
+	expect_status 1
 	[ "${lines[3]}" = "connected 2 of 3 devices (1 failed)" ]
 }
 
@@ -492,41 +501,41 @@ stream_links() {
 	for bdf in ../../x 0000:81:00.0/../41:00.0 "81:00.0;" " 81:00.0" 81:00.0/ 81:00..0 \
 		zz:00.0 81:00.8 81:20.0 0000:0000:81:00.0 "" 81 tsm0/../x; do
 		run --separate-stderr t connect "$bdf" tsm0
-		[ "$status" -eq 2 ] || { echo "accepted: '$bdf'"; return 1; }
+		expect_status 2 || { echo "accepted: '$bdf'"; return 1; }
 		[[ "$stderr" == "tsmctl connect: invalid PCI address '$bdf' (expected [DDDD:]BB:DD.F)"* ]]
 	done
 	run --separate-stderr t connect 0000:99:00.0 tsm0
-	[ "$status" -eq 2 ]
+	expect_status 2
 	[ "$stderr" = "tsmctl connect: 0000:99:00.0: no such PCI device (see 'tsmctl devices --all')" ]
 	# a device that does not exist stops the whole batch, also the good targets
 	run t connect 81:00.0 99:00.0 tsm0
-	[ "$status" -eq 2 ]
+	expect_status 2
 	for tsm in tsm TSM0 tsm01 tsm-1 tsm0x "tsm 0" tsm0/ ../tsm0 " tsm0"; do
 		run --separate-stderr t connect 81:00.0 "$tsm"
-		[ "$status" -eq 2 ] || { echo "accepted TSM: '$tsm'"; return 1; }
+		expect_status 2 || { echo "accepted TSM: '$tsm'"; return 1; }
 		[[ "$stderr" == "tsmctl connect: invalid TSM name '$tsm' (expected tsmN)"* ]]
 	done
 	run t connect tsm0
-	[ "$status" -eq 2 ]
+	expect_status 2
 	run t connect
-	[ "$status" -eq 2 ]
+	expect_status 2
 	run t connect --all 81:00.0 tsm0
-	[ "$status" -eq 2 ]
+	expect_status 2
 	run --separate-stderr t connect 81:00.0 0000:81:00.0 tsm0
-	[ "$status" -eq 2 ]
+	expect_status 2
 	[[ "$stderr" == "tsmctl connect: 0000:81:00.0 is given twice"* ]]
 	run t connect --wait -1 81:00.0 tsm0
-	[ "$status" -eq 2 ]
+	expect_status 2
 	[ "$(tree_digest)" = "$before" ]
 }
 
 @test "-v prints each sysfs path written; --help follows the usual layout" {
 	mount_live sev-tio
 	run --separate-stderr t connect -v 81:00.0 tsm0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	[ "$stderr" = "tsmctl connect: writing 'tsm0' to $ROOT/sys/bus/pci/devices/0000:81:00.0/tsm/connect" ]
 	run t connect --help
-	[ "$status" -eq 0 ]
+	expect_status 0
 	[ "${lines[0]}" = "Usage:" ]
 	[[ "$output" == *"--keep-going"*"--wait SECONDS"* ]]
 	[[ "$output" == *"For more details see tsmctl-connect(8)." ]]
@@ -544,7 +553,7 @@ stream_links() {
 	before=$(tree_digest)
 	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$TSMCTL" --sysroot "$ROOT" connect 81:00.0 tsm0
-	[ "$status" -eq 1 ]
+	expect_status 1
 	[ "$stderr" = "tsmctl connect 0000:81:00.0: writing tsm/connect needs root (CAP_SYS_ADMIN): run tsmctl as root (EACCES)" ]
 	[ "$(tree_digest)" = "$before" ]
 }
@@ -559,7 +568,7 @@ stream_links() {
 	mount --bind "$ROOT/sys/bus" "$W/sys/bus"
 	BINDS=("$W/sys/bus" "${BINDS[@]}")
 	run --separate-stderr "$TSMCTL" --sysroot "$W" connect --wait 0.3 81:00.0 tsm0
-	[ "$status" -eq 1 ]
+	expect_status 1
 	[ "${stderr_lines[0]}" = "tsmctl connect: gave up waiting after 0.3 s for tsm0 and the devices' tsm/connect" ]
 	[[ "${stderr_lines[1]}" == *"there is no TSM named tsm0: none is registered"*"(ENXIO)" ]]
 	[ "$(cat "$(dev 0000:81:00.0)/tsm/connect")" = "" ]
@@ -582,7 +591,7 @@ stream_links() {
 	( sleep 1; mv "$BATS_TEST_TMPDIR/tsm-later" "$gpu/tsm" ) &
 	start=$SECONDS
 	run t connect --dry-run --wait 10 81:00.0 tsm0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	[ "${lines[0]}" = "0000:81:00.0: would write 'tsm0' to $ROOT/sys/bus/pci/devices/0000:81:00.0/tsm/connect" ]
 	[ $((SECONDS - start)) -ge 1 ]
 	wait
@@ -593,11 +602,11 @@ stream_links() {
 	"$SIM" build "$TOPO/sev-tio.json" "$ROOT" >/dev/null
 	printf 'tsm0\033[2J\n' > "$(dev 0000:41:00.0)/tsm/connect"
 	run --separate-stderr t connect 41:00.0 tsm0
-	[ "$status" -eq 1 ]
+	expect_status 1
 	[ "$stderr" = 'tsmctl connect 0000:41:00.0: already connected to tsm0\x1b[2J; to move it to tsm0, first run '"'tsmctl disconnect 0000:41:00.0'"' (EBUSY)' ]
 	! printf '%s%s' "$output" "$stderr" | grep -q $'\033'
 	run --separate-stderr t disconnect 41:00.0 tsm0
-	[ "$status" -eq 1 ]
+	expect_status 1
 	[[ "$stderr" == *'connected to tsm0\x1b[2J, not tsm0'* ]]
 	! printf '%s' "$stderr" | grep -q $'\033'
 }

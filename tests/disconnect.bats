@@ -8,6 +8,13 @@ teardown() {
 	unmount_live
 }
 
+# The last run's exit status is N; otherwise show what it printed.
+expect_status() {
+	[ "$status" -eq "$1" ] && return 0
+	printf 'exit %s, expected %s\n--- stdout\n%s\n--- stderr\n%s\n' "$status" "$1" "$output" "${stderr:-}"
+	return 1
+}
+
 dev() {
 	echo "$ROOT/sys/bus/pci/devices/$1"
 }
@@ -49,7 +56,7 @@ stream_links() {
 	mount_live sev-tio
 	[ "$(sel0_ctl 0000:41:00.0)" = 0x00c00001 ]
 	run --separate-stderr t disconnect 41:00.0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	[ "${lines[0]}" = "0000:41:00.0: disconnected from tsm0; removed stream0.0.0 on pci0000:40 (Stream ID 0), endpoint secure, root port secure; 256 secure streams available" ]
 	[ "${lines[1]}" = "disconnected 1 of 1 device" ]
 	[ -z "$stderr" ]
@@ -65,7 +72,7 @@ stream_links() {
 @test "disconnect -J: the streams that went away with their last state, and the pool afterwards" {
 	mount_live sev-tio
 	run --separate-stderr t disconnect -J 0000:41:00.0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	json_is 'keys' '["results","schema_version"]'
 	json_is '.results[0] | keys' '["action","available_secure_streams","bdf","errno","message","result","streams","tsm"]'
 	json_is '.results[0] | [.bdf, .action, .result, .errno, .message, .tsm, .available_secure_streams]' \
@@ -85,7 +92,7 @@ stream_links() {
 	[ "$(cat "$pf0/tsm/bound")" = "" ]
 	[ ! -e "$pf1/tsm" ]
 	run t connect 10000:01:00.0 tsm0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	[ "$(avail $hb)" = 3 ]
 	[ "$(cat "$pf0/tsm/connect")" = tsm0 ]
 	[ "$(cat "$pf0/tsm/dsm")" = 10000:01:00.0 ]
@@ -95,7 +102,7 @@ stream_links() {
 	echo 10000:01:00.1 > "$ROOT/sys/devices/faux/devsec_link_tsm/tsm_bind"
 	[ "$(cat "$pf1/tsm/bound")" = tsm0 ]
 	run --separate-stderr t disconnect -J 10000:01:00.0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	json_is '.results[0] | [.result, .tsm, .available_secure_streams, [.streams[].name]]' \
 		'["ok","tsm0",4,["stream0.0.0"]]'
 	[ "$(avail $hb)" = 4 ]
@@ -112,12 +119,12 @@ stream_links() {
 @test "the TSM defaults to the connected one; naming it works too" {
 	mount_live devsec
 	run t connect --all tsm0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	run --separate-stderr t disconnect 10000:01:00.0 tsm0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	[[ "${lines[0]}" == "10000:01:00.0: disconnected from tsm0; removed stream0.0.0 on pci10000:00"*"; 4 secure streams available" ]]
 	run --separate-stderr t disconnect 10001:03:00.0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	[[ "${lines[0]}" == "10001:03:00.0: disconnected from tsm0; removed stream0.0.0 on pci10001:02"* ]]
 	[ "$(stream_links)" = "" ]
 }
@@ -125,14 +132,14 @@ stream_links() {
 @test "EINVAL: the wrong TSM is refused before writing, and the right one named" {
 	mount_live connect-generic
 	run t connect 01:00.0 tsm0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	before=$(tree_digest)
 	run --separate-stderr t disconnect -J 01:00.0 tsm1
-	[ "$status" -eq 1 ]
+	expect_status 1
 	[ "$stderr" = "tsmctl disconnect 0000:01:00.0: connected to tsm0, not tsm1: run 'tsmctl disconnect 0000:01:00.0' (the TSM may be left out) (EINVAL)" ]
 	json_is '.results[0] | [.result, .errno, .tsm, [.streams[].name]]' '["failed","EINVAL","tsm1",["stream0.0.0"]]'
 	run --separate-stderr t disconnect 01:00.0 tsm9
-	[ "$status" -eq 1 ]
+	expect_status 1
 	[[ "$stderr" == *"connected to tsm0, not tsm9 (and there is no TSM of that name)"*"(EINVAL)" ]]
 	[ "$(tree_digest)" = "$before" ]
 	[ "$(cat "$(dev 0000:01:00.0)/tsm/connect")" = tsm0 ]
@@ -142,7 +149,7 @@ stream_links() {
 	mount_live devsec-proposed
 	run t connect 10000:01:00.0 tsm0
 	run --separate-stderr t disconnect 10000:01:00.0 tsm1
-	[ "$status" -eq 1 ]
+	expect_status 1
 	[[ "$stderr" == "tsmctl disconnect 10000:01:00.0: connected to tsm0, not tsm1:"*"(EINVAL)" ]]
 	[ "$(cat "$(dev 10000:01:00.0)/tsm/connect")" = tsm0 ]
 }
@@ -151,11 +158,11 @@ stream_links() {
 	mount_live sev-tio
 	before=$(tree_digest)
 	run --separate-stderr t disconnect 81:00.0
-	[ "$status" -eq 1 ]
+	expect_status 1
 	[ "$stderr" = "tsmctl disconnect 0000:81:00.0: not connected to any TSM; nothing to disconnect (ENXIO)" ]
 	[ "$output" = "$(printf '0000:81:00.0: failed (ENXIO)\ndisconnected 0 of 1 device (1 failed)')" ]
 	run --separate-stderr t disconnect -J 41:00.1
-	[ "$status" -eq 1 ]
+	expect_status 1
 	json_is '.results[0] | [.result, .errno, .tsm]' '["failed","ENOENT",null]'
 	[[ "$stderr" == *"has no tsm/disconnect: the kernel connects a slot through its function 0 (0000:41:00.0)"* ]]
 	[ "$(tree_digest)" = "$before" ]
@@ -167,20 +174,20 @@ stream_links() {
 	run t connect 03:00.0 0001:01:00.0 tsm1
 	[ "$(stream_links)" = "stream0.0.0 stream0.0.0 stream1.0.0 " ]
 	run --separate-stderr t disconnect -J --all tsm1
-	[ "$status" -eq 0 ]
+	expect_status 0
 	json_is '[.results[] | [.bdf, .result, .tsm, .available_secure_streams]]' \
 		'[["0000:03:00.0","ok","tsm1",7],["0001:01:00.0","ok","tsm1",1]]'
 	[ "$(cat "$(dev 0000:01:00.0)/tsm/connect")" = tsm0 ]
 	[ "$(cat "$(dev 0000:03:00.0)/tsm/connect")" = "" ]
 	run --separate-stderr t disconnect --all
-	[ "$status" -eq 0 ]
+	expect_status 0
 	[[ "${lines[0]}" == "0000:01:00.0: disconnected from tsm0; removed stream0.0.0 on pci0000:00"*"; 8 secure streams available" ]]
 	[ "${lines[1]}" = "disconnected 1 of 1 device" ]
 	[ "$(stream_links)" = "" ]
 	[ "$(avail pci0000:00)" = 8 ]
 	[ "$(avail pci0001:00)" = 1 ]
 	run --separate-stderr t disconnect --all
-	[ "$status" -eq 0 ]
+	expect_status 0
 	[ "$output" = "disconnected 0 of 0 devices" ]
 	[ "$stderr" = "tsmctl disconnect: no device is connected" ]
 }
@@ -189,11 +196,11 @@ stream_links() {
 	mount_live sev-tio
 	before=$(tree_digest)
 	run --separate-stderr t disconnect --dry-run 41:00.0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	[ "${lines[0]}" = "0000:41:00.0: would write 'tsm0' to $ROOT/sys/bus/pci/devices/0000:41:00.0/tsm/disconnect; would remove stream0.0.0 on pci0000:40 (Stream ID 0), endpoint secure, root port secure" ]
 	[ "${lines[1]}" = "would disconnect 1 of 1 device" ]
 	run --separate-stderr t disconnect --dry-run -J --all
-	[ "$status" -eq 0 ]
+	expect_status 0
 	json_is '[.results[] | [.bdf, .result, .tsm, [.streams[].name]]]' '[["0000:41:00.0","ok","tsm0",["stream0.0.0"]]]'
 	[ "$(tree_digest)" = "$before" ]
 	[ "$(cat "$(dev 0000:41:00.0)/tsm/connect")" = tsm0 ]
@@ -202,7 +209,7 @@ stream_links() {
 @test "default stops at the first failure; --keep-going goes on" {
 	mount_live sev-tio
 	run --separate-stderr t disconnect 81:00.0 41:00.0
-	[ "$status" -eq 1 ]
+	expect_status 1
 	[ "${lines[0]}" = "0000:81:00.0: failed (ENXIO)" ]
 	[ "${lines[1]}" = "0000:41:00.0: skipped (not attempted after 0000:81:00.0 failed; --keep-going goes on)" ]
 	[ "${lines[2]}" = "disconnected 0 of 2 devices (1 failed, 1 skipped)" ]
@@ -210,7 +217,7 @@ stream_links() {
 	run --separate-stderr t disconnect -J 81:00.0 41:00.0
 	json_is '[.results[] | [.result, .errno, .tsm]]' '[["failed","ENXIO",null],["skipped",null,"tsm0"]]'
 	run --separate-stderr t disconnect --keep-going 81:00.0 41:00.0
-	[ "$status" -eq 1 ]
+	expect_status 1
 	[[ "${lines[1]}" == "0000:41:00.0: disconnected from tsm0;"* ]]
 	[ "${lines[2]}" = "disconnected 1 of 2 devices (1 failed)" ]
 	[ "$(cat "$(dev 0000:41:00.0)/tsm/connect")" = "" ]
@@ -219,10 +226,10 @@ stream_links() {
 @test "a stream SEV-TIO left INSECURE is released by disconnect" {
 	mount_live connect-sev-tio
 	run t connect 43:00.0 tsm0
-	[ "$status" -eq 1 ]
+	expect_status 1
 	[ -L "$ROOT/sys/devices/pci0000:40/stream0.0.0" ]
 	run --separate-stderr t disconnect -J 43:00.0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	json_is '.results[0] | [.result, .available_secure_streams, .streams]' \
 		'["ok",256,[{"name":"stream0.0.0","host_bridge":"pci0000:40","stream_id":0,"endpoint_state":"insecure","root_port_state":"disabled"}]]'
 	[ ! -L "$ROOT/sys/devices/pci0000:40/stream0.0.0" ]
@@ -232,7 +239,7 @@ stream_links() {
 @test "two processes disconnecting the same device at once: one disconnects, the other finds nothing" {
 	mount_live connect-generic
 	run t connect 04:00.0 tsm0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	t disconnect -J 04:00.0 > "$BATS_TEST_TMPDIR/a" &
 	a=$!
 	t disconnect -J 04:00.0 > "$BATS_TEST_TMPDIR/b" &
@@ -250,8 +257,7 @@ stream_links() {
 @test "SIGTERM during a batch: the current disconnect completes, the rest is skipped, exit 143" {
 	mount_live connect-generic
 	run t connect 04:00.0 03:00.0 tsm0
-	echo "$output"
-	[ "$status" -eq 0 ]
+	expect_status 0
 	# 0000:04:00.0's store holds the lock for 1.5 s: the signal lands during it
 	"$TSMCTL" --sysroot "$ROOT" disconnect -v 04:00.0 03:00.0 > "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" &
 	pid=$!
@@ -278,15 +284,15 @@ stream_links() {
 		"--all 41:00.0" "" "0000:99:00.0" "41:00.0 41:00.0" "tsm0"; do
 		# shellcheck disable=SC2086
 		run --separate-stderr t disconnect $args
-		[ "$status" -eq 2 ] || { echo "accepted: '$args'"; return 1; }
+		expect_status 2 || { echo "accepted: '$args'"; return 1; }
 	done
 	run --separate-stderr t disconnect 41:00.0 TSM0
-	[ "$status" -eq 2 ]
+	expect_status 2
 	[[ "$stderr" == "tsmctl disconnect: invalid PCI address 'TSM0' (expected [DDDD:]BB:DD.F)"* ]]
 	run --separate-stderr t disconnect 41:00.0 tsm00
 	[[ "$stderr" == "tsmctl disconnect: invalid TSM name 'tsm00' (expected tsmN)"* ]]
 	run t disconnect --wait 1 41:00.0
-	[ "$status" -eq 2 ]
+	expect_status 2
 	[ "$(tree_digest)" = "$before" ]
 }
 
@@ -299,10 +305,10 @@ stream_links() {
 	done
 	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$TSMCTL" --sysroot "$ROOT" disconnect 41:00.0
-	[ "$status" -eq 1 ]
+	expect_status 1
 	[ "$stderr" = "tsmctl disconnect 0000:41:00.0: writing tsm/disconnect needs root (CAP_SYS_ADMIN): run tsmctl as root (EACCES)" ]
 	[ "$(cat "$(dev 0000:41:00.0)/tsm/connect")" = tsm0 ]
 	run --separate-stderr t disconnect -v 41:00.0
-	[ "$status" -eq 0 ]
+	expect_status 0
 	[ "$stderr" = "tsmctl disconnect: writing 'tsm0' to $ROOT/sys/bus/pci/devices/0000:41:00.0/tsm/disconnect" ]
 }
