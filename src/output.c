@@ -107,31 +107,6 @@ struct table *table_new(const struct output_opts *o, const struct column *cols)
 	return t;
 }
 
-/* Control characters in table cells are shown escaped, never sent to the terminal. */
-static char *escape_cell(char *s)
-{
-	size_t n = 0, len;
-	char *out, *q;
-
-	if (!s)
-		return NULL;
-	for (const char *p = s; *p; p++)
-		n += ((unsigned char)*p < 0x20 || *p == 0x7f) ? 4 : 1;
-	len = strlen(s);
-	if (n == len)
-		return s;
-	out = q = xmalloc(n + 1);
-	for (const char *p = s; *p; p++) {
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			q += sprintf(q, "\\x%02x", (unsigned char)*p);
-		else
-			*q++ = *p;
-	}
-	*q = '\0';
-	free(s);
-	return out;
-}
-
 void table_add_row(struct table *t, char **values)
 {
 	struct libscols_line *ln = scols_table_new_line(t->tb, NULL);
@@ -140,8 +115,9 @@ void table_add_row(struct table *t, char **values)
 		fputs("tsmctl: out of memory\n", stderr);
 		abort();
 	}
+	/* libsmartcols prints control bytes and '\' as \xNN in every mode: escaping first doubled it. */
 	for (size_t i = 0; i < t->ncols; i++) {
-		char *v = escape_cell(values[i]);
+		char *v = values[i];
 
 		if (v && scols_line_refer_data(ln, i, v))
 			free(v);
