@@ -37,7 +37,7 @@ HDRS := $(wildcard include/tsmctl/*.h)
 
 BUILD_DEBS := gcc make pkg-config libpci-dev libkmod-dev libjson-c-dev libsmartcols-dev \
 	libfuse3-dev pciutils scdoc
-TEST_DEBS := bats jq fuse3 xz-utils util-linux valgrind strace man-db groff-base
+TEST_DEBS := bats jq fuse3 xz-utils util-linux perl valgrind strace man-db groff-base
 DEPS_STAMP := $(BUILDDIR)/.deps-build
 
 MAN_SRCS := $(wildcard man/*.scd)
@@ -83,7 +83,7 @@ unit: $(BUILDDIR)/test-ide
 	$(BUILDDIR)/test-ide
 
 # The suite: decoder unit tests, the simulator's own tests, then tsmctl's.
-check: all $(BUILDDIR)/.deps-test unit check-man
+check: all $(BUILDDIR)/.deps-test unit unit-names check-man
 	$(MAKE) -C tests/sim check
 	TSMCTL=$(abspath $(BUILDDIR)/tsmctl) bats --tap tests
 	$(MAKE) check-valgrind
@@ -142,7 +142,7 @@ uninstall:
 	$(UNINSTALL_CONTRIB)
 
 clean:
-	rm -rf obj man/*.8 tsmctl test-ide .deps-build .deps-test $(ASAN_DIR) build-bench
+	rm -rf obj man/*.8 tsmctl test-ide test-names build-fuzz .deps-build .deps-test $(ASAN_DIR) build-bench
 	$(MAKE) -C tests/sim clean
 
 .PHONY: all sim man unit check check-man check-valgrind check-asan demo bench install uninstall clean

@@ -225,7 +225,8 @@ bool sysfs_exists(const char *path)
 static int open_regular(const char *path)
 {
 	struct stat st;
-	int fd = open_beneath(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW);
+	/* O_NOCTTY: a device node planted in a captured tree must not become our tty */
+	int fd = open_beneath(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
 
 	if (fd < 0)
 		return fd == -ELOOP ? -EINVAL : fd;
