@@ -16,10 +16,6 @@ IDS=(platform.config-access platform.tsm-class platform.tsm-present platform.tsm
 	stream.link stream.connected stream.enabled stream.secure stream.ide-fail stream.id
 	stream.rid hostbridge.pool hostbridge.tsm-link config.malformed ide.untracked)
 
-dev() {
-	echo "$ROOT/sys/bus/pci/devices/$1"
-}
-
 # A private copy of topology NAME's static tree in ROOT, to edit.
 edit_tree() {
 	ROOT="$BATS_TEST_TMPDIR/tree-$1"
@@ -58,26 +54,6 @@ has() {
 # The results that did not pass, as [id, object, status] triples.
 non_passing() {
 	printf '%s' "$output" | jq -c '[.checks[] | select(.status != "pass") | [.id, .object, .status]]'
-}
-
-# Offset of Selective IDE block K in config FILE (spec layout, ABI.md §3).
-sel_block() {
-	local off=256 hdr cap nlink p i na
-	while [ "$off" -ne 0 ]; do
-		hdr=$(cfg_word "$1" "$off")
-		[ $((hdr & 0xffff)) -eq $((0x30)) ] && break
-		off=$(((hdr >> 20) & 0xffc))
-	done
-	[ "$off" -ne 0 ] || return 1
-	cap=$(cfg_word "$1" $((off + 4)))
-	nlink=0
-	[ $((cap & 1)) -eq 1 ] && nlink=$((((cap >> 13) & 7) + 1))
-	p=$((off + 12 + 8 * nlink))
-	for ((i = 0; i < $2; i++)); do
-		na=$(($(cfg_word "$1" "$p") & 15))
-		p=$((p + 20 + 12 * na))
-	done
-	echo "$p"
 }
 
 # Write the little-endian 32-bit VALUE at OFFSET of FILE (as setpci would).

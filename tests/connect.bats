@@ -13,36 +13,6 @@ teardown() {
 	unmount_live
 }
 
-# The last run's exit status is N; otherwise show what it printed.
-expect_status() {
-	[ "$status" -eq "$1" ] && return 0
-	printf 'exit %s, expected %s\n--- stdout\n%s\n--- stderr\n%s\n' "$status" "$1" "$output" "${stderr:-}"
-	return 1
-}
-
-dev() {
-	echo "$ROOT/sys/bus/pci/devices/$1"
-}
-
-# Offset of Selective IDE block K in config FILE (spec layout, ABI.md §3).
-sel_block() {
-	local off=256 hdr cap nlink p i
-	while [ "$off" -ne 0 ]; do
-		hdr=$(cfg_word "$1" "$off")
-		[ $((hdr & 0xffff)) -eq $((0x30)) ] && break
-		off=$(((hdr >> 20) & 0xffc))
-	done
-	[ "$off" -ne 0 ] || return 1
-	cap=$(cfg_word "$1" $((off + 4)))
-	nlink=0
-	[ $((cap & 1)) -eq 1 ] && nlink=$((((cap >> 13) & 7) + 1))
-	p=$((off + 12 + 8 * nlink))
-	for ((i = 0; i < $2; i++)); do
-		p=$((p + 20 + 12 * ($(cfg_word "$1" "$p") & 0xf)))
-	done
-	echo "$p"
-}
-
 # sel_reg BDF K ctl|sts: that register of Selective block K, as 0x%08x.
 sel_reg() {
 	local cfg b
@@ -54,19 +24,6 @@ sel_reg() {
 	esac
 }
 
-avail() {
-	cat "$ROOT/sys/devices/$1/available_secure_streams"
-}
-
-# Everything a reader can see: readable files' contents and every link.
-tree_digest() {
-	(
-		cd "$ROOT" || exit 1
-		find sys -type f -perm -u=r -print0 | sort -z | xargs -0 md5sum
-		find sys -type l -printf '%p -> %l\n' | sort
-	)
-}
-
 # Wait until FILE holds a line matching PATTERN (up to 20 s).
 wait_for_line() {
 	for _ in $(seq 200); do
@@ -76,10 +33,6 @@ wait_for_line() {
 	echo "no line matching '$2' in $1:"
 	cat "$1"
 	return 1
-}
-
-stream_links() {
-	find "$ROOT/sys/devices" -maxdepth 3 -name 'stream*' -type l -printf '%f\n' | sort | tr '\n' ' '
 }
 
 @test "connect writes tsm0 once and reports the new stream on both partners (SEV-TIO)" {

@@ -8,48 +8,12 @@ teardown() {
 	unmount_live
 }
 
-# The last run's exit status is N; otherwise show what it printed.
-expect_status() {
-	[ "$status" -eq "$1" ] && return 0
-	printf 'exit %s, expected %s\n--- stdout\n%s\n--- stderr\n%s\n' "$status" "$1" "$output" "${stderr:-}"
-	return 1
-}
-
-dev() {
-	echo "$ROOT/sys/bus/pci/devices/$1"
-}
-
 # Control register (0x%08x) of Selective IDE block 0 in BDF's config (ABI.md §3).
 sel0_ctl() {
-	local cfg off=256 hdr cap nlink
+	local cfg b
 	cfg=$(dev "$1")/config
-	while [ "$off" -ne 0 ]; do
-		hdr=$(cfg_word "$cfg" "$off")
-		[ $((hdr & 0xffff)) -eq $((0x30)) ] && break
-		off=$(((hdr >> 20) & 0xffc))
-	done
-	[ "$off" -ne 0 ] || return 1
-	cap=$(cfg_word "$cfg" $((off + 4)))
-	nlink=0
-	[ $((cap & 1)) -eq 1 ] && nlink=$((((cap >> 13) & 7) + 1))
-	cfg_word "$cfg" $((off + 12 + 8 * nlink + 4))
-}
-
-avail() {
-	cat "$ROOT/sys/devices/$1/available_secure_streams"
-}
-
-# Everything a reader can see: readable files' contents and every link.
-tree_digest() {
-	(
-		cd "$ROOT" || exit 1
-		find sys -type f -perm -u=r -print0 | sort -z | xargs -0 md5sum
-		find sys -type l -printf '%p -> %l\n' | sort
-	)
-}
-
-stream_links() {
-	find "$ROOT/sys/devices" -maxdepth 3 -name 'stream*' -type l -printf '%f\n' | sort | tr '\n' ' '
+	b=$(sel_block "$cfg" 0) || return 1
+	cfg_word "$cfg" $((b + 4))
 }
 
 @test "disconnect: the stream goes away, the pool is reported, both partners are torn down (SEV-TIO)" {

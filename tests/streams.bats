@@ -29,22 +29,8 @@ setup() {
 	run t streams -J
 	rp_cfg=$ROOT/sys/devices/pci0000:40/0000:40:01.1/config
 	ep_cfg=$ROOT/sys/devices/pci0000:40/0000:40:01.1/0000:41:00.0/config
-	# Find the IDE capability (ID 0x30) by walking the extended list, in shell.
-	ide_off() {
-		local off=256 hdr
-		while [ "$off" -ne 0 ]; do
-			hdr=$(cfg_word "$1" "$off")
-			if [ $((hdr & 0xffff)) -eq $((0x30)) ]; then echo "$off"; return; fi
-			off=$(((hdr >> 20) & 0xffc))
-		done
-		return 1
-	}
 	for cfg in "$rp_cfg" "$ep_cfg"; do
-		off=$(ide_off "$cfg")
-		cap=$(cfg_word "$cfg" $((off + 4)))
-		nlink=0
-		[ $((cap & 1)) -eq 1 ] && nlink=$((((cap >> 13) & 7) + 1))
-		sel=$((off + 12 + 8 * nlink))
+		sel=$(sel_block "$cfg" 0)
 		ctl=$(cfg_word "$cfg" $((sel + 4)))
 		sts=$(cfg_word "$cfg" $((sel + 8)))
 		[ $((ctl & 1)) -eq 1 ]

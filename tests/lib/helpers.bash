@@ -49,3 +49,53 @@ json_is() {
 		return 1
 	fi
 }
+
+# Helpers the action and audit suites share.
+
+# The last run's exit status is N; otherwise show what it printed.
+expect_status() {
+	[ "$status" -eq "$1" ] && return 0
+	printf 'exit %s, expected %s\n--- stdout\n%s\n--- stderr\n%s\n' "$status" "$1" "$output" "${stderr:-}"
+	return 1
+}
+
+dev() {
+	echo "$ROOT/sys/bus/pci/devices/$1"
+}
+
+avail() {
+	cat "$ROOT/sys/devices/$1/available_secure_streams"
+}
+
+stream_links() {
+	find "$ROOT/sys/devices" -maxdepth 3 -name 'stream*' -type l -printf '%f\n' | sort | tr '\n' ' '
+}
+
+# Everything a reader can see: readable files' contents and every link.
+tree_digest() {
+	(
+		cd "$ROOT" || exit 1
+		find sys -type f -perm -u=r -print0 | sort -z | xargs -0 md5sum
+		find sys -type l -printf '%p -> %l\n' | sort
+	)
+}
+
+# Offset of Selective IDE block K in config FILE (spec layout, ABI.md §3).
+sel_block() {
+	local off=256 hdr cap nlink p i na
+	while [ "$off" -ne 0 ]; do
+		hdr=$(cfg_word "$1" "$off")
+		[ $((hdr & 0xffff)) -eq $((0x30)) ] && break
+		off=$(((hdr >> 20) & 0xffc))
+	done
+	[ "$off" -ne 0 ] || return 1
+	cap=$(cfg_word "$1" $((off + 4)))
+	nlink=0
+	[ $((cap & 1)) -eq 1 ] && nlink=$((((cap >> 13) & 7) + 1))
+	p=$((off + 12 + 8 * nlink))
+	for ((i = 0; i < $2; i++)); do
+		na=$(($(cfg_word "$1" "$p") & 15))
+		p=$((p + 20 + 12 * na))
+	done
+	echo "$p"
+}
