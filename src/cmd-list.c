@@ -102,7 +102,6 @@ static int run_list(struct cmd_ctx *ctx)
 {
 	struct tsm_snapshot snap;
 	struct table *tb = NULL;
-	size_t shown = 0;
 	int rc = view_columns(ctx, list_defaults, ARRAY_SIZE(list_defaults));
 
 	if (rc >= 0)
@@ -125,7 +124,6 @@ static int run_list(struct cmd_ctx *ctx)
 
 		if (!filter_match(&ctx->tsms, t->name))
 			continue;
-		shown++;
 		if (ctx->out.json) {
 			json_list_item(stdout, tsm_json(&snap, t));
 			continue;
@@ -140,7 +138,6 @@ static int run_list(struct cmd_ctx *ctx)
 		table_print_free(tb);
 	if (!snap.nr_tsms)
 		explain_no_tsm(&snap, "list");
-	(void)shown;
 	snapshot_free(&snap);
 	return EXIT_OK;
 }

@@ -115,7 +115,6 @@ static int run_streams(struct cmd_ctx *ctx)
 {
 	struct tsm_snapshot snap;
 	struct table *tb = NULL;
-	size_t shown = 0;
 	int rc;
 
 	if (ctx->verbose)
@@ -140,7 +139,6 @@ static int run_streams(struct cmd_ctx *ctx)
 
 		if (!stream_selected(ctx, s))
 			continue;
-		shown++;
 		if (ctx->out.json) {
 			json_list_item(stdout, render_stream_json(s));
 			continue;
@@ -161,7 +159,6 @@ static int run_streams(struct cmd_ctx *ctx)
 				"no device is connected (see 'tsmctl devices')\n");
 	}
 	explain_needs_root(&snap, "streams");
-	(void)shown;
 	snapshot_free(&snap);
 	return EXIT_OK;
 }
