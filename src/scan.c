@@ -593,7 +593,6 @@ static void scan_funcs(struct scan_ctx *ctx)
 	}
 	strv_free(names, n);
 	if (ctx->flags & SCAN_ALL_FUNCS) {
-		snap->scanned_all = true;
 		for (size_t i = 0; i < snap->nr_funcs; i++) {
 			struct pci_func *f = snap->funcs[i];
 

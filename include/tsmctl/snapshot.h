@@ -103,7 +103,6 @@ struct tsm_snapshot {
 	struct ide_stream **streams;	/* by host bridge, then H.R.E */
 	size_t nr_streams;
 	bool any_needs_root;	/* some config space came back as 64 bytes */
-	bool scanned_all;	/* every PCI function was examined */
 };
 
 /* What a command needs; the scan does no more than that. */
@@ -123,11 +122,5 @@ void snapshot_free(struct tsm_snapshot *snap);
 struct tsm *snapshot_find_tsm(const struct tsm_snapshot *snap, const char *name);
 struct host_bridge *snapshot_find_hb(const struct tsm_snapshot *snap, const char *name);
 struct pci_func *snapshot_find_func(const struct tsm_snapshot *snap, const char *bdf);
-
-/* Does FUNC carry the tsm/ attribute group for connect (is_pci_tsm_pf0 + link TSM)? */
-static inline bool func_can_connect(const struct pci_func *f)
-{
-	return f->has_connect;
-}
 
 #endif
