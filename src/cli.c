@@ -33,6 +33,20 @@ static const struct opt_def opt_table[] = {
 	{ OPT_SHORT, "short", no_argument, NULL, "show only results that did not pass" },
 	{ OPT_REQUIRE_CONNECTED, "require-connected", required_argument, "LIST", "devices that must be connected (BDF list or 'all')" },
 	{ OPT_LIST_CHECKS, "list-checks", no_argument, NULL, "list the checks: id, category, parent, description" },
+	{ OPT_NONCE, "nonce", required_argument, "HEX", "report data: up to 64 bytes as hex digits" },
+	{ OPT_INBLOB, "inblob", required_argument, "FILE", "report data: up to 64 bytes from FILE ('-': stdin)" },
+	{ OPT_PRIVLEVEL, "privlevel", required_argument, "N", "privilege level of the report (0-3)" },
+	{ OPT_SERVICE_PROVIDER, "service-provider", required_argument, "NAME", "service provider of a service report (svsm)" },
+	{ OPT_SERVICE_GUID, "service-guid", required_argument, "UUID", "service GUID of a service report" },
+	{ OPT_SERVICE_MANIFEST_VERSION, "service-manifest-version", required_argument, "N", "service manifest version" },
+	{ OPT_OUTBLOB, "outblob", required_argument, "FILE", "write the report to FILE ('-': stdout)" },
+	{ OPT_AUXBLOB, "auxblob", required_argument, "FILE", "write the auxiliary blob to FILE" },
+	{ OPT_MANIFESTBLOB, "manifestblob", required_argument, "FILE", "write the service manifest to FILE" },
+	{ OPT_TIMEOUT, "timeout", required_argument, "SECONDS", "give up after SECONDS" },
+	{ OPT_INTERVAL, "interval", required_argument, "SECONDS", "re-read the state every SECONDS" },
+	{ OPT_EXIT_ON_FAIL, "exit-on-fail", no_argument, NULL, "exit non-zero at the first failure event" },
+	{ OPT_COUNT, "count", required_argument, "N", "stop after N intervals" },
+	{ OPT_OUTPUT_FILE, "output-file", required_argument, "FILE", "write to FILE atomically (temporary file, rename)" },
 	{ OPT_SYSROOT, "sysroot", required_argument, "DIR", "use DIR as the root of /sys (env TSMCTL_SYSROOT)" },
 	{ OPT_VERBOSE, "verbose", no_argument, NULL, "more detail; print sysfs paths written" },
 	{ OPT_HELP, "help", no_argument, NULL, "display this help" },
@@ -236,6 +250,20 @@ int cmd_parse(struct cmd_ctx *ctx, const struct cmd_def *cmd, int argc, char **a
 		case OPT_REQUIRE_CONNECTED: ctx->require_connected = optarg; break;
 		case OPT_LIST_CHECKS: ctx->list_checks = true; break;
 		case OPT_SYSROOT: tsmctl_sysroot = optarg; break;
+		case OPT_NONCE: ctx->nonce = optarg; break;
+		case OPT_INBLOB: ctx->inblob = optarg; break;
+		case OPT_PRIVLEVEL: ctx->privlevel = optarg; break;
+		case OPT_SERVICE_PROVIDER: ctx->service_provider = optarg; break;
+		case OPT_SERVICE_GUID: ctx->service_guid = optarg; break;
+		case OPT_SERVICE_MANIFEST_VERSION: ctx->service_manifest_version = optarg; break;
+		case OPT_OUTBLOB: ctx->outblob = optarg; break;
+		case OPT_AUXBLOB: ctx->auxblob = optarg; break;
+		case OPT_MANIFESTBLOB: ctx->manifestblob = optarg; break;
+		case OPT_TIMEOUT: ctx->timeout = optarg; break;
+		case OPT_INTERVAL: ctx->interval = optarg; break;
+		case OPT_EXIT_ON_FAIL: ctx->exit_on_fail = true; break;
+		case OPT_COUNT: ctx->count = optarg; break;
+		case OPT_OUTPUT_FILE: ctx->output_file = optarg; break;
 		case OPT_WAIT: {
 			char *end;
 

@@ -22,6 +22,7 @@ enum opt_id {
 	OPT_HOST_BRIDGE = 'b',
 	OPT_DEVICE = 'd',
 	OPT_HELP = 'h',
+	OPT_INTERVAL = 'i',
 	OPT_LIST_COLUMNS = 'H',
 	OPT_JSON = 'J',
 	OPT_NOHEADINGS = 'n',
@@ -40,6 +41,21 @@ enum opt_id {
 	OPT_SHORT,
 	OPT_REQUIRE_CONNECTED,
 	OPT_LIST_CHECKS,
+	/* report */
+	OPT_NONCE,
+	OPT_INBLOB,
+	OPT_PRIVLEVEL,
+	OPT_SERVICE_PROVIDER,
+	OPT_SERVICE_GUID,
+	OPT_SERVICE_MANIFEST_VERSION,
+	OPT_OUTBLOB,
+	OPT_AUXBLOB,
+	OPT_MANIFESTBLOB,
+	/* wait, watch, metrics */
+	OPT_TIMEOUT,
+	OPT_EXIT_ON_FAIL,
+	OPT_COUNT,
+	OPT_OUTPUT_FILE,
 };
 
 struct opt_def {
@@ -69,6 +85,11 @@ struct cmd_ctx {
 	double wait_seconds;	/* < 0: do not wait */
 	const char *require_connected;
 	struct filter devices, tsms, hbs;
+	/* Raw option values the command validates itself (NULL when absent). */
+	const char *nonce, *inblob, *privlevel, *service_provider, *service_guid,
+		   *service_manifest_version, *outblob, *auxblob, *manifestblob;
+	const char *timeout, *interval, *count, *output_file;
+	bool exit_on_fail;
 };
 
 struct cmd_def {
