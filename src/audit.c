@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +23,19 @@
 #include "tsmctl/names.h"
 #include "tsmctl/util.h"
 
+/* The latest result of a check for an object: children look their parent up here. */
+struct result_slot {
+	const struct audit_check *check;	/* NULL: empty slot */
+	const void *subject;
+	long index;
+};
+
 struct audit_run {
 	const struct tsm_snapshot *snap;
 	const struct audit_opts *opts;
 	struct audit_report *rep;
+	struct result_slot *slots;	/* open addressing, size a power of two */
+	size_t nr_slots, used_slots;
 };
 
 /* The object a result is about, and what the filters match it by. */
@@ -130,15 +140,66 @@ static void add_text(char **s, const char *fmt, ...)
 
 /* ---- recording results ---- */
 
+static size_t slot_hash(const struct audit_check *c, const void *subject, size_t mask)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)c * 0x9e3779b97f4a7c15ull) ^ (uint64_t)(uintptr_t)subject;
+
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return (size_t)(h ^ (h >> 32)) & mask;
+}
+
+/* Platform-scope results are one per check whatever the object: keyed without a subject. */
+static const void *slot_subject(const struct audit_check *c, const void *subject)
+{
+	return c->scope == AUDIT_SCOPE_PLATFORM ? NULL : subject;
+}
+
+static struct result_slot *slot_find(const struct audit_run *run, const struct audit_check *c,
+				     const void *subject)
+{
+	size_t mask = run->nr_slots - 1;
+
+	subject = slot_subject(c, subject);
+	for (size_t i = slot_hash(c, subject, mask);; i = (i + 1) & mask) {
+		struct result_slot *sl = &run->slots[i];
+
+		if (!sl->check || (sl->check == c && sl->subject == subject))
+			return sl;
+	}
+}
+
+static void slots_grow(struct audit_run *run)
+{
+	struct result_slot *old = run->slots;
+	size_t nold = run->nr_slots;
+
+	run->nr_slots = nold ? nold * 2 : 1024;
+	run->slots = xcalloc(run->nr_slots, sizeof(*run->slots));
+	for (size_t i = 0; i < nold; i++)
+		if (old[i].check)
+			*slot_find(run, old[i].check, old[i].subject) = old[i];
+	free(old);
+}
+
+static void record_result(struct audit_run *run, const struct audit_check *c,
+			  const void *subject, long index)
+{
+	struct result_slot *sl;
+
+	if ((run->used_slots + 1) * 2 > run->nr_slots)
+		slots_grow(run);
+	sl = slot_find(run, c, subject);
+	if (!sl->check)
+		run->used_slots++;
+	*sl = (struct result_slot){ c, slot_subject(c, subject), index };
+}
+
 static long find_result(const struct audit_run *run, const struct audit_check *c, const void *ptr)
 {
-	for (size_t i = run->rep->n; i-- > 0;) {
-		const struct audit_finding *f = &run->rep->findings[i];
+	const struct result_slot *sl = slot_find(run, c, ptr);
 
-		if (f->check == c && (c->scope == AUDIT_SCOPE_PLATFORM || f->subject == ptr))
-			return (long)i;
-	}
-	return -1;
+	return sl->check ? sl->index : -1;
 }
 
 /*
@@ -155,6 +216,7 @@ static struct audit_finding *start(struct audit_run *run, const struct audit_che
 	long parent = pc ? find_result(run, pc, s->ptr) : -1;
 
 	xgrow(&rep->findings, &rep->cap, rep->n, sizeof(*rep->findings));
+	record_result(run, c, s->ptr, (long)rep->n);
 	f = &rep->findings[rep->n++];
 	*f = (struct audit_finding){
 		.check = c, .object = xstrdup(s->object), .status = AUDIT_PASS,
@@ -1400,8 +1462,10 @@ void audit_run(const struct tsm_snapshot *snap, const struct audit_opts *opts,
 	struct audit_run run = { .snap = snap, .opts = opts, .rep = report };
 
 	memset(report, 0, sizeof(*report));
+	slots_grow(&run);
 	for (size_t i = 0; i < audit_nr_checks; i++)
 		audit_checks[i].eval(&run, &audit_checks[i]);
+	free(run.slots);
 }
 
 void audit_report_free(struct audit_report *report)

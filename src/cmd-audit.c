@@ -288,19 +288,17 @@ static void print_json(const struct audit_view *v, const size_t *count, size_t t
 		[AUDIT_PASS] = "pass", [AUDIT_WARN] = "warn", [AUDIT_FAIL] = "fail",
 		[AUDIT_SKIP] = "skip", [AUDIT_NEEDS_ROOT] = "needs_root",
 	};
-	struct json_object *doc = json_object_new_object();
-	struct json_object *arr = json_object_new_array(), *sum = json_object_new_object();
+	struct json_object *sum = json_object_new_object();
 
+	/* Streamed: a fleet-sized report never sits in memory as one document. */
+	json_list_begin(stdout, "checks");
 	for (size_t i = 0; i < v->rep->n; i++)
 		if (v->shown[i])
-			json_object_array_add(arr, finding_json(&v->rep->findings[i]));
+			json_list_item(stdout, finding_json(&v->rep->findings[i]));
 	json_object_object_add(sum, "total", js_u64(total));
 	for (int st = 0; st < AUDIT_NR_STATUS; st++)
 		json_object_object_add(sum, keys[st], js_u64(count[st]));
-	json_object_object_add(doc, "schema_version", json_object_new_int(1));
-	json_object_object_add(doc, "checks", arr);
-	json_object_object_add(doc, "summary", sum);
-	print_json_doc(doc);
+	json_list_end_with(stdout, "summary", sum);
 }
 
 /* --list-checks: the table itself, for people, scripts and the man page test. */

@@ -141,26 +141,43 @@ void json_list_begin(FILE *out, const char *name)
 
 static bool json_first_item = true;
 
-void json_list_item(FILE *out, struct json_object *item)
+/* Pretty-print ITEM with every line after the first indented by INDENT spaces. */
+static void json_put_indented(FILE *out, struct json_object *item, const char *indent)
 {
 	const char *s = json_object_to_json_string_ext(item,
 			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 			JSON_C_TO_STRING_NOSLASHESCAPE);
 
+	for (const char *nl; (nl = strchr(s, '\n')); s = nl + 1) {
+		fwrite(s, 1, (size_t)(nl - s) + 1, out);
+		fputs(indent, out);
+	}
+	fputs(s, out);
+}
+
+void json_list_item(FILE *out, struct json_object *item)
+{
 	fputs(json_first_item ? "\n    " : ",\n    ", out);
 	json_first_item = false;
-	for (; *s; s++) {
-		fputc(*s, out);
-		if (*s == '\n')
-			fputs("    ", out);
-	}
+	json_put_indented(out, item, "    ");
 	json_object_put(item);
+}
+
+void json_list_end_with(FILE *out, const char *key, struct json_object *value)
+{
+	fputs(json_first_item ? "]" : "\n  ]", out);
+	if (key) {
+		fprintf(out, ",\n  \"%s\": ", key);
+		json_put_indented(out, value, "  ");
+		json_object_put(value);
+	}
+	fputs("\n}\n", out);
+	json_first_item = true;
 }
 
 void json_list_end(FILE *out)
 {
-	fputs(json_first_item ? "]\n}\n" : "\n  ]\n}\n", out);
-	json_first_item = true;
+	json_list_end_with(out, NULL, NULL);
 }
 
 /* Length of the valid UTF-8 sequence at p, or 0 (RFC 3629: no overlongs, no surrogates). */

@@ -47,6 +47,8 @@ int table_print_free(struct table *t);
 void json_list_begin(FILE *out, const char *name);
 void json_list_item(FILE *out, struct json_object *item);	/* takes the reference */
 void json_list_end(FILE *out);
+/* Close the list and add one more member, KEY: VALUE (takes the reference). */
+void json_list_end_with(FILE *out, const char *key, struct json_object *value);
 
 /* JSON values that map NULL / negative to null and keep strings valid UTF-8. */
 struct json_object *js_str(const char *s);
