@@ -333,8 +333,12 @@ static void decode_addr_assoc(const struct cfg_bytes *c, size_t pos, struct ide_
 		      IDE_ADDR_LIMIT_LOW;
 }
 
-/* Decodes the block at pos (already known to fit) and returns its size. */
-static size_t decode_sel_block(const struct cfg_bytes *c, size_t pos, struct ide_sel_stream *sel)
+/*
+ * Decodes the block at pos (already known to fit) into SEL, its address
+ * associations into ADDR, and returns its size.
+ */
+static size_t decode_sel_block(const struct cfg_bytes *c, size_t pos, struct ide_sel_stream *sel,
+			       struct ide_addr_assoc *addr)
 {
 	uint32_t ctl = cfg_read32(c, pos + IDE_SEL_CTL);
 	unsigned int i;
@@ -352,6 +356,7 @@ static size_t decode_sel_block(const struct cfg_bytes *c, size_t pos, struct ide
 	sel->rid_limit = (uint16_t)field(sel->rid1, 23, 8);
 	sel->rid_segment = (uint8_t)field(sel->rid2, 31, 24);
 	sel->nr_addr = field(sel->cap, 3, 0);
+	sel->addr = addr;
 	for (i = 0; i < sel->nr_addr; i++)
 		decode_addr_assoc(c, pos + IDE_SEL_ADDR_0 + IDE_ADDR_BLOCK_SIZE * (size_t)i,
 				  &sel->addr[i]);
@@ -362,16 +367,28 @@ static int decode_sel_blocks(const struct cfg_bytes *c, size_t pos, struct pci_c
 {
 	struct ide_cap *ide = &cfg->ide;
 	unsigned int n = count_sel_blocks(c, pos, cfg);
+	size_t nr_addr = 0, p = pos;
 	unsigned int i;
 
 	if (!n)
 		return 0;
+	/* Sized to what the blocks hold, not 15 per block: hosts keep thousands of them. */
+	for (i = 0; i < n; i++) {
+		unsigned int k = field(cfg_read32(c, p + IDE_SEL_CAP), 3, 0);
+
+		nr_addr += k;
+		p += sel_block_size(k);
+	}
 	ide->sel = calloc(n, sizeof(*ide->sel));
-	if (!ide->sel)
+	ide->addr_pool = nr_addr ? calloc(nr_addr, sizeof(*ide->addr_pool)) : NULL;
+	if (!ide->sel || (nr_addr && !ide->addr_pool))
 		return -ENOMEM;
 	ide->nr_sel = n;
-	for (i = 0; i < n; i++)
-		pos += decode_sel_block(c, pos, &ide->sel[i]);
+	nr_addr = 0;
+	for (i = 0; i < n; i++) {
+		pos += decode_sel_block(c, pos, &ide->sel[i], ide->addr_pool + nr_addr);
+		nr_addr += ide->sel[i].nr_addr;
+	}
 	/* Linux strides by block 0's size and drops the rest at the first mismatch (ABI.md §3). */
 	for (i = 1; i < n; i++)
 		ide->sel[i].linux_skips = ide->sel[i - 1].linux_skips ||
@@ -480,7 +497,9 @@ void pci_cfg_release(struct pci_cfg *cfg)
 	if (!cfg)
 		return;
 	free(cfg->ide.sel);
+	free(cfg->ide.addr_pool);
 	cfg->ide.sel = NULL;
+	cfg->ide.addr_pool = NULL;
 	cfg->ide.nr_sel = 0;
 }
 

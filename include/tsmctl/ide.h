@@ -95,7 +95,7 @@ struct ide_sel_stream {
 	uint16_t rid_limit;	/* rid1 23:8 */
 	uint8_t rid_segment;	/* rid2 31:24 */
 	unsigned int nr_addr;	/* cap 3:0, blocks actually decoded */
-	struct ide_addr_assoc addr[IDE_MAX_ADDR_ASSOC];
+	struct ide_addr_assoc *addr;	/* nr_addr entries, in the cap's pool */
 };
 
 struct ide_cap {
@@ -112,6 +112,7 @@ struct ide_cap {
 	struct ide_link_stream link[IDE_MAX_LINK_BLOCKS];
 	unsigned int nr_sel;		/* Selective blocks decoded (<= sel_streams) */
 	struct ide_sel_stream *sel;	/* heap array of nr_sel, owned */
+	struct ide_addr_assoc *addr_pool;	/* every block's associations, owned */
 };
 
 struct pci_cfg {
