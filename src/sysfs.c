@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -21,6 +23,37 @@
 static int root_fd = -1;
 static char *root_path;
 static bool have_openat2 = true;
+
+#define SYSFS_MAGIC_NUMBER 0x62656572	/* linux/magic.h SYSFS_MAGIC */
+
+/*
+ * What can sit where an attribute belongs decides what a read must check:
+ * a kernel's sysfs holds only files, directories and links; on a nodev
+ * mount a device node cannot be opened, so with the walk kept on that mount
+ * (RESOLVE_NO_XDEV) a FIFO or directory is all that can stand in for a file,
+ * and a non-blocking read of either ends at once. Anything else gets fstat().
+ */
+enum tree_kind {
+	TREE_PLAIN,	/* any tree: check each opened file's type */
+	TREE_NODEV,	/* one nodev mount: device nodes cannot open */
+	TREE_SYSFS,	/* ROOT/sys is the kernel's sysfs */
+};
+static enum tree_kind tree_kind = TREE_PLAIN;
+
+static enum tree_kind classify_tree(int fd)
+{
+	struct statfs sfs;
+	int sys = openat(fd, "sys", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	bool is_sysfs = sys >= 0 && !fstatfs(sys, &sfs) && sfs.f_type == SYSFS_MAGIC_NUMBER;
+
+	if (sys >= 0)
+		close(sys);
+	if (is_sysfs)
+		return TREE_SYSFS;
+	if (!fstatfs(fd, &sfs) && (sfs.f_flags & ST_NODEV))
+		return TREE_NODEV;
+	return TREE_PLAIN;
+}
 
 int sysfs_init(const char *sysroot)
 {
@@ -40,6 +73,7 @@ int sysfs_init(const char *sysroot)
 	/* For tests of the fallback walk on kernels that do have openat2. */
 	if (getenv("TSMCTL_NO_OPENAT2") && *getenv("TSMCTL_NO_OPENAT2"))
 		have_openat2 = false;
+	tree_kind = classify_tree(root_fd);
 	return 0;
 }
 
@@ -185,7 +219,8 @@ static int open_beneath(const char *path, int flags)
 {
 	struct open_how how = {
 		.flags = (unsigned long long)(flags | O_CLOEXEC),
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS |
+			   (tree_kind == TREE_NODEV ? RESOLVE_NO_XDEV : 0),
 	};
 	int fd;
 
@@ -221,6 +256,12 @@ bool sysfs_exists(const char *path)
 	return true;
 }
 
+/* The walk without openat2 cannot stay on one mount: trust a tree only if it is sysfs. */
+static bool must_check_type(void)
+{
+	return tree_kind == TREE_PLAIN || (tree_kind == TREE_NODEV && !have_openat2);
+}
+
 /* Open a regular file for reading without blocking on FIFOs or devices. */
 static int open_regular(const char *path)
 {
@@ -230,6 +271,8 @@ static int open_regular(const char *path)
 
 	if (fd < 0)
 		return fd == -ELOOP ? -EINVAL : fd;
+	if (!must_check_type())
+		return fd;
 	if (fstat(fd, &st) < 0) {
 		int err = -errno;
 
@@ -243,21 +286,27 @@ static int open_regular(const char *path)
 	return fd;
 }
 
+/*
+ * sysfs hands out an attribute's whole value in one read, so a short read
+ * is the end (one read(2) per file, not two). A FIFO that slipped through
+ * reads as EAGAIN or nothing at all.
+ */
 static ssize_t read_all(int fd, uint8_t *buf, size_t size)
 {
 	size_t got = 0;
 
 	while (got < size) {
-		ssize_t n = read(fd, buf + got, size - got);
+		size_t want = size - got;
+		ssize_t n = read(fd, buf + got, want);
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return -errno;
+			return errno == EAGAIN ? -EINVAL : -errno;
 		}
-		if (n == 0)
-			break;
 		got += (size_t)n;
+		if ((size_t)n < want)
+			break;
 	}
 	return (ssize_t)got;
 }
@@ -289,6 +338,9 @@ int sysfs_read_text(const char *path, char **value)
 		return rc;
 	if (len > SYSFS_ATTR_MAX)
 		return -EFBIG;
+	/* Every sysfs text attribute ends in a newline: nothing at all is no attribute. */
+	if (!len)
+		return -ENODATA;
 	if (memchr(buf, '\0', len))
 		return -EILSEQ;
 	if (len && buf[len - 1] == '\n')

@@ -314,3 +314,55 @@ trace_cases() {
 	[ "$status" -eq 0 ]
 	json_is '[.devices[] | select(.bdf == "0000:41:00.0")] | length' 1
 }
+
+# A nodev mount: tsmctl skips the per-file type check there and keeps the walk on that
+# mount (RESOLVE_NO_XDEV), so a device node must fail to open and a mount inside the
+# tree must read as absent.
+@test "hostile trees on a nodev mount: device nodes never open, inner mounts are absent" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to mount"
+	command -v strace >/dev/null || skip "strace not installed"
+	local mnt bad=0 c j rc args=() outs=()
+	mnt=$(mktemp -d "${TMPDIR:-/tmp}/tsmctl-nodev.XXXXXX")
+	mount -t tmpfs -o nodev,nosuid tsmctl-nodev "$mnt" || skip "cannot mount tmpfs"
+	echo "$mnt" >"$BATS_TEST_TMPDIR/mounts"
+	for c in $(escape_cases | grep -v '^deep-') dir-config; do cp -a "$TREES/$c" "$mnt/$c"; done
+	# A mount of its own (device nodes allowed) where the endpoint's tsm/ directory was.
+	local inner=$mnt/fifo-config/sys/devices/pci0000:40/0000:40:01.1/0000:41:00.0/tsm
+	mount -t tmpfs tsmctl-inner "$inner"
+	printf 'tsm0\n' >"$inner/connect"
+	for c in $(cd "$mnt" && ls); do
+		for j in "${WIDE[@]}"; do
+			rc=0
+			# shellcheck disable=SC2086 # the command words split on purpose
+			traced -o "$OUT/$c/nodev.$j" "$TSMCTL" --sysroot "$mnt/$c" ${CMDS[$j]} -J \
+				>"$OUT/$c/nodev.$j.out" 2>/dev/null </dev/null || rc=$?
+			case $rc in 0 | 1 | 2) ;; *) echo "$c: ${CMDS[$j]} -J exit $rc"; bad=$((bad + 1)) ;; esac
+			args+=("$mnt/$c" "$OUT/$c/nodev.$j")
+			outs+=("$OUT/$c/nodev.$j.out")
+		done
+	done
+	check_strace "${args[@]}" || bad=$((bad + 1))
+	jq -e . "${outs[@]}" >/dev/null || { echo "invalid JSON"; bad=$((bad + 1)); }
+	# Every open of a device node was refused by the mount, never handed a descriptor.
+	local node
+	for c in devnode-config devnode-connect; do
+		[ -d "$mnt/$c" ] || continue
+		node=${c#devnode-}
+		[ "$node" = connect ] && node=tsm/connect
+		grep -h -E "openat2\\(.*/0000:41:00\\.0/$node\"" "$OUT/$c"/nodev.[0-9] >"$OUT/$c/nodev.opens"
+		[ -s "$OUT/$c/nodev.opens" ] || { echo "$c: device node never tried"; bad=$((bad + 1)); }
+		if grep -v 'EACCES' "$OUT/$c/nodev.opens"; then
+			echo "$c: a device node was opened"; bad=$((bad + 1))
+		fi
+	done
+	# The inner mount's connect is not read: the endpoint shows no tsm/ group at all.
+	jq -e '[.devices[] | select(.bdf == "0000:41:00.0") | .connected] | . == [null]' \
+		"$OUT/fifo-config/nodev.2.out" >/dev/null || { echo "inner mount was crossed"; bad=$((bad + 1)); }
+	[ "$bad" -eq 0 ]
+}
+
+teardown() {
+	local m
+	[ -f "$BATS_TEST_TMPDIR/mounts" ] || return 0
+	while read -r m; do umount -R "$m" && rmdir "$m"; done <"$BATS_TEST_TMPDIR/mounts"
+}
