@@ -740,10 +740,27 @@ struct host_bridge *snapshot_find_hb(const struct tsm_snapshot *snap, const char
 	return NULL;
 }
 
+/* funcs is sorted by (domain, bus, dev, fn) once the scan is done: binary search. */
 struct pci_func *snapshot_find_func(const struct tsm_snapshot *snap, const char *bdf)
 {
-	for (size_t i = 0; i < snap->nr_funcs; i++)
-		if (streq(snap->funcs[i]->bdf, bdf))
-			return snap->funcs[i];
+	size_t lo = 0, hi = snap->nr_funcs;
+	struct pci_func key;
+	struct bdf b;
+
+	if (bdf_parse(bdf, &b))
+		return NULL;
+	key = (struct pci_func){ .domain = b.domain, .bus = b.bus, .dev = b.dev, .fn = b.fn };
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct pci_func *key_ptr = &key;
+		int c = cmp_func(&key_ptr, &snap->funcs[mid]);
+
+		if (!c)
+			return streq(snap->funcs[mid]->bdf, bdf) ? snap->funcs[mid] : NULL;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
 	return NULL;
 }
