@@ -563,45 +563,121 @@ static void scan_hbs(struct scan_ctx *ctx)
 
 /* ---- PCI functions ---- */
 
+/* Read a function when its tsm/ entry exists (a provider's glue dir is not the group). */
+static void probe_func(struct scan_ctx *ctx, const char *name)
+{
+	char *tsm = path_join3(PCI_DEVICES, name, "tsm");
+	bool has = sysfs_exists(tsm);
+	struct pci_func *f;
+
+	free(tsm);
+	if (!has)
+		return;
+	f = func_get(ctx, name);
+	func_read_detail(ctx, f);
+	if (!f->tsm_dir)
+		f->listed = false;
+}
+
+/* A context on anything but a DSM candidate: the TSM gives dependents one. */
+static bool is_dependent(const struct pci_func *f)
+{
+	return f && f->tsm_dir && (f->fn != 0 || (f->dsm && *f->dsm && !streq(f->dsm, f->bdf)));
+}
+
+/* Only link TSMs (connect/disconnect): v6.19, or pci_mode "link". */
+static bool only_link_tsms(const struct tsm_snapshot *snap)
+{
+	if (!snap->nr_tsms)
+		return false;
+	for (size_t i = 0; i < snap->nr_tsms; i++)
+		if (snap->tsms[i]->has_pci_mode &&
+		    (!snap->tsms[i]->mode || !streq(snap->tsms[i]->mode, "link")))
+			return false;
+	return true;
+}
+
+/* Same slot (DDDD:BB:DD.), from canonical names. */
+static bool same_slot_name(const char *a, const char *b)
+{
+	const char *dot = strrchr(a, '.');
+
+	return dot && !strncmp(a, b, (size_t)(dot - a) + 1);
+}
+
+/*
+ * Which functions can have a tsm/ group (ABI.md §1.2, §2.1, §2.2): function 0
+ * of a slot while a link TSM is registered; any other function only as a
+ * dependent of a connected DSM, or under a devsec TSM. So with link TSMs
+ * only, the function 0s are probed, and one sibling of each connected DSM as
+ * a sample of what its TSM does with dependents; only if a sample (or a
+ * function 0) is a dependent is every function probed. SEV-TIO gives
+ * dependents no context, so a 10,000-function host costs its slots, not
+ * its VFs. Anything unusual (no TSM, a devsec TSM) probes everything.
+ */
+static void probe_funcs(struct scan_ctx *ctx, char **names, size_t n)
+{
+	bool *probed = xcalloc(n ? n : 1, sizeof(*probed));
+	bool everything = !only_link_tsms(ctx->snap);
+
+	for (size_t i = 0; i < n && !everything; i++) {
+		struct pci_func *f;
+
+		if (names[i][strlen(names[i]) - 1] != '0')
+			continue;
+		probed[i] = true;
+		probe_func(ctx, names[i]);
+		f = cache_lookup(ctx, names[i]);
+		if (!f || !f->tsm_dir)
+			continue;
+		everything = is_dependent(f);
+		/* The kernel probes a DSM's dependents only when it has DEVCAP.TEE (unknown: sample). */
+		if (!everything && f->connect && *f->connect &&
+		    (f->cfg.tee_io || f->needs_root || !f->cfg.header_valid) &&
+		    i + 1 < n && same_slot_name(names[i], names[i + 1])) {
+			probed[i + 1] = true;
+			probe_func(ctx, names[i + 1]);
+			everything = is_dependent(cache_lookup(ctx, names[i + 1]));
+		}
+	}
+	for (size_t i = 0; i < n && everything; i++)
+		if (!probed[i])
+			probe_func(ctx, names[i]);
+	free(probed);
+}
+
 static void scan_funcs(struct scan_ctx *ctx)
 {
 	struct tsm_snapshot *snap = ctx->snap;
 	char **names;
-	size_t n;
+	size_t n, kept = 0;
 
 	if (sysfs_list(PCI_DEVICES, &names, &n))
 		return;
 	for (size_t i = 0; i < n; i++) {
 		char canon[BDF_MAX];
-		struct pci_func *f;
 
 		if (bdf_canonical(names[i], canon) || !streq(canon, names[i]))
-			continue;
-		if (!(ctx->flags & SCAN_ALL_FUNCS)) {
-			/* Cheap probe first: only functions with a tsm/ entry are read. */
-			char *tsm = path_join3(PCI_DEVICES, names[i], "tsm");
-			bool has = sysfs_exists(tsm);
-
-			free(tsm);
-			if (!has)
-				continue;
-		}
-		f = func_get(ctx, names[i]);
-		func_read_detail(ctx, f);
-		if (!(ctx->flags & SCAN_ALL_FUNCS) && !f->tsm_dir)
-			f->listed = false;	/* a provider's glue dir, not the attribute group */
+			free(names[i]);
+		else
+			names[kept++] = names[i];
 	}
-	strv_free(names, n);
-	if (ctx->flags & SCAN_ALL_FUNCS) {
-		for (size_t i = 0; i < snap->nr_funcs; i++) {
-			struct pci_func *f = snap->funcs[i];
+	if (!(ctx->flags & SCAN_ALL_FUNCS)) {
+		probe_funcs(ctx, names, kept);
+		strv_free(names, kept);
+		return;
+	}
+	for (size_t i = 0; i < kept; i++)
+		func_read_detail(ctx, func_get(ctx, names[i]));
+	strv_free(names, kept);
+	for (size_t i = 0; i < snap->nr_funcs; i++) {
+		struct pci_func *f = snap->funcs[i];
 
-			if (!f->listed)
-				continue;
-			/* --all: TSM-capable, or PCIe with IDE or TEE-IO. */
-			f->listed = f->tsm_dir || (f->cfg.pcie_type != PCIE_TYPE_NONE &&
-				   (f->cfg.ide.present || f->cfg.tee_io)) || f->needs_root;
-		}
+		if (!f->listed)
+			continue;
+		/* --all: TSM-capable, or PCIe with IDE or TEE-IO. */
+		f->listed = f->tsm_dir || (f->cfg.pcie_type != PCIE_TYPE_NONE &&
+			   (f->cfg.ide.present || f->cfg.tee_io)) || f->needs_root;
 	}
 }
 

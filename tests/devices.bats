@@ -159,3 +159,57 @@ setup() {
 	run t devices -o DOE -n -d 41:00.0
 	[ "$output" = "0001:00,0001:01,0001:02" ]
 }
+
+# The functions whose tsm/ holds the attribute group, found without tsmctl.
+group_funcs() {
+	local d
+	for d in "$ROOT"/sys/bus/pci/devices/*; do
+		[ -e "$d/tsm/connect" ] || [ -e "$d/tsm/dsm" ] || [ -e "$d/tsm/bound" ] || [ -e "$d/tsm/lock" ] &&
+			basename "$d"
+	done | sort
+}
+
+@test "devices lists exactly the functions with a tsm/ group, on every topology" {
+	local t n=0
+	for t in "$TOPO"/*.json; do
+		ROOT=$(static_tree "$(basename "$t" .json)")
+		run --separate-stderr t devices -J
+		[ "$status" -le 1 ]
+		diff <(group_funcs) <(jq -r '.devices[]?.bdf' <<<"${output:-{\}}" | sort) ||
+			{ echo "in $(basename "$t")"; return 1; }
+		n=$((n + $(group_funcs | wc -l)))
+	done
+	[ "$n" -ge 20 ]
+}
+
+@test "devices with a TSM whose dependents get contexts probes every function" {
+	ROOT=$(static_tree audit-generic)
+	# a dependent that is neither a function 0 nor the sibling sampled after it
+	ls "$ROOT/sys/bus/pci/devices/0000:41:00.2/tsm/dsm"
+	[ "$(cat "$ROOT/sys/bus/pci/devices/0000:41:00.2/tsm/dsm")" = 0000:41:00.0 ]
+	[ -e "$ROOT/sys/bus/pci/devices/0000:41:00.1" ]
+	diff <(group_funcs) <(t devices -J | jq -r '.devices[].bdf' | sort)
+	t devices -J -d 41:00.2 | jq -e '.devices[0].dsm == "0000:41:00.0"'
+}
+
+@test "devices on a link-TSM host probes slots, not every VF: function 0s and one sibling per DSM" {
+	command -v strace >/dev/null || skip "strace not installed"
+	"$SIM" gen-large --functions 600 --host-bridges 4 --streams 16 "$BATS_TEST_TMPDIR/h.json" >/dev/null
+	ROOT=$BATS_TEST_TMPDIR/h
+	"$SIM" build "$BATS_TEST_TMPDIR/h.json" "$ROOT" >/dev/null
+	strace -f -qq -e trace=openat2 -o "$BATS_TEST_TMPDIR/trace" "$TSMCTL" --sysroot "$ROOT" devices -J \
+		>"$BATS_TEST_TMPDIR/out"
+	local probed want all
+	probed=$(grep -o 'sys/bus/pci/devices/[^/"]*/tsm"' "$BATS_TEST_TMPDIR/trace" | cut -d/ -f5 | sort -u)
+	all=$(ls "$ROOT/sys/bus/pci/devices" | wc -l)
+	# function 0s, plus the next function of each connected DSM's slot
+	want=$( (ls "$ROOT/sys/bus/pci/devices" | grep '\.0$'
+		for d in $(group_funcs); do
+			[ -s "$ROOT/sys/bus/pci/devices/$d/tsm/connect" ] || continue
+			ls "$ROOT/sys/bus/pci/devices" | grep "^${d%.0}\." | grep -v '\.0$' | head -1
+		done) | sort -u)
+	diff <(echo "$want") <(echo "$probed")
+	echo "$(echo "$probed" | wc -l) of $all functions probed"
+	[ "$(echo "$probed" | wc -l)" -lt "$((all / 2))" ]
+	diff <(group_funcs) <(jq -r '.devices[].bdf' "$BATS_TEST_TMPDIR/out" | sort)
+}
