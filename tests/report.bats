@@ -419,3 +419,25 @@ interrupt_busy() {
 	grep -q 'interrupted by SIGINT; the report entry was removed' "$BATS_TEST_TMPDIR/err"
 	report_empty
 }
+
+@test "bash completion: file names after --inblob and --outblob, nothing after --nonce" {
+	BIN=$(mktemp -d "$BATS_TEST_TMPDIR/bin.XXXXXX")
+	ln -s "$TSMCTL" "$BIN/tsmctl"
+	mkdir "$BATS_TEST_TMPDIR/files"
+	touch "$BATS_TEST_TMPDIR/files/nonce.bin" "$BATS_TEST_TMPDIR/files/report.bin"
+	complete_words() {
+		PATH=$BIN:$PATH bash -c '
+			source "$1/completions/tsmctl.bash"; shift
+			COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+			_tsmctl
+			printf "%s\n" "${COMPREPLY[@]}"' _ "$TOP" "$@"
+	}
+	run complete_words tsmctl report --inblob "$BATS_TEST_TMPDIR/files/n"
+	[ "$output" = "$BATS_TEST_TMPDIR/files/nonce.bin" ]
+	run complete_words tsmctl report --nonce 00 --outblob "$BATS_TEST_TMPDIR/files/r"
+	[ "$output" = "$BATS_TEST_TMPDIR/files/report.bin" ]
+	run complete_words tsmctl report --nonce ""
+	[ -z "$output" ]
+	run complete_words tsmctl report --out
+	[ "$output" = "--outblob" ]
+}
