@@ -393,9 +393,12 @@ static void explain_failure(const struct report_request *req, const struct repor
 			say(err, "privlevel %d is below this guest's privlevel_floor %d: the provider "
 			    "cannot report for a more privileged level than its own; use --privlevel %d-%d",
 			    req->privlevel, res->privlevel_floor, res->privlevel_floor, REPORT_PRIVLEVEL_MAX);
-		else if (err == EINVAL && streq(attr, "privlevel"))
+		else if (err == EINVAL && streq(attr, "privlevel") && res->privlevel_floor >= 0)
 			say(err, "the provider refused privlevel %d (privlevel_floor %d, at most %d)",
 			    req->privlevel, res->privlevel_floor, REPORT_PRIVLEVEL_MAX);
+		else if (err == EINVAL && streq(attr, "privlevel"))
+			say(err, "the provider refused privlevel %d (at most %d; privlevel_floor not shown)",
+			    req->privlevel, REPORT_PRIVLEVEL_MAX);
 		else if (err == EBUSY)
 			say(err, "writing %s: the entry's generation counter hit its wrap-around guard; "
 			    "try again", attr);
@@ -407,15 +410,16 @@ static void explain_failure(const struct report_request *req, const struct repor
 			say(err, "writing %s: %s", attr, strerror(err));
 		break;
 	case REPORT_STEP_NOT_APPLIED:
-		say(0, "the kernel did not apply the inblob: generation is %lu after %u writes. configfs "
+		say(0, "the kernel did not apply the inblob: generation is %lu after %u write%s. configfs "
 		    "commits a binary attribute at close and drops the commit's error (e.g. the "
 		    "generation guard's EBUSY), so the report would not carry this nonce",
-		    res->seen_generation, res->writes);
+		    res->seen_generation, res->writes, res->writes == 1 ? "" : "s");
 		break;
 	case REPORT_STEP_RACE:
 		say(EAGAIN, "another writer kept changing the report inputs: in each of %u fresh entries "
-		    "the generation moved past the %u writes made (last %lu); find and stop the other "
-		    "writer, then try again", res->attempts, res->writes, res->seen_generation);
+		    "the generation moved past the %u write%s made (last %lu); find and stop the other "
+		    "writer, then try again", res->attempts, res->writes, res->writes == 1 ? "" : "s",
+		    res->seen_generation);
 		break;
 	case REPORT_STEP_READ_BLOB:
 		if (err == EBUSY)

@@ -335,8 +335,9 @@ int report_run(const struct report_request *req, struct report_result *res,
 		if (rc <= 0 || res->rmdir_error)
 			break;
 		if (req->verbose)
-			fprintf(stderr, "tsmctl report: generation %lu after %u writes: another writer "
-				"raced; trying a fresh entry\n", res->seen_generation, res->writes);
+			fprintf(stderr, "tsmctl report: generation %lu after %u write%s: another writer "
+				"raced; trying a fresh entry\n", res->seen_generation, res->writes,
+				res->writes == 1 ? "" : "s");
 	}
 	if (*stop) {
 		drop_blobs(res);

@@ -211,6 +211,18 @@ mkdirs_traced() {
 	report_empty
 }
 
+@test "sev_guest without an SVSM: --service-provider and --manifestblob refused before any store" {
+	mount_guest guest-sev '{"provider": "sev_guest"}'
+	command -v strace >/dev/null || skip "strace not installed"
+	run --separate-stderr traced report --nonce 00 --service-provider svsm --manifestblob "$BATS_TEST_TMPDIR/m"
+	expect_status 1
+	[ "$stderr" = "tsmctl report: the sev_guest provider has no service_provider attribute: it does not take --service-provider (service reports need sev_guest below an SVSM); nothing was written" ]
+	[ "$(mkdirs_traced)" = 1 ]
+	[ "$(grep -c 'openat2(.*O_WRONLY' "$BATS_TEST_TMPDIR/trace")" = 0 ]
+	[ ! -e "$BATS_TEST_TMPDIR/m" ]
+	report_empty
+}
+
 @test "sev_guest refuses a service provider other than svsm when the report is read (EINVAL advice)" {
 	mount_guest guest-sev
 	run --separate-stderr t report --nonce 00 --service-provider other
@@ -296,7 +308,7 @@ mkdirs_traced() {
 	command -v strace >/dev/null || skip "strace not installed"
 	run --separate-stderr traced report --nonce 00 --outblob "$BATS_TEST_TMPDIR/o"
 	expect_status 1
-	[ "$stderr" = "tsmctl report: another writer kept changing the report inputs: in each of 3 fresh entries the generation moved past the 1 writes made (last 2); find and stop the other writer, then try again (EAGAIN)" ]
+	[ "$stderr" = "tsmctl report: another writer kept changing the report inputs: in each of 3 fresh entries the generation moved past the 1 write made (last 2); find and stop the other writer, then try again (EAGAIN)" ]
 	[ "$(mkdirs_traced)" = 3 ]
 	[ ! -e "$BATS_TEST_TMPDIR/o" ]
 	report_empty
