@@ -453,3 +453,34 @@ interrupt_busy() {
 	run complete_words tsmctl report --out
 	[ "$output" = "--outblob" ]
 }
+
+@test "a store between the generation check and the blob reads is caught by the second check" {
+	# outblob is EBUSY 4 times per entry: tsmctl sits in its backoff (1.5 s) after the first check
+	mount_guest guest-sev '{"provider": "sev_guest", "faults": {"outblob_errno": "EBUSY", "outblob_errno_reads": 4}}'
+	# another process waits for tsmctl's inblob to take (generation 1), then stores privlevel
+	(
+		for _ in $(seq 500); do
+			for d in "$R"/*/; do
+				if [ "$(cat "$d/generation" 2>/dev/null)" = 1 ]; then
+					sleep 0.2
+					echo 3 > "$d/privlevel"
+					exit 0
+				fi
+			done
+			sleep 0.01
+		done
+	) &
+	BG=$!
+	run --separate-stderr t report -J -v --nonce "$NONCE64" --outblob "$BATS_TEST_TMPDIR/o"
+	expect_status 0
+	wait "$BG"
+	BG=
+	json_is '.reports[0] | [.attempts, .generation, .privlevel]' '[2,1,0]'
+	# the first entry got past the first check and into the reads before the race was seen
+	first=$(sed -n '1,/another writer raced/p' <<< "$stderr")
+	[[ "$first" == *"outblob busy, again in"* ]]
+	[[ "$first" == *"generation 2 after 1 write: another writer raced; trying a fresh entry" ]]
+	# the report is ours: privlevel 0, not the other writer's 3
+	expected_outblob sev_guest 0 "$BATS_TEST_TMPDIR/nonce64" | cmp - "$BATS_TEST_TMPDIR/o"
+	report_empty
+}
