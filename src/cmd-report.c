@@ -204,7 +204,7 @@ struct dest {
 	int fd;
 };
 
-static int dest_open(struct cmd_ctx *ctx, struct dest *d, const char *opt)
+static int dest_open(struct dest *d, const char *opt)
 {
 	const char *slash;
 	struct stat st;
@@ -214,16 +214,9 @@ static int dest_open(struct cmd_ctx *ctx, struct dest *d, const char *opt)
 	if (!d->path)
 		return -1;
 	if (streq(d->path, "-")) {
-		if (ctx->out.json)
-			return usage_error(ctx->cmd, "%s -: stdout carries the JSON with --json", opt);
-		if (isatty(STDOUT_FILENO))
-			return usage_error(ctx->cmd, "%s -: refusing to write a binary blob to a terminal; "
-					   "redirect stdout or give a file", opt);
-		d->to_stdout = true;
+		d->to_stdout = true;	/* checked in check_outputs() */
 		return -1;
 	}
-	if (!*d->path)
-		return usage_error(ctx->cmd, "%s: empty file name", opt);
 	if (stat(d->path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		fprintf(stderr, CMD ": %s %s: not a regular file\n", opt, d->path);
 		return EXIT_FAIL;
@@ -528,6 +521,34 @@ static void print_summary(FILE *out, const struct report_request *req, const str
 
 /* ---- the command ---------------------------------------------------------- */
 
+/* Output names: one blob at most on stdout, never a terminal's, never two blobs in one file. */
+static int check_outputs(struct cmd_ctx *ctx)
+{
+	const char *const files[] = { ctx->outblob, ctx->auxblob, ctx->manifestblob };
+	static const char *const opts[] = { "--outblob", "--auxblob", "--manifestblob" };
+	int to_stdout = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		if (!files[i])
+			continue;
+		if (!*files[i])
+			return usage_error(ctx->cmd, "%s: empty file name", opts[i]);
+		for (size_t j = i + 1; j < ARRAY_SIZE(files); j++)
+			if (streq(files[i], files[j]) && !streq(files[i], "-"))
+				return usage_error(ctx->cmd, "each blob needs its own file");
+		if (!streq(files[i], "-"))
+			continue;
+		if (++to_stdout > 1)
+			return usage_error(ctx->cmd, "only one blob can go to stdout ('-')");
+		if (ctx->out.json)
+			return usage_error(ctx->cmd, "%s -: stdout carries the JSON with --json", opts[i]);
+		if (isatty(STDOUT_FILENO))
+			return usage_error(ctx->cmd, "%s -: refusing to write a binary blob to a terminal; "
+					   "redirect stdout or give a file", opts[i]);
+	}
+	return -1;
+}
+
 static int check_options(struct cmd_ctx *ctx, struct report_request *req)
 {
 	unsigned long long v;
@@ -549,12 +570,9 @@ static int check_options(struct cmd_ctx *ctx, struct report_request *req)
 	rc = check_service(ctx, req);
 	if (rc >= 0)
 		return rc;
-	if ((ctx->outblob && streq(ctx->outblob, "-")) + (ctx->auxblob && streq(ctx->auxblob, "-")) +
-	    (ctx->manifestblob && streq(ctx->manifestblob, "-")) > 1)
-		return usage_error(ctx->cmd, "only one blob can go to stdout ('-')");
-	if ((ctx->outblob && (streq(ctx->outblob, ctx->auxblob) || streq(ctx->outblob, ctx->manifestblob))) ||
-	    (ctx->auxblob && streq(ctx->auxblob, ctx->manifestblob)))
-		return usage_error(ctx->cmd, "each blob needs its own file");
+	rc = check_outputs(ctx);
+	if (rc >= 0)
+		return rc;
 	req->want[REPORT_AUXBLOB] = ctx->auxblob;
 	req->want[REPORT_MANIFESTBLOB] = ctx->manifestblob;
 	/* the input last: --inblob - may read stdin, which only makes sense once the rest is valid */
@@ -596,7 +614,7 @@ static int run_report(struct cmd_ctx *ctx)
 	dests[REPORT_AUXBLOB].path = ctx->auxblob;
 	dests[REPORT_MANIFESTBLOB].path = ctx->manifestblob;
 	for (int b = 0; b < REPORT_NR_BLOBS; b++) {
-		rc = dest_open(ctx, &dests[b], opts[b]);
+		rc = dest_open(&dests[b], opts[b]);
 		if (rc >= 0)
 			goto out;
 		any_stdout |= dests[b].to_stdout;
