@@ -83,7 +83,7 @@ unit: $(BUILDDIR)/test-ide
 	$(BUILDDIR)/test-ide
 
 # The suite: decoder unit tests, the simulator's own tests, then tsmctl's.
-check: all $(BUILDDIR)/.deps-test unit unit-names check-man
+check: all $(BUILDDIR)/.deps-test unit unit-names unit-sha256 check-man
 	$(MAKE) -C tests/sim check
 	TSMCTL=$(abspath $(BUILDDIR)/tsmctl) bats --tap tests
 	$(MAKE) check-valgrind
@@ -142,7 +142,7 @@ uninstall:
 	$(UNINSTALL_CONTRIB)
 
 clean:
-	rm -rf obj man/*.8 tsmctl test-ide test-names build-fuzz .deps-build .deps-test $(ASAN_DIR) build-bench
+	rm -rf obj man/*.8 tsmctl test-ide test-names test-sha256 build-fuzz .deps-build .deps-test $(ASAN_DIR) build-bench
 	$(MAKE) -C tests/sim clean
 
 .PHONY: all sim man unit check check-man check-valgrind check-asan demo bench install uninstall clean
@@ -192,4 +192,11 @@ $(BUILDDIR)/test-names: src/names.c tests/unit/test-names.c include/tsmctl/names
 unit-names: $(BUILDDIR)/test-names
 	$(BUILDDIR)/test-names
 
-.PHONY: fuzz unit-names
+# make unit-sha256: the SHA-256 unit tests (FIPS 180-2 vectors, tests/unit/test-sha256.c).
+$(BUILDDIR)/test-sha256: src/sha256.c tests/unit/test-sha256.c include/tsmctl/sha256.h | $(DEPS_STAMP)
+	$(CC) $(CFLAGS) $(TSM_CFLAGS) -o $@ src/sha256.c tests/unit/test-sha256.c
+
+unit-sha256: $(BUILDDIR)/test-sha256
+	$(BUILDDIR)/test-sha256
+
+.PHONY: fuzz unit-names unit-sha256

@@ -70,6 +70,12 @@ _tsmctl() {
 		return ;;
 	--wait|--require-connected)
 		return ;;
+	--inblob|--outblob|--auxblob|--manifestblob)
+		compopt -o filenames 2>/dev/null
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return ;;
+	--nonce|--privlevel|--service-provider|--service-guid|--service-manifest-version)
+		return ;;
 	esac
 
 	if [ -z "$cmd" ]; then

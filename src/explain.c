@@ -9,9 +9,11 @@
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
 
-static const struct {
+struct module_hint {
 	const char *name, *what;
-} providers[] = {
+};
+
+static const struct module_hint providers[] = {
 	{ "ccp", "AMD SEV-TIO" },
 	{ "tdx_host", "Intel TDX Connect" },
 };
@@ -31,7 +33,16 @@ static int kmod_available(struct kmod_ctx *kctx, const char *name)
 	return found;
 }
 
-size_t provider_modules(struct module_state *out, size_t max)
+/* Configfs-tsm report providers: the guest drivers that register with tsm_report. */
+static const struct module_hint report_providers[] = {
+	{ "sev_guest", "AMD SEV-SNP guest" },
+	{ "tdx_guest", "Intel TDX guest" },
+	{ "arm_cca_guest", "Arm CCA realm" },
+};
+
+/* The state of each of the COUNT modules in TABLE. */
+static size_t modules_state(const struct module_hint *table, size_t count,
+			    struct module_state *out, size_t max)
 {
 	struct kmod_ctx *kctx = sysfs_is_live() ? kmod_new(NULL, NULL) : NULL;
 	size_t n = 0;
@@ -40,17 +51,18 @@ size_t provider_modules(struct module_state *out, size_t max)
 		kmod_unref(kctx);
 		kctx = NULL;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(providers) && n < max; i++, n++) {
-		char *dir = path_join("sys/module", providers[i].name);
+	for (size_t i = 0; i < count && n < max; i++, n++) {
+		const char *name = table[i].name, *what = table[i].what;
+		char *dir = path_join("sys/module", name);
 		char *init = path_join(dir, "initstate"), *state = NULL;
 
-		out[n] = (struct module_state){ .name = providers[i].name, .what = providers[i].what };
+		out[n] = (struct module_state){ .name = name, .what = what };
 		if (!sysfs_read_text(init, &state))
 			out[n].loaded = streq(state, "live") || streq(state, "coming");
 		else if (sysfs_exists(dir))
 			out[n].builtin = true;
 		out[n].available = (out[n].loaded || out[n].builtin) ? 1 :
-				   kmod_available(kctx, providers[i].name);
+				   kmod_available(kctx, name);
 		free(state);
 		free(init);
 		free(dir);
@@ -60,10 +72,18 @@ size_t provider_modules(struct module_state *out, size_t max)
 	return n;
 }
 
-char *provider_modules_summary(void)
+size_t provider_modules(struct module_state *out, size_t max)
 {
-	struct module_state m[ARRAY_SIZE(providers)];
-	size_t n = provider_modules(m, ARRAY_SIZE(m));
+	return modules_state(providers, ARRAY_SIZE(providers), out, max);
+}
+
+size_t report_provider_modules(struct module_state *out, size_t max)
+{
+	return modules_state(report_providers, ARRAY_SIZE(report_providers), out, max);
+}
+
+static char *modules_summary(const struct module_state *m, size_t n)
+{
 	char *s = xstrdup("");
 
 	for (size_t i = 0; i < n; i++) {
@@ -77,6 +97,20 @@ char *provider_modules_summary(void)
 		s = next;
 	}
 	return s;
+}
+
+char *provider_modules_summary(void)
+{
+	struct module_state m[ARRAY_SIZE(providers)];
+
+	return modules_summary(m, provider_modules(m, ARRAY_SIZE(m)));
+}
+
+char *report_provider_modules_summary(void)
+{
+	struct module_state m[ARRAY_SIZE(report_providers)];
+
+	return modules_summary(m, report_provider_modules(m, ARRAY_SIZE(m)));
 }
 
 void explain_no_tsm(const struct tsm_snapshot *snap, const char *cmd)

@@ -566,3 +566,117 @@ void strv_free(char **v, size_t n)
 		free(v[i]);
 	free(v);
 }
+
+/* ---- configfs: items made with mkdir, binary attributes ------------------ */
+
+/* The parent directory of PATH, opened below the root; *name is its last component. */
+static int open_item_parent(const char *path, const char **name)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int fd;
+
+	if (!path_is_relative_clean(path))
+		return -EINVAL;
+	*name = slash ? slash + 1 : path;
+	if (streq(*name, "."))
+		return -EINVAL;
+	dir = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
+	fd = open_beneath(dir, O_PATH | O_DIRECTORY);
+	free(dir);
+	return fd;
+}
+
+int sysfs_mkdir(const char *path, mode_t mode)
+{
+	const char *name;
+	int fd = open_item_parent(path, &name), rc = 0;
+
+	if (fd < 0)
+		return fd;
+	if (mkdirat(fd, name, mode) < 0)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+int sysfs_rmdir(const char *path)
+{
+	const char *name;
+	int fd = open_item_parent(path, &name), rc = 0;
+
+	if (fd < 0)
+		return fd;
+	if (unlinkat(fd, name, AT_REMOVEDIR) < 0)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+int sysfs_write_bin(const char *path, const void *buf, size_t len)
+{
+	int fd = open_beneath(path, O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
+	ssize_t n;
+
+	if (fd < 0)
+		return fd;
+	do
+		n = write(fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	/* the commit happens here: an error from it is the kernel's answer */
+	if (close(fd) < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+int sysfs_read_blob(const char *path, size_t max, uint8_t **buf, size_t *len)
+{
+	size_t cap = 4096, got = 0;
+	uint8_t *b;
+	int fd, rc = 0;
+
+	*buf = NULL;
+	*len = 0;
+	fd = open_regular(path);
+	if (fd < 0)
+		return fd;
+	b = xmalloc(cap);
+	for (;;) {
+		ssize_t n;
+
+		if (got == cap) {
+			if (cap > max) {
+				rc = -EFBIG;
+				break;
+			}
+			cap *= 2;
+			b = xrealloc(b, cap);
+		}
+		n = read(fd, b + got, cap - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	if (!rc && got > max)
+		rc = -EFBIG;
+	if (rc) {
+		free(b);
+		return rc;
+	}
+	*buf = b;
+	*len = got;
+	return 0;
+}

@@ -20,6 +20,9 @@ struct module_state {
 size_t provider_modules(struct module_state *out, size_t max);
 /* One line such as "ccp (AMD SEV-TIO): not loaded, available; tdx_host (...)". */
 char *provider_modules_summary(void);
+/* The same for the attestation report providers (sev_guest, tdx_guest, arm_cca_guest). */
+size_t report_provider_modules(struct module_state *out, size_t max);
+char *report_provider_modules_summary(void);
 
 void explain_no_tsm(const struct tsm_snapshot *snap, const char *cmd);
 void explain_no_devices(const struct tsm_snapshot *snap, const char *cmd);

@@ -63,4 +63,22 @@ const char *path_base(const char *path);
 
 void strv_free(char **v, size_t n);
 
+/* ---- configfs: items made with mkdir, binary attributes ------------------ */
+
+/* mkdir / rmdir PATH below the root (its parent resolved as every open is). 0 or -errno. */
+int sysfs_mkdir(const char *path, mode_t mode);
+int sysfs_rmdir(const char *path);
+
+/*
+ * Write LEN bytes to the binary attribute PATH in one write(2), then close:
+ * configfs commits a binary attribute at close, so close's result counts too.
+ */
+int sysfs_write_bin(const char *path, const void *buf, size_t len);
+
+/*
+ * Read a whole binary attribute of at most MAX bytes into a new buffer
+ * (*buf is NULL only on error). -EFBIG when it holds more than MAX.
+ */
+int sysfs_read_blob(const char *path, size_t max, uint8_t **buf, size_t *len);
+
 #endif

@@ -1,0 +1,693 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tsmctl report: one configfs-tsm attestation report (ABI.md §1.4). Options
+ * are checked and output files opened before the entry is made; report.c
+ * runs the session; here the result becomes files, a summary or JSON, and
+ * an errno becomes advice.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tsmctl/cli.h"
+#include "tsmctl/explain.h"
+#include "tsmctl/output.h"
+#include "tsmctl/report.h"
+#include "tsmctl/sha256.h"
+#include "tsmctl/sysfs.h"
+#include "tsmctl/util.h"
+
+#define CMD "tsmctl report"
+
+static volatile sig_atomic_t report_signal;
+
+static void on_signal(int sig)
+{
+	report_signal = sig;
+}
+
+/* No SA_RESTART: a signal ends a sleep or a read, and the entry is removed before exit. */
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* a closed stdout pipe is an EPIPE error to handle, not a death with an entry left */
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static const char *signal_name(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
+}
+
+/* ---- input validation --------------------------------------------------- */
+
+static int hexval(int c)
+{
+	return isdigit(c) ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 :
+	       (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
+}
+
+static int parse_nonce(struct cmd_ctx *ctx, const char *hex, struct report_request *req)
+{
+	size_t n = strlen(hex);
+
+	if (!n)
+		return usage_error(ctx->cmd, "--nonce is empty");
+	for (size_t i = 0; i < n; i++)
+		if (hexval((unsigned char)hex[i]) < 0)
+			return usage_error(ctx->cmd, "--nonce: '%c' is not a hex digit", hex[i]);
+	if (n % 2)
+		return usage_error(ctx->cmd, "--nonce has an odd number of hex digits (%zu)", n);
+	if (n / 2 > REPORT_INBLOB_MAX)
+		return usage_error(ctx->cmd, "--nonce is %zu bytes; the kernel takes at most %d",
+				   n / 2, REPORT_INBLOB_MAX);
+	for (size_t i = 0; i < n / 2; i++)
+		req->inblob[i] = (uint8_t)(hexval((unsigned char)hex[2 * i]) << 4 |
+					   hexval((unsigned char)hex[2 * i + 1]));
+	req->inblob_len = n / 2;
+	return -1;
+}
+
+static int read_inblob(struct cmd_ctx *ctx, const char *file, struct report_request *req)
+{
+	uint8_t buf[REPORT_INBLOB_MAX + 1];
+	bool std = streq(file, "-");
+	int fd = std ? STDIN_FILENO : open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	size_t got = 0;
+	struct stat st;
+
+	if (fd < 0) {
+		fprintf(stderr, CMD ": --inblob %s: %s\n", file, strerror(errno));
+		return EXIT_FAIL;
+	}
+	if (!std && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		fprintf(stderr, CMD ": --inblob %s: is a directory\n", file);
+		return EXIT_FAIL;
+	}
+	/* one byte more than the kernel takes, to tell "too big" from "exactly 64" */
+	while (got < sizeof(buf)) {
+		ssize_t n = read(fd, buf + got, sizeof(buf) - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			fprintf(stderr, CMD ": --inblob %s: %s\n", file, strerror(errno));
+			if (!std)
+				close(fd);
+			return EXIT_FAIL;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	if (!std)
+		close(fd);
+	if (got > REPORT_INBLOB_MAX)
+		return usage_error(ctx->cmd, "--inblob %s holds more than %d bytes, the most the kernel takes",
+				   file, REPORT_INBLOB_MAX);
+	if (!got)
+		return usage_error(ctx->cmd, "--inblob %s is empty", file);
+	memcpy(req->inblob, buf, got);
+	req->inblob_len = got;
+	return -1;
+}
+
+/* Decimal digits only, as an administrator writes them; 0..MAX. */
+static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
+{
+	unsigned long long v = 0;
+
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (!isdigit((unsigned char)*s))
+			return -EINVAL;
+		if (v > (max - (unsigned)(*s - '0')) / 10)
+			return -ERANGE;
+		v = v * 10 + (unsigned)(*s - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+/* The 36-character form the kernel's guid_parse() takes, nothing after it. */
+static bool uuid_valid(const char *s)
+{
+	if (strlen(s) != 36)
+		return false;
+	for (int i = 0; i < 36; i++) {
+		bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+
+		if (dash ? s[i] != '-' : !isxdigit((unsigned char)s[i]))
+			return false;
+	}
+	return true;
+}
+
+static int check_service(struct cmd_ctx *ctx, struct report_request *req)
+{
+	unsigned long long v;
+
+	if (!ctx->service_provider) {
+		if (ctx->service_guid || ctx->service_manifest_version)
+			return usage_error(ctx->cmd, "--service-guid and --service-manifest-version "
+					   "need --service-provider");
+		if (ctx->manifestblob)
+			return usage_error(ctx->cmd, "--manifestblob needs --service-provider "
+					   "(only a service report has a manifest)");
+		return -1;
+	}
+	if (!*ctx->service_provider || strlen(ctx->service_provider) > 255)
+		return usage_error(ctx->cmd, "--service-provider must be 1-255 characters");
+	for (const char *p = ctx->service_provider; *p; p++)
+		if (!isgraph((unsigned char)*p))
+			return usage_error(ctx->cmd, "--service-provider may hold only printable "
+					   "characters without blanks");
+	req->service_provider = ctx->service_provider;
+	if (ctx->service_guid) {
+		if (!uuid_valid(ctx->service_guid))
+			return usage_error(ctx->cmd, "invalid --service-guid '%s' (expected "
+					   "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)", ctx->service_guid);
+		req->service_guid = ctx->service_guid;
+	}
+	if (ctx->service_manifest_version) {
+		if (parse_uint(ctx->service_manifest_version, UINT_MAX, &v))
+			return usage_error(ctx->cmd, "invalid --service-manifest-version '%s' "
+					   "(a decimal number, 0-%u)", ctx->service_manifest_version,
+					   UINT_MAX);
+		req->service_manifest_version = (long long)v;
+	}
+	return -1;
+}
+
+/* ---- output files -------------------------------------------------------- */
+
+/* A blob's destination: stdout, or a temporary file renamed over PATH at the end. */
+struct dest {
+	const char *path;	/* as given; NULL: not saved */
+	bool to_stdout;
+	char *tmp;
+	int fd;
+};
+
+static int dest_open(struct dest *d, const char *opt)
+{
+	const char *slash;
+	struct stat st;
+	char *dir;
+
+	d->fd = -1;
+	if (!d->path)
+		return -1;
+	if (streq(d->path, "-")) {
+		d->to_stdout = true;	/* checked in check_outputs() */
+		return -1;
+	}
+	if (stat(d->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		fprintf(stderr, CMD ": %s %s: not a regular file\n", opt, d->path);
+		return EXIT_FAIL;
+	}
+	/* a temporary file beside the target, so the rename cannot cross file systems */
+	slash = strrchr(d->path, '/');
+	dir = slash ? xstrndup(d->path, (size_t)(slash - d->path + 1)) : xstrdup("");
+	d->tmp = xasprintf("%s.%s.tsmctl-XXXXXX", dir, slash ? slash + 1 : d->path);
+	free(dir);
+	d->fd = mkostemp(d->tmp, O_CLOEXEC);	/* mode 0600: a report can be sensitive */
+	if (d->fd < 0) {
+		fprintf(stderr, CMD ": %s %s: %s\n", opt, d->path, strerror(errno));
+		free(d->tmp);
+		d->tmp = NULL;
+		return EXIT_FAIL;
+	}
+	return -1;
+}
+
+static void dest_discard(struct dest *d)
+{
+	if (d->fd >= 0)
+		close(d->fd);
+	if (d->tmp)
+		unlink(d->tmp);
+	free(d->tmp);
+	d->tmp = NULL;
+	d->fd = -1;
+}
+
+static int write_all(int fd, const uint8_t *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Fill and rename into place; 0 or -errno (the temporary file is gone either way). */
+static int dest_commit(struct dest *d, const struct report_blob *b)
+{
+	int rc;
+
+	if (d->to_stdout)
+		return write_all(STDOUT_FILENO, b->data, b->len);
+	if (d->fd < 0)
+		return 0;
+	rc = write_all(d->fd, b->data, b->len);
+	if (!rc && fsync(d->fd) < 0)
+		rc = -errno;
+	if (close(d->fd) < 0 && !rc)
+		rc = -errno;
+	d->fd = -1;
+	if (!rc && rename(d->tmp, d->path) < 0)
+		rc = -errno;
+	if (rc)
+		unlink(d->tmp);
+	free(d->tmp);
+	d->tmp = NULL;
+	return rc;
+}
+
+/* ---- advice -------------------------------------------------------------- */
+
+static const char *errno_tag(int err)
+{
+	const char *n = errno_name(err);
+
+	return n ? n : "error";
+}
+
+static void say(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(CMD ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	if (err)
+		fprintf(stderr, " (%s)", errno_tag(err));
+	fputc('\n', stderr);
+}
+
+/* PATH below the root as the administrator would type it. */
+static char *shown_path(const char *path)
+{
+	const char *root = sysfs_root_path();
+	size_t len = strlen(root);
+
+	while (len > 1 && root[len - 1] == '/')
+		len--;
+	return len == 1 && root[0] == '/' ? xasprintf("/%s", path) :
+	       xasprintf("%.*s/%s", (int)len, root, path);
+}
+
+static void explain_group_missing(const char *missing)
+{
+	char *mods = report_provider_modules_summary(), *path = shown_path(missing);
+
+	if (streq(missing, "sys/kernel/config"))
+		say(ENOENT, "no %s: configfs is not mounted (mount -t configfs none /sys/kernel/config)",
+		    path);
+	else
+		say(ENOENT, "no %s: the kernel lacks configfs-tsm reports (CONFIG_TSM_REPORTS, "
+		    "module tsm_report) or it is not loaded [%s]", path, mods);
+	free(path);
+	free(mods);
+}
+
+static void explain_failure(const struct report_request *req, const struct report_result *res, int rc)
+{
+	int err = -rc;
+	const char *attr = res->attr ? res->attr : "";
+	char *mods, *group = shown_path(REPORT_GROUP);
+
+	switch (res->step) {
+	case REPORT_STEP_MKDIR:
+		if (err == ENXIO) {
+			mods = report_provider_modules_summary();
+			say(err, "no attestation report provider is registered: load this guest's "
+			    "driver [%s]", mods);
+			free(mods);
+		} else if (err == EACCES || err == EPERM) {
+			say(err, "creating a report entry in %s needs root: run tsmctl as root", group);
+		} else if (err == ENOENT) {
+			explain_group_missing(report_group_missing() ? report_group_missing() : REPORT_GROUP);
+		} else {
+			say(err, "cannot create a report entry in %s: %s", group, strerror(err));
+		}
+		break;
+	case REPORT_STEP_UNSUPPORTED: {
+		static const struct { const char *attr, *opt; } opts[] = {
+			{ "privlevel", "--privlevel" }, { "service_provider", "--service-provider" },
+			{ "service_guid", "--service-guid" },
+			{ "service_manifest_version", "--service-manifest-version" },
+			{ "auxblob", "--auxblob" }, { "manifestblob", "--manifestblob" },
+		};
+		const char *opt = NULL;
+
+		for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
+			if (streq(opts[i].attr, attr))
+				opt = opts[i].opt;
+		if (opt)
+			say(0, "the %s provider has no %s attribute: it does not take %s%s; nothing was written",
+			    res->provider ? res->provider : "report", attr, opt,
+			    strncmp(attr, "service", 7) && !streq(attr, "manifestblob") ? "" :
+			    " (service reports need sev_guest below an SVSM)");
+		else
+			say(0, "the report entry has no %s attribute: not a configfs-tsm report entry?", attr);
+		break;
+	}
+	case REPORT_STEP_READ_ATTR:
+		say(err, "cannot read %s of the report entry: %s", *attr ? attr : "the entry",
+		    strerror(err));
+		break;
+	case REPORT_STEP_WRITE:
+		if (err == EINVAL && streq(attr, "privlevel") && res->privlevel_floor > req->privlevel)
+			say(err, "privlevel %d is below this guest's privlevel_floor %d: the provider "
+			    "cannot report for a more privileged level than its own; use --privlevel %d-%d",
+			    req->privlevel, res->privlevel_floor, res->privlevel_floor, REPORT_PRIVLEVEL_MAX);
+		else if (err == EINVAL && streq(attr, "privlevel") && res->privlevel_floor >= 0)
+			say(err, "the provider refused privlevel %d (privlevel_floor %d, at most %d)",
+			    req->privlevel, res->privlevel_floor, REPORT_PRIVLEVEL_MAX);
+		else if (err == EINVAL && streq(attr, "privlevel"))
+			say(err, "the provider refused privlevel %d (at most %d; privlevel_floor not shown)",
+			    req->privlevel, REPORT_PRIVLEVEL_MAX);
+		else if (err == EBUSY)
+			say(err, "writing %s: the entry's generation counter hit its wrap-around guard; "
+			    "try again", attr);
+		else if (err == EFBIG)
+			say(err, "writing %s: more than the %d bytes the kernel takes", attr, REPORT_INBLOB_MAX);
+		else if (err == EACCES || err == EPERM)
+			say(err, "writing %s needs root: run tsmctl as root", attr);
+		else
+			say(err, "writing %s: %s", attr, strerror(err));
+		break;
+	case REPORT_STEP_NOT_APPLIED:
+		say(0, "the kernel did not apply the inblob: generation is %lu after %u write%s. configfs "
+		    "commits a binary attribute at close and drops the commit's error (e.g. the "
+		    "generation guard's EBUSY), so the report would not carry this nonce",
+		    res->seen_generation, res->writes, res->writes == 1 ? "" : "s");
+		break;
+	case REPORT_STEP_RACE:
+		say(EAGAIN, "another writer kept changing the report inputs: in each of %u fresh entries "
+		    "the generation moved past the %u write%s made (last %lu); find and stop the other "
+		    "writer, then try again", res->attempts, res->writes, res->writes == 1 ? "" : "s",
+		    res->seen_generation);
+		break;
+	case REPORT_STEP_READ_BLOB:
+		if (err == EBUSY)
+			say(err, "reading %s: the provider stayed busy through %u retries (another report "
+			    "or a TDX quote in flight?); try again later", attr, REPORT_BUSY_RETRIES);
+		else if (err == EFBIG)
+			say(err, "reading %s: the report is larger than the kernel's configfs maximum "
+			    "(32 KiB up to v6.19, 16 MiB since v7.0)", attr);
+		else if (err == EINVAL)
+			say(err, "reading %s: the provider refused the inputs%s", attr,
+			    req->service_provider ? " (sev_guest takes only the service provider 'svsm')" :
+			    " (it needs exactly 64 bytes of inblob)");
+		else if (err == ENXIO)
+			say(err, "reading %s: the report provider went away (guest driver unloaded?)", attr);
+		else
+			say(err, "reading %s: %s", attr, strerror(err));
+		break;
+	case REPORT_STEP_INTERRUPTED:
+	case REPORT_STEP_NONE:
+		break;
+	}
+	free(group);
+}
+
+/* ---- output -------------------------------------------------------------- */
+
+struct blob_view {
+	const char *name;
+	const struct report_blob *blob;
+	const char *path;	/* written to; NULL not saved */
+	char sha[SHA256_HEX_SIZE];
+};
+
+static struct json_object *blob_json(const struct blob_view *v)
+{
+	struct json_object *o;
+
+	if (!v->blob->shown)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "size", js_u64(v->blob->len));
+	json_object_object_add(o, "sha256", js_str(v->sha));
+	json_object_object_add(o, "path", js_str(v->path));
+	return o;
+}
+
+static long long privlevel_used(const struct report_request *req, const struct report_result *res)
+{
+	/* the kernel's entry starts at privlevel 0 (a zeroed tsm_report_state) */
+	return !res->has_privlevel ? -1 : req->privlevel >= 0 ? req->privlevel : 0;
+}
+
+static void print_json(const struct report_request *req, const struct report_result *res,
+		       size_t input_len, const char *source, const struct blob_view *views)
+{
+	struct json_object *o = json_object_new_object(), *in = json_object_new_object();
+	char sha[SHA256_HEX_SIZE];
+
+	json_object_object_add(o, "provider", js_str(res->provider));
+	json_object_object_add(o, "generation", js_u64(res->generation));
+	json_object_object_add(o, "attempts", js_u64(res->attempts));
+	json_object_object_add(o, "privlevel", js_num(privlevel_used(req, res)));
+	json_object_object_add(o, "privlevel_floor", js_num(res->privlevel_floor));
+	sha256_hex(req->inblob, req->inblob_len, sha);
+	json_object_object_add(in, "source", js_str(source));
+	json_object_object_add(in, "input_size", js_u64(input_len));
+	json_object_object_add(in, "size", js_u64(req->inblob_len));
+	json_object_object_add(in, "padded", js_bool(input_len < req->inblob_len));
+	json_object_object_add(in, "sha256", js_str(sha));
+	json_object_object_add(o, "inblob", in);
+	json_object_object_add(o, "service_provider", js_str(req->service_provider));
+	json_object_object_add(o, "service_guid", js_str(req->service_guid));
+	json_object_object_add(o, "service_manifest_version", js_num(req->service_manifest_version));
+	for (int b = 0; b < REPORT_NR_BLOBS; b++)
+		json_object_object_add(o, views[b].name, blob_json(&views[b]));
+	json_list_begin(stdout, "reports");
+	json_list_item(stdout, o);
+	json_list_end(stdout);
+}
+
+static void print_summary(FILE *out, const struct report_request *req, const struct report_result *res,
+			  size_t input_len, const char *source, const struct blob_view *views)
+{
+	long long pl = privlevel_used(req, res);
+
+	fprintf(out, "provider:     %s\n", res->provider);
+	fprintf(out, "generation:   %lu\n", res->generation);
+	if (pl >= 0)
+		fprintf(out, "privlevel:    %lld\n", pl);
+	if (input_len < req->inblob_len)
+		fprintf(out, "inblob:       %zu bytes (%zu from %s, zero-padded)\n", req->inblob_len,
+			input_len, source);
+	else
+		fprintf(out, "inblob:       %zu bytes (from %s)\n", req->inblob_len, source);
+	for (int b = 0; b < REPORT_NR_BLOBS; b++) {
+		const struct blob_view *v = &views[b];
+		char label[24];
+
+		if (!v->blob->shown)
+			continue;
+		snprintf(label, sizeof(label), "%s:", v->name);
+		fprintf(out, "%-13s %zu bytes, sha256 %s, %s%s\n", label, v->blob->len, v->sha, v->path ? "written to " : "not saved",
+			v->path ? v->path : "");
+	}
+}
+
+/* ---- the command ---------------------------------------------------------- */
+
+/* Output names: one blob at most on stdout, never a terminal's, never two blobs in one file. */
+static int check_outputs(struct cmd_ctx *ctx)
+{
+	const char *const files[] = { ctx->outblob, ctx->auxblob, ctx->manifestblob };
+	static const char *const opts[] = { "--outblob", "--auxblob", "--manifestblob" };
+	int to_stdout = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		if (!files[i])
+			continue;
+		if (!*files[i])
+			return usage_error(ctx->cmd, "%s: empty file name", opts[i]);
+		for (size_t j = i + 1; j < ARRAY_SIZE(files); j++)
+			if (streq(files[i], files[j]) && !streq(files[i], "-"))
+				return usage_error(ctx->cmd, "each blob needs its own file");
+		if (!streq(files[i], "-"))
+			continue;
+		if (++to_stdout > 1)
+			return usage_error(ctx->cmd, "only one blob can go to stdout ('-')");
+		if (ctx->out.json)
+			return usage_error(ctx->cmd, "%s -: stdout carries the JSON with --json", opts[i]);
+		if (isatty(STDOUT_FILENO))
+			return usage_error(ctx->cmd, "%s -: refusing to write a binary blob to a terminal; "
+					   "redirect stdout or give a file", opts[i]);
+	}
+	return -1;
+}
+
+static int check_options(struct cmd_ctx *ctx, struct report_request *req)
+{
+	unsigned long long v;
+	int rc;
+
+	if (ctx->nargs)
+		return usage_error(ctx->cmd, "unexpected argument '%s'", ctx->args[0]);
+	if (!ctx->nonce == !ctx->inblob)
+		return usage_error(ctx->cmd, "give exactly one of --nonce HEX and --inblob FILE");
+	req->privlevel = -1;
+	req->service_manifest_version = -1;
+	req->verbose = ctx->verbose;
+	if (ctx->privlevel) {
+		if (parse_uint(ctx->privlevel, UINT_MAX, &v) || v > REPORT_PRIVLEVEL_MAX)
+			return usage_error(ctx->cmd, "invalid --privlevel '%s' (0-%d)", ctx->privlevel,
+					   REPORT_PRIVLEVEL_MAX);
+		req->privlevel = (int)v;
+	}
+	rc = check_service(ctx, req);
+	if (rc >= 0)
+		return rc;
+	rc = check_outputs(ctx);
+	if (rc >= 0)
+		return rc;
+	req->want[REPORT_AUXBLOB] = ctx->auxblob;
+	req->want[REPORT_MANIFESTBLOB] = ctx->manifestblob;
+	/* the input last: --inblob - may read stdin, which only makes sense once the rest is valid */
+	return ctx->nonce ? parse_nonce(ctx, ctx->nonce, req) : read_inblob(ctx, ctx->inblob, req);
+}
+
+static int run_report(struct cmd_ctx *ctx)
+{
+	struct report_request req = { 0 };
+	struct report_result res = { 0 };
+	struct dest dests[REPORT_NR_BLOBS] = { { 0 } };
+	struct blob_view views[REPORT_NR_BLOBS];
+	static const char *const opts[REPORT_NR_BLOBS] = { "--outblob", "--auxblob", "--manifestblob" };
+	const char *source = ctx->nonce ? "--nonce" : "--inblob", *missing;
+	bool any_stdout = false;
+	size_t input_len;
+	int rc, exit_rc = EXIT_OK;
+
+	rc = check_options(ctx, &req);
+	if (rc >= 0)
+		return rc;
+	input_len = req.inblob_len;
+	/* both providers take exactly 64 bytes of user data (sev-guest.c, tdx-guest.c) */
+	if (req.inblob_len < REPORT_INBLOB_MAX) {
+		if (ctx->verbose)
+			fprintf(stderr, CMD ": %s is %zu bytes: padded with %zu zero bytes to the %d "
+				"the providers take\n", source, input_len,
+				REPORT_INBLOB_MAX - input_len, REPORT_INBLOB_MAX);
+		memset(req.inblob + req.inblob_len, 0, REPORT_INBLOB_MAX - req.inblob_len);
+		req.inblob_len = REPORT_INBLOB_MAX;
+	}
+	missing = report_group_missing();
+	if (missing) {
+		explain_group_missing(missing);
+		return EXIT_FAIL;
+	}
+	catch_signals();
+	dests[REPORT_OUTBLOB].path = ctx->outblob;
+	dests[REPORT_AUXBLOB].path = ctx->auxblob;
+	dests[REPORT_MANIFESTBLOB].path = ctx->manifestblob;
+	for (int b = 0; b < REPORT_NR_BLOBS; b++) {
+		rc = dest_open(&dests[b], opts[b]);
+		if (rc >= 0)
+			goto out;
+		any_stdout |= dests[b].to_stdout;
+	}
+	rc = report_run(&req, &res, &report_signal);
+	if (res.rmdir_error) {
+		char *group = shown_path(REPORT_GROUP);
+
+		fprintf(stderr, CMD ": could not remove the report entry %s/%s: %s; remove it with "
+			"rmdir (%s)\n", group, res.entry, strerror(-res.rmdir_error),
+			errno_tag(-res.rmdir_error));
+		free(group);
+	}
+	if (rc == -EINTR || report_signal) {
+		fprintf(stderr, CMD ": interrupted by %s; the report entry was %sremoved\n",
+			signal_name(report_signal), res.rmdir_error ? "NOT " : "");
+		rc = 128 + (report_signal ? report_signal : SIGINT);
+		goto out;
+	}
+	if (rc < 0) {
+		explain_failure(&req, &res, rc);
+		rc = EXIT_FAIL;
+		goto out;
+	}
+	for (int b = 0; b < REPORT_NR_BLOBS; b++) {
+		int err;
+
+		views[b] = (struct blob_view){ .name = report_blob_name(b), .blob = &res.blobs[b] };
+		if (!res.blobs[b].shown)
+			continue;
+		sha256_hex(res.blobs[b].data, res.blobs[b].len, views[b].sha);
+		err = dest_commit(&dests[b], &res.blobs[b]);
+		if (err) {
+			fprintf(stderr, CMD ": %s %s: %s\n", opts[b], dests[b].to_stdout ? "-" : dests[b].path,
+				strerror(-err));
+			exit_rc = EXIT_FAIL;
+			continue;
+		}
+		if (dests[b].to_stdout)
+			views[b].path = "-";
+		else if (dests[b].path)
+			views[b].path = dests[b].path;
+	}
+	if (ctx->out.json)
+		print_json(&req, &res, input_len, source, views);
+	else if (!any_stdout)
+		print_summary(stdout, &req, &res, input_len, source, views);
+	else if (ctx->verbose)
+		print_summary(stderr, &req, &res, input_len, source, views);
+	rc = res.rmdir_error ? EXIT_FAIL : exit_rc;
+out:
+	for (int b = 0; b < REPORT_NR_BLOBS; b++)
+		dest_discard(&dests[b]);
+	report_result_free(&res);
+	return rc;
+}
+
+static const int report_opts[] = {
+	OPT_NONCE, OPT_INBLOB, OPT_PRIVLEVEL, OPT_SERVICE_PROVIDER, OPT_SERVICE_GUID,
+	OPT_SERVICE_MANIFEST_VERSION, OPT_OUTBLOB, OPT_AUXBLOB, OPT_MANIFESTBLOB, OPT_JSON, OPT_END
+};
+
+const struct cmd_def cmd_report = {
+	.name = "report",
+	.args = "--nonce HEX | --inblob FILE",
+	.summary = "get a configfs-tsm attestation report (inblob in, outblob out)",
+	.description = "Create a fresh entry in /sys/kernel/config/tsm/report, write the report\n"
+		       "data (--nonce or --inblob, zero-padded to 64 bytes) and the other inputs,\n"
+		       "check with the entry's generation counter that every write took and that\n"
+		       "no other writer raced (retrying in a fresh entry up to 3 times), read the\n"
+		       "blobs, and remove the entry, also on error, SIGINT and SIGTERM. Blobs go to\n"
+		       "files (or stdout with '-', never to a terminal); the summary or -J shows\n"
+		       "their sizes and SHA-256 digests",
+	.opts = report_opts,
+	.run = run_report,
+};
