@@ -1266,13 +1266,6 @@ static void check_config(struct audit_run *run, const struct audit_check *c)
 			skip_needs_root(run, f, "only the 64-byte header is readable");
 			continue;
 		}
-		if (d->physfn && d->cfg.malformed == CFG_MAL_ALL_ONES) {
-			/* SR-IOV: a VF's Vendor and Device ID read 0xffff by design. */
-			done(run, f, AUDIT_PASS, NULL,
-			     "a VF of %s: Vendor ID reads ffff as SR-IOV specifies; header not decoded",
-			     d->physfn);
-			continue;
-		}
 		for (size_t b = 0; b < ARRAY_SIZE(bits); b++)
 			if (d->cfg.malformed & bits[b].bit)
 				add_text(&bad, "%s", bits[b].what);

@@ -147,8 +147,13 @@ static bool decode_header(const struct cfg_bytes *c, struct pci_cfg *cfg)
 		cfg->malformed |= CFG_MAL_SHORT_HEADER;
 		return false;
 	}
-	/* A function that is gone reads all ones; 0xffff is never a Vendor ID. */
-	if (cfg_read16(c, PCI_VENDOR_ID) == PCI_VENDOR_ID_NONE) {
+	/*
+	 * A function that is gone reads all ones. A VF reads 0xffff as Vendor
+	 * and Device ID too (SR-IOV 3.4.1.1), but its class and header are real.
+	 */
+	if (cfg_read32(c, PCI_VENDOR_ID) == 0xffffffffu &&
+	    cfg_read32(c, PCI_CLASS_REVISION) == 0xffffffffu &&
+	    cfg_read32(c, PCI_CLASS_REVISION + 4) == 0xffffffffu) {
 		cfg->malformed |= CFG_MAL_ALL_ONES;
 		return false;
 	}

@@ -90,9 +90,12 @@ static int dec_field(const char **s, unsigned long max, unsigned long *v)
 int tsm_name_parse(const char *s, int *id)
 {
 	unsigned long v;
-	const char *p = s + 3;
+	const char *p;
 
-	if (strncmp(s, "tsm", 3) || dec_field(&p, 0x7fffffff, &v) || *p)
+	if (strncmp(s, "tsm", 3))
+		return -EINVAL;
+	p = s + 3;	/* only now known to be inside the string */
+	if (dec_field(&p, 0x7fffffff, &v) || *p)
 		return -EINVAL;
 	*id = (int)v;
 	return 0;
@@ -100,11 +103,12 @@ int tsm_name_parse(const char *s, int *id)
 
 int hb_name_parse(const char *s, unsigned int *domain, unsigned int *bus)
 {
-	const char *p = s + 3;
+	const char *p;
 	unsigned int d, b;
 
 	if (strncmp(s, "pci", 3))
 		return -EINVAL;
+	p = s + 3;
 	for (const char *q = p; *q; q++)
 		if (isupper((unsigned char)*q))
 			return -EINVAL;
@@ -120,11 +124,12 @@ int hb_name_parse(const char *s, unsigned int *domain, unsigned int *bus)
 
 int stream_name_parse(const char *s, unsigned int *h, unsigned int *r, unsigned int *e)
 {
-	const char *p = s + 6;
+	const char *p;
 	unsigned long vh, vr, ve;
 
 	if (strncmp(s, "stream", 6))
 		return -EINVAL;
+	p = s + 6;
 	if (dec_field(&p, 255, &vh) || *p++ != '.' ||
 	    dec_field(&p, 255, &vr) || *p++ != '.' ||
 	    dec_field(&p, 255, &ve) || *p)

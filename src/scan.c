@@ -162,6 +162,36 @@ static void func_resolve(struct scan_ctx *ctx, struct pci_func *f)
 	free(link);
 }
 
+/* sysfs "0x15b3" → 0x15b3; -EINVAL unless 16-bit hex. */
+static int read_id(const char *dir, const char *name, uint16_t *id)
+{
+	char *path = path_join(dir, name), *value = NULL, *end;
+	unsigned long v;
+	int rc = sysfs_read_text(path, &value);
+
+	free(path);
+	if (rc)
+		return rc;
+	errno = 0;
+	v = strtoul(value, &end, 16);
+	rc = strncmp(value, "0x", 2) || *end || errno || v > 0xffff ? -EINVAL : 0;
+	free(value);
+	if (!rc)
+		*id = (uint16_t)v;
+	return rc;
+}
+
+/* A VF's own IDs read 0xffff (SR-IOV 3.4.1.1); the kernel's vendor and device files have them. */
+static void func_read_vf_ids(struct pci_func *f)
+{
+	uint16_t vendor, device;
+
+	if (!read_id(f->dir, "vendor", &vendor) && !read_id(f->dir, "device", &device)) {
+		f->cfg.vendor_id = vendor;
+		f->cfg.device_id = device;
+	}
+}
+
 static void func_read_config(struct tsm_snapshot *snap, struct pci_func *f)
 {
 	uint8_t buf[PCI_CFG_EXP_SIZE];
@@ -178,6 +208,8 @@ static void func_read_config(struct tsm_snapshot *snap, struct pci_func *f)
 		return;
 	if (pci_cfg_decode(buf, len, &f->cfg) < 0)
 		f->cfg_err = -ENOMEM;
+	if (f->cfg.header_valid && f->cfg.vendor_id == 0xffff)
+		func_read_vf_ids(f);
 	/* Non-root readers get the 64-byte header only (ABI.md §3, last line). */
 	if (len <= PCI_CFG_HDR_SIZE && f->cfg.header_valid) {
 		f->needs_root = true;

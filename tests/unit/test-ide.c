@@ -1384,6 +1384,25 @@ static void test_release(void)
 	CHECK(cfg.ide.sel == NULL);
 }
 
+/* A VF's Vendor and Device ID read 0xffff (SR-IOV 3.4.1.1); the rest of it is a function. */
+static void test_vf_header(void)
+{
+	static struct builder b;
+	struct pci_cfg cfg;
+
+	set_test("VF header");
+	put_header(&b, 0xffff, 0xffff, 0x020000, 0);
+	put_pcie_cap(&b, 0x40, PCIE_TYPE_ENDPOINT, PCI_EXP_DEVCAP_TEE);
+	CHECK_EQ(decode(&b, sizeof(b.cfg), &cfg), 0);
+	CHECK(cfg.header_valid);
+	CHECK_EQ(cfg.malformed, 0);
+	CHECK_EQ(cfg.vendor_id, 0xffff);
+	CHECK_EQ(cfg.class_code, 0x020000);
+	CHECK_EQ(cfg.pcie_type, PCIE_TYPE_ENDPOINT);
+	CHECK(cfg.tee_io);
+	pci_cfg_release(&cfg);
+}
+
 int main(void)
 {
 	test_names();
@@ -1397,6 +1416,7 @@ int main(void)
 	test_header_variants();
 	test_short_buffers();
 	test_all_ones();
+	test_vf_header();
 	test_std_chain_faults();
 	test_ext_chain_faults();
 	test_counts_run_off();
