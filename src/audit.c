@@ -36,7 +36,13 @@ struct audit_run {
 	struct audit_report *rep;
 	struct result_slot *slots;	/* open addressing, size a power of two */
 	size_t nr_slots, used_slots;
+	bool *is_parent;		/* by check index: some check hangs below it */
 };
+
+static bool check_is_parent(const struct audit_run *run, const struct audit_check *c)
+{
+	return run->is_parent[c - audit_checks];
+}
 
 /* The object a result is about, and what the filters match it by. */
 struct subject {
@@ -202,6 +208,21 @@ static long find_result(const struct audit_run *run, const struct audit_check *c
 	return sl->check ? sl->index : -1;
 }
 
+/* A finding is complete: stream it out if the caller asked to. */
+static void finish(struct audit_run *run, struct audit_finding *f)
+{
+	if (!run->opts->emit)
+		return;
+	run->opts->emit(f, run->opts->emit_arg);
+	free(f->object);
+	free(f->message);
+	free(f->hint);
+	f->object = f->message = f->hint = NULL;
+	/* Results no check depends on need not stay: f is the last one. */
+	if (!check_is_parent(run, f->check))
+		run->rep->n--;
+}
+
 /*
  * Open a result of check C for subject S. When its parent failed or was
  * skipped the result is recorded as skip and NULL returned; otherwise the
@@ -216,7 +237,8 @@ static struct audit_finding *start(struct audit_run *run, const struct audit_che
 	long parent = pc ? find_result(run, pc, s->ptr) : -1;
 
 	xgrow(&rep->findings, &rep->cap, rep->n, sizeof(*rep->findings));
-	record_result(run, c, s->ptr, (long)rep->n);
+	if (check_is_parent(run, c))
+		record_result(run, c, s->ptr, (long)rep->n);
 	f = &rep->findings[rep->n++];
 	*f = (struct audit_finding){
 		.check = c, .object = xstrdup(s->object), .status = AUDIT_PASS,
@@ -233,6 +255,7 @@ static struct audit_finding *start(struct audit_run *run, const struct audit_che
 					       pst == AUDIT_FAIL ? "failed" : "was skipped");
 			f->hint = xasprintf("%s %s first", pst == AUDIT_FAIL ? "resolve" : "see",
 					    pc->id);
+			finish(run, f);
 			return NULL;
 		}
 	}
@@ -257,6 +280,7 @@ static void vdone(struct audit_run *run, struct audit_finding *f, enum audit_sta
 		hint = xstrdup(f->check->hint);
 	}
 	f->hint = hint;
+	finish(run, f);
 }
 
 static void done(struct audit_run *run, struct audit_finding *f, enum audit_status st,
@@ -1455,10 +1479,15 @@ void audit_run(const struct tsm_snapshot *snap, const struct audit_opts *opts,
 	struct audit_run run = { .snap = snap, .opts = opts, .rep = report };
 
 	memset(report, 0, sizeof(*report));
+	run.is_parent = xcalloc(audit_nr_checks, sizeof(*run.is_parent));
+	for (size_t i = 0; i < audit_nr_checks; i++)
+		if (audit_checks[i].parent)
+			run.is_parent[audit_check_lookup(audit_checks[i].parent) - audit_checks] = true;
 	slots_grow(&run);
 	for (size_t i = 0; i < audit_nr_checks; i++)
 		audit_checks[i].eval(&run, &audit_checks[i]);
 	free(run.slots);
+	free(run.is_parent);
 }
 
 void audit_report_free(struct audit_report *report)

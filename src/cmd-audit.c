@@ -282,23 +282,46 @@ static void print_json_doc(struct json_object *doc)
 	json_object_put(doc);
 }
 
-static void print_json(const struct audit_view *v, const size_t *count, size_t total)
+/* What the streamed JSON report needs while the checks run. */
+struct json_sink {
+	const struct cmd_ctx *ctx;
+	size_t count[AUDIT_NR_STATUS], total;
+};
+
+static void emit_json(const struct audit_finding *f, void *arg)
+{
+	struct json_sink *sink = arg;
+
+	if (!finding_selected(sink->ctx, f))
+		return;
+	sink->count[f->status]++;
+	sink->total++;
+	if (!sink->ctx->shrt || f->status != AUDIT_PASS)
+		json_list_item(stdout, finding_json(f));
+}
+
+/* -J: each result printed as the checks make it, the summary last. */
+static int run_json(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap,
+		    struct audit_opts *opts)
 {
 	static const char *const keys[] = {
 		[AUDIT_PASS] = "pass", [AUDIT_WARN] = "warn", [AUDIT_FAIL] = "fail",
 		[AUDIT_SKIP] = "skip", [AUDIT_NEEDS_ROOT] = "needs_root",
 	};
+	struct json_sink sink = { .ctx = ctx };
 	struct json_object *sum = json_object_new_object();
+	struct audit_report rep;
 
-	/* Streamed: a fleet-sized report never sits in memory as one document. */
+	opts->emit = emit_json;
+	opts->emit_arg = &sink;
 	json_list_begin(stdout, "checks");
-	for (size_t i = 0; i < v->rep->n; i++)
-		if (v->shown[i])
-			json_list_item(stdout, finding_json(&v->rep->findings[i]));
-	json_object_object_add(sum, "total", js_u64(total));
+	audit_run(snap, opts, &rep);
+	audit_report_free(&rep);
+	json_object_object_add(sum, "total", js_u64(sink.total));
 	for (int st = 0; st < AUDIT_NR_STATUS; st++)
-		json_object_object_add(sum, keys[st], js_u64(count[st]));
+		json_object_object_add(sum, keys[st], js_u64(sink.count[st]));
 	json_list_end_with(stdout, "summary", sum);
+	return sink.count[AUDIT_FAIL] ? EXIT_FAIL : EXIT_OK;
 }
 
 /* --list-checks: the table itself, for people, scripts and the man page test. */
@@ -370,6 +393,10 @@ static int run_audit(struct cmd_ctx *ctx)
 		opts.modules = mods;
 		opts.nr_modules = provider_modules(mods, ARRAY_SIZE(mods));
 	}
+	if (ctx->out.json) {
+		rc = run_json(ctx, &snap, &opts);
+		goto out_snap;
+	}
 	audit_run(&snap, &opts, &rep);
 
 	v.shown = xcalloc(rep.n ? rep.n : 1, sizeof(*v.shown));
@@ -384,18 +411,14 @@ static int run_audit(struct cmd_ctx *ctx)
 		if (v.shown[i] && strlen(f->object) > v.obj_width)
 			v.obj_width = strlen(f->object);
 	}
-	if (ctx->out.json) {
-		print_json(&v, count, total);
-	} else {
-		v.utf8 = utf8_locale();
-		if (ctx->shrt)
-			print_short(&v);
-		else
-			print_tree(&v);
-		printf("%zu check%s: %zu pass, %zu warn, %zu fail, %zu skip, %zu needs-root\n",
-		       total, total == 1 ? "" : "s", count[AUDIT_PASS], count[AUDIT_WARN],
-		       count[AUDIT_FAIL], count[AUDIT_SKIP], count[AUDIT_NEEDS_ROOT]);
-	}
+	v.utf8 = utf8_locale();
+	if (ctx->shrt)
+		print_short(&v);
+	else
+		print_tree(&v);
+	printf("%zu check%s: %zu pass, %zu warn, %zu fail, %zu skip, %zu needs-root\n",
+	       total, total == 1 ? "" : "s", count[AUDIT_PASS], count[AUDIT_WARN],
+	       count[AUDIT_FAIL], count[AUDIT_SKIP], count[AUDIT_NEEDS_ROOT]);
 	rc = count[AUDIT_FAIL] ? EXIT_FAIL : EXIT_OK;
 	free(v.shown);
 	audit_report_free(&rep);

@@ -74,6 +74,13 @@ struct audit_opts {
 	size_t nr_require;
 	const struct module_state *modules;	/* provider modules, for hints */
 	size_t nr_modules;
+	/*
+	 * When set, each finding is handed to emit() as soon as it is complete,
+	 * and its strings are freed after: a fleet-sized report is streamed.
+	 * The report then keeps only the results other checks hang below.
+	 */
+	void (*emit)(const struct audit_finding *f, void *arg);
+	void *emit_arg;
 };
 
 struct audit_report {
