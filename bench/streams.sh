@@ -97,6 +97,9 @@ partner_null() {
 	printf '{"bdf":null,"block":%d,"enabled":null,"state":null,"ide_fail":null,"stream_id":null,"tc":null,"algorithm":null,"default_stream":null,"tee_limited":null,"cfg_requests":null,"pcrc":null,"rid":null,"address":[],"needs_root":false}' "$1"
 }
 
+# The main loop; bench/audit.sh sources this file for the decoder above.
+[ "${BASH_SOURCE[0]}" = "$0" ] || return 0
+
 first=1
 printf '{"schema_version":1,"streams":['
 for hb in "$root"/sys/devices/pci* "$root"/sys/devices/{faux,platform}/*/pci*; do

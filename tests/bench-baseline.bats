@@ -24,6 +24,40 @@ same_as_tsmctl() {
 	same_as_tsmctl
 }
 
+# "id object status" lines; the shell audit's must all be tsmctl's too.
+verdicts() { jq -r '.checks[] | "\(.id) \(.object) \(.status)"' | sort; }
+
+audit_agrees() {
+	local extra
+	extra=$(comm -23 <("$TOP/bench/audit.sh" "$ROOT" | verdicts) <(t audit -J | verdicts))
+	[ -z "$extra" ] || { echo "bench/audit.sh differs from tsmctl on: $extra"; return 1; }
+	"$TOP/bench/audit.sh" "$ROOT" | jq -r '.checks[].status' | sort | uniq -c
+}
+
+@test "bench/audit.sh reaches tsmctl's verdict on every check it makes, on every topology" {
+	local t n=0 kinds=""
+	for t in "$TOPO"/*.json; do
+		ROOT=$(static_tree "$(basename "$t" .json)")
+		audit_agrees || { echo "in $(basename "$t")"; return 1; }
+		n=$((n + $("$TOP/bench/audit.sh" "$ROOT" | jq '.checks | length')))
+		kinds+=$("$TOP/bench/audit.sh" "$ROOT" | jq -r '.checks[].status')$'\n'
+	done
+	echo "$n results"
+	[ "$n" -ge 120 ]
+	# it has to find trouble too, not only agree on passes
+	for st in pass warn fail skip; do grep -qx "$st" <<<"$kinds" || { echo "never $st"; return 1; }; done
+}
+
+@test "bench/audit.sh agrees on a live host whose root port stays insecure" {
+	mount_live audit-live-insecure
+	local d
+	for d in $(t devices -J | jq -r '.devices[] | select(.connected == null) | .bdf'); do
+		echo tsm0 >"$ROOT/sys/bus/pci/devices/$d/tsm/connect" || true
+	done
+	t audit -J | jq -e '[.checks[] | select(.id == "stream.secure" and .status == "fail")] | length > 0'
+	audit_agrees
+}
+
 teardown() {
 	unmount_live
 }
