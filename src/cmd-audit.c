@@ -74,14 +74,22 @@ static bool finding_selected(const struct cmd_ctx *ctx, const struct audit_findi
 
 /* ---- text ---- */
 
-/* Print S with control characters escaped: sysfs values end up in messages. */
+/* Print S with controls and non-UTF-8 bytes escaped: sysfs values end up in messages. */
 static void put_text(FILE *out, const char *s)
 {
-	for (; s && *s; s++) {
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			fprintf(out, "\\x%02x", (unsigned char)*s);
-		else
-			fputc(*s, out);
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (p && *p) {
+		size_t n = *p < 0x20 || *p == 0x7f ? 0 : utf8_seq(p);
+
+		if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)
+			n = 0;	/* C1 controls (U+0080-U+009F, CSI among them) */
+		if (!n) {
+			fprintf(out, "\\x%02x", *p++);
+			continue;
+		}
+		fwrite(p, 1, n, out);
+		p += n;
 	}
 }
 

@@ -180,8 +180,7 @@ void json_list_end(FILE *out)
 	json_list_end_with(out, NULL, NULL);
 }
 
-/* Length of the valid UTF-8 sequence at p, or 0 (RFC 3629: no overlongs, no surrogates). */
-static size_t utf8_seq(const unsigned char *p)
+size_t utf8_seq(const unsigned char *p)
 {
 	if (p[0] < 0x80)
 		return 1;

@@ -12,11 +12,11 @@
 load lib/helpers
 
 # The read commands; each runs as a table and with -J.
-CMDS=("list" "devices" "devices --all" "streams" "streams -v" "host-bridges")
-JSON_ARRAY=(tsms devices devices streams streams host_bridges)
+CMDS=("list" "devices" "devices --all" "streams" "streams -v" "host-bridges" "audit")
+JSON_ARRAY=(tsms devices devices streams streams host_bridges checks)
 # The ones that read everything the others do (devices --all ⊇ devices, streams -v ⊇ streams):
 # traced, and run as nobody.
-WIDE=(0 2 4 5)
+WIDE=(0 2 4 5 6)
 
 # run_one CASE_DIR OUT_PREFIX CMD [ARGS...]: one bounded run, stdout, stderr and status recorded.
 run_one() {
