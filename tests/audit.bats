@@ -12,7 +12,7 @@ teardown() {
 
 # The ids the issue and the man page promise.
 IDS=(platform.config-access platform.tsm-class platform.tsm-present platform.tsm-mode
-	device.connected device.authenticated device.dsm device.has-stream
+	device.connected device.authenticated device.dsm device.has-stream device.tdisp
 	stream.link stream.connected stream.enabled stream.secure stream.ide-fail stream.id
 	stream.rid hostbridge.pool hostbridge.tsm-link config.malformed ide.untracked)
 
@@ -492,7 +492,7 @@ as_nobody() {
 	ROOT=$(static_tree audit-devsec-connected)
 	run --separate-stderr t audit --short
 	[ "$status" -eq 0 ]
-	[ "$output" = "45 checks: 45 pass, 0 warn, 0 fail, 0 skip, 0 needs-root" ]
+	[ "$output" = "49 checks: 49 pass, 0 warn, 0 fail, 0 skip, 0 needs-root" ]
 }
 
 @test "--verbose: each check's description and the hints" {
@@ -541,7 +541,7 @@ as_nobody() {
 	run "$TSMCTL" audit --list-checks
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq "${#IDS[@]}" ]
-	[[ "${lines[9]}" == "stream.connected"*"stream"*"stream.link"*"The stream's endpoint is connected to a registered TSM." ]]
+	[[ "${lines[10]}" == "stream.connected"*"stream"*"stream.link"*"The stream's endpoint is connected to a registered TSM." ]]
 }
 
 @test "man page: scdoc builds it; one section per check id, holding the check's description" {
