@@ -378,9 +378,11 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 		t->warning = note;
 		note = NULL;
 	} else if (plan.written && !plan.err && verdict == VERDICT_WARNING) {
-		set_result(t, RESULT_FAILED, 0,
-			   with_note(xasprintf("%s, but %s", done_message(b, plan.tsm), note),
-				     xstrdup(STRICT_NOTE)));
+		char *done = done_message(b, plan.tsm);
+
+		set_result(t, RESULT_FAILED, 0, with_note(xasprintf("%s, but %s", done, note),
+							  xstrdup(STRICT_NOTE)));
+		free(done);
 	} else if (plan.written && !plan.err) {
 		set_result(t, RESULT_FAILED, 0, note);
 		note = NULL;
