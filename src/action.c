@@ -519,8 +519,9 @@ static char *explain_lock(const struct action_plan *plan, const struct tsm_snaps
 		if (holder && streq(holder, plan->tsm))
 			return xasprintf("already locked by %s", holder);
 		if (holder)
-			return xasprintf("already locked by %s, and a device has one TSM context "
-					 "at a time: run 'tsmctl unlock %s' first", holder, plan->bdf);
+			return xasprintf("already locked by %s, and a device has one TSM "
+					 "context at a time: run 'tsmctl unlock %s' first", holder,
+					 plan->bdf);
 		if (f && f->lock && *f->lock) {
 			ctx = link_context(f);
 			msg = xasprintf("%s, and a device has one TSM context at a time: run "
@@ -570,8 +571,8 @@ static char *explain_accept(const struct action_plan *plan, const struct tsm_sna
 	switch (-plan->err) {
 	case EINVAL:
 		if (holder)
-			return xasprintf("the kernel refused the accept although tsm/lock reads %s; "
-					 "see the kernel log", holder);
+			return xasprintf("the kernel refused the accept although tsm/lock "
+					 "reads %s; see the kernel log", holder);
 		if (f && f->lock && *f->lock) {
 			ctx = link_context(f);
 			msg = xasprintf("%s and is not locked: accept applies to a device locked "
@@ -605,8 +606,8 @@ static char *explain_unlock(const struct action_plan *plan, const struct pci_fun
 	switch (-plan->err) {
 	case EINVAL:
 		if (holder && plan->tsm && !streq(holder, plan->tsm))
-			return xasprintf("locked by %s, not %s: run 'tsmctl unlock %s' (the TSM may "
-					 "be left out)", holder, plan->tsm, plan->bdf);
+			return xasprintf("locked by %s, not %s: run 'tsmctl unlock %s' (the "
+					 "TSM may be left out)", holder, plan->tsm, plan->bdf);
 		if (holder)
 			return xasprintf("the kernel did not accept '%s' as the lock holder's name",
 					 plan->tsm);
@@ -879,13 +880,13 @@ static enum action_verdict verify_tdisp(const struct action_plan *plan, const st
 	switch (plan->action) {
 	case ACTION_LOCK:
 		if (!streq(holder, plan->tsm)) {
-			*note = xasprintf("the kernel accepted '%s' but tsm/lock reads %s", plan->tsm,
-					  lock_text(f));
+			*note = xasprintf("the kernel accepted '%s' but tsm/lock reads %s",
+					  plan->tsm, lock_text(f));
 			return VERDICT_FAILED;
 		}
 		if (accepted != 0) {
-			*note = xasprintf("locked to %s, but tsm/accept reads %s where a fresh lock "
-					  "reads 0", plan->tsm, accept_text(f));
+			*note = xasprintf("locked to %s, but tsm/accept reads %s where a fresh "
+					  "lock reads 0", plan->tsm, accept_text(f));
 			return accepted == 1 ? VERDICT_FAILED : VERDICT_WARNING;
 		}
 		return VERDICT_OK;
@@ -907,8 +908,8 @@ static enum action_verdict verify_tdisp(const struct action_plan *plan, const st
 			return VERDICT_FAILED;
 		}
 		if (accepted != 0) {
-			*note = xasprintf("unlocked, but tsm/accept reads %s where it should read 0",
-					  accept_text(f));
+			*note = xasprintf("unlocked, but tsm/accept reads %s where it should "
+					  "read 0", accept_text(f));
 			return accepted == 1 ? VERDICT_FAILED : VERDICT_WARNING;
 		}
 		return VERDICT_OK;

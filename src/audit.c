@@ -686,16 +686,17 @@ static void check_tdisp(struct audit_run *run, const struct audit_check *c)
 			done(run, f, AUDIT_FAIL, NULL, "tsm/lock exists but could not be read");
 		} else if (!*d->lock) {
 			if (accepted == 1)
-				done(run, f, AUDIT_FAIL, NULL, "unlocked but tsm/accept reads 1 (unlock "
-				     "drops the accept state)");
+				done(run, f, AUDIT_FAIL, NULL, "unlocked but tsm/accept reads 1 "
+				     "(unlock drops the accept state)");
 			else if (d->driver)
 				done(run, f, AUDIT_PASS, NULL, "unlocked, driver %s bound: not "
 				     "TDISP-managed (a shared, untrusted device)", d->driver);
 			else
-				done(run, f, AUDIT_PASS, NULL, "unlocked, no driver: not TDISP-managed");
+				done(run, f, AUDIT_PASS, NULL,
+				     "unlocked, no driver: not TDISP-managed");
 		} else if (!holder) {
-			done(run, f, AUDIT_PASS, NULL, "tsm/lock names link TSM %s's connection, not "
-			     "a TDISP lock", d->lock);
+			done(run, f, AUDIT_PASS, NULL,
+			     "tsm/lock names link TSM %s's connection, not a TDISP lock", d->lock);
 		} else if (!snapshot_find_tsm(snap, holder)) {
 			done(run, f, AUDIT_FAIL, xasprintf("unbind its driver if any, then tsmctl "
 							   "unlock %s", d->bdf),
@@ -703,21 +704,23 @@ static void check_tdisp(struct audit_run *run, const struct audit_check *c)
 		} else if (!d->has_accept) {
 			done(run, f, AUDIT_SKIP, xstrdup("this kernel offers no tsm/accept"),
 			     "locked to %s; no tsm/accept: acceptance cannot be checked", holder);
+		} else if (!d->accept) {
+			done(run, f, AUDIT_FAIL, NULL, "tsm/accept exists but could not be read");
 		} else if (accepted < 0) {
-			done(run, f, AUDIT_FAIL, NULL, d->accept ? "tsm/accept reads '%s': neither 0 "
-			     "nor 1" : "tsm/accept exists but could not be read%s",
-			     d->accept ? d->accept : "");
+			done(run, f, AUDIT_FAIL, NULL, "tsm/accept reads '%s': neither 0 nor 1",
+			     d->accept);
 		} else if (accepted && d->driver) {
 			done(run, f, AUDIT_PASS, NULL, "locked to %s and accepted; driver %s bound",
 			     holder, d->driver);
 		} else if (accepted) {
-			done(run, f, AUDIT_PASS, NULL, "locked to %s and accepted; no driver bound yet",
-			     holder);
+			done(run, f, AUDIT_PASS, NULL,
+			     "locked to %s and accepted; no driver bound yet", holder);
 		} else if (d->driver) {
 			done(run, f, AUDIT_FAIL,
-			     xasprintf("unbind the driver (echo %s > /sys/bus/pci/drivers/%s/unbind), "
-				       "verify the device's evidence, tsmctl accept %s, then bind the "
-				       "driver again", d->bdf, d->driver, d->bdf),
+			     xasprintf("unbind the driver (echo %s > "
+				       "/sys/bus/pci/drivers/%s/unbind), verify the device's "
+				       "evidence, tsmctl accept %s, then bind the driver again",
+				       d->bdf, d->driver, d->bdf),
 			     "driver %s bound while locked to %s but not accepted: the device runs "
 			     "without private DMA/MMIO (TDISP LOCKED, not RUN)", d->driver, holder);
 		} else {

@@ -24,7 +24,8 @@ static const struct column list_columns[] = {
 	[COL_STREAMS] = { "STREAMS", 3, SCOLS_FL_RIGHT, "IDE streams of connected devices" },
 	[COL_HBS] = { "HOST-BRIDGES", 14, 0, "host bridges carrying its streams" },
 	[COL_LOCKED] = { "LOCKED", 3, SCOLS_FL_RIGHT, "devices locked to the TSM (TDISP, guest)" },
-	[COL_ACCEPTED] = { "ACCEPTED", 3, SCOLS_FL_RIGHT, "locked devices also accepted (TDISP RUN)" },
+	[COL_ACCEPTED] = { "ACCEPTED", 3, SCOLS_FL_RIGHT,
+			   "locked devices also accepted (TDISP RUN)" },
 };
 
 static const int list_defaults[] = { COL_NAME, COL_MODE, COL_PROVIDER, COL_DRIVER,

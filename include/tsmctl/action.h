@@ -33,9 +33,9 @@ struct action_plan {
 	enum tsm_action action;
 	char *bdf;		/* canonical target */
 	char *tsm;		/* the TSM named (written, except by accept) */
-	char *value;		/* what is written, or would be: the TSM name, or "1" (accept) */
+	char *value;		/* what is (or would be) written: TSM name, "1" (accept) */
 	char *path;		/* root-relative attribute path */
-	bool already;		/* connect/lock: held by that TSM already; accept: accepted; nothing written */
+	bool already;		/* done already (held, accepted): nothing written */
 	bool written;		/* the store reached the kernel */
 	int err;		/* 0 or -errno, from the checks or from the kernel's store */
 };
