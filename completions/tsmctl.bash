@@ -34,6 +34,27 @@ _tsmctl_bdfs() {
 	fi
 }
 
+# Devices with tsm/lock for lock (unlocked, no TSM context), accept (locked, not
+# accepted) or unlock (locked); then the devsec TSMs.
+_tsmctl_tdisp() {
+	local want=$1 line bdf locked accepted linked
+	local re='^BDF="([^"]*)" LOCKED="([^"]*)" ACCEPTED="([^"]*)" CONNECTED="([^"]*)" DSM="([^"]*)"$'
+	while read -r line; do
+		[[ $line =~ $re ]] || continue
+		bdf=${BASH_REMATCH[1]} locked=${BASH_REMATCH[2]} accepted=${BASH_REMATCH[3]}
+		linked=${BASH_REMATCH[4]}${BASH_REMATCH[5]}
+		case $want in
+		lock) [ -z "$locked" ] && [ -n "$accepted" ] && [ -z "$linked" ] && echo "$bdf" ;;
+		accept) [ -n "$locked" ] && [ "$accepted" = no ] && echo "$bdf" ;;
+		unlock) [ -n "$locked" ] && echo "$bdf" ;;
+		esac
+	done < <(_tsmctl_run devices -n -P -o BDF,LOCKED,ACCEPTED,CONNECTED,DSM)
+	[ "$want" = accept ] && return
+	while read -r line; do
+		[[ $line =~ ^NAME=\"([^\"]*)\"\ MODE=\"devsec\"$ ]] && echo "${BASH_REMATCH[1]}"
+	done < <(_tsmctl_run list -n -P -o NAME,MODE)
+}
+
 _tsmctl() {
 	local cur prev cmd i words opts
 	cur=${COMP_WORDS[COMP_CWORD]}
@@ -98,7 +119,7 @@ _tsmctl() {
 	disconnect)
 		COMPREPLY=($(compgen -W "$(_tsmctl_bdfs connected) $(_tsmctl_run list -n -r -o NAME)" -- "$cur")) ;;
 	lock|accept|unlock)
-		COMPREPLY=($(compgen -W "$(_tsmctl_bdfs any) $(_tsmctl_run list -n -r -o NAME)" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "$(_tsmctl_tdisp "$cmd")" -- "$cur")) ;;
 	esac
 }
 complete -F _tsmctl tsmctl

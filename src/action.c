@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * connect / disconnect: the checks in the kernel's own order, one store, and
- * the words for what came back (ABI.md §1.2, §2.1-2.4). Nothing here prints
- * except -v's "writing"; the command decides what to say.
+ * connect / disconnect and the guest TDISP verbs lock / accept / unlock: the
+ * checks in the kernel's own order, one store, and the words for what came
+ * back (ABI.md §1.2, §2.1-2.4). Nothing here prints except -v's "writing";
+ * the command decides what to say.
  */
 #include <errno.h>
 #include <signal.h>
@@ -28,7 +29,12 @@ volatile sig_atomic_t action_signal;
 
 const char *action_name(enum tsm_action action)
 {
-	return action == ACTION_CONNECT ? "connect" : "disconnect";
+	static const char *const names[] = {
+		[ACTION_CONNECT] = "connect", [ACTION_DISCONNECT] = "disconnect",
+		[ACTION_LOCK] = "lock", [ACTION_ACCEPT] = "accept", [ACTION_UNLOCK] = "unlock",
+	};
+
+	return names[action];
 }
 
 bool action_device_present(const char *bdf)
@@ -91,6 +97,69 @@ static int check_connect(const struct tsm_snapshot *snap, const struct pci_func 
 	return 0;
 }
 
+/* pci_mode says the TSM is not a devsec one; without pci_mode the kernel must tell. */
+static bool tsm_not_devsec(const struct tsm *t)
+{
+	return t->has_pci_mode && t->mode && !streq(t->mode, "devsec");
+}
+
+/*
+ * lock_store(), accept_store(), unlock_store() in the kernel's order (ABI.md
+ * §1.2): lock: EBUSY for any context, ENXIO unless a devsec TSM, EBUSY with
+ * a driver; accept: EINVAL unless locked, EBUSY with a driver; unlock:
+ * EINVAL unless locked by that name, EBUSY with a driver. Sets plan->tsm
+ * and plan->value.
+ */
+static int check_tdisp(const struct tsm_snapshot *snap, const struct pci_func *f, const char *tsm,
+		       struct action_plan *plan)
+{
+	const char *holder = f ? render_lock_holder(f) : NULL;
+	const struct tsm *t;
+
+	if (plan->action == ACTION_LOCK) {
+		plan->tsm = xstrdup(tsm);
+		plan->value = xstrdup(tsm);
+	} else if (plan->action == ACTION_ACCEPT) {
+		plan->tsm = holder ? xstrdup(holder) : NULL;
+		plan->value = xstrdup("1");
+	} else if (tsm || holder) {
+		plan->tsm = xstrdup(tsm ? tsm : holder);
+		plan->value = xstrdup(plan->tsm);
+	}
+	if (!f || !f->has_lock)
+		return -ENOENT;
+	if (!f->lock)
+		return -EIO;	/* present, but the read failed */
+	switch (plan->action) {
+	case ACTION_LOCK:
+		if (*f->lock) {
+			plan->already = streq(holder, tsm);
+			return plan->already ? 0 : -EBUSY;
+		}
+		t = snapshot_find_tsm(snap, tsm);
+		if (!t || tsm_not_devsec(t))
+			return -ENXIO;
+		return f->driver ? -EBUSY : 0;
+	case ACTION_ACCEPT:
+		if (!holder)
+			return -EINVAL;
+		if (!f->has_accept)
+			return -ENOENT;
+		if (!f->accept)
+			return -EIO;
+		/* RUN already: a second store would rerun the TSM's accept op (ABI.md §1.2) */
+		if (render_accepted(f) == 1) {
+			plan->already = true;
+			return 0;
+		}
+		return f->driver ? -EBUSY : 0;
+	default:
+		if (!holder || (tsm && !streq(tsm, holder)))
+			return -EINVAL;
+		return f->driver ? -EBUSY : 0;
+	}
+}
+
 /* disconnect_store(): ENXIO without a context, EINVAL for any other name (sysfs_streq). */
 static int check_disconnect(const struct pci_func *f, const char *tsm)
 {
@@ -116,18 +185,25 @@ int action_apply(const struct tsm_snapshot *snap, enum tsm_action action, const 
 	plan->action = action;
 	plan->bdf = xstrdup(bdf);
 	/* Names go into a path and into the kernel: only the strict spellings. */
+	if (action == ACTION_ACCEPT)
+		tsm = NULL;	/* accept's store takes a boolean, not a name */
 	if (bdf_canonical(bdf, canon) || !streq(canon, bdf) ||
-	    (tsm && tsm_name_parse(tsm, &id)) || (action == ACTION_CONNECT && !tsm))
+	    (tsm && tsm_name_parse(tsm, &id)) ||
+	    ((action == ACTION_CONNECT || action == ACTION_LOCK) && !tsm))
 		return plan->err = -EINVAL;
 	plan->path = xasprintf("%s/%s/tsm/%s", PCI_DEVICES, bdf, action_name(action));
 	if (action == ACTION_CONNECT) {
 		plan->tsm = xstrdup(tsm);
 		plan->err = check_connect(snap, f, tsm, &plan->already);
-	} else {
+	} else if (action == ACTION_DISCONNECT) {
 		plan->err = check_disconnect(f, tsm);
 		if (tsm || func_connected(f))
 			plan->tsm = xstrdup(tsm ? tsm : f->connect);
+	} else {
+		plan->err = check_tdisp(snap, f, tsm, plan);
 	}
+	if (!plan->value && plan->tsm)
+		plan->value = xstrdup(plan->tsm);
 	if (plan->err || plan->already || dry_run)
 		return plan->err;
 	if (action_signal)
@@ -135,12 +211,12 @@ int action_apply(const struct tsm_snapshot *snap, enum tsm_action action, const 
 	if (tsmctl_verbose) {
 		char *shown = action_display_path(plan->path);
 
-		fprintf(stderr, "tsmctl %s: writing '%s' to %s\n", action_name(action), plan->tsm,
+		fprintf(stderr, "tsmctl %s: writing '%s' to %s\n", action_name(action), plan->value,
 			shown);
 		free(shown);
 	}
 	plan->written = true;
-	plan->err = sysfs_write(plan->path, plan->tsm);
+	plan->err = sysfs_write(plan->path, plan->value);
 	return plan->err;
 }
 
@@ -148,6 +224,7 @@ void action_plan_release(struct action_plan *plan)
 {
 	free(plan->bdf);
 	free(plan->tsm);
+	free(plan->value);
 	free(plan->path);
 	memset(plan, 0, sizeof(*plan));
 }
@@ -336,6 +413,226 @@ static char *explain_disconnect(const struct action_plan *plan, const struct tsm
 	}
 }
 
+/* ---- guest TDISP (proposed: ABI.md §1.2 tsm/lock, accept, unlock; §2.1, §2.5, §2.7) ---- */
+
+/* "tsm1, tsm2": the TSMs whose pci_mode is devsec; "" when none. */
+static char *devsec_names(const struct tsm_snapshot *snap)
+{
+	char *s = xstrdup("");
+
+	for (size_t i = 0; i < snap->nr_tsms; i++) {
+		char *next;
+
+		if (!streq(snap->tsms[i]->mode, "devsec"))
+			continue;
+		next = xasprintf("%s%s%s", s, *s ? ", " : "", snap->tsms[i]->name);
+		free(s);
+		s = next;
+	}
+	return s;
+}
+
+char *action_tdisp_missing(const struct tsm_snapshot *snap)
+{
+	bool any_mode = false;
+	char *devsec, *all, *msg;
+
+	for (size_t i = 0; i < snap->nr_funcs; i++)
+		if (snap->funcs[i]->has_lock)
+			return NULL;
+	for (size_t i = 0; i < snap->nr_tsms; i++)
+		any_mode |= snap->tsms[i]->has_pci_mode;
+	devsec = devsec_names(snap);
+	all = tsm_names(snap, false);
+	if (*devsec)
+		msg = xasprintf("the devsec TSM %s is registered, but no PCI function shows "
+				"tsm/lock: the kernel offers it only on PCIe functions with "
+				"DEVCAP.TEE (see 'tsmctl devices --all')", devsec);
+	else if (!snap->nr_tsms)
+		msg = xstrdup("no PCI function has tsm/lock: either the running kernel lacks the "
+			      "TDISP guest ABI (tsm/lock, tsm/accept, tsm/unlock: proposed, not in "
+			      "v6.19), or no devsec TSM is registered (the guest's sev-guest, "
+			      "tdx-guest or arm-cca-guest driver registers one)");
+	else if (any_mode)
+		msg = xasprintf("no devsec TSM is registered (only %s), and the kernel shows "
+				"tsm/lock only while one is: lock, accept and unlock are for "
+				"devices inside a confidential guest", all);
+	else
+		msg = xstrdup("the running kernel lacks the TDISP guest ABI: tsm/lock, tsm/accept "
+			      "and tsm/unlock are proposed, not in v6.19 (no TSM has pci_mode, no "
+			      "device has tsm/lock)");
+	free(devsec);
+	free(all);
+	return msg;
+}
+
+/* Why a function shows no tsm/lock (or tsm/accept). */
+static char *explain_no_lock(const struct tsm_snapshot *now, const struct pci_func *f,
+			     const struct action_plan *plan)
+{
+	char *missing;
+
+	if (!action_device_present(plan->bdf))
+		return xstrdup("the device is gone (removed or hot-unplugged)");
+	missing = action_tdisp_missing(now);
+	if (missing)
+		return missing;
+	if (f && f->has_lock)
+		return xstrdup("has tsm/lock but no tsm/accept: this kernel offers no accept step");
+	return xstrdup("not a TDISP-capable device (no DEVCAP.TEE / no devsec TSM): it has no "
+		       "tsm/lock, which the kernel offers on PCIe functions with DEVCAP.TEE while "
+		       "a devsec TSM is registered (see 'tsmctl devices --all')");
+}
+
+/* "driver NAME is bound ...: unbind it first (echo BDF > .../drivers/NAME/unbind)" */
+static char *driver_advice(const struct action_plan *plan, const struct pci_func *f,
+			   const char *why)
+{
+	char *rel = xasprintf("sys/bus/pci/drivers/%s/unbind", f->driver);
+	char *shown = action_display_path(rel);
+	char *msg = xasprintf("driver %s is bound, and %s: unbind it first (echo %s > %s)",
+			      f->driver, why, plan->bdf, shown);
+
+	free(rel);
+	free(shown);
+	return msg;
+}
+
+/* The TSM context a function has that is not a devsec lock: a link TSM's connection. */
+static char *link_context(const struct pci_func *f)
+{
+	if (f->dsm && *f->dsm && !streq(f->dsm, f->bdf))
+		return xasprintf("has a TSM context from link TSM %s (its DSM %s is connected)",
+				 f->lock, f->dsm);
+	return xasprintf("is connected via link TSM %s", f->lock);
+}
+
+static char *explain_lock(const struct action_plan *plan, const struct tsm_snapshot *now,
+			  const struct pci_func *f)
+{
+	const struct tsm *t = snapshot_find_tsm(now, plan->tsm);
+	const char *holder = f ? render_lock_holder(f) : NULL;
+	char *devsec, *all, *ctx, *msg;
+
+	switch (-plan->err) {
+	case EBUSY:
+		if (holder && streq(holder, plan->tsm))
+			return xasprintf("already locked by %s", holder);
+		if (holder)
+			return xasprintf("already locked by %s, and a device has one TSM "
+					 "context at a time: run 'tsmctl unlock %s' first", holder,
+					 plan->bdf);
+		if (f && f->lock && *f->lock) {
+			ctx = link_context(f);
+			msg = xasprintf("%s, and a device has one TSM context at a time: run "
+					"'tsmctl disconnect %s' first", ctx,
+					f->dsm && *f->dsm ? f->dsm : plan->bdf);
+			free(ctx);
+			return msg;
+		}
+		if (f && f->driver)
+			return driver_advice(plan, f, "the kernel locks only a device without a "
+					     "driver");
+		return xasprintf("%s reported the device busy (another TSM context or a driver "
+				 "that has gone again?); see the kernel log", plan->tsm);
+	case ENXIO:
+		devsec = devsec_names(now);
+		all = tsm_names(now, false);
+		if (!t && !now->nr_tsms)
+			msg = xasprintf("there is no TSM named %s: none is registered "
+					"(see 'tsmctl list')", plan->tsm);
+		else if (!t)
+			msg = xasprintf("there is no TSM named %s; registered: %s", plan->tsm, all);
+		else if (tsm_not_devsec(t))
+			msg = xasprintf("%s is not a devsec TSM (pci_mode %s): lock needs the "
+					"guest's devsec TSM%s%s", t->name, t->mode,
+					*devsec ? ": " : ", and none is registered", devsec);
+		else
+			msg = xasprintf("%s declined to lock the device (it does not serve %s, or "
+					"its lock op failed); see the kernel log", plan->tsm,
+					f && f->hb ? f->hb->name : "its host bridge");
+		free(devsec);
+		free(all);
+		return msg;
+	case EINVAL:
+		return xasprintf("the kernel did not accept '%s' as a TSM name", plan->tsm);
+	default:
+		return xasprintf("%s failed the lock: %s; see the kernel log", plan->tsm,
+				 strerror(-plan->err));
+	}
+}
+
+static char *explain_accept(const struct action_plan *plan, const struct tsm_snapshot *now,
+			    const struct pci_func *f)
+{
+	const char *holder = f ? render_lock_holder(f) : NULL;
+	char *devsec, *ctx, *msg;
+
+	switch (-plan->err) {
+	case EINVAL:
+		if (holder)
+			return xasprintf("the kernel refused the accept although tsm/lock "
+					 "reads %s; see the kernel log", holder);
+		if (f && f->lock && *f->lock) {
+			ctx = link_context(f);
+			msg = xasprintf("%s and is not locked: accept applies to a device locked "
+					"by a devsec TSM", ctx);
+			free(ctx);
+			return msg;
+		}
+		devsec = devsec_names(now);
+		msg = xasprintf("not locked%s: lock it first (tsmctl lock %s %s)",
+				plan->written ? " (any more: did another process unlock it?)" : "",
+				plan->bdf, *devsec && !strchr(devsec, ',') ? devsec : "TSM");
+		free(devsec);
+		return msg;
+	case EBUSY:
+		if (f && f->driver)
+			return driver_advice(plan, f, "the kernel accepts a device only before its "
+					     "driver binds; accept, then bind the driver again");
+		return xasprintf("%s reported the device busy; see the kernel log",
+				 plan->tsm ? plan->tsm : "the TSM");
+	default:
+		return xasprintf("%s failed the accept: %s; see the kernel log",
+				 plan->tsm ? plan->tsm : "the TSM", strerror(-plan->err));
+	}
+}
+
+static char *explain_unlock(const struct action_plan *plan, const struct pci_func *f)
+{
+	const char *holder = f ? render_lock_holder(f) : NULL;
+	char *ctx, *msg;
+
+	switch (-plan->err) {
+	case EINVAL:
+		if (holder && plan->tsm && !streq(holder, plan->tsm))
+			return xasprintf("locked by %s, not %s: run 'tsmctl unlock %s' (the "
+					 "TSM may be left out)", holder, plan->tsm, plan->bdf);
+		if (holder)
+			return xasprintf("the kernel did not accept '%s' as the lock holder's name",
+					 plan->tsm);
+		if (f && f->lock && *f->lock) {
+			ctx = link_context(f);
+			msg = xasprintf("%s and is not locked: 'tsmctl disconnect %s' ends a link "
+					"connection", ctx, f->dsm && *f->dsm ? f->dsm : plan->bdf);
+			free(ctx);
+			return msg;
+		}
+		if (plan->written)
+			return xstrdup("not locked (any more: did another process unlock it?)");
+		return xstrdup("not locked; nothing to unlock");
+	case EBUSY:
+		if (f && f->driver)
+			return driver_advice(plan, f, "the kernel unlocks a device only without a "
+					     "driver");
+		return xasprintf("%s reported the device busy; see the kernel log",
+				 plan->tsm ? plan->tsm : "the TSM");
+	default:
+		return xasprintf("%s failed the unlock: %s; see the kernel log",
+				 plan->tsm ? plan->tsm : "the TSM", strerror(-plan->err));
+	}
+}
+
 /* Streams the snapshot links to BDF's device, counted; the first name into *first. */
 static size_t func_streams(const struct tsm_snapshot *snap, const char *bdf, const char **first)
 {
@@ -395,6 +692,7 @@ static char *explain(const struct action_plan *plan, const struct tsm_snapshot *
 {
 	const struct pci_func *f = snapshot_find_func(now, plan->bdf);
 	const char *attr = action_name(plan->action);
+	bool tdisp = action_is_tdisp(plan->action);
 	char *msg;
 
 	switch (-plan->err) {
@@ -413,12 +711,27 @@ static char *explain(const struct action_plan *plan, const struct tsm_snapshot *
 	case EINTR:
 		if (!plan->written)
 			return xstrdup("interrupted before writing; nothing was changed");
+		if (tdisp)
+			return xasprintf("interrupted while the kernel waited for its TSM lock; "
+					 "tsm/lock now reads %s",
+					 f && f->lock && *f->lock ? f->lock : "empty");
 		msg = xasprintf("interrupted while the kernel waited for its TSM lock; tsm/connect "
 				"now reads %s", func_connected(f) ? f->connect : "empty");
 		return msg;
 	case ENOENT:
-		return explain_no_group(now, f, plan);
+		return tdisp ? explain_no_lock(now, f, plan) : explain_no_group(now, f, plan);
+	case EIO:
+		if (tdisp && !plan->written)
+			return xasprintf("tsm/%s exists but could not be read",
+					 f && f->has_lock && !f->lock ? "lock" : "accept");
+		break;
 	}
+	if (plan->action == ACTION_LOCK)
+		return explain_lock(plan, now, f);
+	if (plan->action == ACTION_ACCEPT)
+		return explain_accept(plan, now, f);
+	if (plan->action == ACTION_UNLOCK)
+		return explain_unlock(plan, f);
 	if (plan->action == ACTION_DISCONNECT)
 		return explain_disconnect(plan, now, f);
 	return rollback_note(plan, now, f, explain_connect(plan, now, f));
@@ -547,20 +860,79 @@ static enum action_verdict verify_disconnect(const struct action_plan *plan,
 	return VERDICT_OK;
 }
 
+static const char *lock_text(const struct pci_func *f)
+{
+	return !f->lock ? "unreadable" : *f->lock ? f->lock : "empty";
+}
+
+static const char *accept_text(const struct pci_func *f)
+{
+	return !f->has_accept ? "absent" : !f->accept ? "unreadable" : f->accept;
+}
+
+/* lock: tsm/lock names the TSM, accept 0; accept: accept 1; unlock: lock empty, accept 0. */
+static enum action_verdict verify_tdisp(const struct action_plan *plan, const struct pci_func *f,
+					char **note)
+{
+	const char *holder = render_lock_holder(f);
+	int accepted = render_accepted(f);
+
+	switch (plan->action) {
+	case ACTION_LOCK:
+		if (!streq(holder, plan->tsm)) {
+			*note = xasprintf("the kernel accepted '%s' but tsm/lock reads %s",
+					  plan->tsm, lock_text(f));
+			return VERDICT_FAILED;
+		}
+		if (accepted != 0) {
+			*note = xasprintf("locked to %s, but tsm/accept reads %s where a fresh "
+					  "lock reads 0", plan->tsm, accept_text(f));
+			return accepted == 1 ? VERDICT_FAILED : VERDICT_WARNING;
+		}
+		return VERDICT_OK;
+	case ACTION_ACCEPT:
+		if (accepted != 1) {
+			*note = xasprintf("the kernel accepted the accept but tsm/accept reads %s",
+					  accept_text(f));
+			return VERDICT_FAILED;
+		}
+		if (!holder) {
+			*note = xasprintf("tsm/accept reads 1 but tsm/lock reads %s", lock_text(f));
+			return VERDICT_FAILED;
+		}
+		return VERDICT_OK;
+	default:
+		if (!f->lock || *f->lock) {
+			*note = xasprintf("the kernel accepted the unlock but tsm/lock reads %s",
+					  lock_text(f));
+			return VERDICT_FAILED;
+		}
+		if (accepted != 0) {
+			*note = xasprintf("unlocked, but tsm/accept reads %s where it should "
+					  "read 0", accept_text(f));
+			return accepted == 1 ? VERDICT_FAILED : VERDICT_WARNING;
+		}
+		return VERDICT_OK;
+	}
+}
+
 enum action_verdict action_verify(const struct action_plan *plan, const struct tsm_snapshot *before,
 				  const struct tsm_snapshot *after, char **note)
 {
 	const struct pci_func *f = snapshot_find_func(after, plan->bdf);
+	bool tdisp = action_is_tdisp(plan->action);
 	enum action_verdict v;
 
 	*note = NULL;
-	if (!f || !f->has_connect) {
+	if (!f || !(tdisp ? f->has_lock : f->has_connect)) {
 		*note = xasprintf("the device%s is gone after the %s (surprise removal?)",
 				  action_device_present(plan->bdf) ? "'s tsm/ group" : "",
 				  action_name(plan->action));
 		return VERDICT_FAILED;
 	}
-	if (plan->action == ACTION_CONNECT)
+	if (tdisp)
+		v = verify_tdisp(plan, f, note);
+	else if (plan->action == ACTION_CONNECT)
 		v = verify_connect(plan, after, f, note);
 	else
 		v = verify_disconnect(plan, before, after, f, note);

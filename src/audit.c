@@ -21,6 +21,7 @@
 #include "tsmctl/audit.h"
 #include "tsmctl/ide.h"
 #include "tsmctl/names.h"
+#include "tsmctl/render.h"
 #include "tsmctl/util.h"
 
 /* The latest result of a check for an object: children look their parent up here. */
@@ -746,6 +747,77 @@ static void check_has_stream(struct audit_run *run, const struct audit_check *c)
 	}
 }
 
+/*
+ * Guest TDISP (proposed, ABI.md §1.2, §2.5, §2.7): lock, accept, then bind
+ * the driver. A driver on a locked device that is not accepted runs it
+ * LOCKED, without private DMA/MMIO.
+ */
+static void check_tdisp(struct audit_run *run, const struct audit_check *c)
+{
+	const struct tsm_snapshot *snap = run->snap;
+
+	for (size_t i = 0; i < snap->nr_funcs; i++) {
+		const struct pci_func *d = snap->funcs[i];
+		const char *holder = render_lock_holder(d);
+		int accepted = render_accepted(d);
+		struct subject s = func_subject(d);
+		struct audit_finding *f;
+
+		if (!d->has_lock)
+			continue;
+		f = start(run, c, &s);
+		if (!f)
+			continue;
+		if (!d->lock) {
+			done(run, f, AUDIT_FAIL, NULL, "tsm/lock exists but could not be read");
+		} else if (!*d->lock) {
+			if (accepted == 1)
+				done(run, f, AUDIT_FAIL, NULL, "unlocked but tsm/accept reads 1 "
+				     "(unlock drops the accept state)");
+			else if (d->driver)
+				done(run, f, AUDIT_PASS, NULL, "unlocked, driver %s bound: not "
+				     "TDISP-managed (a shared, untrusted device)", d->driver);
+			else
+				done(run, f, AUDIT_PASS, NULL,
+				     "unlocked, no driver: not TDISP-managed");
+		} else if (!holder) {
+			done(run, f, AUDIT_PASS, NULL,
+			     "tsm/lock names link TSM %s's connection, not a TDISP lock", d->lock);
+		} else if (!snapshot_find_tsm(snap, holder)) {
+			done(run, f, AUDIT_FAIL, xasprintf("unbind its driver if any, then tsmctl "
+							   "unlock %s", d->bdf),
+			     "locked to %s, which is not registered", holder);
+		} else if (!d->has_accept) {
+			done(run, f, AUDIT_SKIP, xstrdup("this kernel offers no tsm/accept"),
+			     "locked to %s; no tsm/accept: acceptance cannot be checked", holder);
+		} else if (!d->accept) {
+			done(run, f, AUDIT_FAIL, NULL, "tsm/accept exists but could not be read");
+		} else if (accepted < 0) {
+			done(run, f, AUDIT_FAIL, NULL, "tsm/accept reads '%s': neither 0 nor 1",
+			     d->accept);
+		} else if (accepted && d->driver) {
+			done(run, f, AUDIT_PASS, NULL, "locked to %s and accepted; driver %s bound",
+			     holder, d->driver);
+		} else if (accepted) {
+			done(run, f, AUDIT_PASS, NULL,
+			     "locked to %s and accepted; no driver bound yet", holder);
+		} else if (d->driver) {
+			done(run, f, AUDIT_FAIL,
+			     xasprintf("unbind the driver (echo %s > "
+				       "/sys/bus/pci/drivers/%s/unbind), verify the device's "
+				       "evidence, tsmctl accept %s, then bind the driver again",
+				       d->bdf, d->driver, d->bdf),
+			     "driver %s bound while locked to %s but not accepted: the device runs "
+			     "without private DMA/MMIO (TDISP LOCKED, not RUN)", d->driver, holder);
+		} else {
+			done(run, f, AUDIT_WARN,
+			     xasprintf("verify the device's evidence, then tsmctl accept %s (or "
+				       "tsmctl unlock %s)", d->bdf, d->bdf),
+			     "locked to %s, waiting for accept", holder);
+		}
+	}
+}
+
 /* ---- streams ---- */
 
 static size_t live_streams(const struct host_bridge *hb)
@@ -1411,6 +1483,11 @@ const struct audit_check audit_checks[] = {
 	  "the TSM authenticated the device but set up no IDE stream: check "
 	  "available_secure_streams, the root port's IDE capability and dmesg, then reconnect",
 	  check_has_stream },
+	{ "device.tdisp", "device", "platform.tsm-present", AUDIT_SCOPE_FUNC,
+	  "A device locked to a devsec TSM is accepted before a driver binds to it.",
+	  "in a guest, bring a device up as: tsmctl lock BDF TSM, verify its evidence, tsmctl "
+	  "accept BDF, then bind its driver",
+	  check_tdisp },
 	{ "stream.link", "stream", "platform.tsm-present", AUDIT_SCOPE_STREAM,
 	  "streamH.R.E resolves to an existing endpoint below the same host bridge; H, R and E "
 	  "lie within the pool and the partners' Selective stream counts.",

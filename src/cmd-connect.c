@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tsmctl connect / disconnect: one or more targets, each checked and written
- * once through action.c, the tree rescanned after every store, a result per
- * target and a summary ("connected 2 of 3 devices").
+ * tsmctl connect / disconnect, and the guest TDISP verbs lock / accept /
+ * unlock: one or more targets, each checked and written once through
+ * action.c, the tree rescanned after every store, a result per target and a
+ * summary ("connected 2 of 3 devices").
  */
 #include <errno.h>
 #include <signal.h>
@@ -46,6 +47,9 @@ struct verb {
 
 static const struct verb verb_connect = { ACTION_CONNECT, "connected", "to" };
 static const struct verb verb_disconnect = { ACTION_DISCONNECT, "disconnected", "from" };
+static const struct verb verb_lock = { ACTION_LOCK, "locked", "to" };
+static const struct verb verb_accept = { ACTION_ACCEPT, "accepted", "by" };
+static const struct verb verb_unlock = { ACTION_UNLOCK, "unlocked", "from" };
 
 struct target {
 	char *bdf;
@@ -57,6 +61,9 @@ struct target {
 	struct json_object *streams;	/* owned until printed */
 	char *streams_text;
 	long long available;	/* the host bridge's available_secure_streams afterwards */
+	/* lock/accept/unlock: the TDISP state the kernel shows afterwards */
+	char *locked, *driver;
+	int accepted;		/* 1, 0, or -1 for absent/unknown */
 };
 
 struct batch {
@@ -88,6 +95,7 @@ static void target_add(struct batch *b, const char *bdf)
 	memset(t, 0, sizeof(*t));
 	t->bdf = xstrdup(bdf);
 	t->available = -1;
+	t->accepted = -1;
 }
 
 static void batch_free(struct batch *b)
@@ -100,6 +108,8 @@ static void batch_free(struct batch *b)
 		free(t->warning);
 		free(t->tsm);
 		free(t->streams_text);
+		free(t->locked);
+		free(t->driver);
 		json_object_put(t->streams);
 	}
 	free(b->targets);
@@ -126,16 +136,21 @@ static int add_bdf_arg(struct batch *b, const char *arg)
 	return -1;
 }
 
-/* BDF... TSM (connect), BDF... [TSM] (disconnect), or --all with the TSM. */
+/* BDF... TSM (connect, lock), BDF... [TSM] (disconnect, unlock), BDF... (accept), or --all. */
 static int parse_args(struct batch *b)
 {
 	struct cmd_ctx *ctx = b->ctx;
+	enum tsm_action action = b->verb->action;
 	int nargs = ctx->nargs, id, rc;
 
-	if (b->verb->action == ACTION_CONNECT) {
+	if (action == ACTION_CONNECT || action == ACTION_LOCK) {
 		if (!nargs)
 			return usage_error(ctx->cmd, "no TSM given (BDF... TSM, or --all TSM)");
 		b->tsm = ctx->args[--nargs];
+	} else if (action == ACTION_ACCEPT) {
+		if (nargs && startswith(ctx->args[nargs - 1], "tsm"))
+			return usage_error(ctx->cmd, "accept takes no TSM: the device's lock names "
+					   "it ('%s')", ctx->args[nargs - 1]);
 	} else if (nargs && startswith(ctx->args[nargs - 1], "tsm")) {
 		b->tsm = ctx->args[--nargs];
 	}
@@ -158,11 +173,51 @@ static bool func_connected(const struct pci_func *f)
 	return f->connect && *f->connect;
 }
 
+/*
+ * lock --all: every unlocked device without a driver (a bound driver makes
+ * the lock EBUSY); accept --all: every locked, unaccepted one without a
+ * driver; unlock --all: every locked one (to TSM).
+ */
+static bool tdisp_wanted(const struct batch *b, const struct pci_func *f)
+{
+	const char *holder = render_lock_holder(f);
+
+	switch (b->verb->action) {
+	case ACTION_LOCK:
+		return f->lock && !*f->lock && !f->driver;
+	case ACTION_ACCEPT:
+		return holder && render_accepted(f) == 0 && !f->driver;
+	default:
+		return holder && (!b->tsm || streq(holder, b->tsm));
+	}
+}
+
+static void select_all_tdisp(struct batch *b, const struct tsm_snapshot *snap)
+{
+	static const char *const none[] = {
+		[ACTION_LOCK] = "no device with tsm/lock is unlocked and without a driver",
+		[ACTION_ACCEPT] = "no device is locked and waiting for accept without a driver",
+		[ACTION_UNLOCK] = "no device is locked",
+	};
+
+	for (size_t i = 0; i < snap->nr_funcs; i++)
+		if (snap->funcs[i]->has_lock && tdisp_wanted(b, snap->funcs[i]))
+			target_add(b, snap->funcs[i]->bdf);
+	if (!b->n)
+		fprintf(stderr, "tsmctl %s: %s%s%s\n", verb_name(b), none[b->verb->action],
+			b->tsm && b->verb->action == ACTION_UNLOCK ? " by " : "",
+			b->tsm && b->verb->action == ACTION_UNLOCK ? b->tsm : "");
+}
+
 /* --all: every unconnected device with tsm/connect, or every connected one (to TSM). */
 static void select_all(struct batch *b, const struct tsm_snapshot *snap)
 {
 	bool any_group = false;
 
+	if (action_is_tdisp(b->verb->action)) {
+		select_all_tdisp(b, snap);
+		return;
+	}
 	for (size_t i = 0; i < snap->nr_funcs; i++) {
 		const struct pci_func *f = snap->funcs[i];
 
@@ -234,6 +289,31 @@ static void report_streams(struct target *t, const struct tsm_snapshot *before,
 		t->available = f->hb->available_streams;
 }
 
+/* The TDISP state a lock/accept/unlock result reports: as the kernel now shows it. */
+static void report_tdisp(struct target *t, const struct pci_func *f)
+{
+	if (!f)
+		return;
+	t->locked = render_lock_holder(f) ? xstrdup(render_lock_holder(f)) : NULL;
+	t->accepted = render_accepted(f);
+	t->driver = f->driver ? xstrdup(f->driver) : NULL;
+}
+
+static char *already_message(enum tsm_action action, const char *tsm)
+{
+	if (action == ACTION_ACCEPT)
+		return xasprintf("already accepted (locked to %s)", tsm);
+	return xasprintf("already %s to %s", action == ACTION_LOCK ? "locked" : "connected", tsm);
+}
+
+/* "connected to tsm0", "accepted (locked to tsm0)" */
+static char *done_message(const struct batch *b, const char *tsm)
+{
+	if (b->verb->action == ACTION_ACCEPT)
+		return xasprintf("accepted (locked to %s)", tsm);
+	return xasprintf("%s %s %s", b->verb->done, b->verb->prep, tsm);
+}
+
 static char *interrupted_message(void)
 {
 	return xasprintf("not attempted: interrupted by %s",
@@ -283,46 +363,55 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 			set_result(t, RESULT_FAILED, -EBUSY,
 				   with_note(action_explain(&plan, now), xstrdup(STRICT_NOTE)));
 		} else {
-			set_result(t, RESULT_ALREADY, 0, xasprintf("already connected to %s", plan.tsm));
+			set_result(t, RESULT_ALREADY, 0, already_message(action, plan.tsm));
 		}
 	} else if (!plan.err && ctx->dry_run) {
 		char *shown = action_display_path(plan.path);
 
-		set_result(t, RESULT_OK, 0, xasprintf("would write '%s' to %s", plan.tsm, shown));
+		set_result(t, RESULT_OK, 0, xasprintf("would write '%s' to %s", plan.value, shown));
 		free(shown);
 	} else if (plan.written && (!plan.err || plan.err == -EINTR) &&
 		   (verdict = action_verify(&plan, snap, now, &note)) != VERDICT_FAILED &&
 		   !(verdict == VERDICT_WARNING && ctx->strict)) {
 		/* EINTR here: the signal came while the kernel held the store, which it completed. */
-		set_result(t, RESULT_OK, 0, xasprintf("%s %s %s", b->verb->done, b->verb->prep,
-						      plan.tsm));
+		set_result(t, RESULT_OK, 0, done_message(b, plan.tsm));
 		t->warning = note;
 		note = NULL;
 	} else if (plan.written && !plan.err && verdict == VERDICT_WARNING) {
-		set_result(t, RESULT_FAILED, 0,
-			   with_note(xasprintf("%s %s %s, but %s", b->verb->done, b->verb->prep,
-					       plan.tsm, note), xstrdup(STRICT_NOTE)));
+		char *done = done_message(b, plan.tsm);
+
+		set_result(t, RESULT_FAILED, 0, with_note(xasprintf("%s, but %s", done, note),
+							  xstrdup(STRICT_NOTE)));
+		free(done);
 	} else if (plan.written && !plan.err) {
 		set_result(t, RESULT_FAILED, 0, note);
 		note = NULL;
-	} else if (plan.written && plan.err == -EBUSY && action == ACTION_CONNECT && f &&
-		   streq(f->connect, plan.tsm)) {
+	} else if (plan.written && plan.err == -EBUSY && f &&
+		   ((action == ACTION_CONNECT && streq(f->connect, plan.tsm)) ||
+		    (action == ACTION_LOCK && streq(render_lock_holder(f), plan.tsm)))) {
 		/* Another writer won the race between our check and our store. */
-		if (ctx->strict)
+		if (ctx->strict) {
 			set_result(t, RESULT_FAILED, -EBUSY,
 				   with_note(action_explain(&plan, now), xstrdup(STRICT_NOTE)));
-		else
+		} else {
+			char *msg = already_message(action, plan.tsm);
+
 			set_result(t, RESULT_ALREADY, 0,
-				   xasprintf("already connected to %s (by another writer, while "
-					     "this one was checking)", plan.tsm));
+				   xasprintf("%s (by another writer, while this one was checking)",
+					     msg));
+			free(msg);
+		}
 	} else if (plan.err == -EINTR && !plan.written) {
 		set_result(t, RESULT_SKIPPED, 0, interrupted_message());
 	} else {
 		set_result(t, RESULT_FAILED, plan.err, action_explain(&plan, now));
 	}
 	free(note);
-	report_streams(t, snap, now, action == ACTION_DISCONNECT &&
-		       t->result == RESULT_OK && !ctx->dry_run);
+	if (action_is_tdisp(action))
+		report_tdisp(t, f);
+	else
+		report_streams(t, snap, now, action == ACTION_DISCONNECT &&
+			       t->result == RESULT_OK && !ctx->dry_run);
 	if (plan.written) {
 		snapshot_free(snap);
 		*snap = after;
@@ -385,6 +474,13 @@ static struct json_object *target_json(const struct batch *b, struct target *t)
 		json_object_object_add(o, "message", js_str(t->message));
 	}
 	json_object_object_add(o, "tsm", js_str(t->tsm));
+	if (action_is_tdisp(b->verb->action)) {
+		json_object_object_add(o, "locked", js_str(t->locked));
+		json_object_object_add(o, "accepted", t->accepted < 0 ? NULL :
+				       js_bool(t->accepted));
+		json_object_object_add(o, "driver", js_str(t->driver));
+		return o;
+	}
 	json_object_object_add(o, "streams", t->streams ? t->streams : json_object_new_array());
 	t->streams = NULL;
 	json_object_object_add(o, "available_secure_streams", js_num(t->available));
@@ -421,8 +517,10 @@ static char *skipped_tsm(const struct batch *b, const struct tsm_snapshot *snap,
 {
 	const struct pci_func *f = snapshot_find_func(snap, bdf);
 
-	if (b->tsm)
+	if (b->tsm && b->verb->action != ACTION_ACCEPT)
 		return xstrdup(b->tsm);
+	if (action_is_tdisp(b->verb->action))
+		return f && render_lock_holder(f) ? xstrdup(render_lock_holder(f)) : NULL;
 	return f && func_connected(f) ? xstrdup(f->connect) : NULL;
 }
 
@@ -449,6 +547,18 @@ static int run_action(struct cmd_ctx *ctx, const struct verb *verb)
 		free(bdfs);
 	}
 	snapshot_scan(&snap, ACTION_SCAN);
+	if (action_is_tdisp(verb->action)) {
+		char *missing = action_tdisp_missing(&snap);
+
+		/* Feature detection: the guest TDISP ABI is proposed (ABI.md §1.2). */
+		if (missing) {
+			fprintf(stderr, "tsmctl %s: %s\n", verb_name(&b), missing);
+			free(missing);
+			snapshot_free(&snap);
+			rc = EXIT_FAIL;
+			goto out;
+		}
+	}
 	if (ctx->all)
 		select_all(&b, &snap);
 	for (size_t i = 0; i < b.n; i++) {
@@ -497,6 +607,21 @@ static int run_disconnect(struct cmd_ctx *ctx)
 	return run_action(ctx, &verb_disconnect);
 }
 
+static int run_lock(struct cmd_ctx *ctx)
+{
+	return run_action(ctx, &verb_lock);
+}
+
+static int run_accept(struct cmd_ctx *ctx)
+{
+	return run_action(ctx, &verb_accept);
+}
+
+static int run_unlock(struct cmd_ctx *ctx)
+{
+	return run_action(ctx, &verb_unlock);
+}
+
 static const int connect_opts[] = { OPT_ALL, OPT_DRY_RUN, OPT_KEEP_GOING, OPT_STRICT, OPT_WAIT,
 				    OPT_JSON, OPT_END };
 static const int disconnect_opts[] = { OPT_ALL, OPT_DRY_RUN, OPT_KEEP_GOING, OPT_JSON, OPT_END };
@@ -524,4 +649,47 @@ const struct cmd_def cmd_disconnect = {
 		       "available_secure_streams. --all disconnects every connected device",
 	.opts = disconnect_opts,
 	.run = run_disconnect,
+};
+
+static const int tdisp_opts[] = { OPT_ALL, OPT_DRY_RUN, OPT_KEEP_GOING, OPT_JSON, OPT_END };
+static const int lock_opts[] = { OPT_ALL, OPT_DRY_RUN, OPT_KEEP_GOING, OPT_STRICT, OPT_JSON,
+				 OPT_END };
+
+const struct cmd_def cmd_lock = {
+	.name = "lock",
+	.args = "BDF... TSM | --all TSM",
+	.summary = "lock devices to the guest's devsec TSM (TDISP LOCKED)",
+	.description = "Inside a confidential guest: lock each device's TDISP interface to the\n"
+		       "devsec TSM by writing its name once to tsm/lock (UNLOCKED -> LOCKED; the\n"
+		       "device's configuration is frozen), then report what the kernel shows.\n"
+		       "The device must have no driver bound. --all locks every unlocked device\n"
+		       "with tsm/lock that has no driver",
+	.opts = lock_opts,
+	.run = run_lock,
+};
+
+const struct cmd_def cmd_accept = {
+	.name = "accept",
+	.args = "BDF... | --all",
+	.summary = "accept locked devices into the guest's TCB (TDISP RUN)",
+	.description = "Inside a confidential guest: accept each locked device by writing 1 once\n"
+		       "to tsm/accept (LOCKED -> RUN: private DMA and MMIO enabled), then report\n"
+		       "what the kernel shows. Accept only after verifying the device's evidence,\n"
+		       "and before binding its driver. --all accepts every locked, unaccepted\n"
+		       "device that has no driver",
+	.opts = tdisp_opts,
+	.run = run_accept,
+};
+
+const struct cmd_def cmd_unlock = {
+	.name = "unlock",
+	.args = "BDF... [TSM] | --all [TSM]",
+	.summary = "unlock devices from their devsec TSM (TDISP UNLOCKED)",
+	.description = "Inside a confidential guest: unlock each device from the devsec TSM that\n"
+		       "holds its lock (or the TSM named, which must be that one) by writing its\n"
+		       "name once to tsm/unlock (-> UNLOCKED; the accept state is dropped), then\n"
+		       "report what the kernel shows. The device must have no driver bound.\n"
+		       "--all unlocks every locked device",
+	.opts = tdisp_opts,
+	.run = run_unlock,
 };

@@ -39,6 +39,13 @@ static const struct column dev_columns[] = {
 
 static const int dev_defaults[] = { COL_BDF, COL_DEVICE, COL_TYPE, COL_TEE, COL_IDE,
 				    COL_CONNECTED, COL_DSM, COL_BOUND };
+/* A guest (tsm/lock, no link part): the TDISP state instead of the host's link columns. */
+static const int dev_defaults_guest[] = { COL_BDF, COL_DEVICE, COL_TYPE, COL_TEE, COL_IDE,
+					  COL_LOCKED, COL_ACCEPTED, COL_DRIVER };
+/* Both a link and a devsec TSM (the devsec samples' rig): both. */
+static const int dev_defaults_both[] = { COL_BDF, COL_DEVICE, COL_TYPE, COL_TEE, COL_IDE,
+					 COL_CONNECTED, COL_DSM, COL_BOUND, COL_LOCKED,
+					 COL_ACCEPTED };
 
 static bool hdr_known(const struct pci_func *f)
 {
@@ -88,8 +95,8 @@ static char *cell(const struct pci_func *f, int col)
 	case COL_DSM: return empty_null(f->dsm);
 	case COL_BOUND: return empty_null(f->bound);
 	case COL_AUTH: return empty_null(f->authenticated);
-	case COL_LOCKED: return empty_null(f->lock);
-	case COL_ACCEPTED: return f->has_accept ? cell_bool(streq(f->accept, "1")) : NULL;
+	case COL_LOCKED: return empty_null(render_lock_holder(f));
+	case COL_ACCEPTED: return render_accepted(f) < 0 ? NULL : cell_bool(render_accepted(f));
 	case COL_DRIVER: return cell_str(f->driver);
 	case COL_ROOT_PORT: return cell_str(f->root_port ? f->root_port->bdf : NULL);
 	case COL_HB: return cell_str(f->hb ? f->hb->name : NULL);
@@ -107,6 +114,26 @@ static bool dev_selected(const struct cmd_ctx *ctx, const struct pci_func *f)
 	       filter_match(&ctx->hbs, f->hb ? f->hb->name : NULL);
 }
 
+/* Default columns follow the tree: lock state where the kernel shows tsm/lock. */
+static void tree_defaults(struct cmd_ctx *ctx, const struct tsm_snapshot *snap)
+{
+	bool lock = false, link = false;
+
+	for (size_t i = 0; i < snap->nr_funcs; i++) {
+		lock |= snap->funcs[i]->has_lock;
+		link |= snap->funcs[i]->has_connect || snap->funcs[i]->has_dsm;
+	}
+	if (!lock || ctx->output_all || (ctx->output_arg && *ctx->output_arg != '+'))
+		return;
+	/* the same -o argument passed view_columns() already */
+	if (link)
+		columns_select(&ctx->out, dev_columns, ARRAY_SIZE(dev_columns), dev_defaults_both,
+			       ARRAY_SIZE(dev_defaults_both), ctx->output_arg, false);
+	else
+		columns_select(&ctx->out, dev_columns, ARRAY_SIZE(dev_columns), dev_defaults_guest,
+			       ARRAY_SIZE(dev_defaults_guest), ctx->output_arg, false);
+}
+
 static int run_devices(struct cmd_ctx *ctx)
 {
 	struct tsm_snapshot snap;
@@ -122,6 +149,7 @@ static int run_devices(struct cmd_ctx *ctx)
 		snapshot_free(&snap);
 		return rc;
 	}
+	tree_defaults(ctx, &snap);
 	if (ctx->out.json)
 		json_list_begin(stdout, "devices");
 	else

@@ -6,11 +6,12 @@
 
 #include "tsmctl/cli.h"
 #include "tsmctl/explain.h"
+#include "tsmctl/render.h"
 #include "tsmctl/snapshot.h"
 #include "tsmctl/util.h"
 
 enum { COL_NAME, COL_ID, COL_MODE, COL_PROVIDER, COL_DRIVER, COL_MODULE,
-       COL_DEVICES, COL_STREAMS, COL_HBS };
+       COL_DEVICES, COL_STREAMS, COL_HBS, COL_LOCKED, COL_ACCEPTED };
 
 static const struct column list_columns[] = {
 	[COL_NAME] = { "NAME", 6, 0, "TSM class device name" },
@@ -22,10 +23,34 @@ static const struct column list_columns[] = {
 	[COL_DEVICES] = { "DEVICES", 3, SCOLS_FL_RIGHT, "devices connected to the TSM" },
 	[COL_STREAMS] = { "STREAMS", 3, SCOLS_FL_RIGHT, "IDE streams of connected devices" },
 	[COL_HBS] = { "HOST-BRIDGES", 14, 0, "host bridges carrying its streams" },
+	[COL_LOCKED] = { "LOCKED", 3, SCOLS_FL_RIGHT, "devices locked to the TSM (TDISP, guest)" },
+	[COL_ACCEPTED] = { "ACCEPTED", 3, SCOLS_FL_RIGHT,
+			   "locked devices also accepted (TDISP RUN)" },
 };
 
 static const int list_defaults[] = { COL_NAME, COL_MODE, COL_PROVIDER, COL_DRIVER,
 				     COL_DEVICES, COL_STREAMS, COL_HBS };
+/* With a devsec TSM registered: the TDISP counts too. */
+static const int list_defaults_devsec[] = { COL_NAME, COL_MODE, COL_PROVIDER, COL_DRIVER,
+					    COL_DEVICES, COL_LOCKED, COL_ACCEPTED, COL_STREAMS,
+					    COL_HBS };
+
+/* Functions whose TDISP lock this TSM holds; of those accepted into *accepted. */
+static size_t tsm_locked(const struct tsm_snapshot *snap, const struct tsm *t, size_t *accepted)
+{
+	size_t n = 0;
+
+	*accepted = 0;
+	for (size_t i = 0; i < snap->nr_funcs; i++) {
+		const struct pci_func *f = snap->funcs[i];
+
+		if (!streq(render_lock_holder(f), t->name))
+			continue;
+		n++;
+		*accepted += render_accepted(f) == 1;
+	}
+	return n;
+}
 
 /* Host bridges with this TSM's streams, from the proposed links and the streams themselves. */
 static size_t tsm_host_bridges(const struct tsm_snapshot *snap, const struct tsm *t,
@@ -48,7 +73,7 @@ static size_t tsm_host_bridges(const struct tsm_snapshot *snap, const struct tsm
 static char *cell(const struct tsm_snapshot *snap, const struct tsm *t, int col)
 {
 	const char **hbs;
-	size_t n;
+	size_t n, acc;
 	char *s;
 
 	switch (col) {
@@ -60,6 +85,8 @@ static char *cell(const struct tsm_snapshot *snap, const struct tsm *t, int col)
 	case COL_MODULE: return cell_str(t->module);
 	case COL_DEVICES: return cell_fmt("%zu", t->connected_devices);
 	case COL_STREAMS: return cell_fmt("%zu", t->nr_streams);
+	case COL_LOCKED: return cell_fmt("%zu", tsm_locked(snap, t, &acc));
+	case COL_ACCEPTED: tsm_locked(snap, t, &acc); return cell_fmt("%zu", acc);
 	case COL_HBS:
 		hbs = xcalloc(snap->nr_hbs + 1, sizeof(*hbs));
 		n = tsm_host_bridges(snap, t, hbs);
@@ -81,7 +108,7 @@ static struct json_object *tsm_json(const struct tsm_snapshot *snap, const struc
 	struct json_object *o = json_object_new_object();
 	struct json_object *arr = json_object_new_array();
 	const char **hbs = xcalloc(snap->nr_hbs + 1, sizeof(*hbs));
-	size_t n = tsm_host_bridges(snap, t, hbs);
+	size_t n = tsm_host_bridges(snap, t, hbs), acc, locked = tsm_locked(snap, t, &acc);
 
 	json_object_object_add(o, "name", js_str(t->name));
 	json_object_object_add(o, "id", json_object_new_int(t->id));
@@ -90,6 +117,8 @@ static struct json_object *tsm_json(const struct tsm_snapshot *snap, const struc
 	json_object_object_add(o, "driver", js_str(t->driver));
 	json_object_object_add(o, "module", js_str(t->module));
 	json_object_object_add(o, "connected_devices", js_u64(t->connected_devices));
+	json_object_object_add(o, "locked_devices", js_u64(locked));
+	json_object_object_add(o, "accepted_devices", js_u64(acc));
 	json_object_object_add(o, "streams", js_u64(t->nr_streams));
 	for (size_t i = 0; i < n; i++)
 		json_object_array_add(arr, js_str(hbs[i]));
@@ -112,6 +141,16 @@ static int run_list(struct cmd_ctx *ctx)
 			fprintf(stderr, "tsmctl list: %s: no such TSM\n", ctx->tsms.v[i]);
 			snapshot_free(&snap);
 			return EXIT_FAIL;
+		}
+	}
+	for (size_t i = 0; i < snap.nr_tsms; i++) {
+		/* the same -o argument passed view_columns() already */
+		if (streq(snap.tsms[i]->mode, "devsec") && !ctx->output_all &&
+		    (!ctx->output_arg || *ctx->output_arg == '+')) {
+			columns_select(&ctx->out, list_columns, ARRAY_SIZE(list_columns),
+				       list_defaults_devsec, ARRAY_SIZE(list_defaults_devsec),
+				       ctx->output_arg, false);
+			break;
 		}
 	}
 	if (ctx->out.json)

@@ -72,6 +72,22 @@ char *render_ide_cap_text(const struct pci_func *f)
 	return ide->link_ide ? xasprintf("link:%u", ide->link_tcs) : xstrdup("none");
 }
 
+const char *render_lock_holder(const struct pci_func *f)
+{
+	if (!f->has_lock || !f->lock || !*f->lock)
+		return NULL;
+	if ((f->connect && *f->connect) || (f->dsm && *f->dsm))
+		return NULL;	/* a link connect (or a connected DSM's dependent) */
+	return f->lock;
+}
+
+int render_accepted(const struct pci_func *f)
+{
+	if (!f->has_accept || !f->accept)
+		return -1;
+	return streq(f->accept, "1") ? 1 : streq(f->accept, "0") ? 0 : -1;
+}
+
 static struct json_object *opt_str(bool present, const char *v)
 {
 	/* An attribute that exists but is empty is "" only for connect-like files: null. */
@@ -101,9 +117,9 @@ struct json_object *render_device_json(const struct pci_func *f)
 	json_object_object_add(o, "dsm", opt_str(f->has_dsm, f->dsm));
 	json_object_object_add(o, "bound", opt_str(f->has_bound, f->bound));
 	json_object_object_add(o, "authenticated", opt_str(f->has_authenticated, f->authenticated));
-	json_object_object_add(o, "locked", opt_str(f->has_lock, f->lock));
-	json_object_object_add(o, "accepted", f->has_accept && f->accept ?
-			       js_bool(streq(f->accept, "1")) : NULL);
+	json_object_object_add(o, "locked", js_str(render_lock_holder(f)));
+	json_object_object_add(o, "accepted", render_accepted(f) < 0 ? NULL :
+			       js_bool(render_accepted(f)));
 	json_object_object_add(o, "driver", js_str(f->driver));
 	json_object_object_add(o, "root_port", js_str(f->root_port ? f->root_port->bdf : NULL));
 	json_object_object_add(o, "host_bridge", js_str(f->hb ? f->hb->name : NULL));

@@ -13,6 +13,7 @@
 extern const struct cmd_def cmd_list, cmd_devices, cmd_streams, cmd_host_bridges, cmd_audit;
 extern const struct cmd_def cmd_connect, cmd_disconnect;
 extern const struct cmd_def cmd_report;
+extern const struct cmd_def cmd_lock, cmd_accept, cmd_unlock;
 
 const struct cmd_def *const commands[] = {
 	&cmd_list,
@@ -22,6 +23,7 @@ const struct cmd_def *const commands[] = {
 	&cmd_audit,
 	&cmd_connect, &cmd_disconnect,
 	&cmd_report,
+	&cmd_lock, &cmd_accept, &cmd_unlock,
 };
 const size_t nr_commands = ARRAY_SIZE(commands);
 

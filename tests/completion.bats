@@ -70,3 +70,21 @@ complete_words() {
 	command -v zsh >/dev/null || skip "zsh not installed"
 	zsh -n "$TOP/completions/_tsmctl"
 }
+
+@test "lock offers unlocked TDISP devices, accept locked unaccepted ones, unlock locked ones" {
+	# guest-sev with 00:05.0 locked (not accepted) and a third VF 00:07.0 locked and accepted
+	jq '.host_bridges[0].devices[1].locked = "tsm0"
+		| .host_bridges[0].devices += [.host_bridges[0].devices[1]
+			| .bdf = "0000:00:07.0" | .accepted = true]' \
+		"$TOPO/guest-sev.json" > "$BATS_TEST_TMPDIR/guest.json"
+	ROOT=$BATS_TEST_TMPDIR/guest
+	"$SIM" build "$BATS_TEST_TMPDIR/guest.json" "$ROOT" >/dev/null
+	run complete_words tsmctl --sysroot "$ROOT" lock ""
+	[ "${lines[*]}" = "0000:00:06.0 tsm0" ]
+	run complete_words tsmctl --sysroot "$ROOT" accept ""
+	[ "${lines[*]}" = "0000:00:05.0" ]
+	run complete_words tsmctl --sysroot "$ROOT" unlock ""
+	[ "${lines[*]}" = "0000:00:05.0 0000:00:07.0 tsm0" ]
+	run complete_words tsmctl --sysroot "$ROOT" unlock 0000:00:07.0 ""
+	[[ "$output" == *"tsm0"* ]]
+}

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The only way tsmctl changes kernel state: check a target against a
- * snapshot, then write the exact TSM name once to tsm/connect or
- * tsm/disconnect (ABI.md §1.2). The caller rescans to learn what the kernel
- * did; the helpers here read that rescan to verify and to explain errnos.
+ * snapshot, then write the exact value once to tsm/connect, tsm/disconnect
+ * or (proposed, guest TDISP) tsm/lock, tsm/accept, tsm/unlock (ABI.md §1.2).
+ * The caller rescans to learn what the kernel did; the helpers here read
+ * that rescan to verify and to explain errnos.
  */
 #ifndef TSMCTL_ACTION_H
 #define TSMCTL_ACTION_H
@@ -17,14 +18,24 @@
 enum tsm_action {
 	ACTION_CONNECT,
 	ACTION_DISCONNECT,
+	ACTION_LOCK,		/* TDISP UNLOCKED -> LOCKED to a devsec TSM */
+	ACTION_ACCEPT,		/* LOCKED -> RUN */
+	ACTION_UNLOCK,		/* LOCKED/RUN -> UNLOCKED */
 };
+
+/* lock, accept, unlock: the guest TDISP verbs. */
+static inline bool action_is_tdisp(enum tsm_action action)
+{
+	return action == ACTION_LOCK || action == ACTION_ACCEPT || action == ACTION_UNLOCK;
+}
 
 struct action_plan {
 	enum tsm_action action;
 	char *bdf;		/* canonical target */
-	char *tsm;		/* the name written, or that would be */
+	char *tsm;		/* the TSM named (written, except by accept) */
+	char *value;		/* what is (or would be) written: TSM name, "1" (accept) */
 	char *path;		/* root-relative attribute path */
-	bool already;		/* connect: connected to that TSM already; nothing written */
+	bool already;		/* done already (held, accepted): nothing written */
 	bool written;		/* the store reached the kernel */
 	int err;		/* 0 or -errno, from the checks or from the kernel's store */
 };
@@ -36,7 +47,7 @@ enum action_verdict {
 	VERDICT_FAILED,		/* accepted, but the kernel does not show what was asked */
 };
 
-/* "connect" / "disconnect": the attribute and the command name. */
+/* "connect", "disconnect", "lock", ...: the attribute and the command name. */
 const char *action_name(enum tsm_action action);
 
 /* Does sys/bus/pci/devices/BDF exist? BDF must be canonical (no '/'). */
@@ -44,7 +55,8 @@ bool action_device_present(const char *bdf);
 
 /*
  * Check BDF against SNAP and, unless DRY_RUN, write the TSM name once.
- * TSM may be NULL for a disconnect (the TSM the device is connected to).
+ * TSM may be NULL for a disconnect or an unlock (the TSM holding the device)
+ * and is ignored by accept.
  * Check failures are the errno the kernel would give (ABI.md §1.2); a
  * pending SIGINT/SIGTERM (action_signal) abandons the store with -EINTR.
  * Returns plan->err; release the plan with action_plan_release().
@@ -66,6 +78,12 @@ char *action_explain(const struct action_plan *plan, const struct tsm_snapshot *
 /* After an accepted store: does AFTER show it done? *note says why not (or warns). */
 enum action_verdict action_verify(const struct action_plan *plan, const struct tsm_snapshot *before,
 				  const struct tsm_snapshot *after, char **note);
+
+/*
+ * Guest TDISP feature detection: NULL when some function shows tsm/lock,
+ * else why none does (no TDISP guest ABI in this kernel, no devsec TSM).
+ */
+char *action_tdisp_missing(const struct tsm_snapshot *snap);
 
 /* Is the stream enabled and SECURE on both partners? */
 bool action_stream_secure(const struct ide_stream *s);

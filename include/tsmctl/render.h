@@ -28,4 +28,13 @@ char *render_ide_cap_text(const struct pci_func *f);
 /* The device's pcie_type name, NULL when unknown. */
 const char *render_pcie_type(const struct pci_func *f);
 
+/*
+ * The TSM holding the function's TDISP lock: what tsm/lock names, unless that
+ * is a link TSM's connection (tsm/lock names any context holder, ABI.md §1.2),
+ * which tsm/connect or tsm/dsm then show. NULL when unlocked or absent.
+ */
+const char *render_lock_holder(const struct pci_func *f);
+/* tsm/accept: 1 or 0; -1 when absent, unreadable or neither "0" nor "1". */
+int render_accepted(const struct pci_func *f);
+
 #endif
