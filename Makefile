@@ -97,8 +97,10 @@ check-valgrind: $(BUILDDIR)/tsmctl $(BUILDDIR)/.deps-test
 ASAN_DIR := build-asan
 check-asan: $(BUILDDIR)/.deps-test
 	$(MAKE) BUILDDIR=$(ASAN_DIR) SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-		CFLAGS="-O1 -g" $(ASAN_DIR)/tsmctl $(ASAN_DIR)/test-ide
+		CFLAGS="-O1 -g" $(ASAN_DIR)/tsmctl $(ASAN_DIR)/test-ide $(ASAN_DIR)/test-names $(ASAN_DIR)/test-sha256
 	$(ASAN_DIR)/test-ide
+	$(ASAN_DIR)/test-names
+	$(ASAN_DIR)/test-sha256
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		TSMCTL=$(abspath $(ASAN_DIR)/tsmctl) bats --tap tests
 
