@@ -523,15 +523,21 @@ int sysfs_list(const char *path, char ***names, size_t *count)
 	return 0;
 }
 
-int sysfs_write(const char *path, const char *value)
+/*
+ * Open PATH, write BUF with one write(2), close. The close result counts
+ * (configfs commits binary attributes there). EINTR is retried only when
+ * RETRY_EINTR: for a sysfs store it is the kernel's answer (ABI.md §1.2).
+ */
+static int write_once(const char *path, const void *buf, size_t len, bool retry_eintr)
 {
-	size_t len = strlen(value);
+	int fd = open_beneath(path, O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
 	ssize_t n;
-	int fd = open_beneath(path, O_WRONLY | O_NONBLOCK | O_NOFOLLOW);
 
 	if (fd < 0)
 		return fd;
-	n = write(fd, value, len);
+	do
+		n = write(fd, buf, len);
+	while (n < 0 && errno == EINTR && retry_eintr);
 	if (n < 0) {
 		int err = -errno;
 
@@ -541,6 +547,11 @@ int sysfs_write(const char *path, const char *value)
 	if (close(fd) < 0)
 		return -errno;
 	return (size_t)n == len ? 0 : -EIO;
+}
+
+int sysfs_write(const char *path, const char *value)
+{
+	return write_once(path, value, strlen(value), false);
 }
 
 char *path_join(const char *a, const char *b)
@@ -615,24 +626,7 @@ int sysfs_rmdir(const char *path)
 
 int sysfs_write_bin(const char *path, const void *buf, size_t len)
 {
-	int fd = open_beneath(path, O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
-	ssize_t n;
-
-	if (fd < 0)
-		return fd;
-	do
-		n = write(fd, buf, len);
-	while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	/* the commit happens here: an error from it is the kernel's answer */
-	if (close(fd) < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EIO;
+	return write_once(path, buf, len, true);
 }
 
 int sysfs_read_blob(const char *path, size_t max, uint8_t **buf, size_t *len)
