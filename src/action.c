@@ -562,6 +562,20 @@ static char *explain_lock(const struct action_plan *plan, const struct tsm_snaps
 	}
 }
 
+/* EBUSY with a driver bound (DRIVER_NOTE says why that matters), or another errno of the TSM. */
+static char *explain_busy_or_failed(const struct action_plan *plan, const struct pci_func *f,
+				    const char *driver_note)
+{
+	const char *tsm = plan->tsm ? plan->tsm : "the TSM";
+
+	if (plan->err == -EBUSY && f && f->driver)
+		return driver_advice(plan, f, driver_note);
+	if (plan->err == -EBUSY)
+		return xasprintf("%s reported the device busy; see the kernel log", tsm);
+	return xasprintf("%s failed the %s: %s; see the kernel log", tsm,
+			 action_name(plan->action), strerror(-plan->err));
+}
+
 static char *explain_accept(const struct action_plan *plan, const struct tsm_snapshot *now,
 			    const struct pci_func *f)
 {
@@ -586,15 +600,9 @@ static char *explain_accept(const struct action_plan *plan, const struct tsm_sna
 				plan->bdf, *devsec && !strchr(devsec, ',') ? devsec : "TSM");
 		free(devsec);
 		return msg;
-	case EBUSY:
-		if (f && f->driver)
-			return driver_advice(plan, f, "the kernel accepts a device only before its "
-					     "driver binds; accept, then bind the driver again");
-		return xasprintf("%s reported the device busy; see the kernel log",
-				 plan->tsm ? plan->tsm : "the TSM");
 	default:
-		return xasprintf("%s failed the accept: %s; see the kernel log",
-				 plan->tsm ? plan->tsm : "the TSM", strerror(-plan->err));
+		return explain_busy_or_failed(plan, f, "the kernel accepts a device only before its "
+					      "driver binds; accept, then bind the driver again");
 	}
 }
 
@@ -621,15 +629,9 @@ static char *explain_unlock(const struct action_plan *plan, const struct pci_fun
 		if (plan->written)
 			return xstrdup("not locked (any more: did another process unlock it?)");
 		return xstrdup("not locked; nothing to unlock");
-	case EBUSY:
-		if (f && f->driver)
-			return driver_advice(plan, f, "the kernel unlocks a device only without a "
-					     "driver");
-		return xasprintf("%s reported the device busy; see the kernel log",
-				 plan->tsm ? plan->tsm : "the TSM");
 	default:
-		return xasprintf("%s failed the unlock: %s; see the kernel log",
-				 plan->tsm ? plan->tsm : "the TSM", strerror(-plan->err));
+		return explain_busy_or_failed(plan, f, "the kernel unlocks a device only without a "
+					      "driver");
 	}
 }
 
