@@ -391,7 +391,9 @@ static int decode_sel_blocks(const struct cfg_bytes *c, size_t pos, struct pci_c
 	ide->nr_sel = n;
 	nr_addr = 0;
 	for (i = 0; i < n; i++) {
-		pos += decode_sel_block(c, pos, &ide->sel[i], ide->addr_pool + nr_addr);
+		/* no pool when no block has associations: NULL + 0 is undefined */
+		pos += decode_sel_block(c, pos, &ide->sel[i],
+					ide->addr_pool ? ide->addr_pool + nr_addr : NULL);
 		nr_addr += ide->sel[i].nr_addr;
 	}
 	/* Linux strides by block 0's size and drops the rest at the first mismatch (ABI.md §3). */

@@ -101,7 +101,7 @@ static inline void check_cfg(const struct pci_cfg *cfg, size_t input_len)
 		check_stream_regs(&l->regs);
 	}
 
-	size_t next = ide->offset + 12u + 8u * ide->nr_link;
+	size_t next = ide->offset + 12u + 8u * ide->nr_link, pool_used = 0;
 
 	for (unsigned int i = 0; i < ide->nr_sel; i++) {
 		const struct ide_sel_stream *s = ide_sel_block(ide, i);
@@ -117,6 +117,9 @@ static inline void check_cfg(const struct pci_cfg *cfg, size_t input_len)
 		next += size;
 		check_stream_regs(&s->regs);
 		FUZZ_ASSERT(s->rid_valid == !!(s->rid2 & 1u));
+		/* the associations sit in the capability's pool, one block after the other */
+		FUZZ_ASSERT(!s->nr_addr || (s->addr == ide->addr_pool + pool_used));
+		pool_used += s->nr_addr;
 		for (unsigned int a = 0; a < s->nr_addr; a++)
 			FUZZ_ASSERT((s->addr[a].limit & 0xfffff) == 0xfffff);
 		FUZZ_ASSERT(!s->linux_skips || i > 0);
@@ -136,13 +139,24 @@ static inline void decode_and_check(const uint8_t *buf, size_t len)
 	check_cfg(&a, len);
 	if (!pci_cfg_decode(buf, len, &b)) {
 		FUZZ_ASSERT(a.ide.nr_sel == b.ide.nr_sel);
-		FUZZ_ASSERT(!a.ide.nr_sel ||
-			    !memcmp(a.ide.sel, b.ide.sel, a.ide.nr_sel * sizeof(*a.ide.sel)));
+		for (unsigned int i = 0; i < a.ide.nr_sel; i++) {
+			struct ide_sel_stream x = a.ide.sel[i], y = b.ide.sel[i];
+
+			/* each decode's blocks point into its own pool, at the same place */
+			FUZZ_ASSERT(!x.nr_addr || x.addr - a.ide.addr_pool == y.addr - b.ide.addr_pool);
+			FUZZ_ASSERT(!x.nr_addr ||
+				    !memcmp(x.addr, y.addr, x.nr_addr * sizeof(*x.addr)));
+			x.addr = y.addr = NULL;
+			FUZZ_ASSERT(!memcmp(&x, &y, sizeof(x)));
+		}
 		struct ide_sel_stream *own = b.ide.sel;
+		struct ide_addr_assoc *own_pool = b.ide.addr_pool;
 
 		b.ide.sel = a.ide.sel;
+		b.ide.addr_pool = a.ide.addr_pool;
 		FUZZ_ASSERT(!memcmp(&a, &b, sizeof(a)));
 		b.ide.sel = own;
+		b.ide.addr_pool = own_pool;
 		pci_cfg_release(&b);
 	}
 	pci_cfg_release(&a);

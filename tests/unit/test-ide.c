@@ -1384,6 +1384,27 @@ static void test_release(void)
 	CHECK(cfg.ide.sel == NULL);
 }
 
+/*
+ * Found by fuzz-ide: Selective blocks that hold no address association at
+ * all leave the capability without a pool, and no block may point into one.
+ */
+static void test_no_addr_assoc(void)
+{
+	static struct builder b;
+	struct pci_cfg cfg;
+
+	set_test("no address associations");
+	put_header(&b, 0x8086, 0x7075, 0x060400, 0x01);
+	put_pcie_cap(&b, 0x40, PCIE_TYPE_ROOT_PORT, 0);
+	put_ide(&b, 0x100, DEVSEC_IDE_CAP, 0, 4, NULL, 1, &(struct test_sel){ .cap = 0 });
+	CHECK_EQ(decode(&b, sizeof(b.cfg), &cfg), 0);
+	CHECK_EQ(cfg.ide.nr_sel, 1);
+	CHECK(cfg.ide.nr_sel == 1 && cfg.ide.sel[0].nr_addr == 0);
+	CHECK(cfg.ide.nr_sel == 1 && cfg.ide.sel[0].addr == NULL);
+	CHECK(cfg.ide.addr_pool == NULL);
+	pci_cfg_release(&cfg);
+}
+
 /* A VF's Vendor and Device ID read 0xffff (SR-IOV 3.4.1.1); the rest of it is a function. */
 static void test_vf_header(void)
 {
@@ -1417,6 +1438,7 @@ int main(void)
 	test_short_buffers();
 	test_all_ones();
 	test_vf_header();
+	test_no_addr_assoc();
 	test_std_chain_faults();
 	test_ext_chain_faults();
 	test_counts_run_off();
