@@ -621,6 +621,9 @@ static void tsm_register_live(struct sim_tsm *t)
 	tree_sync(FS.m, FS.root);
 	pthread_rwlock_unlock(&FS.rwsem);
 	tsm_uevent(t, "add");
+	/* a provider may take its time before the PCI layer takes it on */
+	if (t->change_after_ms)
+		sleep_ms(t->change_after_ms);
 	pthread_rwlock_wrlock(&FS.rwsem);
 	t->pci_ready = true;
 	tree_sync(FS.m, FS.root);

@@ -174,6 +174,7 @@ struct sim_tsm {
 	long register_after_ms;	/* -1: registered at boot */
 	bool register_manually;	/* registered when the control file says so */
 	bool uevents;		/* KOBJ_ADD/CHANGE/REMOVE are sent */
+	long change_after_ms;	/* from device_add() to the PCI registration */
 	bool registered;	/* device_add() done: tsmN exists (KOBJ_ADD) */
 	bool pci_ready;		/* PCI/TSM registration done (KOBJ_CHANGE) */
 };
