@@ -12,7 +12,7 @@
 
 extern const struct cmd_def cmd_list, cmd_devices, cmd_streams, cmd_host_bridges, cmd_audit;
 extern const struct cmd_def cmd_connect, cmd_disconnect;
-extern const struct cmd_def cmd_wait, cmd_metrics;
+extern const struct cmd_def cmd_wait, cmd_watch, cmd_metrics;
 
 const struct cmd_def *const commands[] = {
 	&cmd_list,
@@ -21,7 +21,7 @@ const struct cmd_def *const commands[] = {
 	&cmd_host_bridges,
 	&cmd_audit,
 	&cmd_connect, &cmd_disconnect,
-	&cmd_wait, &cmd_metrics,
+	&cmd_wait, &cmd_watch, &cmd_metrics,
 };
 const size_t nr_commands = ARRAY_SIZE(commands);
 
