@@ -70,3 +70,13 @@ complete_words() {
 	command -v zsh >/dev/null || skip "zsh not installed"
 	zsh -n "$TOP/completions/_tsmctl"
 }
+
+@test "wait offers TSM names; watch and metrics values are left to the user or files" {
+	run complete_words tsmctl --sysroot "$ROOT" wait ""
+	[ "$output" = "tsm0" ]
+	run complete_words tsmctl watch --interval ""
+	[ -z "$output" ]
+	touch "$BATS_TEST_TMPDIR/m.prom"
+	run complete_words tsmctl metrics --output-file "$BATS_TEST_TMPDIR/m."
+	[ "$output" = "$BATS_TEST_TMPDIR/m.prom" ]
+}
