@@ -146,6 +146,31 @@ wait_rc() {
 	[ ! -e "$ROOT/sys/class/tsm/tsm0" ]
 }
 
+# send_uevent FIELD...: one message of the NUL-joined FIELDs to group 1, from inside the namespace.
+send_uevent() {
+	in_ns perl -e 'socket(my $s, 16, 2, 15) or die "socket: $!";
+		send($s, join("\0", @ARGV) . "\0", 0, pack("S x2 L L", 16, 0, 1)) or die "send: $!";' "$@"
+}
+
+@test "only a well-formed tsm uevent makes it look again" {
+	netns_setup
+	mount_late sev-tio "$LATE"'{ "register_manually": true, "uevents": false }'
+	dp=/devices/pci0000:00/0000:00:07.1/0000:02:00.1/tsm/tsm0
+	wait_bg --timeout 20 tsm0
+	sim_ctl register tsm0	# silent: it does not know yet
+	send_uevent "change@$dp" ACTION=change "DEVPATH=$dp" SUBSYSTEM=pci SEQNUM=7	# not tsm
+	send_uevent "change@$dp" ACTION=change DEVPATH=/devices/other SUBSYSTEM=tsm	# contradicts the header
+	send_uevent "change@$dp" ACTION=add "DEVPATH=$dp" SUBSYSTEM=tsm	# likewise
+	send_uevent "change$dp" SUBSYSTEM=tsm	# no ACTION@DEVPATH header
+	send_uevent "change@/devices/x/tsm/tsmX" SUBSYSTEM=tsm	# not a TSM name
+	sleep 0.5
+	kill -0 "$WPID"
+	send_uevent "change@$dp" ACTION=change "DEVPATH=$dp" SUBSYSTEM=tsm SEQNUM=8
+	wait_rc
+	[ "$WRC" = 0 ]
+	[ "$(cat "$OUT")" = tsm0 ]
+}
+
 @test "any TSM, several named: returns once all named are ready" {
 	netns_setup
 	mount_late devsec-proposed '.tsms[1] += { "register_manually": true }'
