@@ -88,8 +88,8 @@ wait_rc() {
 	sim_ctl register tsm0
 	wait_rc
 	[ "$WRC" = 0 ]
-	# woken by the event, not by a timer: well within a second
-	awk -v s="$start" -v e="$EPOCHREALTIME" 'BEGIN { exit !(e - s < 1) }'
+	# woken by the event: well before the timeout
+	awk -v s="$start" -v e="$EPOCHREALTIME" 'BEGIN { exit !(e - s < 2) }'
 	[ "$(cat "$OUT")" = tsm0 ]
 	[ -f "$ROOT/sys/bus/pci/devices/0000:81:00.0/tsm/connect" ]
 }
@@ -110,7 +110,7 @@ wait_rc() {
 
 @test "KOBJ_ADD is not readiness: it waits for the KOBJ_CHANGE after the PCI registration" {
 	netns_setup
-	mount_late sev-tio "$LATE"'{ "register_manually": true, "change_after_ms": 1500 }'
+	mount_late sev-tio "$LATE"'{ "register_manually": true, "change_after_ms": 3000 }'
 	wait_bg --timeout 20 tsm0
 	sim_ctl register tsm0 &
 	ctl=$!

@@ -41,8 +41,8 @@ listen() {
 }
 
 @test "register_after_ms: tsmN and the tsm/ groups appear later, add then change" {
-	late_topology '{ "register_after_ms": 700 }'
-	listen 4
+	late_topology '{ "register_after_ms": 1500 }'
+	listen 6
 	M=$(mktemp -d)
 	in_ns "$SIM" mount "$J" "$M"
 	S=$M/sys
@@ -52,7 +52,7 @@ listen() {
 	[ ! -e "$S/devices/pci0000:00/0000:00:07.1/0000:02:00.1/tsm" ]
 	[ ! -e "$S/bus/pci/devices/0000:81:00.0/tsm" ]
 	[ ! -e "$S/bus/pci/devices/0000:81:00.0/authenticated" ]
-	for _ in $(seq 60); do
+	for _ in $(seq 120); do
 		[ -e "$S/class/tsm/tsm0" ] && break
 		sleep 0.05
 	done
