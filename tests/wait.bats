@@ -171,6 +171,23 @@ send_uevent() {
 	[ "$(cat "$OUT")" = tsm0 ]
 }
 
+@test "a socket overrun (ENOBUFS) makes it decide from sysfs" {
+	netns_setup
+	mount_late sev-tio "$LATE"'{ "register_manually": true, "uevents": false }'
+	wait_bg --timeout 10 tsm0
+	kill -STOP "$WPID"
+	sim_ctl register tsm0	# silent
+	# far more than its receive buffer holds, none of them a tsm event
+	in_ns perl -e 'socket(my $s, 16, 2, 15) or die; my $to = pack("S x2 L L", 16, 0, 1);
+		for my $i (1 .. 30000) {
+			send($s, "add\@/devices/virtual/x/y$i\0ACTION=add\0DEVPATH=/devices/virtual/x/y$i\0SUBSYSTEM=x\0", 0, $to) or die "send: $!";
+		}'
+	kill -CONT "$WPID"
+	wait_rc
+	[ "$WRC" = 0 ]
+	[ "$(cat "$OUT")" = tsm0 ]
+}
+
 @test "any TSM, several named: returns once all named are ready" {
 	netns_setup
 	mount_late devsec-proposed '.tsms[1] += { "register_manually": true }'
