@@ -24,7 +24,7 @@ static void family(FILE *out, const char *name, const char *help)
 	fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
 }
 
-/* A label value: \ " and newline escaped as the format says; other bytes outside ASCII 0x20-0x7e as '_'. */
+/* A label value: \ " and newline escaped as the format says; other non-printable bytes as '_'. */
 static void label_value(FILE *out, const char *s)
 {
 	fputc('"', out);
@@ -62,7 +62,8 @@ static void write_tsms(FILE *out, const struct tsm_snapshot *snap)
 
 	family(out, "tsmctl_tsms", "TSMs registered in /sys/class/tsm.");
 	fprintf(out, "tsmctl_tsms %zu\n", snap->nr_tsms);
-	family(out, "tsmctl_tsm_info", "A registered TSM (value 1) with its pci_mode, provider device and driver.");
+	family(out, "tsmctl_tsm_info",
+	       "A registered TSM (value 1) with its pci_mode, provider device and driver.");
 	for (size_t i = 0; i < snap->nr_tsms; i++) {
 		const struct tsm *t = snap->tsms[i];
 

@@ -44,7 +44,7 @@ void uevent_close(struct uevent_listener *l);
  */
 int uevent_recv(struct uevent_listener *l, struct uevent *ev);
 
-/* What tsm_wait() found ready: canonical names, sorted. */
+/* What tsm_wait() found ready: the names asked for, in that order; or all ready TSMs, sorted. */
 struct tsm_ready {
 	char **names;
 	size_t n;
