@@ -37,7 +37,8 @@ HDRS := $(wildcard include/tsmctl/*.h)
 
 BUILD_DEBS := gcc make pkg-config libpci-dev libkmod-dev libjson-c-dev libsmartcols-dev \
 	libfuse3-dev pciutils scdoc
-TEST_DEBS := bats jq fuse3 xz-utils util-linux perl valgrind strace man-db groff-base
+TEST_DEBS := bats jq fuse3 xz-utils util-linux perl valgrind strace man-db groff-base \
+	python3-prometheus-client
 DEPS_STAMP := $(BUILDDIR)/.deps-build
 
 MAN_SRCS := $(wildcard man/*.scd)
@@ -112,7 +113,8 @@ bench: all $(BUILDDIR)/.deps-test
 demo: all $(BUILDDIR)/.deps-test
 	@tests/lib/demo $(abspath $(BUILDDIR)/tsmctl)
 
-CONTRIB_UNITS := tsmctl-autoconnect.service tsmctl-audit.service tsmctl-audit.timer
+CONTRIB_UNITS := tsmctl-autoconnect.service tsmctl-audit.service tsmctl-audit.timer \
+	tsmctl-metrics.service tsmctl-metrics.timer
 define INSTALL_CONTRIB
 	install -D -m 0755 contrib/tsmctl-autoconnect $(DESTDIR)$(LIBEXECDIR)/tsmctl-autoconnect
 	install -D -m 0755 contrib/tsmctl-collect $(DESTDIR)$(BINDIR)/tsmctl-collect

@@ -97,6 +97,11 @@ _tsmctl() {
 		return ;;
 	--nonce|--privlevel|--service-provider|--service-guid|--service-manifest-version)
 		return ;;
+	--timeout|-i|--interval|--count)
+		return ;;
+	--output-file)
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return ;;
 	esac
 
 	if [ -z "$cmd" ]; then
@@ -118,6 +123,8 @@ _tsmctl() {
 		COMPREPLY=($(compgen -W "$(_tsmctl_bdfs unconnected) $(_tsmctl_run list -n -r -o NAME)" -- "$cur")) ;;
 	disconnect)
 		COMPREPLY=($(compgen -W "$(_tsmctl_bdfs connected) $(_tsmctl_run list -n -r -o NAME)" -- "$cur")) ;;
+	wait)
+		COMPREPLY=($(compgen -W "$(_tsmctl_run list -n -r -o NAME)" -- "$cur")) ;;
 	lock|accept|unlock)
 		COMPREPLY=($(compgen -W "$(_tsmctl_tdisp "$cmd")" -- "$cur")) ;;
 	esac

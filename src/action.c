@@ -18,6 +18,7 @@
 #include "tsmctl/names.h"
 #include "tsmctl/render.h"
 #include "tsmctl/sysfs.h"
+#include "tsmctl/uevent.h"
 #include "tsmctl/util.h"
 
 #define PCI_DEVICES	"sys/bus/pci/devices"
@@ -978,34 +979,19 @@ static bool ready(const char *tsm, char *const *bdfs, size_t n)
 	return ok;
 }
 
-static double monotonic_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int action_wait_ready(const char *tsm, char *const *bdfs, size_t n, double seconds)
 {
-	double deadline = monotonic_seconds() + seconds;
+	char *const names[] = { (char *)tsm };
+	int rc;
 
-	/* Polling for now; the tsmN KOBJ_CHANGE uevent is the signal to switch to (ABI.md §2.8). */
-	for (;;) {
-		double left;
-		struct timespec step;
-
-		if (ready(tsm, bdfs, n))
-			return 0;
-		if (action_signal)
-			return -EINTR;
-		left = deadline - monotonic_seconds();
-		if (left <= 0)
-			return -ETIMEDOUT;
-		if (left > 0.1)
-			left = 0.1;
-		step.tv_sec = 0;
-		step.tv_nsec = (long)(left * 1e9);
-		nanosleep(&step, NULL);
-	}
+	/*
+	 * The TSM's KOBJ_CHANGE comes after the kernel re-evaluated the tsm/ groups
+	 * (ABI.md §1.2, §2.8): once it is ready, a missing tsm/connect stays missing,
+	 * so there is nothing left to wait for and the store's checks explain it.
+	 */
+	rc = tsm_wait(names, tsm ? 1 : 0, seconds, &action_signal, tsm ? "connect" : "disconnect",
+		      NULL);
+	if (rc)
+		return rc;
+	return ready(NULL, bdfs, n) ? 0 : -ENOENT;
 }

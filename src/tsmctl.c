@@ -14,6 +14,7 @@ extern const struct cmd_def cmd_list, cmd_devices, cmd_streams, cmd_host_bridges
 extern const struct cmd_def cmd_connect, cmd_disconnect;
 extern const struct cmd_def cmd_report;
 extern const struct cmd_def cmd_lock, cmd_accept, cmd_unlock;
+extern const struct cmd_def cmd_wait, cmd_watch, cmd_metrics;
 
 const struct cmd_def *const commands[] = {
 	&cmd_list,
@@ -24,6 +25,7 @@ const struct cmd_def *const commands[] = {
 	&cmd_connect, &cmd_disconnect,
 	&cmd_report,
 	&cmd_lock, &cmd_accept, &cmd_unlock,
+	&cmd_wait, &cmd_watch, &cmd_metrics,
 };
 const size_t nr_commands = ARRAY_SIZE(commands);
 

@@ -88,3 +88,13 @@ complete_words() {
 	run complete_words tsmctl --sysroot "$ROOT" unlock 0000:00:07.0 ""
 	[[ "$output" == *"tsm0"* ]]
 }
+
+@test "wait offers TSM names; watch and metrics values are left to the user or files" {
+	run complete_words tsmctl --sysroot "$ROOT" wait ""
+	[ "$output" = "tsm0" ]
+	run complete_words tsmctl watch --interval ""
+	[ -z "$output" ]
+	touch "$BATS_TEST_TMPDIR/m.prom"
+	run complete_words tsmctl metrics --output-file "$BATS_TEST_TMPDIR/m."
+	[ "$output" = "$BATS_TEST_TMPDIR/m.prom" ]
+}

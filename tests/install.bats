@@ -14,6 +14,8 @@ load lib/helpers
 ./usr/lib/systemd/system/tsmctl-audit.service
 ./usr/lib/systemd/system/tsmctl-audit.timer
 ./usr/lib/systemd/system/tsmctl-autoconnect.service
+./usr/lib/systemd/system/tsmctl-metrics.service
+./usr/lib/systemd/system/tsmctl-metrics.timer
 ./usr/lib/udev/rules.d/90-tsmctl.rules
 ./usr/libexec/tsmctl/tsmctl-autoconnect"
 	while read -r f; do [[ "$output" == *"$f"* ]]; done <<< "$expected"
@@ -26,6 +28,7 @@ load lib/helpers
 		[[ "$output" == *"./usr/share/man/man8/$p"* ]]
 	done
 	grep -q 'ExecStart=/usr/libexec/tsmctl/tsmctl-autoconnect' "$D/usr/lib/systemd/system/tsmctl-autoconnect.service"
+	grep -qx 'ExecStart=/usr/sbin/tsmctl metrics --output-file ${TEXTFILE_DIR}/tsmctl.prom' "$D/usr/lib/systemd/system/tsmctl-metrics.service"
 	! grep -rq '@BINDIR@\|@LIBEXECDIR@' "$D"
 	"$D/usr/sbin/tsmctl" --version
 	# nothing written outside DESTDIR (the build tree aside)

@@ -32,6 +32,12 @@ struct simfs {
 	pthread_rwlock_t rwsem;	/* pci_tsm_rwsem */
 	pthread_mutex_t count_lock;	/* fault counters */
 	pthread_mutex_t report_lock;	/* report.c's tsm_rwsem and the report subtree */
+	/* the late-registration timer (register_after_ms) */
+	pthread_t timer;
+	bool timer_running, stopping;
+	pthread_mutex_t timer_lock;
+	pthread_cond_t timer_cond;
+	struct timespec mounted_at;	/* CLOCK_MONOTONIC when the mount existed */
 };
 
 static struct simfs FS;
@@ -555,7 +561,7 @@ static struct sim_tsm *sample_trigger(const char *attr, bool *bind)
 		bool hit;
 
 		if (t->provider != PROV_DEVSEC_SAMPLE || t->kind != TSM_LINK ||
-		    !t->parent_faux)
+		    !t->parent_faux || !t->pci_ready)
 			continue;
 		b = xasprintf("sys/devices/faux/%s/tsm_bind", t->parent_faux);
 		u = xasprintf("sys/devices/faux/%s/tsm_unbind", t->parent_faux);
@@ -591,6 +597,68 @@ static char *driver_trigger(const char *attr, bool *bind)
 		return NULL;
 	}
 	return drv;
+}
+
+/* A uevent for TSM T, if its topology lets it send them. */
+static void tsm_uevent(struct sim_tsm *t, const char *action)
+{
+	if (t->uevents)
+		uevent_send(action, t->dir, "tsm");
+}
+
+/*
+ * tsm_register(): device_add() (tsmN appears, KOBJ_ADD), then the PCI/TSM
+ * registration re-evaluates the tsm/ groups and sends KOBJ_CHANGE (ABI.md §1.1).
+ */
+static void tsm_register_live(struct sim_tsm *t)
+{
+	pthread_rwlock_wrlock(&FS.rwsem);
+	if (t->registered) {
+		pthread_rwlock_unlock(&FS.rwsem);
+		return;
+	}
+	t->registered = true;
+	tree_sync(FS.m, FS.root);
+	pthread_rwlock_unlock(&FS.rwsem);
+	tsm_uevent(t, "add");
+	/* a provider may take its time before the PCI layer takes it on */
+	if (t->change_after_ms)
+		sleep_ms(t->change_after_ms);
+	pthread_rwlock_wrlock(&FS.rwsem);
+	t->pci_ready = true;
+	tree_sync(FS.m, FS.root);
+	pthread_rwlock_unlock(&FS.rwsem);
+	tsm_uevent(t, "change");
+}
+
+/* tsm_unregister(): the PCI side goes first, then device_unregister() (KOBJ_REMOVE). */
+static void tsm_unregister_live(struct sim_tsm *t)
+{
+	pthread_rwlock_wrlock(&FS.rwsem);
+	t->pci_ready = false;
+	tree_sync(FS.m, FS.root);
+	t->registered = false;
+	tree_sync(FS.m, FS.root);
+	pthread_rwlock_unlock(&FS.rwsem);
+	tsm_uevent(t, "remove");
+}
+
+static int control_store(const char *buf, size_t len)
+{
+	enum control_op op;
+	struct sim_tsm *t;
+	int rc;
+
+	pthread_rwlock_wrlock(&FS.rwsem);
+	rc = control_apply(FS.m, buf, len, &op, &t);
+	if (!rc && op == CTL_NONE)
+		tree_sync(FS.m, FS.root);
+	pthread_rwlock_unlock(&FS.rwsem);
+	if (!rc && op == CTL_REGISTER)
+		tsm_register_live(t);
+	else if (!rc && op == CTL_UNREGISTER)
+		tsm_unregister_live(t);
+	return rc;
 }
 
 static int sim_write(const char *path, const char *buf, size_t size, off_t off,
@@ -634,6 +702,8 @@ static int sim_write(const char *path, const char *buf, size_t size, off_t off,
 		rc = sim_sample_bind(FS.m, t, buf, size, bind);
 		tree_sync(FS.m, FS.root);
 		pthread_rwlock_unlock(&FS.rwsem);
+	} else if (!h->dev && !strcmp(attr, CONTROL_FILE)) {
+		rc = control_store(buf, size);
 	} else if (!strcmp(base_name(attr), "uevent")) {
 		rc = uevent_store(buf, size);
 	} else {
@@ -816,6 +886,99 @@ static const struct fuse_operations sim_ops = {
 	.statfs = sim_statfs,
 };
 
+/* Registers the register_after_ms TSMs in the order of their delays. */
+static void *timer_main(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		struct sim_tsm *next = NULL;
+		struct timespec due;
+
+		for (size_t i = 0; i < FS.m->nr_tsms; i++) {
+			struct sim_tsm *t = FS.m->tsms[i];
+
+			if (t->register_after_ms >= 0 && !t->registered &&
+			    (!next || t->register_after_ms < next->register_after_ms))
+				next = t;
+		}
+		if (!next)
+			return NULL;
+		due = FS.mounted_at;
+		due.tv_sec += next->register_after_ms / 1000;
+		due.tv_nsec += (next->register_after_ms % 1000) * 1000000L;
+		if (due.tv_nsec >= 1000000000L) {
+			due.tv_sec++;
+			due.tv_nsec -= 1000000000L;
+		}
+		pthread_mutex_lock(&FS.timer_lock);
+		while (!FS.stopping &&
+		       pthread_cond_timedwait(&FS.timer_cond, &FS.timer_lock, &due) != ETIMEDOUT)
+			;
+		if (FS.stopping) {
+			pthread_mutex_unlock(&FS.timer_lock);
+			return NULL;
+		}
+		pthread_mutex_unlock(&FS.timer_lock);
+		next->register_after_ms = -1;	/* done: a later unregister is final */
+		tsm_register_live(next);
+	}
+}
+
+/* Late TSMs that send uevents need a private network namespace (uevent.c). */
+static int check_late_tsms(struct sim_model *m, bool *timer)
+{
+	bool events = false;
+	char *why = NULL;
+	int rc;
+
+	*timer = false;
+	for (size_t i = 0; i < m->nr_tsms; i++) {
+		struct sim_tsm *t = m->tsms[i];
+
+		if (t->registered)
+			continue;
+		*timer |= t->register_after_ms >= 0;
+		events |= t->uevents;
+	}
+	if (!events)
+		return 0;
+	rc = uevent_allowed(&why);
+	if (rc)
+		fprintf(stderr, "tsm-sim: %s\n", why);
+	free(why);
+	return rc;
+}
+
+static int start_timer(void)
+{
+	pthread_condattr_t ca;
+	int rc;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&FS.timer_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_mutex_init(&FS.timer_lock, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &FS.mounted_at);
+	rc = -pthread_create(&FS.timer, NULL, timer_main, NULL);
+	FS.timer_running = !rc;
+	return rc;
+}
+
+static void stop_timer(void)
+{
+	if (!FS.timer_running)
+		return;
+	pthread_mutex_lock(&FS.timer_lock);
+	FS.stopping = true;
+	pthread_cond_signal(&FS.timer_cond);
+	pthread_mutex_unlock(&FS.timer_lock);
+	pthread_join(FS.timer, NULL);
+	pthread_cond_destroy(&FS.timer_cond);
+	pthread_mutex_destroy(&FS.timer_lock);
+	FS.timer_running = false;
+}
+
 static int make_backing(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -845,10 +1008,13 @@ int fuse_serve(struct sim_model *m, const char *mountpoint, bool foreground,
 	pthread_rwlockattr_t ra;
 	struct fuse_loop_config *lc = NULL;
 	struct fuse *fuse = NULL;
-	bool mounted = false;
+	bool mounted = false, timer;
 	int rc;
 
 	FS.m = m;
+	rc = check_late_tsms(m, &timer);
+	if (rc)
+		return rc;
 	/* writers must not starve behind a stream of readers, as with an rwsem */
 	pthread_rwlockattr_init(&ra);
 	pthread_rwlockattr_setkind_np(&ra,
@@ -862,7 +1028,8 @@ int fuse_serve(struct sim_model *m, const char *mountpoint, bool foreground,
 		fprintf(stderr, "tsm-sim: backing dir: %s\n", strerror(-rc));
 		return rc;
 	}
-	rc = tree_sync(m, FS.root);
+	rc = tree_sync(m, FS.root) ?:
+	     fs_put_str(FS.root, CONTROL_FILE, "", 0200);
 	if (rc) {
 		fprintf(stderr, "tsm-sim: building the tree: %s\n", strerror(-rc));
 		goto out;
@@ -892,9 +1059,16 @@ int fuse_serve(struct sim_model *m, const char *mountpoint, bool foreground,
 		goto out;
 	}
 	fuse_loop_cfg_set_max_threads(lc, 16);
+	/* after fuse_daemonize(): its fork would not carry the thread along */
+	if (timer && (rc = start_timer())) {
+		fprintf(stderr, "tsm-sim: timer thread: %s\n", strerror(-rc));
+		goto out;
+	}
 	rc = fuse_loop_mt(fuse, lc) ? -EIO : 0;
+	stop_timer();
 	fuse_remove_signal_handlers(fuse_get_session(fuse));
 out:
+	stop_timer();
 	if (lc)
 		fuse_loop_cfg_destroy(lc);
 	if (mounted)

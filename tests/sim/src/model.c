@@ -64,7 +64,7 @@ struct sim_dev *model_find_dev_dir(struct sim_model *m, const char *dir)
 struct sim_tsm *model_find_tsm(struct sim_model *m, long id)
 {
 	for (size_t i = 0; i < m->nr_tsms; i++)
-		if ((long)m->tsms[i]->id == id)
+		if ((long)m->tsms[i]->id == id && m->tsms[i]->pci_ready)
 			return m->tsms[i];
 	return NULL;
 }
@@ -82,7 +82,7 @@ unsigned model_link_tsms(const struct sim_model *m)
 	unsigned n = 0;
 
 	for (size_t i = 0; i < m->nr_tsms; i++)
-		n += m->tsms[i]->kind == TSM_LINK;
+		n += m->tsms[i]->kind == TSM_LINK && m->tsms[i]->pci_ready;
 	return n;
 }
 
@@ -91,7 +91,7 @@ unsigned model_devsec_tsms(const struct sim_model *m)
 	unsigned n = 0;
 
 	for (size_t i = 0; i < m->nr_tsms; i++)
-		n += m->tsms[i]->kind == TSM_DEVSEC;
+		n += m->tsms[i]->kind == TSM_DEVSEC && m->tsms[i]->pci_ready;
 	return n;
 }
 

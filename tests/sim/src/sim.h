@@ -170,6 +170,13 @@ struct sim_tsm {
 	size_t nr_hbs;
 	uint8_t sample_ids[SIM_SAMPLE_IDS];
 	unsigned *hb_refs;	/* per host bridge index: registered streams */
+	/* late registration (live mount): tsm_register() after the mount */
+	long register_after_ms;	/* -1: registered at boot */
+	bool register_manually;	/* registered when the control file says so */
+	bool uevents;		/* KOBJ_ADD/CHANGE/REMOVE are sent */
+	long change_after_ms;	/* from device_add() to the PCI registration */
+	bool registered;	/* device_add() done: tsmN exists (KOBJ_ADD) */
+	bool pci_ready;		/* PCI/TSM registration done (KOBJ_CHANGE) */
 };
 
 struct ide_stream {
@@ -378,6 +385,17 @@ int fs_link(const char *root, const char *rel, const char *target);
 int fs_remove(const char *root, const char *rel);
 int fs_rm_rf(const char *path);
 bool fs_exists(const char *root, const char *rel);
+
+/* uevent.c: kobject uevents on NETLINK_KOBJECT_UEVENT group 1 */
+int uevent_allowed(char **why);
+int uevent_send(const char *action, const char *dir, const char *subsystem);
+
+/* control.c: the live mount's test-only control file (outside sys/) */
+#define CONTROL_FILE "tsm-sim-control"
+enum control_op { CTL_NONE, CTL_REGISTER, CTL_UNREGISTER };
+/* Parse and apply one command under the lock; op and tsm say what fuse.c must finish. */
+int control_apply(struct sim_model *m, const char *buf, size_t len,
+		  enum control_op *op, struct sim_tsm **tsm);
 
 /* fuse.c */
 int fuse_serve(struct sim_model *m, const char *mountpoint, bool foreground,

@@ -1026,10 +1026,12 @@ static int parse_hb(struct loader *L, json_object *o)
 static int parse_tsm(struct loader *L, json_object *o)
 {
 	static const char *const keys[] = { "id", "kind", "provider", "parent",
-					    "host_bridges", NULL };
+					    "host_bridges", "register_after_ms",
+					    "register_manually", "uevents", "change_after_ms",
+					    NULL };
 	struct sim_tsm *t = calloc(1, sizeof(*t));
 	const char *kind, *prov, *parent;
-	uint64_t id;
+	uint64_t id, after, change;
 	json_object *v;
 	int rc;
 
@@ -1040,11 +1042,22 @@ static int parse_tsm(struct loader *L, json_object *o)
 	     get_u64(L, o, "id", L->m->nr_tsms - 1, 0xffff, &id, "tsm") ?:
 	     get_str(L, o, "kind", &kind, "tsm") ?:
 	     get_str(L, o, "provider", &prov, "tsm") ?:
-	     get_str(L, o, "parent", &parent, "tsm");
+	     get_str(L, o, "parent", &parent, "tsm") ?:
+	     get_u64(L, o, "register_after_ms", UINT64_MAX, 3600000, &after, "tsm") ?:
+	     get_bool(L, o, "register_manually", false, &t->register_manually, "tsm") ?:
+	     get_bool(L, o, "uevents", true, &t->uevents, "tsm") ?:
+	     get_u64(L, o, "change_after_ms", 0, 60000, &change, "tsm");
 	if (rc)
 		return rc;
 	t->id = (unsigned)id;
 	t->name = xasprintf("tsm%u", t->id);
+	t->register_after_ms = after == UINT64_MAX ? -1 : (long)after;
+	t->change_after_ms = (long)change;
+	if (t->register_after_ms >= 0 && t->register_manually)
+		return fail(L, "%s: register_after_ms and register_manually exclude each other",
+			    t->name);
+	/* registered at boot unless late; late ones register in the live mount */
+	t->registered = t->pci_ready = t->register_after_ms < 0 && !t->register_manually;
 	for (size_t i = 0; i + 1 < L->m->nr_tsms; i++)
 		if (L->m->tsms[i]->id == t->id)
 			return fail(L, "%s: duplicate TSM id", t->name);

@@ -393,6 +393,27 @@ static bool keep_pci_link(struct tw *w, const void *ctx, const char *name)
 	return false;
 }
 
+/* Before tsm_register() (late TSMs) or after tsm_unregister(): no class device. */
+static void remove_tsm(struct tw *w, struct sim_tsm *t, const char *parent)
+{
+	char *glue = strdup(t->dir), *slash = strrchr(glue, '/'), *p;
+
+	rm(w, "sys/class/tsm", t->name);
+	rm(w, t->dir, NULL);
+	/* the driver core drops the class glue dir ("tsm") with its last child */
+	if (slash) {
+		*slash = '\0';
+		p = path_join(w->root, glue);
+		rmdir(p);
+		free(p);
+	}
+	free(glue);
+	if (t->provider == PROV_DEVSEC_SAMPLE && t->kind == TSM_LINK && t->parent_faux) {
+		rm(w, parent, "tsm_bind");
+		rm(w, parent, "tsm_unbind");
+	}
+}
+
 static void write_tsm(struct tw *w, struct sim_tsm *t)
 {
 	const char *parent = t->parent_pci ? t->parent_pci->dir : NULL;
@@ -403,6 +424,10 @@ static void write_tsm(struct tw *w, struct sim_tsm *t)
 	for (size_t i = 0; !parent && i < w->m->nr_platform; i++)
 		if (!strcmp(w->m->platform[i].name, t->parent_platform))
 			parent = w->m->platform[i].dir;
+	if (!t->registered) {
+		remove_tsm(w, t, parent);
+		return;
+	}
 	note(w, fs_mkdir_p(w->root, t->dir));
 	attr(w, t->dir, "uevent", "", RW);
 	/* the devsec sample's test-only triggers live on its faux device */

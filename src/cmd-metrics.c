@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tsmctl metrics: the state and the audit as node_exporter textfile metrics,
+ * on stdout or written atomically into a file (temporary file in the same
+ * directory, fsync, rename), so the collector never reads half a file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tsmctl/audit.h"
+#include "tsmctl/cli.h"
+#include "tsmctl/explain.h"
+#include "tsmctl/metrics.h"
+#include "tsmctl/snapshot.h"
+#include "tsmctl/util.h"
+
+#define METRICS_SCAN	(SCAN_TSMS | SCAN_STREAMS | SCAN_DEVICES | SCAN_IDE_PORTS)
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* DIR/.NAME.XXXXXX: never matched by the collector's *.prom glob, on FILE's file system. */
+static int write_atomic(const char *file, const char *buf, size_t len, const char **step)
+{
+	const char *slash = strrchr(file, '/');
+	char *dir = slash ? xstrndup(file, slash == file ? 1 : (size_t)(slash - file)) : xstrdup(".");
+	char *tmp = xasprintf("%s/.%s.XXXXXX", dir, slash ? slash + 1 : file);
+	int fd, dfd, rc;
+
+	*step = "creating a temporary file";
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		rc = -errno;
+		goto out;
+	}
+	/* mkstemp makes 0600; the collector usually runs as another user */
+	*step = "writing";
+	rc = fchmod(fd, 0644) ? -errno : write_all(fd, buf, len);
+	if (!rc) {
+		*step = "syncing";
+		rc = fsync(fd) ? -errno : 0;
+	}
+	if (close(fd) && !rc) {
+		*step = "closing";
+		rc = -errno;
+	}
+	if (!rc) {
+		*step = "renaming the temporary file";
+		rc = rename(tmp, file) ? -errno : 0;
+	}
+	if (rc) {
+		unlink(tmp);
+		goto out;
+	}
+	/* the rename itself is durable once the directory is synced */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+out:
+	free(tmp);
+	free(dir);
+	return rc;
+}
+
+static int run_metrics(struct cmd_ctx *ctx)
+{
+	struct module_state mods[8];
+	struct audit_opts opts = { 0 };
+	struct audit_report rep;
+	struct tsm_snapshot snap;
+	struct timespec now;
+	const char *step;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+	int rc, scan;
+
+	if (ctx->nargs)
+		return usage_error(ctx->cmd, "unexpected argument '%s'", ctx->args[0]);
+	if (ctx->output_file && !*ctx->output_file)
+		return usage_error(ctx->cmd, "--output-file needs a file name");
+	clock_gettime(CLOCK_REALTIME, &now);
+	scan = snapshot_scan(&snap, METRICS_SCAN);
+	if (!scan) {
+		if (!snap.nr_tsms) {	/* as audit: the hints name the provider modules */
+			opts.modules = mods;
+			opts.nr_modules = provider_modules(mods, ARRAY_SIZE(mods));
+		}
+		audit_run(&snap, &opts, &rep);
+	}
+	mem = open_memstream(&buf, &len);
+	if (!mem) {
+		fprintf(stderr, "tsmctl metrics: %s\n", strerror(errno));
+		rc = EXIT_FAIL;
+		goto out;
+	}
+	metrics_write(mem, scan ? NULL : &snap, scan ? NULL : &rep,
+		      (double)now.tv_sec + (double)now.tv_nsec / 1e9);
+	if (fclose(mem)) {
+		fprintf(stderr, "tsmctl metrics: %s\n", strerror(errno));
+		rc = EXIT_FAIL;
+		goto out;
+	}
+	if (ctx->output_file) {
+		rc = write_atomic(ctx->output_file, buf, len, &step);
+		if (rc)
+			fprintf(stderr, "tsmctl metrics: %s: %s: %s\n", ctx->output_file, step,
+				strerror(-rc));
+	} else {
+		rc = fwrite(buf, 1, len, stdout) == len ? 0 : -EIO;
+	}
+	if (scan)
+		fprintf(stderr, "tsmctl metrics: reading the state failed: %s "
+			"(tsmctl_scrape_success 0)\n", strerror(-scan));
+	rc = rc || scan ? EXIT_FAIL : EXIT_OK;
+out:
+	free(buf);
+	if (!scan)
+		audit_report_free(&rep);
+	snapshot_free(&snap);
+	return rc;
+}
+
+static const int metrics_opts[] = { OPT_OUTPUT_FILE, OPT_END };
+
+const struct cmd_def cmd_metrics = {
+	.name = "metrics",
+	.summary = "write TSM, stream and audit state as Prometheus textfile metrics",
+	.description = "Write gauges for TSMs, connected devices, IDE streams by state per host\n"
+		       "bridge, available secure streams and every audit check's status in the\n"
+		       "Prometheus text format, for node_exporter's textfile collector. With\n"
+		       "--output-file the file is replaced atomically (temporary file, fsync, rename)",
+	.opts = metrics_opts,
+	.run = run_metrics,
+};

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* tsmctl wait: block until TSMs are registered and ready, woken by their uevents. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tsmctl/action.h"
+#include "tsmctl/cli.h"
+#include "tsmctl/explain.h"
+#include "tsmctl/names.h"
+#include "tsmctl/output.h"
+#include "tsmctl/snapshot.h"
+#include "tsmctl/sysfs.h"
+#include "tsmctl/uevent.h"
+#include "tsmctl/util.h"
+
+#define WAIT_DEFAULT_SECONDS	120	/* as udevadm settle: a boot script must not hang */
+#define WAIT_MAX_SECONDS	86400
+
+/* --timeout: seconds (0 = only check), or "infinity". */
+static int parse_timeout(struct cmd_ctx *ctx, double *seconds)
+{
+	char *end;
+
+	*seconds = WAIT_DEFAULT_SECONDS;
+	if (!ctx->timeout)
+		return -1;
+	if (streq(ctx->timeout, "infinity")) {
+		*seconds = -1;
+		return -1;
+	}
+	errno = 0;
+	*seconds = strtod(ctx->timeout, &end);
+	if (errno || end == ctx->timeout || *end || !isfinite(*seconds) || *seconds < 0 ||
+	    *seconds > WAIT_MAX_SECONDS)
+		return usage_error(ctx->cmd, "invalid --timeout value '%s' (seconds, 0-%d, "
+				   "or 'infinity')", ctx->timeout, WAIT_MAX_SECONDS);
+	return -1;
+}
+
+/* The TSMs that are ready, from a scan of them (JSON: name, id, mode, provider). */
+static void print_ready(struct cmd_ctx *ctx, const struct tsm_ready *ready)
+{
+	struct tsm_snapshot snap;
+
+	if (!ctx->out.json) {
+		for (size_t i = 0; i < ready->n; i++)
+			puts(ready->names[i]);
+		return;
+	}
+	snapshot_scan(&snap, SCAN_TSMS);
+	json_list_begin(stdout, "tsms");
+	for (size_t i = 0; i < ready->n; i++) {
+		const struct tsm *t = snapshot_find_tsm(&snap, ready->names[i]);
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "name", js_str(ready->names[i]));
+		json_object_object_add(o, "id", t ? js_num(t->id) : NULL);
+		json_object_object_add(o, "mode", js_str(t ? t->mode : NULL));
+		json_object_object_add(o, "provider", js_str(t ? t->provider : NULL));
+		json_list_item(stdout, o);
+	}
+	json_list_end(stdout);
+	snapshot_free(&snap);
+}
+
+/* "tsm0 and tsm1" / "a TSM" for messages. */
+static char *wanted(char *const *names, size_t n)
+{
+	char *s = xstrdup("");
+
+	if (!n) {
+		free(s);
+		return xstrdup("any TSM");
+	}
+	for (size_t i = 0; i < n; i++) {
+		char *next = xasprintf("%s%s%s", s, !i ? "" : i + 1 == n ? " and " : ", ", names[i]);
+
+		free(s);
+		s = next;
+	}
+	return s;
+}
+
+static int run_wait(struct cmd_ctx *ctx)
+{
+	struct tsm_ready ready;
+	char **names = NULL, *what;
+	double seconds;
+	int rc = parse_timeout(ctx, &seconds), id;
+
+	if (rc >= 0)
+		return rc;
+	names = xcalloc((size_t)ctx->nargs + 1, sizeof(*names));
+	for (int i = 0; i < ctx->nargs; i++) {
+		if (tsm_name_parse(ctx->args[i], &id)) {
+			strv_free(names, (size_t)i);
+			return usage_error(ctx->cmd, "'%s' is not a TSM name (tsmN)", ctx->args[i]);
+		}
+		names[i] = xstrdup(ctx->args[i]);
+	}
+	action_catch_signals();
+	rc = tsm_wait(names, (size_t)ctx->nargs, seconds, &action_signal, "wait", &ready);
+	what = wanted(names, (size_t)ctx->nargs);
+	switch (-rc) {
+	case 0:
+		print_ready(ctx, &ready);
+		tsm_ready_free(&ready);
+		rc = EXIT_OK;
+		break;
+	case ETIMEDOUT:
+		if (seconds == 0)
+			fprintf(stderr, "tsmctl wait: %s not ready (--timeout 0: checked once)\n", what);
+		else
+			fprintf(stderr, "tsmctl wait: %s not ready after %g s\n", what, seconds);
+		{
+			char *mods = provider_modules_summary();
+
+			if (mods && *mods)
+				fprintf(stderr, "tsmctl wait: TSM provider modules: %s\n", mods);
+			free(mods);
+		}
+		rc = EXIT_FAIL;
+		break;
+	case EINTR:
+		fprintf(stderr, "tsmctl wait: interrupted while waiting for %s\n", what);
+		rc = 128 + action_signal;
+		break;
+	default:
+		fprintf(stderr, "tsmctl wait: cannot listen for kobject uevents (netlink): %s\n",
+			strerror(-rc));
+		rc = EXIT_FAIL;
+		break;
+	}
+	free(what);
+	strv_free(names, (size_t)ctx->nargs);
+	return rc;
+}
+
+static const int wait_opts[] = { OPT_TIMEOUT, OPT_JSON, OPT_END };
+
+const struct cmd_def cmd_wait = {
+	.name = "wait",
+	.args = "[TSM...]",
+	.summary = "wait until TSMs are registered and ready for PCI operations",
+	.description = "Wait until every named TSM (or, without names, any TSM) is registered\n"
+		       "and has announced readiness with its KOBJ_CHANGE uevent. The current\n"
+		       "state is checked first; then tsmctl listens on the kobject uevent netlink\n"
+		       "socket and re-checks sysfs at every tsm event. Prints the ready TSMs.\n"
+		       "Exit status 0 when ready, 1 on timeout, 130/143 on SIGINT/SIGTERM",
+	.opts = wait_opts,
+	.run = run_wait,
+};

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Snapshot + audit → Prometheus text format 0.0.4. Every series of a family
+ * is written, zeros included, so "absent" never stands in for 0; label values
+ * come from strictly parsed names, or are reduced to printable ASCII.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "tsmctl/action.h"
+#include "tsmctl/metrics.h"
+#include "tsmctl/render.h"
+#include "tsmctl/util.h"
+
+static const char *const stream_states[] = { "secure", "insecure", "unknown" };
+
+/* Severity order for a check's overall status: the worst of its findings. */
+static const enum audit_status worst_order[] = {
+	AUDIT_SKIP, AUDIT_PASS, AUDIT_NEEDS_ROOT, AUDIT_WARN, AUDIT_FAIL,
+};
+
+static void family(FILE *out, const char *name, const char *help)
+{
+	fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+}
+
+/* A label value: \ " and newline escaped as the format says; other non-printable bytes as '_'. */
+static void label_value(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		if (*p == '\\' || *p == '"')
+			fprintf(out, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", out);
+		else
+			fputc(*p < 0x20 || *p > 0x7e ? '_' : *p, out);
+	}
+	fputc('"', out);
+}
+
+const char *metrics_stream_state(const struct ide_stream *s)
+{
+	if (action_stream_secure(s))
+		return "secure";
+	if (stream_partner_block(s, true) && stream_partner_block(s, false))
+		return "insecure";
+	return "unknown";
+}
+
+static bool stream_ide_fail(const struct ide_stream *s)
+{
+	const struct ide_sel_stream *ep = stream_partner_block(s, true);
+	const struct ide_sel_stream *rp = stream_partner_block(s, false);
+
+	return (ep && ep->regs.ide_fail) || (rp && rp->regs.ide_fail);
+}
+
+static void write_tsms(FILE *out, const struct tsm_snapshot *snap)
+{
+	size_t funcs = 0, connected = 0;
+
+	family(out, "tsmctl_tsms", "TSMs registered in /sys/class/tsm.");
+	fprintf(out, "tsmctl_tsms %zu\n", snap->nr_tsms);
+	family(out, "tsmctl_tsm_info",
+	       "A registered TSM (value 1) with its pci_mode, provider device and driver.");
+	for (size_t i = 0; i < snap->nr_tsms; i++) {
+		const struct tsm *t = snap->tsms[i];
+
+		fputs("tsmctl_tsm_info{tsm=", out);
+		label_value(out, t->name);
+		fputs(",mode=", out);
+		label_value(out, t->mode);
+		fputs(",provider=", out);
+		label_value(out, t->provider);
+		fputs(",driver=", out);
+		label_value(out, t->driver);
+		fputs("} 1\n", out);
+	}
+	for (size_t i = 0; i < snap->nr_funcs; i++) {
+		const struct pci_func *f = snap->funcs[i];
+
+		funcs += f->has_connect;
+		connected += f->has_connect && f->connect && *f->connect;
+	}
+	family(out, "tsmctl_devices", "PCI functions that offer tsm/connect (DSM candidates).");
+	fprintf(out, "tsmctl_devices %zu\n", funcs);
+	family(out, "tsmctl_devices_connected", "PCI functions whose tsm/connect names a TSM.");
+	fprintf(out, "tsmctl_devices_connected %zu\n", connected);
+}
+
+static void write_streams(FILE *out, const struct tsm_snapshot *snap)
+{
+	family(out, "tsmctl_streams", "IDE stream links on a host bridge, by state on both partners "
+	       "(secure: enabled and SECURE on both; unknown: registers unreadable).");
+	for (size_t i = 0; i < snap->nr_hbs; i++) {
+		const struct host_bridge *hb = snap->hbs[i];
+
+		for (size_t k = 0; k < ARRAY_SIZE(stream_states); k++) {
+			size_t n = 0;
+
+			for (size_t j = 0; j < hb->nr_streams; j++)
+				n += streq(metrics_stream_state(hb->streams[j]), stream_states[k]);
+			fputs("tsmctl_streams{host_bridge=", out);
+			label_value(out, hb->name);
+			fprintf(out, ",state=\"%s\"} %zu\n", stream_states[k], n);
+		}
+	}
+	family(out, "tsmctl_streams_ide_fail", "IDE streams on a host bridge with IDE_FAIL (received "
+	       "an IDE Fail message) set on either partner.");
+	for (size_t i = 0; i < snap->nr_hbs; i++) {
+		const struct host_bridge *hb = snap->hbs[i];
+		size_t n = 0;
+
+		for (size_t j = 0; j < hb->nr_streams; j++)
+			n += stream_ide_fail(hb->streams[j]);
+		fputs("tsmctl_streams_ide_fail{host_bridge=", out);
+		label_value(out, hb->name);
+		fprintf(out, "} %zu\n", n);
+	}
+	family(out, "tsmctl_available_secure_streams", "available_secure_streams of a host bridge "
+	       "(only where the kernel shows the file).");
+	for (size_t i = 0; i < snap->nr_hbs; i++) {
+		const struct host_bridge *hb = snap->hbs[i];
+
+		if (hb->available_streams < 0)
+			continue;
+		fputs("tsmctl_available_secure_streams{host_bridge=", out);
+		label_value(out, hb->name);
+		fprintf(out, "} %lld\n", hb->available_streams);
+	}
+}
+
+static void write_audit(FILE *out, const struct audit_report *rep)
+{
+	family(out, "tsmctl_audit_check_status", "Overall status of an audit check, one-hot: the worst "
+	       "of its results (fail, warn, needs-root, pass, skip); all 0 when it applied to nothing.");
+	for (size_t c = 0; c < audit_nr_checks; c++) {
+		const struct audit_check *check = &audit_checks[c];
+		int worst = -1;
+
+		for (size_t i = 0; i < rep->n; i++) {
+			if (rep->findings[i].check != check)
+				continue;
+			for (int k = 0; k < (int)ARRAY_SIZE(worst_order); k++)
+				if (worst_order[k] == rep->findings[i].status && k > worst)
+					worst = k;
+		}
+		for (int st = 0; st < AUDIT_NR_STATUS; st++)
+			fprintf(out, "tsmctl_audit_check_status{check=\"%s\",status=\"%s\"} %d\n",
+				check->id, audit_status_name(st),
+				worst >= 0 && worst_order[worst] == (enum audit_status)st);
+	}
+	family(out, "tsmctl_audit_results", "Results of an audit check by status (one per object "
+	       "checked).");
+	for (size_t c = 0; c < audit_nr_checks; c++) {
+		const struct audit_check *check = &audit_checks[c];
+		size_t count[AUDIT_NR_STATUS] = { 0 };
+
+		for (size_t i = 0; i < rep->n; i++)
+			if (rep->findings[i].check == check)
+				count[rep->findings[i].status]++;
+		for (int st = 0; st < AUDIT_NR_STATUS; st++)
+			fprintf(out, "tsmctl_audit_results{check=\"%s\",status=\"%s\"} %zu\n",
+				check->id, audit_status_name(st), count[st]);
+	}
+}
+
+void metrics_write(FILE *out, const struct tsm_snapshot *snap, const struct audit_report *rep,
+		   double now)
+{
+	family(out, "tsmctl_scrape_success", "1 if tsmctl read the TSM state, 0 if it could not.");
+	fprintf(out, "tsmctl_scrape_success %d\n", snap && rep ? 1 : 0);
+	family(out, "tsmctl_scrape_timestamp_seconds", "Unix time when tsmctl read the state.");
+	fprintf(out, "tsmctl_scrape_timestamp_seconds %.3f\n", now);
+	if (!snap || !rep)
+		return;
+	write_tsms(out, snap);
+	write_streams(out, snap);
+	write_audit(out, rep);
+}

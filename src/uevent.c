@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The kobject uevent listener and the TSM readiness wait built on it
+ * (ABI.md §1.1, §2.8). Events never decide anything: they say "look again".
+ */
+#include <errno.h>
+#include <linux/netlink.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tsmctl/cli.h"
+#include "tsmctl/names.h"
+#include "tsmctl/sysfs.h"
+#include "tsmctl/uevent.h"
+#include "tsmctl/util.h"
+
+#define UEVENT_GROUP_KERNEL	1	/* the kernel's own group; udev re-sends on 2 */
+#define UEVENT_RCVBUF		(1 << 20)	/* room for a burst such as a PCI rescan */
+#define TSM_CLASS		"sys/class/tsm"
+
+int uevent_parse(const char *buf, size_t len, char msg[UEVENT_MSG_MAX + 1], struct uevent *ev)
+{
+	const char *p, *end, *at;
+
+	memset(ev, 0, sizeof(*ev));
+	if (!len || len > UEVENT_MSG_MAX)
+		return -EINVAL;
+	memcpy(msg, buf, len);
+	msg[len] = '\0';
+	end = msg + len;
+	/* header "ACTION@DEVPATH": libudev's "libudev\0..." and anything else fail here */
+	at = strchr(msg, '@');
+	if (!at || at == msg || at[1] != '/' || strlen(msg) >= len)
+		return -EINVAL;
+	msg[at - msg] = '\0';
+	ev->action = msg;
+	ev->devpath = at + 1;
+	for (p = ev->devpath + strlen(ev->devpath) + 1; p < end; p += strlen(p) + 1) {
+		const char *eq = strchr(p, '=');
+
+		if (!*p)
+			continue;
+		if (!eq)
+			return -EINVAL;
+		if (startswith(p, "SUBSYSTEM="))
+			ev->subsystem = eq + 1;
+		else if ((startswith(p, "ACTION=") && !streq(eq + 1, ev->action)) ||
+			 (startswith(p, "DEVPATH=") && !streq(eq + 1, ev->devpath)))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+int uevent_listen(struct uevent_listener *l)
+{
+	struct sockaddr_nl addr = { .nl_family = AF_NETLINK, .nl_groups = UEVENT_GROUP_KERNEL };
+	int size = UEVENT_RCVBUF, rc;
+
+	l->fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		       NETLINK_KOBJECT_UEVENT);
+	if (l->fd < 0)
+		return -errno;
+	/* FORCE needs CAP_NET_ADMIN; without it the plain request is capped by rmem_max */
+	if (setsockopt(l->fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
+		setsockopt(l->fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	if (bind(l->fd, (struct sockaddr *)&addr, sizeof(addr))) {
+		rc = -errno;
+		close(l->fd);
+		l->fd = -1;
+		return rc;
+	}
+	return 0;
+}
+
+void uevent_close(struct uevent_listener *l)
+{
+	if (l->fd >= 0)
+		close(l->fd);
+	l->fd = -1;
+}
+
+int uevent_recv(struct uevent_listener *l, struct uevent *ev)
+{
+	char buf[UEVENT_MSG_MAX];
+	struct sockaddr_nl from;
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct msghdr mh = { .msg_name = &from, .msg_namelen = sizeof(from),
+			     .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	n = recvmsg(l->fd, &mh, MSG_TRUNC);
+	if (n < 0)
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	if ((size_t)n > sizeof(buf) || (mh.msg_flags & MSG_TRUNC))
+		return -EBADMSG;	/* no kobject uevent is that long */
+	/* The sender is not checked (pid 0 = kernel): an event only causes a re-check. */
+	return uevent_parse(buf, (size_t)n, l->msg, ev) ? -EBADMSG : 0;
+}
+
+void tsm_ready_free(struct tsm_ready *r)
+{
+	strv_free(r->names, r->n);
+	r->names = NULL;
+	r->n = 0;
+}
+
+/* The wait's view: TSMs whose KOBJ_ADD came while listening, without KOBJ_CHANGE yet. */
+struct tsm_waiter {
+	char *const *names;
+	size_t n;
+	char **pending;
+	size_t nr_pending, cap_pending;
+};
+
+static bool is_pending(const struct tsm_waiter *w, const char *name)
+{
+	for (size_t i = 0; i < w->nr_pending; i++)
+		if (streq(w->pending[i], name))
+			return true;
+	return false;
+}
+
+static void set_pending(struct tsm_waiter *w, const char *name, bool pending)
+{
+	for (size_t i = 0; i < w->nr_pending; i++) {
+		if (!streq(w->pending[i], name))
+			continue;
+		if (!pending) {
+			free(w->pending[i]);
+			w->pending[i] = w->pending[--w->nr_pending];
+		}
+		return;
+	}
+	if (pending) {
+		xgrow(&w->pending, &w->cap_pending, w->nr_pending, sizeof(*w->pending));
+		w->pending[w->nr_pending++] = xstrdup(name);
+	}
+}
+
+static bool tsm_present(const struct tsm_waiter *w, const char *name)
+{
+	char *path = path_join(TSM_CLASS, name);
+	bool ok = sysfs_exists(path) && !is_pending(w, name);
+
+	free(path);
+	return ok;
+}
+
+/* Is the wait over? READY (when not NULL) gets the TSMs that are ready. */
+static bool check_ready(const struct tsm_waiter *w, struct tsm_ready *ready)
+{
+	char **names = NULL;
+	size_t count = 0, nr_ok = 0;
+	bool done;
+	int id;
+
+	sysfs_forget_cache();	/* the tree changed under us: no stale directory handles */
+	if (w->n) {
+		for (size_t i = 0; i < w->n; i++)
+			nr_ok += tsm_present(w, w->names[i]);
+		done = nr_ok == w->n;
+		if (done && ready) {
+			ready->names = xcalloc(w->n, sizeof(*ready->names));
+			for (size_t i = 0; i < w->n; i++)
+				ready->names[ready->n++] = xstrdup(w->names[i]);
+		}
+		return done;
+	}
+	if (sysfs_list(TSM_CLASS, &names, &count))
+		return false;
+	for (size_t i = 0; i < count; i++) {
+		if (!tsm_name_parse(names[i], &id) && tsm_present(w, names[i]))
+			names[nr_ok++] = names[i];	/* keep, packed to the front */
+		else
+			free(names[i]);
+	}
+	done = nr_ok > 0;
+	if (done && ready) {
+		ready->names = names;
+		ready->n = nr_ok;
+	} else {
+		strv_free(names, nr_ok);
+	}
+	return done;
+}
+
+/* A tsm uevent moves a TSM in or out of "added, not announced yet"; false for other events. */
+static bool note_event(struct tsm_waiter *w, const struct uevent *ev)
+{
+	const char *name = path_base(ev->devpath);
+	int id;
+
+	if (!streq(ev->subsystem, "tsm") || tsm_name_parse(name, &id))
+		return false;
+	if (streq(ev->action, "add"))
+		set_pending(w, name, true);
+	else if (streq(ev->action, "change") || streq(ev->action, "remove"))
+		set_pending(w, name, false);
+	return true;
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Drain the socket. *RECHECK: a tsm event came, or the socket overran (then
+ * what was pending is forgotten: only sysfs can tell). 0 or -errno.
+ */
+static int drain(struct uevent_listener *l, struct tsm_waiter *w, bool *recheck)
+{
+	struct uevent ev;
+	int rc;
+
+	for (;;) {
+		rc = uevent_recv(l, &ev);
+		if (rc == -EAGAIN)
+			return 0;
+		if (rc == -EBADMSG)
+			continue;
+		if (rc == -ENOBUFS) {
+			/* overrun: only sysfs can tell now, so trust what it shows */
+			strv_free(w->pending, w->nr_pending);
+			w->pending = NULL;
+			w->nr_pending = w->cap_pending = 0;
+			*recheck = true;
+			continue;
+		}
+		if (rc == -EINTR)
+			continue;
+		if (rc)
+			return rc;
+		*recheck |= note_event(w, &ev);
+	}
+}
+
+int tsm_wait(char *const *names, size_t n, double seconds, volatile sig_atomic_t *stop,
+	     const char *cmd, struct tsm_ready *ready)
+{
+	struct tsm_waiter w = { .names = names, .n = n };
+	struct uevent_listener l = { .fd = -1 };
+	double deadline = now_seconds() + seconds;
+	sigset_t block, old;
+	int rc;
+
+	if (ready)
+		memset(ready, 0, sizeof(*ready));
+	if (check_ready(&w, ready))
+		return 0;
+	if (seconds == 0)
+		return -ETIMEDOUT;
+	/* Listen first, then look again: an event between the two looks is not lost. */
+	rc = uevent_listen(&l);
+	if (rc)
+		return rc;
+	/* Signals are delivered only inside ppoll(), so none slips in between check and sleep. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	if (tsmctl_verbose)
+		fprintf(stderr, "tsmctl %s: listening for tsm uevents\n", cmd);
+	for (bool recheck = true;;) {
+		struct pollfd pfd = { .fd = l.fd, .events = POLLIN };
+		struct timespec ts, *tsp = NULL;
+		double left;
+
+		/* other subsystems' events (the kernel sends plenty) change nothing here */
+		if (recheck && check_ready(&w, ready)) {
+			rc = 0;
+			break;
+		}
+		recheck = false;
+		if (stop && *stop) {
+			rc = -EINTR;
+			break;
+		}
+		if (seconds > 0) {
+			left = deadline - now_seconds();
+			if (left <= 0) {
+				rc = -ETIMEDOUT;
+				break;
+			}
+			ts.tv_sec = (time_t)left;
+			ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
+			tsp = &ts;
+		}
+		rc = ppoll(&pfd, 1, tsp, &old);
+		if (rc < 0 && errno != EINTR) {
+			rc = -errno;
+			break;
+		}
+		if (rc > 0 && (rc = drain(&l, &w, &recheck)))
+			break;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	uevent_close(&l);
+	strv_free(w.pending, w.nr_pending);
+	return rc;
+}

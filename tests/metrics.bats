@@ -1,0 +1,168 @@
+#!/usr/bin/env bats
+# tsmctl metrics: node_exporter textfile output, checked by a real parser (the
+# Prometheus Python client's), by a strict grammar check, and value by value
+# against what the simulator shows.
+
+load lib/helpers
+
+CHECK=$TOP/tests/lib/promtext-check
+
+teardown() {
+	unmount_live
+}
+
+# The value of the series "NAME{LABELS}" (exact text) in $output; fails when absent.
+metric() {
+	local v
+	v=$(printf '%s\n' "$output" | awk -v k="$1" 'substr($0, 1, length(k) + 1) == k " " { print $2; n++ } END { exit n != 1 }') ||
+		{ echo "no single series $1"; return 1; }
+	echo "$v"
+}
+
+# Both parsers accept $output (bats drops the final newline: put it back).
+valid() {
+	printf '%s\n' "$output" | "$CHECK" || return 1
+	if /usr/bin/python3 -c 'import prometheus_client' 2>/dev/null; then
+		printf '%s\n' "$output" | /usr/bin/python3 -c '
+import sys
+from prometheus_client.parser import text_string_to_metric_families as parse
+fams = list(parse(sys.stdin.read()))
+assert fams, "no metric families"
+for f in fams:
+    assert f.type == "gauge", f.name
+    assert f.documentation, f.name
+'
+	fi
+}
+
+@test "the format: every family documented, gauges, valid for both parsers" {
+	ROOT=$(static_tree broken)
+	run --separate-stderr t metrics
+	expect_status 0
+	valid
+	t metrics > "$BATS_TEST_TMPDIR/raw.prom"
+	"$CHECK" "$BATS_TEST_TMPDIR/raw.prom"	# as written, final newline included
+	# every family is in the man page
+	for f in $(printf '%s\n' "$output" | awk '/^# TYPE/ { print $3 }'); do
+		grep -q "^\*$f\*" "$TOP/man/tsmctl-metrics.8.scd" || { echo "$f undocumented"; return 1; }
+	done
+	[ "$(metric tsmctl_scrape_success)" = 1 ]
+	ts=$(metric tsmctl_scrape_timestamp_seconds)
+	awk -v t="$ts" -v now="$(date +%s)" 'BEGIN { exit !(t > now - 60 && t <= now + 1) }'
+}
+
+@test "values match the tree: TSMs, devices, streams by state, pools (broken host)" {
+	ROOT=$(static_tree broken)
+	run --separate-stderr t metrics
+	expect_status 0
+	[ "$(metric tsmctl_tsms)" = 1 ]
+	[ "$(metric 'tsmctl_tsm_info{tsm="tsm0",mode="",provider="0000:02:00.1",driver="ccp"}')" = 1 ]
+	[ "$(metric tsmctl_devices_connected)" = "$(grep -l . "$ROOT"/sys/bus/pci/devices/*/tsm/connect | wc -l)" ]
+	[ "$(metric tsmctl_devices_connected)" = 2 ]
+	[ "$(metric tsmctl_devices)" = "$(ls "$ROOT"/sys/bus/pci/devices/*/tsm/connect | wc -l)" ]
+	# stream0.0.0 RP dropped, stream1.1.0 EP with IDE_FAIL but secure, stream3.2.0 dangling
+	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:40",state="secure"}')" = 1 ]
+	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:40",state="insecure"}')" = 1 ]
+	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:40",state="unknown"}')" = 1 ]
+	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:00",state="secure"}')" = 0 ]
+	[ "$(metric 'tsmctl_streams_ide_fail{host_bridge="pci0000:40"}')" = 1 ]
+	for hb in "$ROOT"/sys/devices/pci*; do
+		[ "$(metric "tsmctl_available_secure_streams{host_bridge=\"${hb##*/}\"}")" = "$(cat "$hb/available_secure_streams")" ]
+	done
+}
+
+@test "audit checks: one-hot worst status and counts, equal to what audit -J reports" {
+	ROOT=$(static_tree broken)
+	run --separate-stderr t audit -J
+	audit=$output
+	run --separate-stderr t metrics
+	expect_status 0
+	ids=$(printf '%s' "$audit" | jq -r '[.checks[].id] | unique | .[]')
+	[ -n "$ids" ]
+	for id in $ids; do
+		worst=$(printf '%s' "$audit" | jq -r --arg id "$id" '
+			[.checks[] | select(.id == $id) | .status] as $s
+			| first(("fail", "warn", "needs-root", "pass", "skip") as $w | select($s | index($w)) | $w)')
+		for st in pass warn fail skip needs-root; do
+			want=0
+			[ "$st" = "$worst" ] && want=1
+			[ "$(metric "tsmctl_audit_check_status{check=\"$id\",status=\"$st\"}")" = $want ] ||
+				{ echo "$id $st: want $want"; return 1; }
+			n=$(printf '%s' "$audit" | jq --arg id "$id" --arg st "$st" '[.checks[] | select(.id == $id and .status == $st)] | length')
+			[ "$(metric "tsmctl_audit_results{check=\"$id\",status=\"$st\"}")" = "$n" ]
+		done
+	done
+	[ "$(metric 'tsmctl_audit_check_status{check="stream.secure",status="fail"}')" = 1 ]
+	# every check of the table has its series, also those that applied to nothing
+	n=$("$TSMCTL" audit --list-checks | wc -l)
+	[ "$(printf '%s\n' "$output" | grep -c '^tsmctl_audit_check_status{')" -eq $((n * 5)) ]
+}
+
+@test "a live host: connect, a stream dropping and IDE_FAIL move the gauges" {
+	mount_live sev-tio
+	run --separate-stderr t metrics
+	[ "$(metric tsmctl_devices_connected)" = 1 ]
+	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:80",state="secure"}')" = 0 ]
+	[ "$(metric 'tsmctl_available_secure_streams{host_bridge="pci0000:80"}')" = 256 ]
+	echo tsm0 > "$(dev 0000:81:00.0)/tsm/connect"
+	run --separate-stderr t metrics
+	valid
+	[ "$(metric tsmctl_devices_connected)" = 2 ]
+	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:80",state="secure"}')" = 1 ]
+	[ "$(metric 'tsmctl_available_secure_streams{host_bridge="pci0000:80"}')" = 255 ]
+	[ "$(metric 'tsmctl_audit_check_status{check="stream.secure",status="pass"}')" = 1 ]
+	echo "drop 0000:81:00.0 ep" > "$ROOT/tsm-sim-control"
+	echo "ide-fail 0000:41:00.0 rp" > "$ROOT/tsm-sim-control"
+	run --separate-stderr t metrics
+	expect_status 0	# metrics report failures as values; the run itself worked
+	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:80",state="secure"}')" = 0 ]
+	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:80",state="insecure"}')" = 1 ]
+	[ "$(metric 'tsmctl_streams_ide_fail{host_bridge="pci0000:40"}')" = 1 ]
+	[ "$(metric 'tsmctl_audit_check_status{check="stream.secure",status="fail"}')" = 1 ]
+	[ "$(metric 'tsmctl_audit_results{check="stream.secure",status="fail"}')" = 1 ]
+	[ "$(metric 'tsmctl_audit_results{check="stream.secure",status="pass"}')" = 1 ]
+}
+
+@test "no TSM: zero gauges, not missing ones; a v6.19-less kernel has no pools" {
+	ROOT=$(static_tree no-tsm)
+	run --separate-stderr t metrics
+	expect_status 0
+	valid
+	[ "$(metric tsmctl_tsms)" = 0 ]
+	[ "$(metric tsmctl_devices_connected)" = 0 ]
+	! printf '%s\n' "$output" | grep -q '^tsmctl_tsm_info{'
+	! printf '%s\n' "$output" | grep -q '^tsmctl_available_secure_streams{'
+	[ "$(metric 'tsmctl_audit_check_status{check="platform.tsm-class",status="fail"}')" = 1 ]
+}
+
+@test "--output-file replaces the file atomically: 0644, no temporary left, same text" {
+	ROOT=$(static_tree sev-tio)
+	D=$(mktemp -d "$BATS_TEST_TMPDIR/textfile.XXXXXX")
+	echo "old" > "$D/tsmctl.prom"
+	ino=$(stat -c %i "$D/tsmctl.prom")
+	run --separate-stderr t metrics --output-file "$D/tsmctl.prom"
+	expect_status 0
+	[ -z "$output" ]
+	[ "$(stat -c %a "$D/tsmctl.prom")" = 644 ]
+	[ "$(stat -c %i "$D/tsmctl.prom")" != "$ino" ]	# a new file renamed over the old one
+	[ "$(ls -A "$D")" = tsmctl.prom ]
+	diff <(grep -v timestamp "$D/tsmctl.prom") <(t metrics | grep -v timestamp)
+	output=$(cat "$D/tsmctl.prom")
+	valid
+	# relative names work too (the temporary file goes next to it)
+	(cd "$D" && "$TSMCTL" --sysroot "$ROOT" metrics --output-file rel.prom)
+	[ "$(ls -A "$D" | tr '\n' ' ')" = "rel.prom tsmctl.prom " ]
+}
+
+@test "--output-file errors: a missing directory fails with the step named, nothing written" {
+	ROOT=$(static_tree sev-tio)
+	run --separate-stderr t metrics --output-file "$BATS_TEST_TMPDIR/nodir/x.prom"
+	expect_status 1
+	[ "$stderr" = "tsmctl metrics: $BATS_TEST_TMPDIR/nodir/x.prom: creating a temporary file: No such file or directory" ]
+	[ ! -e "$BATS_TEST_TMPDIR/nodir" ]
+	run --separate-stderr t metrics --output-file ""
+	expect_status 2
+	run --separate-stderr t metrics extra
+	expect_status 2
+	[[ "$stderr" == *"unexpected argument 'extra'"* ]]
+}

@@ -1,0 +1,146 @@
+#!/usr/bin/env bats
+# Late TSM registration on the live mount: KOBJ_ADD, then the tsm/ groups and
+# KOBJ_CHANGE (ABI.md §1.1, §2.8), sent only from a private network namespace;
+# and the test-only control file.
+
+load helper
+
+LISTEN="$BATS_TEST_DIRNAME/../uevent-listen"
+
+setup() {
+	NS=$(mktemp)
+	unshare --net="$NS" true || skip "cannot create a network namespace"
+}
+
+teardown() {
+	teardown_sim
+	umount "$NS" 2>/dev/null || true
+	rm -f "$NS"
+}
+
+in_ns() {
+	nsenter --net="$NS" "$@"
+}
+
+# sev-tio without its boot connect, tsm0 given the JSON KNOBS
+late_topology() {
+	J=$(mktemp --suffix=.json)
+	jq ".tsms[0] += $1 | del(.. | .connected?)" "$TOPO/sev-tio.json" > "$J"
+}
+
+# Start the listener in the namespace; events go to $EV once it is bound.
+listen() {
+	EV=$(mktemp)
+	in_ns "$LISTEN" "$1" > "$EV" 2> "$EV.err" &
+	LPID=$!
+	for _ in $(seq 100); do
+		grep -q listening "$EV.err" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+@test "register_after_ms: tsmN and the tsm/ groups appear later, add then change" {
+	late_topology '{ "register_after_ms": 1500 }'
+	listen 6
+	M=$(mktemp -d)
+	in_ns "$SIM" mount "$J" "$M"
+	S=$M/sys
+	# the class exists (the TSM core is loaded), the device does not yet
+	[ -d "$S/class/tsm" ]
+	[ -z "$(ls "$S/class/tsm")" ]
+	[ ! -e "$S/devices/pci0000:00/0000:00:07.1/0000:02:00.1/tsm" ]
+	[ ! -e "$S/bus/pci/devices/0000:81:00.0/tsm" ]
+	[ ! -e "$S/bus/pci/devices/0000:81:00.0/authenticated" ]
+	for _ in $(seq 120); do
+		[ -e "$S/class/tsm/tsm0" ] && break
+		sleep 0.05
+	done
+	[ "$(readlink "$S/class/tsm/tsm0")" = "../../devices/pci0000:00/0000:00:07.1/0000:02:00.1/tsm/tsm0" ]
+	wait "$LPID"
+	[ -f "$S/bus/pci/devices/0000:81:00.0/tsm/connect" ]
+	[ "$(cat "$S/bus/pci/devices/0000:81:00.0/authenticated")" = "" ]
+	dp=/devices/pci0000:00/0000:00:07.1/0000:02:00.1/tsm/tsm0
+	run grep "SUBSYSTEM=tsm" "$EV"
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[0]}" == "add $dp SUBSYSTEM=tsm SEQNUM=1 SENDER="* ]]
+	[[ "${lines[1]}" == "change $dp SUBSYSTEM=tsm SEQNUM=2 SENDER="* ]]
+	echo tsm0 > "$S/bus/pci/devices/0000:81:00.0/tsm/connect"
+	[ "$(cat "$S/bus/pci/devices/0000:81:00.0/tsm/connect")" = tsm0 ]
+}
+
+@test "uevents: false registers without a word on the netlink socket" {
+	late_topology '{ "register_after_ms": 300, "uevents": false }'
+	listen 2
+	M=$(mktemp -d)
+	in_ns "$SIM" mount "$J" "$M"
+	wait "$LPID"
+	[ -e "$M/sys/class/tsm/tsm0" ]
+	[ -f "$M/sys/bus/pci/devices/0000:81:00.0/tsm/connect" ]
+	! grep -q "SUBSYSTEM=tsm" "$EV"
+}
+
+@test "a late TSM with uevents is refused in PID 1's network namespace" {
+	late_topology '{ "register_after_ms": 300 }'
+	M=$(mktemp -d)
+	run "$SIM" mount "$J" "$M"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"runs in PID 1's network namespace"*"unshare -n"* ]]
+	! mountpoint -q "$M"
+}
+
+@test "control: register, unregister (EBUSY while connected), errors" {
+	late_topology '{ "register_manually": true }'
+	M=$(mktemp -d)
+	in_ns "$SIM" mount "$J" "$M"
+	C=$M/tsm-sim-control
+	[ "$(stat -c %a "$C")" = 200 ]
+	sleep 0.3
+	[ ! -e "$M/sys/class/tsm/tsm0" ]	# no timer: it waits for the control file
+	listen 2
+	echo "register tsm0" > "$C"
+	[ -e "$M/sys/class/tsm/tsm0" ]
+	[ -f "$M/sys/bus/pci/devices/0000:81:00.0/tsm/connect" ]
+	run bash -c "echo 'register tsm0' > '$C'"
+	[ "$status" -ne 0 ] && [[ "$output" == *"File exists"* ]]
+	echo tsm0 > "$M/sys/bus/pci/devices/0000:81:00.0/tsm/connect"
+	run bash -c "echo 'unregister tsm0' > '$C'"
+	[[ "$output" == *"busy"* ]]
+	echo tsm0 > "$M/sys/bus/pci/devices/0000:81:00.0/tsm/disconnect"
+	echo "unregister tsm0" > "$C"
+	[ ! -e "$M/sys/class/tsm/tsm0" ]
+	[ ! -e "$M/sys/devices/pci0000:00/0000:00:07.1/0000:02:00.1/tsm" ]
+	[ ! -e "$M/sys/bus/pci/devices/0000:81:00.0/tsm" ]
+	wait "$LPID"
+	run grep -o "^[a-z]* [^ ]*tsm0" "$EV"
+	[ "${lines[*]}" = "add /devices/pci0000:00/0000:00:07.1/0000:02:00.1/tsm/tsm0 change /devices/pci0000:00/0000:00:07.1/0000:02:00.1/tsm/tsm0 remove /devices/pci0000:00/0000:00:07.1/0000:02:00.1/tsm/tsm0" ]
+	for bad in "register tsm9" "bogus" "drop 0000:81:00.0 xx" "register"; do
+		run bash -c "echo '$bad' > '$C'"
+		[ "$status" -ne 0 ]
+	done
+}
+
+@test "control: drop and ide-fail change a live stream's status registers" {
+	mount_topo sev-tio
+	C=$M/tsm-sim-control
+	EP=$M/sys/bus/pci/devices/0000:41:00.0/config
+	RP=$M/sys/bus/pci/devices/0000:40:01.1/config
+	# Selective block 0 status: after the one Link block of both ports (sev-tio)
+	ep_sts() { local o; o=$(ext_cap "$EP" 0x30); u32 "$EP" $((o + 12 + 8 * $1 + 8)); }
+	rp_sts() { local o; o=$(ext_cap "$RP" 0x30); u32 "$RP" $((o + 12 + 8 * $1 + 8)); }
+	[ "$(ep_sts 1)" = 00000002 ]
+	[ "$(rp_sts 1)" = 00000002 ]
+	echo "ide-fail 0000:41:00.0 ep" > "$C"
+	[ "$(ep_sts 1)" = 80000002 ]
+	[ "$(rp_sts 1)" = 00000002 ]
+	echo "drop 0000:41:00.0 rp" > "$C"
+	[ "$(rp_sts 1)" = 00000000 ]
+	[ "$(ep_sts 1)" = 80000002 ]
+	# the stream link and accounting stay, as after the kernel's async transition
+	[ -L "$M/sys/devices/pci0000:40/stream0.0.0" ]
+	[ "$(cat "$M/sys/devices/pci0000:40/available_secure_streams")" = 255 ]
+	run bash -c "echo 'drop 0000:81:00.0 ep' > '$C'"	# not connected: no stream
+	[ "$status" -ne 0 ]
+	run bash -c "echo 'drop 0000:99:00.0 ep' > '$C'"
+	[ "$status" -ne 0 ]
+}

@@ -1,0 +1,218 @@
+#!/usr/bin/env bats
+# tsmctl wait: the state first, then the tsm uevents (ABI.md §2.8), never a poll.
+
+load lib/helpers
+load lib/netns
+
+LATE='del(.. | .connected?) | .tsms[0] += '
+
+teardown() {
+	if [ -n "${WPID:-}" ]; then
+		kill "$WPID" 2>/dev/null || true
+	fi
+	unmount_live
+	netns_teardown
+}
+
+# Start "tsmctl -v wait ARGS" in the namespace; returns once it listens.
+wait_bg() {
+	OUT=$BATS_TEST_TMPDIR/wait.out
+	ERR=$BATS_TEST_TMPDIR/wait.err
+	# nsenter itself, not the in_ns function: a function would run in a subshell that keeps the pid
+	nsenter --net="$NS" "$TSMCTL" --sysroot "$ROOT" -v wait "$@" > "$OUT" 2> "$ERR" &
+	WPID=$!
+	await_line "$ERR" "listening for tsm uevents"
+}
+
+# The background wait's exit status into WRC.
+wait_rc() {
+	WRC=0
+	wait "$WPID" || WRC=$?
+	WPID=
+}
+
+@test "a TSM that is there already: exit 0 at once, its name on stdout, -J with mode" {
+	ROOT=$(static_tree devsec-proposed)
+	run --separate-stderr t wait
+	expect_status 0
+	[ "$output" = "$(printf 'tsm0\ntsm1')" ]
+	run --separate-stderr t wait -J tsm1
+	expect_status 0
+	json_is '.schema_version' 1
+	json_is '.tsms' '[{"name":"tsm1","id":1,"mode":"devsec","provider":"devsec_tsm"}]'
+	run --separate-stderr t wait --timeout 0 tsm0
+	expect_status 0
+	[ "$output" = tsm0 ]
+}
+
+@test "usage: TSM names and --timeout are checked before anything waits" {
+	ROOT=$(static_tree sev-tio)
+	run --separate-stderr t wait tsm01
+	expect_status 2
+	[[ "$stderr" == *"'tsm01' is not a TSM name (tsmN)"* ]]
+	for bad in -1 abc 1e9 nan ""; do
+		run --separate-stderr t wait --timeout "$bad" tsm0
+		expect_status 2
+		[[ "$stderr" == *"invalid --timeout value"* ]]
+	done
+	run --separate-stderr t wait -o NAME
+	expect_status 2
+}
+
+@test "timeout: exit 1 with the TSM named and the provider modules" {
+	ROOT=$(static_tree sev-tio)
+	start=$EPOCHREALTIME
+	run --separate-stderr t wait --timeout 0.4 tsm3
+	expect_status 1
+	[ "${stderr_lines[0]}" = "tsmctl wait: tsm3 not ready after 0.4 s" ]
+	[[ "${stderr_lines[1]}" == "tsmctl wait: TSM provider modules: "*"ccp (AMD SEV-TIO): loaded"* ]]
+	[ -z "$output" ]
+	awk -v s="$start" -v e="$EPOCHREALTIME" 'BEGIN { exit !(e - s >= 0.4) }'
+	run --separate-stderr t wait --timeout 0 tsm3
+	expect_status 1
+	[ "${stderr_lines[0]}" = "tsmctl wait: tsm3 not ready (--timeout 0: checked once)" ]
+	ROOT=$(static_tree no-tsm)
+	run --separate-stderr t wait --timeout 0
+	expect_status 1
+	[[ "$stderr" == "tsmctl wait: any TSM not ready (--timeout 0: checked once)"* ]]
+}
+
+@test "a TSM registering while it listens wakes it: exit 0, groups visible" {
+	netns_setup
+	mount_late sev-tio "$LATE"'{ "register_manually": true }'
+	[ ! -e "$ROOT/sys/class/tsm/tsm0" ]
+	wait_bg --timeout 20 tsm0
+	sleep 0.3
+	kill -0 "$WPID"	# still waiting: nothing is registered
+	start=$EPOCHREALTIME
+	sim_ctl register tsm0
+	wait_rc
+	[ "$WRC" = 0 ]
+	# woken by the event: well before the timeout
+	awk -v s="$start" -v e="$EPOCHREALTIME" 'BEGIN { exit !(e - s < 2) }'
+	[ "$(cat "$OUT")" = tsm0 ]
+	[ -f "$ROOT/sys/bus/pci/devices/0000:81:00.0/tsm/connect" ]
+}
+
+@test "without the uevent it does not notice: a TSM registered silently times out (no polling)" {
+	netns_setup
+	mount_late sev-tio "$LATE"'{ "register_manually": true, "uevents": false }'
+	wait_bg --timeout 2 tsm0
+	sim_ctl register tsm0
+	[ -e "$ROOT/sys/class/tsm/tsm0" ]
+	wait_rc
+	[ "$WRC" = 1 ]
+	grep -qx "tsmctl wait: tsm0 not ready after 2 s" "$ERR"
+	# the next run checks the state first and finds it
+	run in_ns "$TSMCTL" --sysroot "$ROOT" wait --timeout 0 tsm0
+	expect_status 0
+}
+
+@test "KOBJ_ADD is not readiness: it waits for the KOBJ_CHANGE after the PCI registration" {
+	netns_setup
+	mount_late sev-tio "$LATE"'{ "register_manually": true, "change_after_ms": 3000 }'
+	wait_bg --timeout 20 tsm0
+	sim_ctl register tsm0 &
+	ctl=$!
+	for _ in $(seq 100); do
+		[ -e "$ROOT/sys/class/tsm/tsm0" ] && break
+		sleep 0.02
+	done
+	[ -e "$ROOT/sys/class/tsm/tsm0" ]	# added ...
+	[ ! -e "$ROOT/sys/bus/pci/devices/0000:81:00.0/tsm" ]	# ... not on the PCI side yet
+	sleep 0.5
+	kill -0 "$WPID"
+	wait_rc
+	[ "$WRC" = 0 ]
+	wait "$ctl"
+	[ -f "$ROOT/sys/bus/pci/devices/0000:81:00.0/tsm/connect" ]
+}
+
+@test "a forged tsm event only causes a re-check: the wait goes on" {
+	netns_setup
+	mount_late sev-tio "$LATE"'{ "register_manually": true }'
+	wait_bg --timeout 1.5 tsm0
+	in_ns perl -e '
+		socket(my $s, 16, 2, 15) or die "socket: $!";
+		my $m = join("\0", "change\@/devices/pci0000:00/0000:00:07.1/0000:02:00.1/tsm/tsm0",
+			"ACTION=change", "DEVPATH=/devices/pci0000:00/0000:00:07.1/0000:02:00.1/tsm/tsm0",
+			"SUBSYSTEM=tsm", "SEQNUM=1") . "\0";
+		send($s, $m, 0, pack("S x2 L L", 16, 0, 1)) or die "send: $!";
+		send($s, "garbage without an at sign\0", 0, pack("S x2 L L", 16, 0, 1)) or die;'
+	sleep 0.3
+	kill -0 "$WPID"
+	wait_rc
+	[ "$WRC" = 1 ]
+	[ ! -e "$ROOT/sys/class/tsm/tsm0" ]
+}
+
+# send_uevent FIELD...: one message of the NUL-joined FIELDs to group 1, from inside the namespace.
+send_uevent() {
+	in_ns perl -e 'socket(my $s, 16, 2, 15) or die "socket: $!";
+		send($s, join("\0", @ARGV) . "\0", 0, pack("S x2 L L", 16, 0, 1)) or die "send: $!";' "$@"
+}
+
+@test "only a well-formed tsm uevent makes it look again" {
+	netns_setup
+	mount_late sev-tio "$LATE"'{ "register_manually": true, "uevents": false }'
+	dp=/devices/pci0000:00/0000:00:07.1/0000:02:00.1/tsm/tsm0
+	wait_bg --timeout 20 tsm0
+	sim_ctl register tsm0	# silent: it does not know yet
+	send_uevent "change@$dp" ACTION=change "DEVPATH=$dp" SUBSYSTEM=pci SEQNUM=7	# not tsm
+	send_uevent "change@$dp" ACTION=change DEVPATH=/devices/other SUBSYSTEM=tsm	# contradicts the header
+	send_uevent "change@$dp" ACTION=add "DEVPATH=$dp" SUBSYSTEM=tsm	# likewise
+	send_uevent "change$dp" SUBSYSTEM=tsm	# no ACTION@DEVPATH header
+	send_uevent "change@/devices/x/tsm/tsmX" SUBSYSTEM=tsm	# not a TSM name
+	sleep 0.5
+	kill -0 "$WPID"
+	send_uevent "change@$dp" ACTION=change "DEVPATH=$dp" SUBSYSTEM=tsm SEQNUM=8
+	wait_rc
+	[ "$WRC" = 0 ]
+	[ "$(cat "$OUT")" = tsm0 ]
+}
+
+@test "a socket overrun (ENOBUFS) makes it decide from sysfs" {
+	netns_setup
+	mount_late sev-tio "$LATE"'{ "register_manually": true, "uevents": false }'
+	wait_bg --timeout 10 tsm0
+	kill -STOP "$WPID"
+	sim_ctl register tsm0	# silent
+	# far more than its receive buffer holds, none of them a tsm event
+	in_ns perl -e 'socket(my $s, 16, 2, 15) or die; my $to = pack("S x2 L L", 16, 0, 1);
+		for my $i (1 .. 30000) {
+			send($s, "add\@/devices/virtual/x/y$i\0ACTION=add\0DEVPATH=/devices/virtual/x/y$i\0SUBSYSTEM=x\0", 0, $to) or die "send: $!";
+		}'
+	kill -CONT "$WPID"
+	wait_rc
+	[ "$WRC" = 0 ]
+	[ "$(cat "$OUT")" = tsm0 ]
+}
+
+@test "any TSM, several named: returns once all named are ready" {
+	netns_setup
+	mount_late devsec-proposed '.tsms[1] += { "register_manually": true }'
+	run in_ns "$TSMCTL" --sysroot "$ROOT" wait --timeout 0
+	expect_status 0
+	[ "$output" = tsm0 ]
+	wait_bg --timeout 20 tsm0 tsm1
+	sleep 0.2
+	kill -0 "$WPID"
+	sim_ctl register tsm1
+	wait_rc
+	[ "$WRC" = 0 ]
+	[ "$(cat "$OUT")" = "$(printf 'tsm0\ntsm1')" ]
+}
+
+@test "SIGINT exits 130, SIGTERM 143, with a message" {
+	netns_setup
+	mount_late sev-tio "$LATE"'{ "register_manually": true }'
+	wait_bg tsm0
+	kill -INT "$WPID"
+	wait_rc
+	[ "$WRC" = 130 ]
+	grep -qx "tsmctl wait: interrupted while waiting for tsm0" "$ERR"
+	wait_bg --timeout infinity tsm0
+	kill -TERM "$WPID"
+	wait_rc
+	[ "$WRC" = 143 ]
+}
