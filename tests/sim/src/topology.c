@@ -1124,7 +1124,7 @@ static int parse_modules(struct loader *L, json_object *arr)
 		return fail(L, "modules must be an array");
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
 		json_object *o = json_object_array_get_idx(arr, i);
-		struct sim_module mod = { 0 };
+		struct sim_module *mod;
 		const char *name;
 		json_object *p;
 		int rc;
@@ -1135,7 +1135,9 @@ static int parse_modules(struct loader *L, json_object *arr)
 			return rc;
 		if (!name || strchr(name, '/'))
 			return fail(L, "module needs a name");
-		mod.name = strdup(name);
+		/* In the model before it is filled: a failure below frees it with the model. */
+		APPEND(L->m->modules, L->m->nr_modules, (struct sim_module){ .name = strdup(name) });
+		mod = &L->m->modules[L->m->nr_modules - 1];
 		p = get(o, "parameters");
 		if (p) {
 			if (!json_object_is_type(p, json_type_object))
@@ -1145,14 +1147,13 @@ static int parse_modules(struct loader *L, json_object *arr)
 				    strchr(key, '/'))
 					return fail(L, "%s: parameter %s must be a string",
 						    name, key);
-				size_t nk = mod.nr_params;
+				size_t nk = mod->nr_params;
 
-				APPEND(mod.keys, nk, strdup(key));
-				APPEND(mod.vals, mod.nr_params,
+				APPEND(mod->keys, nk, strdup(key));
+				APPEND(mod->vals, mod->nr_params,
 				       strdup(json_object_get_string(val)));
 			}
 		}
-		APPEND(L->m->modules, L->m->nr_modules, mod);
 	}
 	return 0;
 }
