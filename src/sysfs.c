@@ -42,17 +42,24 @@ static enum tree_kind tree_kind = TREE_PLAIN;
 
 static enum tree_kind classify_tree(int fd)
 {
-	struct statfs sfs;
+	enum tree_kind kind = TREE_PLAIN;
+	struct statfs root_fs, sys_fs;
+	struct stat root_st, sys_st;
 	int sys = openat(fd, "sys", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	bool is_sysfs = sys >= 0 && !fstatfs(sys, &sfs) && sfs.f_type == SYSFS_MAGIC_NUMBER;
 
-	if (sys >= 0)
-		close(sys);
-	if (is_sysfs)
-		return TREE_SYSFS;
-	if (!fstatfs(fd, &sfs) && (sfs.f_flags & ST_NODEV))
-		return TREE_NODEV;
-	return TREE_PLAIN;
+	if (sys < 0)
+		return TREE_PLAIN;
+	if (fstatfs(sys, &sys_fs) < 0)
+		goto out;
+	if (sys_fs.f_type == SYSFS_MAGIC_NUMBER)
+		kind = TREE_SYSFS;
+	/* nodev, and sys/ on the same file system: the walk may then stay on one mount */
+	else if (!fstatfs(fd, &root_fs) && (root_fs.f_flags & ST_NODEV) && (sys_fs.f_flags & ST_NODEV) &&
+		 !fstat(fd, &root_st) && !fstat(sys, &sys_st) && root_st.st_dev == sys_st.st_dev)
+		kind = TREE_NODEV;
+out:
+	close(sys);
+	return kind;
 }
 
 int sysfs_init(const char *sysroot)
