@@ -253,6 +253,15 @@ static char *tsm_names(const struct tsm_snapshot *snap, bool link_only)
 }
 
 /* pci_ide_stream_alloc() failed: which of its resources ran out (ABI.md §2.1, §2.3). */
+/* NAME is not a registered TSM; ALL lists the ones that are. */
+static char *no_such_tsm(const struct tsm_snapshot *now, const char *name, const char *all)
+{
+	if (!now->nr_tsms)
+		return xasprintf("there is no TSM named %s: none is registered (see 'tsmctl list')",
+				 name);
+	return xasprintf("there is no TSM named %s; registered: %s", name, all);
+}
+
 static char *explain_no_stream(const struct action_plan *plan, const struct pci_func *f)
 {
 	const char *type = render_pcie_type(f);
@@ -330,11 +339,8 @@ static char *explain_connect(const struct action_plan *plan, const struct tsm_sn
 	case ENXIO:
 		links = tsm_names(now, true);
 		all = tsm_names(now, false);
-		if (!t && !now->nr_tsms)
-			msg = xasprintf("there is no TSM named %s: none is registered "
-					"(see 'tsmctl list')", plan->tsm);
-		else if (!t)
-			msg = xasprintf("there is no TSM named %s; registered: %s", plan->tsm, all);
+		if (!t)
+			msg = no_such_tsm(now, plan->tsm, all);
 		else if (!tsm_is_link(t))
 			msg = xasprintf("%s is a %s TSM (pci_mode), which secures devices inside a "
 					"guest (lock/accept); connect needs a link TSM%s%s", t->name,
@@ -539,11 +545,8 @@ static char *explain_lock(const struct action_plan *plan, const struct tsm_snaps
 	case ENXIO:
 		devsec = devsec_names(now);
 		all = tsm_names(now, false);
-		if (!t && !now->nr_tsms)
-			msg = xasprintf("there is no TSM named %s: none is registered "
-					"(see 'tsmctl list')", plan->tsm);
-		else if (!t)
-			msg = xasprintf("there is no TSM named %s; registered: %s", plan->tsm, all);
+		if (!t)
+			msg = no_such_tsm(now, plan->tsm, all);
 		else if (tsm_not_devsec(t))
 			msg = xasprintf("%s is not a devsec TSM (pci_mode %s): lock needs the "
 					"guest's devsec TSM%s%s", t->name, t->mode,

@@ -22,21 +22,6 @@
 
 #define METRICS_SCAN	(SCAN_TSMS | SCAN_STREAMS | SCAN_DEVICES | SCAN_IDE_PORTS)
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* DIR/.NAME.XXXXXX: never matched by the collector's *.prom glob, on FILE's file system. */
 static int write_atomic(const char *file, const char *buf, size_t len, const char **step)
 {
@@ -53,7 +38,7 @@ static int write_atomic(const char *file, const char *buf, size_t len, const cha
 	}
 	/* mkstemp makes 0600; the collector usually runs as another user */
 	*step = "writing";
-	rc = fchmod(fd, 0644) ? -errno : write_all(fd, buf, len);
+	rc = fchmod(fd, 0644) ? -errno : write_full(fd, buf, len);
 	if (!rc) {
 		*step = "syncing";
 		rc = fsync(fd) ? -errno : 0;

@@ -247,31 +247,16 @@ static void dest_discard(struct dest *d)
 	d->fd = -1;
 }
 
-static int write_all(int fd, const uint8_t *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Fill and rename into place; 0 or -errno (the temporary file is gone either way). */
 static int dest_commit(struct dest *d, const struct report_blob *b)
 {
 	int rc;
 
 	if (d->to_stdout)
-		return write_all(STDOUT_FILENO, b->data, b->len);
+		return write_full(STDOUT_FILENO, b->data, b->len);
 	if (d->fd < 0)
 		return 0;
-	rc = write_all(d->fd, b->data, b->len);
+	rc = write_full(d->fd, b->data, b->len);
 	if (!rc && fsync(d->fd) < 0)
 		rc = -errno;
 	if (close(d->fd) < 0 && !rc)

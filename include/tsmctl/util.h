@@ -29,6 +29,9 @@ static inline bool startswith(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+/* Write all LEN bytes of BUF to FD (short writes and EINTR retried); 0 or -errno. */
+int write_full(int fd, const void *buf, size_t len);
+
 /* "EBUSY" for EBUSY; NULL for an errno we do not name. */
 const char *errno_name(int err);
 
