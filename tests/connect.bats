@@ -21,17 +21,6 @@ sel_reg() {
 	esac
 }
 
-# Wait until FILE holds a line matching PATTERN (up to 20 s).
-wait_for_line() {
-	for _ in $(seq 200); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "no line matching '$2' in $1:"
-	cat "$1"
-	return 1
-}
-
 @test "connect writes tsm0 once and reports the new stream on both partners (SEV-TIO)" {
 	mount_live sev-tio
 	command -v strace >/dev/null || skip "strace not installed"
@@ -518,7 +507,7 @@ wait_for_line() {
 	nsenter --net="$NS" "$TSMCTL" --sysroot "$ROOT" -v connect --wait 20 81:00.0 tsm0 \
 		> "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" &
 	pid=$!
-	await_line "$BATS_TEST_TMPDIR/err" "listening for tsm uevents"
+	wait_for_line "$BATS_TEST_TMPDIR/err" "listening for tsm uevents"
 	sleep 0.3
 	[ ! -e "$(dev 0000:81:00.0)/tsm" ]	# still waiting: no TSM
 	kill -0 $pid
@@ -534,7 +523,7 @@ wait_for_line() {
 	nsenter --net="$NS" "$TSMCTL" --sysroot "$ROOT" -v connect --wait 1.5 81:00.0 tsm0 \
 		> "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" &
 	pid=$!
-	await_line "$BATS_TEST_TMPDIR/err" "listening for tsm uevents"
+	wait_for_line "$BATS_TEST_TMPDIR/err" "listening for tsm uevents"
 	sim_ctl register tsm0
 	rc=0
 	wait $pid || rc=$?

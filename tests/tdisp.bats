@@ -44,17 +44,6 @@ stores() {
 	grep -cE 'write\([0-9]+, "(tsm[0-9]+|1)", [0-9]+\)' "$BATS_TEST_TMPDIR/trace" || true
 }
 
-# Wait until FILE holds a line matching PATTERN (up to 20 s).
-wait_for_line() {
-	for _ in $(seq 200); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "no line matching '$2' in $1:"
-	cat "$1"
-	return 1
-}
-
 # ---- the cycle ----
 
 @test "lock, accept, unlock: one store each, and the kernel shows each state" {

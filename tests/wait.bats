@@ -21,7 +21,7 @@ wait_bg() {
 	# nsenter itself, not the in_ns function: a function would run in a subshell that keeps the pid
 	nsenter --net="$NS" "$TSMCTL" --sysroot "$ROOT" -v wait "$@" > "$OUT" 2> "$ERR" &
 	WPID=$!
-	await_line "$ERR" "listening for tsm uevents"
+	wait_for_line "$ERR" "listening for tsm uevents"
 }
 
 # The background wait's exit status into WRC.

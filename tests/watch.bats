@@ -22,7 +22,7 @@ watch_bg() {
 	ERR=$BATS_TEST_TMPDIR/watch.err
 	"$TSMCTL" --sysroot "$ROOT" -v watch -i 0.1 "$@" > "$OUT" 2> "$ERR" &
 	WPID=$!
-	await_line "$ERR" "checking every"
+	wait_for_line "$ERR" "checking every"
 }
 
 watch_rc() {
@@ -49,9 +49,9 @@ watch_rc() {
 	mount_live sev-tio
 	watch_bg
 	echo tsm0 > "$(dev 0000:81:00.0)/tsm/connect"
-	await_line "$OUT" "stream-added"
+	wait_for_line "$OUT" "stream-added"
 	echo tsm0 > "$(dev 0000:81:00.0)/tsm/disconnect"
-	await_line "$OUT" "stream-removed"
+	wait_for_line "$OUT" "stream-removed"
 	kill -TERM "$WPID"
 	watch_rc
 	[ "$WRC" -eq 0 ]	# SIGTERM is the normal end of a watch
@@ -67,9 +67,9 @@ watch_rc() {
 	mount_live sev-tio
 	watch_bg -J
 	echo "drop 0000:41:00.0 rp" > "$ROOT/tsm-sim-control"
-	await_line "$OUT" "stream-insecure"
+	wait_for_line "$OUT" "stream-insecure"
 	echo "ide-fail 0000:41:00.0 ep" > "$ROOT/tsm-sim-control"
-	await_line "$OUT" "stream-ide-fail"
+	wait_for_line "$OUT" "stream-ide-fail"
 	kill -INT "$WPID"
 	watch_rc
 	[ "$WRC" -eq 0 ]
@@ -87,7 +87,7 @@ watch_rc() {
 	mount_live sev-tio
 	watch_bg --exit-on-fail
 	echo tsm0 > "$(dev 0000:81:00.0)/tsm/connect"	# info events only: it goes on
-	await_line "$OUT" "stream-added"
+	wait_for_line "$OUT" "stream-added"
 	kill -0 "$WPID"
 	echo "drop 0000:81:00.0 both" > "$ROOT/tsm-sim-control"
 	watch_rc
@@ -105,10 +105,10 @@ watch_rc() {
 	"$SIM" mount "$J" "$ROOT"
 	watch_bg
 	echo tsm0 > "$(dev 0000:81:00.0)/tsm/connect"
-	await_line "$OUT" "pool-exhausted"
+	wait_for_line "$OUT" "pool-exhausted"
 	[ "$(avail pci0000:80)" = 0 ]
 	echo tsm0 > "$(dev 0000:81:00.0)/tsm/disconnect"
-	await_line "$OUT" "pool-available"
+	wait_for_line "$OUT" "pool-available"
 	kill -TERM "$WPID"
 	watch_rc
 	grep -Eq "^$TS pool-exhausted pci0000:80 available_secure_streams 0: no new IDE stream can be set up$" "$OUT"
@@ -120,13 +120,13 @@ watch_rc() {
 	mount_late sev-tio 'del(.. | .connected?) | .tsms[0] += { "register_manually": true }'
 	watch_bg
 	sim_ctl register tsm0
-	await_line "$OUT" "tsm-added"
+	wait_for_line "$OUT" "tsm-added"
 	echo tsm0 > "$(dev 0000:81:00.0)/tsm/connect"
-	await_line "$OUT" "device-connected"
+	wait_for_line "$OUT" "device-connected"
 	echo tsm0 > "$(dev 0000:81:00.0)/tsm/disconnect"
-	await_line "$OUT" "device-disconnected"
+	wait_for_line "$OUT" "device-disconnected"
 	sim_ctl unregister tsm0
-	await_line "$OUT" "tsm-removed"
+	wait_for_line "$OUT" "tsm-removed"
 	kill -TERM "$WPID"
 	watch_rc
 	run grep -Eo "(tsm|device)-[a-z]+ [^ ]+" "$OUT"

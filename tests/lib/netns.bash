@@ -32,13 +32,3 @@ sim_ctl() {
 	echo "$*" > "$ROOT/tsm-sim-control"
 }
 
-# await_line FILE PATTERN: until FILE holds a line matching PATTERN (up to 20 s).
-await_line() {
-	for _ in $(seq 400); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	echo "no line matching '$2' in $1:"
-	cat "$1"
-	return 1
-}
