@@ -93,7 +93,28 @@ static void prune_links(struct tw *w, const char *dir, const char *prefix,
 
 static void write_faux(struct tw *w, const struct sim_faux *f)
 {
+	char *bl = xasprintf("sys/bus/faux/devices/%s", f->name);
+	char *dl = xasprintf("sys/bus/faux/drivers/faux_driver/%s", f->name);
+	bool evidence = false;
+
+	if (!f->present) {
+		/* faux_device_destroy() */
+		rm(w, f->dir, NULL);
+		rm(w, bl, NULL);
+		rm(w, dl, NULL);
+		free(dl);
+		free(bl);
+		return;
+	}
+	free(dl);
+	free(bl);
 	note(w, fs_mkdir_p(w->root, f->dir));
+	/* the devsec sample's evidence inputs: write-only binary attributes */
+	for (size_t i = 0; i < w->m->nr_tsms; i++)
+		evidence |= w->m->tsms[i]->evidence_inputs &&
+			    !strcmp(w->m->tsms[i]->parent_faux, f->name);
+	attr_opt(w, f->dir, "certs", evidence, "", WO);
+	attr_opt(w, f->dir, "transcript", evidence, "", WO);
 	attr(w, f->dir, "uevent", "DRIVER=faux_driver\n", RW);
 	link_to(w, f->dir, "subsystem", "sys/bus/faux");
 	link_to(w, f->dir, "driver", "sys/bus/faux/drivers/faux_driver");
@@ -126,15 +147,28 @@ static void write_platform(struct tw *w, const struct sim_platform *p)
 	free(drv);
 }
 
-/* sys/bus/pci/drivers/NAME with the driver core's store-only attributes */
-static void write_driver(struct tw *w, const char *name)
+/* sys/bus/pci/drivers/NAME with the driver core's and PCI's store-only attributes */
+static void write_driver(struct tw *w, const struct sim_driver *drv)
 {
-	char *dir = xasprintf("sys/bus/pci/drivers/%s", name);
+	char *dir = xasprintf("sys/bus/pci/drivers/%s", drv->name);
 
+	if (!driver_registered(w->m, drv)) {
+		rm(w, dir, NULL);
+		free(dir);
+		return;
+	}
 	note(w, fs_mkdir_p(w->root, dir));
 	attr(w, dir, "bind", "", WO);
 	attr(w, dir, "unbind", "", WO);
 	attr(w, dir, "uevent", "", WO);
+	attr(w, dir, "new_id", "", WO);
+	attr(w, dir, "remove_id", "", WO);
+	if (model_find_module(w->m, drv->name)) {
+		char *mod = xasprintf("sys/module/%s", drv->name);
+
+		link_to(w, dir, "module", mod);
+		free(mod);
+	}
 	free(dir);
 }
 
@@ -143,6 +177,12 @@ static void write_module(struct tw *w, const struct sim_module *mod)
 	char *dir = xasprintf("sys/module/%s", mod->name);
 	char *pdir = path_join(dir, "parameters");
 
+	if (!mod->loaded) {
+		rm(w, dir, NULL);
+		free(pdir);
+		free(dir);
+		return;
+	}
 	note(w, fs_mkdir_p(w->root, dir));
 	attr(w, dir, "initstate", "live\n", RO);
 	attr(w, dir, "refcnt", "0\n", RO);
@@ -171,8 +211,13 @@ static bool keep_stream(struct tw *w, const void *ctx, const char *name)
 
 static void write_hb(struct tw *w, struct host_bridge *hb)
 {
-	char *v = xasprintf("%u\n", hb_available(hb));
+	char *v;
 
+	if (!hb->present) {
+		rm(w, hb->dir, NULL);
+		return;
+	}
+	v = xasprintf("%u\n", hb_available(hb));
 	note(w, fs_mkdir_p(w->root, hb->dir));
 	attr(w, hb->dir, "uevent", "", RW);
 	/* hidden when the pool size is 0 (pci_ide_attr_visible) */
@@ -200,7 +245,7 @@ static void remove_dev(struct tw *w, struct sim_dev *d)
 	free(bl);
 	for (size_t i = 0; i < w->m->nr_drivers; i++) {
 		char *dl = xasprintf("sys/bus/pci/drivers/%s/%s",
-				     w->m->drivers[i], d->name);
+				     w->m->drivers[i].name, d->name);
 
 		rm(w, dl, NULL);
 		free(dl);
@@ -369,13 +414,16 @@ static void write_dev(struct tw *w, struct sim_dev *d)
 	}
 	/* a driver bound at run time may have been unbound, or replaced */
 	for (size_t i = 0; i < w->m->nr_drivers; i++)
-		if (!d->driver || strcmp(d->driver, w->m->drivers[i])) {
+		if (!d->driver || strcmp(d->driver, w->m->drivers[i].name)) {
 			char *dl = xasprintf("sys/bus/pci/drivers/%s/%s",
-					     w->m->drivers[i], d->name);
+					     w->m->drivers[i].name, d->name);
 
 			rm(w, dl, NULL);
 			free(dl);
 		}
+	p = xasprintf("%s\n", d->driver_override ? d->driver_override : "(null)");
+	attr(w, d->dir, "driver_override", p, RW);
+	free(p);
 	write_sriov(w, d);
 	write_doe(w, d);
 	write_tsm_group(w, d);
@@ -385,11 +433,20 @@ static bool keep_pci_link(struct tw *w, const void *ctx, const char *name)
 {
 	const struct sim_tsm *t = ctx;
 
-	if (w->m->abi != ABI_PROPOSED)
+	if (w->m->abi != ABI_PROPOSED || w->m->rc1_links)
 		return false;
 	for (size_t i = 0; i < w->m->nr_hbs; i++)
 		if (!strcmp(w->m->hbs[i]->name, name))
 			return t->hb_refs[i] > 0;
+	return false;
+}
+
+static bool keep_tsm_stream(struct tw *w, const void *ctx, const char *name)
+{
+	for (struct ide_stream *s = w->m->streams; w->m->rc1_links && s; s = s->next)
+		if (s->tsm == ctx && s->tsm_registered && s->name &&
+		    !strcmp(s->name, name))
+			return true;
 	return false;
 }
 
@@ -398,7 +455,14 @@ static void remove_tsm(struct tw *w, struct sim_tsm *t, const char *parent)
 {
 	char *glue = strdup(t->dir), *slash = strrchr(glue, '/'), *p;
 
-	rm(w, "sys/class/tsm", t->name);
+	bool taken = false;
+
+	/* another TSM may carry the number now (ida) */
+	for (size_t i = 0; i < w->m->nr_tsms; i++)
+		taken |= w->m->tsms[i] != t && w->m->tsms[i]->registered &&
+			 !strcmp(w->m->tsms[i]->name, t->name);
+	if (!taken)
+		rm(w, "sys/class/tsm", t->name);
 	rm(w, t->dir, NULL);
 	/* the driver core drops the class glue dir ("tsm") with its last child */
 	if (slash) {
@@ -443,11 +507,40 @@ static void write_tsm(struct tw *w, struct sim_tsm *t)
 		 t->kind == TSM_LINK ? "link\n" : "devsec\n", RO);
 	/* proposed: tsmN/pciDDDD:BB while this TSM has streams there */
 	prune_links(w, t->dir, "pci", keep_pci_link, t);
-	if (w->m->abi == ABI_PROPOSED)
+	if (w->m->abi == ABI_PROPOSED && !w->m->rc1_links)
 		for (size_t i = 0; i < w->m->nr_hbs; i++)
 			if (t->hb_refs[i])
 				link_to(w, t->dir, w->m->hbs[i]->name,
 					w->m->hbs[i]->dir);
+	/* 6.19-rc1: tsmN/streamH.R.E -> the endpoint */
+	prune_links(w, t->dir, "stream", keep_tsm_stream, t);
+	for (struct ide_stream *s = w->m->streams; w->m->rc1_links && s; s = s->next)
+		if (s->tsm == t && s->tsm_registered && s->name)
+			link_to(w, t->dir, s->name, s->ep->dir);
+}
+
+/* proc/iomem, and debugfs' devices_deferred (drivers/base/dd.c deferred_devs_show) */
+static void write_proc(struct tw *w)
+{
+	char *s = iomem_render(w->m);
+
+	attr(w, "proc", "iomem", s, RO);
+	free(s);
+	if (!w->m->debugfs)
+		return;
+	s = strdup("");
+	for (size_t i = 0; i < w->m->nr_devs; i++) {
+		const struct sim_dev *d = w->m->devs[i];
+		char *n;
+
+		if (!d->present || !d->deferred)
+			continue;
+		n = xasprintf("%s%s\t%s", s, d->name, d->deferred);
+		free(s);
+		s = n;
+	}
+	attr(w, "sys/kernel/debug", "devices_deferred", s, RO);
+	free(s);
 }
 
 int tree_sync(struct sim_model *m, const char *root)
@@ -465,7 +558,7 @@ int tree_sync(struct sim_model *m, const char *root)
 	for (size_t i = 0; i < m->nr_platform; i++)
 		write_platform(&w, &m->platform[i]);
 	for (size_t i = 0; i < m->nr_drivers; i++)
-		write_driver(&w, m->drivers[i]);
+		write_driver(&w, &m->drivers[i]);
 	/* configfs-tsm: the report group; its items are tree_sync_reports()' */
 	if (m->report.present)
 		note(&w, fs_mkdir_p(root, REPORT_ROOT));
@@ -480,7 +573,12 @@ int tree_sync(struct sim_model *m, const char *root)
 	else
 		rm(&w, "sys/class/tsm", NULL);
 	for (size_t i = 0; i < m->nr_tsms; i++)
-		write_tsm(&w, m->tsms[i]);
+		if (!m->tsms[i]->registered)
+			write_tsm(&w, m->tsms[i]);
+	for (size_t i = 0; i < m->nr_tsms; i++)
+		if (m->tsms[i]->registered)
+			write_tsm(&w, m->tsms[i]);
+	write_proc(&w);
 	return w.rc;
 }
 
