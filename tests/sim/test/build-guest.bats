@@ -39,11 +39,11 @@ teardown() {
 @test "driver dirs: bind, unbind and uevent (0200), also for drivers nothing uses" {
 	build_tree guest-sev
 	for d in mlx5_core vfio-pci virtio-pci; do
-		for f in bind unbind uevent; do
+		for f in bind unbind uevent new_id remove_id; do
 			[ "$(stat -c %a "$T/sys/bus/pci/drivers/$d/$f")" = 200 ]
 		done
 	done
-	[ "$(ls "$T/sys/bus/pci/drivers/vfio-pci" | tr '\n' ' ')" = "bind uevent unbind " ]
+	[ "$(ls "$T/sys/bus/pci/drivers/vfio-pci" | tr '\n' ' ')" = "bind new_id remove_id uevent unbind " ]
 }
 
 @test "guest-sev: configfs report group exists, empty (items are made by mkdir)" {
