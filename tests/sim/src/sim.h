@@ -367,6 +367,7 @@ void tsm_stream_unregister(struct sim_model *m, struct ide_stream *s);
 size_t config_size(const struct sim_dev *d);
 void config_build(const struct sim_dev *d, uint8_t *buf);
 unsigned config_ext_end(const struct sim_dev *d);
+bool config_is_bridge(const struct sim_dev *d);
 
 /* connect.c: pci_tsm_connect()/disconnect() and the providers */
 int parse_tsm_name(const char *buf, size_t len, long *id);
@@ -453,6 +454,7 @@ int fs_mkdir_p(const char *root, const char *rel);
 int fs_put(const char *root, const char *rel, const void *data, size_t len,
 	   unsigned mode);
 int fs_put_str(const char *root, const char *rel, const char *s, unsigned mode);
+int fs_put_sized(const char *root, const char *rel, uint64_t size, unsigned mode);
 int fs_link(const char *root, const char *rel, const char *target);
 int fs_remove(const char *root, const char *rel);
 int fs_rm_rf(const char *path);

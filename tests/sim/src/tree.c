@@ -295,6 +295,155 @@ static void write_ids(struct tw *w, struct sim_dev *d)
 	free(s);
 }
 
+/* pci_speed_string() + " PCIe", as current_link_speed/max_link_speed print it */
+static const char *link_speed(unsigned speed)
+{
+	static const char *const names[] = {
+		"Unknown", "2.5 GT/s PCIe", "5.0 GT/s PCIe", "8.0 GT/s PCIe",
+		"16.0 GT/s PCIe", "32.0 GT/s PCIe", "64.0 GT/s PCIe",
+	};
+
+	return speed < sizeof(names) / sizeof(names[0]) ? names[speed] : "Unknown";
+}
+
+/* a memory BAR's resource flags: IORESOURCE_MEM|SIZEALIGN[|PREFETCH][|MEM_64] and the BAR's low bits */
+static uint64_t bar_flags(const struct bar *b)
+{
+	uint64_t f = 0x200 | 0x40000;
+
+	if (b->prefetch)
+		f |= 0x2000 | 0x8;
+	if (b->is64)
+		f |= 0x100000 | 0x4;
+	return f;
+}
+
+/*
+ * resource_show(): 13 lines (BARs, ROM, SR-IOV BARs), 17 for a bridge (its
+ * windows after); "0x%016llx 0x%016llx 0x%016llx" start, end, flags. A
+ * 64-bit bridge window shows as zeros ("for backwards compatibility").
+ */
+static char *resource_text(const struct sim_dev *d, bool bridge)
+{
+	char *s = strdup(""), *n;
+
+	for (int i = 0; i < (bridge ? 17 : 13); i++) {
+		uint64_t start = 0, end = 0, flags = 0;
+
+		if (i < 6 && d->bars[i].present && d->bars[i].size) {
+			start = d->bars[i].base;
+			end = start + d->bars[i].size - 1;
+			flags = bar_flags(&d->bars[i]);
+		} else if (i == 14 && bridge && d->mem.present) {
+			start = d->mem.base;
+			end = d->mem.limit;
+			flags = 0x200;
+		}
+		n = xasprintf("%s0x%016llx 0x%016llx 0x%016llx\n", s,
+			      (unsigned long long)start, (unsigned long long)end,
+			      (unsigned long long)flags);
+		free(s);
+		s = n;
+	}
+	return s;
+}
+
+/* runtime PM as a device without a driver asking for it shows (drivers/base/power/sysfs.c) */
+static void write_power(struct tw *w, const struct sim_dev *d)
+{
+	static const char *const files[][2] = {
+		{ "async", "enabled\n" }, { "control", "on\n" },
+		{ "runtime_active_kids", "0\n" }, { "runtime_active_time", "0\n" },
+		{ "runtime_enabled", "forbidden\n" }, { "runtime_status", "active\n" },
+		{ "runtime_suspended_time", "0\n" }, { "runtime_usage", "0\n" },
+	};
+	char *dir = path_join(d->dir, "power");
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		attr(w, dir, files[i][0], files[i][1],
+		     !strcmp(files[i][0], "async") || !strcmp(files[i][0], "control") ? RW : RO);
+	free(dir);
+}
+
+/*
+ * The rest of a PCI function's attributes as v6.19 shows them
+ * (drivers/pci/pci-sysfs.c pci_dev_attrs, pcie_dev_attrs, pci_bridge_attrs,
+ * the resource files of pci_create_resource_files(), reset): what lspci and
+ * other tools read besides the ids and config. The host has 8 CPUs, no NUMA.
+ */
+static void write_std_attrs(struct tw *w, struct sim_dev *d)
+{
+	bool bridge = config_is_bridge(d);
+	bool link = dev_is_pcie(d) && d->type != PT_RCIEP && d->type != PT_RCEC;
+	char *s;
+
+	s = resource_text(d, bridge);
+	attr(w, d->dir, "resource", s, RO);
+	free(s);
+	attr(w, d->dir, "irq", "0\n", RO);
+	attr(w, d->dir, "local_cpus", "ff\n", RO);
+	attr(w, d->dir, "local_cpulist", "0-7\n", RO);
+	attr(w, d->dir, "numa_node", "-1\n", RW);
+	attr(w, d->dir, "enable", d->driver ? "1\n" : "0\n", RW);
+	attr(w, d->dir, "msi_bus", "1\n", RW);
+	attr(w, d->dir, "power_state", "D0\n", RO);
+	attr(w, d->dir, "dma_mask_bits", "32\n", RO);
+	attr(w, d->dir, "consistent_dma_mask_bits", "32\n", RO);
+	attr(w, d->dir, "broken_parity_status", "0\n", RW);
+	attr(w, d->dir, "ari_enabled", "0\n", RO);
+	attr(w, d->dir, "d3cold_allowed", "1\n", RW);
+	attr(w, d->dir, "remove", "", WO);
+	attr(w, d->dir, "rescan", "", WO);
+	s = xasprintf("pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X\n", d->vendor,
+		      d->device, d->subvendor, d->subdevice, d->class >> 16,
+		      (d->class >> 8) & 0xff, d->class & 0xff);
+	attr(w, d->dir, "modalias", s, RO);
+	free(s);
+	/* reset and reset_method only where a reset method exists (FLR, or a bus reset below a bridge) */
+	attr_opt(w, d->dir, "reset", d->flr || d->parent, "", WO);
+	s = xasprintf("%s%s%s\n", d->flr ? "flr" : "", d->flr && d->parent ? " " : "",
+		      d->parent ? "bus" : "");
+	attr_opt(w, d->dir, "reset_method", d->flr || d->parent, s, RW);
+	free(s);
+	if (dev_is_pcie(d)) {
+		unsigned speed = link ? d->link_speed : 0, width = link ? d->link_width : 0;
+
+		attr(w, d->dir, "current_link_speed", link_speed(speed), RO);
+		attr(w, d->dir, "max_link_speed", link_speed(speed), RO);
+		s = xasprintf("%u\n", width);
+		attr(w, d->dir, "current_link_width", s, RO);
+		attr(w, d->dir, "max_link_width", s, RO);
+		free(s);
+	}
+	if (bridge) {
+		s = xasprintf("%u\n", d->secondary);
+		attr(w, d->dir, "secondary_bus_number", s, RO);
+		free(s);
+		s = xasprintf("%u\n", d->subordinate);
+		attr(w, d->dir, "subordinate_bus_number", s, RO);
+		free(s);
+	}
+	for (int i = 0; i < 6; i++) {
+		const struct bar *b = &d->bars[i];
+		char *n;
+
+		if (!b->present || !b->size)
+			continue;
+		/* binary, size of the BAR, root only; _wc for prefetchable memory */
+		n = xasprintf("%s/resource%d", d->dir, i);
+		note(w, fs_put_sized(w->root, n, b->size, 0600));
+		free(n);
+		if (b->prefetch) {
+			n = xasprintf("%s/resource%d_wc", d->dir, i);
+			note(w, fs_put_sized(w->root, n, b->size, 0600));
+			free(n);
+		}
+		if (b->is64)
+			i++;	/* the upper half is no BAR of its own */
+	}
+	write_power(w, d);
+}
+
 static void write_sriov(struct tw *w, struct sim_dev *d)
 {
 	char *s;
@@ -325,6 +474,7 @@ static void write_sriov(struct tw *w, struct sim_dev *d)
 	s = xasprintf("%x\n", d->vf_device);
 	attr(w, d->dir, "sriov_vf_device", s, RO);
 	free(s);
+	attr(w, d->dir, "sriov_drivers_autoprobe", "1\n", RW);
 }
 
 static void write_doe(struct tw *w, struct sim_dev *d)
@@ -424,6 +574,7 @@ static void write_dev(struct tw *w, struct sim_dev *d)
 	p = xasprintf("%s\n", d->driver_override ? d->driver_override : "(null)");
 	attr(w, d->dir, "driver_override", p, RW);
 	free(p);
+	write_std_attrs(w, d);
 	write_sriov(w, d);
 	write_doe(w, d);
 	write_tsm_group(w, d);
