@@ -169,6 +169,7 @@ struct host_bridge {
 	struct hb_window *windows;
 	size_t nr_windows;
 	char *owner;		/* module whose faux device is the parent, NULL = always there */
+	char *acpi;		/* ACPI companion below sys/devices (firmware_node), or NULL */
 	bool present;		/* enumerated (its bus module is loaded) */
 };
 

@@ -1030,12 +1030,13 @@ static int parse_report(struct loader *L, json_object *o)
 static int parse_hb(struct loader *L, json_object *o)
 {
 	static const char *const keys[] = { "domain", "bus", "parent", "streams",
-					    "dangling_links", "devices", "windows", NULL };
+					    "dangling_links", "devices", "windows",
+					    "acpi", NULL };
 	static const char *const dkeys[] = { "name", "target", NULL };
 	static const char *const wkeys[] = { "name", "base", "limit", NULL };
 	struct host_bridge *hb = calloc(1, sizeof(*hb));
 	uint64_t dom, bus, streams;
-	const char *parent;
+	const char *parent, *acpi;
 	json_object *v;
 	int rc;
 
@@ -1047,9 +1048,14 @@ static int parse_hb(struct loader *L, json_object *o)
 	     get_u64(L, o, "bus", 0, 0xff, &bus, "host bridge") ?:
 	     get_u64(L, o, "streams", L->m->abi == ABI_NONE ? 0 : 256,
 		     SIM_POOL_MAX, &streams, "host bridge") ?:
-	     get_str(L, o, "parent", &parent, "host bridge");
+	     get_str(L, o, "parent", &parent, "host bridge") ?:
+	     get_str(L, o, "acpi", &acpi, "host bridge");
 	if (rc)
 		return rc;
+	if ((parent && (!*parent || parent[0] == '/' || strstr(parent, ".."))) ||
+	    (acpi && (!*acpi || acpi[0] == '/' || strstr(acpi, ".."))))
+		return fail(L, "host bridge: parent and acpi are paths below sys/devices");
+	hb->acpi = acpi ? xasprintf("sys/devices/%s", acpi) : NULL;
 	hb->domain = (unsigned)dom;
 	hb->bus = (unsigned)bus;
 	hb->present = true;
@@ -1457,6 +1463,7 @@ void model_free(struct sim_model *m)
 			free(hb->windows[j].name);
 		free(hb->windows);
 		free(hb->owner);
+		free(hb->acpi);
 		free(hb->devs);
 		free(hb->name);
 		free(hb->dir);

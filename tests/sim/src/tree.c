@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,17 +210,77 @@ static bool keep_stream(struct tw *w, const void *ctx, const char *name)
 	return false;
 }
 
+/*
+ * The pci_bus class device of bus DOMAIN:BUS below its owner (the host
+ * bridge for a root bus, the bridge for the others): OWNER/pci_bus/DDDD:BB
+ * and sys/class/pci_bus/DDDD:BB (drivers/pci/probe.c pci_register_host_bridge(),
+ * pci_add_new_bus(); attributes of drivers/pci/pci-sysfs.c pcibus_attrs).
+ */
+static void write_pci_bus(struct tw *w, const char *owner, unsigned domain,
+			  unsigned bus, bool present)
+{
+	char *name = xasprintf("%04x:%02x", domain, bus);
+	char *dir = xasprintf("%s/pci_bus/%s", owner, name);
+
+	if (!present) {
+		rm(w, "sys/class/pci_bus", name);
+		free(dir);
+		free(name);
+		return;
+	}
+	note(w, fs_mkdir_p(w->root, dir));
+	attr(w, dir, "uevent", "", RW);
+	attr(w, dir, "cpuaffinity", "ff\n", RO);
+	attr(w, dir, "cpulistaffinity", "0-7\n", RO);
+	attr(w, dir, "rescan", "", WO);
+	link_to(w, dir, "device", owner);
+	link_to(w, dir, "subsystem", "sys/class/pci_bus");
+	link_to(w, "sys/class/pci_bus", name, dir);
+	free(dir);
+	free(name);
+}
+
+/* Every directory on the way to a host bridge is a kobject: each has a uevent. */
+static void write_hb_parents(struct tw *w, const struct host_bridge *hb)
+{
+	char *p = strdup(hb->dir), *slash;
+
+	if (!p)
+		abort();
+	while ((slash = strrchr(p, '/')) && slash - p > (ptrdiff_t)strlen("sys/devices")) {
+		char *u;
+
+		*slash = '\0';
+		u = path_join(p, "uevent");
+		if (!fs_exists(w->root, u))
+			note(w, fs_put_str(w->root, u, "", RW));
+		free(u);
+	}
+	free(p);
+}
+
 static void write_hb(struct tw *w, struct host_bridge *hb)
 {
 	char *v;
 
 	if (!hb->present) {
+		write_pci_bus(w, hb->dir, hb->domain, hb->bus, false);
 		rm(w, hb->dir, NULL);
 		return;
 	}
 	v = xasprintf("%u\n", hb_available(hb));
 	note(w, fs_mkdir_p(w->root, hb->dir));
+	write_hb_parents(w, hb);
 	attr(w, hb->dir, "uevent", "", RW);
+	write_pci_bus(w, hb->dir, hb->domain, hb->bus, true);
+	if (hb->acpi) {
+		/* ACPI companion: firmware_node and its physical_node back */
+		note(w, fs_mkdir_p(w->root, hb->acpi));
+		attr(w, hb->acpi, "uevent", "", RW);
+		attr(w, hb->acpi, "path", "\\_SB_.PCI0\n", RO);
+		link_to(w, hb->dir, "firmware_node", hb->acpi);
+		link_to(w, hb->acpi, "physical_node", hb->dir);
+	}
 	/* hidden when the pool size is 0 (pci_ide_attr_visible) */
 	attr_opt(w, hb->dir, "available_secure_streams", hb->nr_streams > 0, v,
 		 RO);
@@ -240,6 +301,8 @@ static void remove_dev(struct tw *w, struct sim_dev *d)
 {
 	char *bl = xasprintf("sys/bus/pci/devices/%s", d->name);
 
+	if (config_is_bridge(d) && d->nr_children)
+		write_pci_bus(w, d->dir, d->domain, d->secondary, false);
 	rm(w, d->dir, NULL);
 	rm(w, bl, NULL);
 	free(bl);
@@ -575,6 +638,8 @@ static void write_dev(struct tw *w, struct sim_dev *d)
 	attr(w, d->dir, "driver_override", p, RW);
 	free(p);
 	write_std_attrs(w, d);
+	if (config_is_bridge(d) && d->nr_children)
+		write_pci_bus(w, d->dir, d->domain, d->secondary, true);
 	write_sriov(w, d);
 	write_doe(w, d);
 	write_tsm_group(w, d);
