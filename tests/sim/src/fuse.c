@@ -143,6 +143,16 @@ static char *report_item(const char *path, const char **attr)
 	return out;
 }
 
+/* resourceN or resourceN_wc: binary, sized as the BAR */
+static bool resource_file(const char *name)
+{
+	unsigned n;
+	char tail[4] = "";
+
+	return sscanf(name, "resource%u%3s", &n, tail) >= 1 &&
+	       (!tail[0] || !strcmp(tail, "_wc"));
+}
+
 static void fix_attr(const char *path, struct stat *st)
 {
 	const char *attr;
@@ -159,7 +169,8 @@ static void fix_attr(const char *path, struct stat *st)
 					  !strcmp(base_name(path), "transcript")))
 		st->st_size = 0;
 	/* sysfs reports PAGE_SIZE for text attributes; binary ones keep their size */
-	else if (S_ISREG(st->st_mode) && strcmp(base_name(path), "config"))
+	else if (S_ISREG(st->st_mode) && strcmp(base_name(path), "config") &&
+		 !resource_file(base_name(path)))
 		st->st_size = SYSFS_PAGE;
 	free(item);
 	st->st_uid = 0;

@@ -17,7 +17,7 @@ teardown() {
 	[ "$(readlink "$S/devices/platform/sev-guest/subsystem")" = "../../../bus/platform" ]
 	[ "$(readlink "$S/bus/platform/devices/sev-guest")" = "../../../devices/platform/sev-guest" ]
 	grep -qx MODALIAS=platform:sev-guest "$S/devices/platform/sev-guest/uevent"
-	[ "$(ls "$S/devices/pci0000:00" | tr '\n' ' ')" = "0000:00:01.0 0000:00:05.0 0000:00:06.0 available_secure_streams uevent " ]
+	[ "$(ls "$S/devices/pci0000:00" | tr '\n' ' ')" = "0000:00:01.0 0000:00:05.0 0000:00:06.0 available_secure_streams pci_bus uevent " ]
 }
 
 @test "guest-sev: 05.0 unbound, 06.0 bound to mlx5_core, both with lock/accept/unlock" {

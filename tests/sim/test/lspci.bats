@@ -93,6 +93,9 @@ check_topology() {
 	[ "$(grep -c '^1000[01]:' "$BATS_TEST_TMPDIR/out")" -eq 6 ]
 	[ "$(caps "$BATS_TEST_TMPDIR/out" 10000:01:00.0 | tr '\n' '|')" = "Express (v2) Endpoint, MSI 00|Data Object Exchange|Extended Capability ID 0x30|" ]
 	grep -q "Region 0: Memory at 4000200000 (64-bit, prefetchable) \[disabled\] \[size=2M\]" "$BATS_TEST_TMPDIR/out"
+	# binary attributes keep their size in the mount (text ones say 4096)
+	[ "$(stat -c %s "$M/sys/bus/pci/devices/10000:01:00.1/resource0")" = 2097152 ]
+	[ "$(stat -c %s "$M/sys/bus/pci/devices/10000:01:00.1/resource")" = 4096 ]
 	teardown_sim
 }
 
