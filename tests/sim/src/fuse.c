@@ -569,24 +569,30 @@ out:
 	return rc;
 }
 
+/* Is @attr sys/devices/faux/FAUX/A (*first = true) or sys/devices/faux/FAUX/B? */
+static bool faux_attr_is(const char *attr, const char *faux, const char *a,
+			 const char *b, bool *first)
+{
+	char *pa = xasprintf("sys/devices/faux/%s/%s", faux, a);
+	char *pb = xasprintf("sys/devices/faux/%s/%s", faux, b);
+	bool hit;
+
+	*first = !strcmp(attr, pa);
+	hit = *first || !strcmp(attr, pb);
+	free(pa);
+	free(pb);
+	return hit;
+}
+
 /* The devsec sample link TSM whose faux dir holds @attr as tsm_bind/tsm_unbind */
 static struct sim_tsm *sample_trigger(const char *attr, bool *bind)
 {
 	for (size_t i = 0; i < FS.m->nr_tsms; i++) {
 		struct sim_tsm *t = FS.m->tsms[i];
-		char *b, *u;
-		bool hit;
 
-		if (t->provider != PROV_DEVSEC_SAMPLE || t->kind != TSM_LINK ||
-		    !t->parent_faux || !t->pci_ready)
-			continue;
-		b = xasprintf("sys/devices/faux/%s/tsm_bind", t->parent_faux);
-		u = xasprintf("sys/devices/faux/%s/tsm_unbind", t->parent_faux);
-		*bind = !strcmp(attr, b);
-		hit = *bind || !strcmp(attr, u);
-		free(b);
-		free(u);
-		if (hit)
+		if (t->provider == PROV_DEVSEC_SAMPLE && t->kind == TSM_LINK &&
+		    t->parent_faux && t->pci_ready &&
+		    faux_attr_is(attr, t->parent_faux, "tsm_bind", "tsm_unbind", bind))
 			return t;
 	}
 	return NULL;
@@ -646,18 +652,9 @@ static struct sim_tsm *evidence_input(const char *attr, bool *certs)
 {
 	for (size_t i = 0; i < FS.m->nr_tsms; i++) {
 		struct sim_tsm *t = FS.m->tsms[i];
-		char *c, *tr;
-		bool hit;
 
-		if (!t->evidence_inputs)
-			continue;
-		c = xasprintf("sys/devices/faux/%s/certs", t->parent_faux);
-		tr = xasprintf("sys/devices/faux/%s/transcript", t->parent_faux);
-		*certs = !strcmp(attr, c);
-		hit = *certs || !strcmp(attr, tr);
-		free(c);
-		free(tr);
-		if (hit)
+		if (t->evidence_inputs &&
+		    faux_attr_is(attr, t->parent_faux, "certs", "transcript", certs))
 			return t;
 	}
 	return NULL;
