@@ -19,6 +19,7 @@ teardown() {
 	cat > "$W/t.sh" <<-'EOF'
 	set -e
 	[ "$(command -v modprobe)" != /usr/sbin/modprobe ]
+	cat "$(command -v modprobe)"
 	[ -z "$(ls /sys/bus/pci/devices)" ]
 	modprobe devsec_bus
 	modprobe devsec_link_tsm
@@ -40,9 +41,14 @@ teardown() {
 	[[ "$output" == *"    4000000000-40001fffff : 10000:01:00.0"* ]]
 	[[ "$output" == *"modprobe: FATAL: Module devsec_nope not found."*"rc=1"* ]]
 	[[ "$output" == *"args: one two"* ]]
-	# nothing of it outside the namespace; the mount is gone
+	# the wrapper only execs tsm-sim modprobe on the mount
+	[[ "$output" == *'exec "'*'/tsm-sim" modprobe "'*'/mnt" "$@"'* ]]
+	mnt=$(echo "$output" | sed -n 's/^exec ".*" modprobe "\(.*\)" "\$@"$/\1/p')
+	[ -n "$mnt" ]
+	# nothing of it outside the namespace; the simulator is gone, so is its dir
 	[ ! -e /sys/bus/pci/devices/10000:01:00.0 ]
-	! grep -q tsm-sim /proc/mounts
+	! pgrep -f -- "mount .* $mnt" >/dev/null
+	[ ! -e "$mnt" ]
 }
 
 @test "run-upstream: -t picks the topology; a failing script's status comes back" {
