@@ -486,6 +486,11 @@ static int sim_read(const char *path, char *buf, size_t size, off_t off,
 		n = -ENODEV;	/* kernfs: the attribute's node was removed */
 		goto out;
 	}
+	/* a memory BAR's resourceN has mmap only: sysfs_kf_bin_read() says EIO */
+	if (h->dev && resource_file(base_name(h->attr))) {
+		n = -EIO;
+		goto out;
+	}
 	if (h->dev && !strcmp(h->attr, "config") && !h->privileged) {
 		/* unprivileged readers see only the standard header */
 		if (off >= CONFIG_USER_BYTES) {

@@ -96,6 +96,9 @@ check_topology() {
 	# binary attributes keep their size in the mount (text ones say 4096)
 	[ "$(stat -c %s "$M/sys/bus/pci/devices/10000:01:00.1/resource0")" = 2097152 ]
 	[ "$(stat -c %s "$M/sys/bus/pci/devices/10000:01:00.1/resource")" = 4096 ]
+	# no read() on a memory BAR's file (mmap only): EIO, as sysfs says
+	run cat "$M/sys/bus/pci/devices/10000:01:00.1/resource0"
+	[ "$status" -ne 0 ] && [[ "$output" == *"$EIO"* ]]
 	teardown_sim
 }
 
