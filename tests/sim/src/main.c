@@ -15,12 +15,14 @@ static void usage(FILE *f)
 		" tsm-sim mount [-f] [-d] TOPOLOGY.json DIR\n"
 		" tsm-sim gen-large [--functions N] [--host-bridges H] [--streams S]\n"
 		"                   [--abi v6.19|proposed] OUT.json\n"
+		" tsm-sim modprobe MOUNT [-r] [-q] [--first-time] MODULE [PARAM=VALUE...]\n"
 		"\n"
 		"Lay out (build) or serve through FUSE (mount) the sysfs tree a\n"
 		"Linux v6.19 kernel with PCIe TSM/IDE support would show for\n"
 		"TOPOLOGY, with DIR standing for /; or write the topology of a large\n"
 		"SEV-TIO host (gen-large) with exactly N PCI functions (10000) under\n"
-		"H host bridges (64) and S connected streams (1024).\n"
+		"H host bridges (64) and S connected streams (1024); or load and\n"
+		"remove the topology's modules in a live mount (modprobe).\n"
 		"\n"
 		"Options for mount:\n"
 		" -f  stay in the foreground\n"
@@ -34,6 +36,8 @@ static int load(const char *file, struct sim_model **m)
 	char *err = NULL;
 	int rc = topology_load(file, m, &err);
 
+	if (!rc)
+		rc = module_boot(*m, &err);
 	if (!rc) {
 		ide_boot(*m);
 		rc = sim_boot_connects(*m, &err);
@@ -147,6 +151,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "gen-large"))
 		return gen_main(argc, argv);
+	if (!strcmp(argv[1], "modprobe"))
+		return modprobe_main(argc, argv);
 	if (!strcmp(argv[1], "mount")) {
 		for (; i < argc && argv[i][0] == '-'; i++) {
 			if (!strcmp(argv[i], "-f"))
