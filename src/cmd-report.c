@@ -19,6 +19,7 @@
 
 #include "tsmctl/cli.h"
 #include "tsmctl/explain.h"
+#include "tsmctl/outfile.h"
 #include "tsmctl/output.h"
 #include "tsmctl/report.h"
 #include "tsmctl/sha256.h"
@@ -196,79 +197,33 @@ static int check_service(struct cmd_ctx *ctx, struct report_request *req)
 
 /* ---- output files -------------------------------------------------------- */
 
-/* A blob's destination: stdout, or a temporary file renamed over PATH at the end. */
-struct dest {
-	const char *path;	/* as given; NULL: not saved */
-	bool to_stdout;
-	char *tmp;
-	int fd;
-};
-
-static int dest_open(struct dest *d, const char *opt)
+/* A blob's destination (outfile.h): stdout for "-", else renamed over the name at the end. */
+static int dest_open(struct outfile *d, const char *path, const char *opt)
 {
-	const char *slash;
-	struct stat st;
-	char *dir;
+	char *why;
+	int rc;
 
-	d->fd = -1;
-	if (!d->path)
+	*d = (struct outfile){ .fd = -1 };
+	if (!path)
 		return -1;
-	if (streq(d->path, "-")) {
-		d->to_stdout = true;	/* checked in check_outputs() */
+	rc = outfile_open(d, path, 0600);	/* a report can be sensitive */
+	if (!rc)
 		return -1;
-	}
-	if (stat(d->path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		fprintf(stderr, CMD ": %s %s: not a regular file\n", opt, d->path);
-		return EXIT_FAIL;
-	}
-	/* a temporary file beside the target, so the rename cannot cross file systems */
-	slash = strrchr(d->path, '/');
-	dir = slash ? xstrndup(d->path, (size_t)(slash - d->path + 1)) : xstrdup("");
-	d->tmp = xasprintf("%s.%s.tsmctl-XXXXXX", dir, slash ? slash + 1 : d->path);
-	free(dir);
-	d->fd = mkostemp(d->tmp, O_CLOEXEC);	/* mode 0600: a report can be sensitive */
-	if (d->fd < 0) {
-		fprintf(stderr, CMD ": %s %s: %s\n", opt, d->path, strerror(errno));
-		free(d->tmp);
-		d->tmp = NULL;
-		return EXIT_FAIL;
-	}
-	return -1;
-}
-
-static void dest_discard(struct dest *d)
-{
-	if (d->fd >= 0)
-		close(d->fd);
-	if (d->tmp)
-		unlink(d->tmp);
-	free(d->tmp);
-	d->tmp = NULL;
-	d->fd = -1;
+	why = outfile_error(d, rc);
+	print_error(CMD ": %s %s", opt, why);
+	free(why);
+	return EXIT_FAIL;
 }
 
 /* Fill and rename into place; 0 or -errno (the temporary file is gone either way). */
-static int dest_commit(struct dest *d, const struct report_blob *b)
+static int dest_commit(struct outfile *d, const struct report_blob *b)
 {
 	int rc;
 
-	if (d->to_stdout)
-		return write_full(STDOUT_FILENO, b->data, b->len);
-	if (d->fd < 0)
+	if (!d->path)
 		return 0;
-	rc = write_full(d->fd, b->data, b->len);
-	if (!rc && fsync(d->fd) < 0)
-		rc = -errno;
-	if (close(d->fd) < 0 && !rc)
-		rc = -errno;
-	d->fd = -1;
-	if (!rc && rename(d->tmp, d->path) < 0)
-		rc = -errno;
-	if (rc)
-		unlink(d->tmp);
-	free(d->tmp);
-	d->tmp = NULL;
-	return rc;
+	rc = outfile_write(d, b->data, b->len);
+	return rc ? rc : outfile_commit(d);
 }
 
 /* ---- advice -------------------------------------------------------------- */
@@ -568,9 +523,10 @@ static int run_report(struct cmd_ctx *ctx)
 {
 	struct report_request req = { 0 };
 	struct report_result res = { 0 };
-	struct dest dests[REPORT_NR_BLOBS] = { { 0 } };
+	struct outfile dests[REPORT_NR_BLOBS];
 	struct blob_view views[REPORT_NR_BLOBS];
 	static const char *const opts[REPORT_NR_BLOBS] = { "--outblob", "--auxblob", "--manifestblob" };
+	const char *const paths[REPORT_NR_BLOBS] = { ctx->outblob, ctx->auxblob, ctx->manifestblob };
 	const char *source = ctx->nonce ? "--nonce" : "--inblob", *missing;
 	bool any_stdout = false;
 	size_t input_len;
@@ -595,11 +551,10 @@ static int run_report(struct cmd_ctx *ctx)
 		return EXIT_FAIL;
 	}
 	catch_signals();
-	dests[REPORT_OUTBLOB].path = ctx->outblob;
-	dests[REPORT_AUXBLOB].path = ctx->auxblob;
-	dests[REPORT_MANIFESTBLOB].path = ctx->manifestblob;
+	for (int b = 0; b < REPORT_NR_BLOBS; b++)
+		dests[b] = (struct outfile){ .fd = -1 };
 	for (int b = 0; b < REPORT_NR_BLOBS; b++) {
-		rc = dest_open(&dests[b], opts[b]);
+		rc = dest_open(&dests[b], paths[b], opts[b]);
 		if (rc >= 0)
 			goto out;
 		any_stdout |= dests[b].to_stdout;
@@ -633,8 +588,10 @@ static int run_report(struct cmd_ctx *ctx)
 		sha256_hex(res.blobs[b].data, res.blobs[b].len, views[b].sha);
 		err = dest_commit(&dests[b], &res.blobs[b]);
 		if (err) {
-			fprintf(stderr, CMD ": %s %s: %s\n", opts[b], dests[b].to_stdout ? "-" : dests[b].path,
-				strerror(-err));
+			char *why = outfile_error(&dests[b], err);
+
+			print_error(CMD ": %s %s", opts[b], why);
+			free(why);
 			exit_rc = EXIT_FAIL;
 			continue;
 		}
@@ -652,7 +609,7 @@ static int run_report(struct cmd_ctx *ctx)
 	rc = res.rmdir_error ? EXIT_FAIL : exit_rc;
 out:
 	for (int b = 0; b < REPORT_NR_BLOBS; b++)
-		dest_discard(&dests[b]);
+		outfile_discard(&dests[b]);
 	report_result_free(&res);
 	return rc;
 }

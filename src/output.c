@@ -180,29 +180,6 @@ void json_list_end(FILE *out)
 	json_list_end_with(out, NULL, NULL);
 }
 
-size_t utf8_seq(const unsigned char *p)
-{
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		return (p[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		if ((p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80)
-			return 0;
-		if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f))
-			return 0;
-		return 3;
-	}
-	if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		if ((p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 || (p[3] & 0xc0) != 0x80)
-			return 0;
-		if ((p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] > 0x8f))
-			return 0;
-		return 4;
-	}
-	return 0;
-}
-
 struct json_object *js_str(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;

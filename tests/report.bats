@@ -185,7 +185,7 @@ mkdirs_traced() {
 	command -v strace >/dev/null || skip "strace not installed"
 	run --separate-stderr traced report --nonce 00 --outblob "$BATS_TEST_TMPDIR/nodir/o"
 	expect_status 1
-	[ "$stderr" = "tsmctl report: --outblob $BATS_TEST_TMPDIR/nodir/o: No such file or directory" ]
+	[ "$stderr" = "tsmctl report: --outblob $BATS_TEST_TMPDIR/nodir/o: creating a temporary file: No such file or directory" ]
 	[ "$(mkdirs_traced)" = 0 ]
 	head -c 5000 /dev/urandom > "$BATS_TEST_TMPDIR/o"
 	chmod 644 "$BATS_TEST_TMPDIR/o"
@@ -482,5 +482,25 @@ interrupt_busy() {
 	[[ "$first" == *"generation 2 after 1 write: another writer raced; trying a fresh entry" ]]
 	# the report is ours: privlevel 0, not the other writer's 3
 	expected_outblob sev_guest 0 "$BATS_TEST_TMPDIR/nonce64" | cmp - "$BATS_TEST_TMPDIR/o"
+	report_empty
+}
+
+@test "--outblob, --auxblob: a symbolic link or device node is refused before mkdir, never replaced" {
+	mount_guest guest-sev
+	command -v strace >/dev/null || skip "strace not installed"
+	echo keep > "$BATS_TEST_TMPDIR/target"
+	ln -s target "$BATS_TEST_TMPDIR/link"
+	mkfifo "$BATS_TEST_TMPDIR/fifo"
+	run --separate-stderr traced report --nonce 00 --outblob "$BATS_TEST_TMPDIR/link"
+	expect_status 1
+	[ "$stderr" = "tsmctl report: --outblob $BATS_TEST_TMPDIR/link: a symbolic link, not a regular file: refusing to replace it (name a regular file, or '-' for stdout)" ]
+	[ "$(mkdirs_traced)" = 0 ]
+	[ -L "$BATS_TEST_TMPDIR/link" ] && [ "$(cat "$BATS_TEST_TMPDIR/target")" = keep ]
+	run --separate-stderr traced report --nonce 00 --outblob "$BATS_TEST_TMPDIR/o" --auxblob "$BATS_TEST_TMPDIR/fifo"
+	expect_status 1
+	[[ "$stderr" == *"--auxblob $BATS_TEST_TMPDIR/fifo: a FIFO, not a regular file"* ]]
+	[ "$(mkdirs_traced)" = 0 ]
+	[ -p "$BATS_TEST_TMPDIR/fifo" ] && [ ! -e "$BATS_TEST_TMPDIR/o" ]
+	! ls -A "$BATS_TEST_TMPDIR" | grep -q tsmctl-
 	report_empty
 }

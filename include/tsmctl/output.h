@@ -12,6 +12,8 @@
 
 #include <json.h>
 
+#include "tsmctl/util.h"
+
 #define OUTPUT_MAX_COLUMNS 64
 
 struct column {
@@ -49,12 +51,6 @@ void json_list_item(FILE *out, struct json_object *item);	/* takes the reference
 void json_list_end(FILE *out);
 /* Close the list and add one more member, KEY: VALUE (takes the reference). */
 void json_list_end_with(FILE *out, const char *key, struct json_object *value);
-
-/*
- * Length of the valid UTF-8 sequence at P, or 0 (RFC 3629: no overlongs, no
- * surrogates). Stops at a NUL: never reads past the end of a string.
- */
-size_t utf8_seq(const unsigned char *p);
 
 /* JSON values that map NULL / negative to null and keep strings valid UTF-8. */
 struct json_object *js_str(const char *s);
