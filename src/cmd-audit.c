@@ -447,5 +447,6 @@ const struct cmd_def cmd_audit = {
 		       "A check whose parent failed or was skipped is skipped. Exit status 0 when\n"
 		       "nothing failed (warnings allowed, unless --strict), 1 when a check failed",
 	.opts = audit_opts_list,
+	.verbose_help = "show each check's description and each result's hint",
 	.run = run_audit,
 };

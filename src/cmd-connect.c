@@ -636,6 +636,7 @@ const struct cmd_def cmd_connect = {
 		       "SECURE on both partners is a failure. --all connects every unconnected\n"
 		       "device with tsm/connect",
 	.opts = connect_opts,
+	.verbose_help = "print each sysfs path written",
 	.run = run_connect,
 };
 
@@ -648,6 +649,7 @@ const struct cmd_def cmd_disconnect = {
 		       "then report the IDE streams that went away and the host bridge's\n"
 		       "available_secure_streams. --all disconnects every connected device",
 	.opts = disconnect_opts,
+	.verbose_help = "print each sysfs path written",
 	.run = run_disconnect,
 };
 
@@ -665,6 +667,7 @@ const struct cmd_def cmd_lock = {
 		       "The device must have no driver bound. --all locks every unlocked device\n"
 		       "with tsm/lock that has no driver",
 	.opts = lock_opts,
+	.verbose_help = "print each sysfs path written",
 	.run = run_lock,
 };
 
@@ -678,6 +681,7 @@ const struct cmd_def cmd_accept = {
 		       "and before binding its driver. --all accepts every locked, unaccepted\n"
 		       "device that has no driver",
 	.opts = tdisp_opts,
+	.verbose_help = "print each sysfs path written",
 	.run = run_accept,
 };
 
@@ -691,5 +695,6 @@ const struct cmd_def cmd_unlock = {
 		       "report what the kernel shows. The device must have no driver bound.\n"
 		       "--all unlocks every locked device",
 	.opts = tdisp_opts,
+	.verbose_help = "print each sysfs path written",
 	.run = run_unlock,
 };

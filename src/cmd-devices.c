@@ -128,10 +128,10 @@ static void tree_defaults(struct cmd_ctx *ctx, const struct tsm_snapshot *snap)
 	/* the same -o argument passed view_columns() already */
 	if (link)
 		columns_select(&ctx->out, dev_columns, ARRAY_SIZE(dev_columns), dev_defaults_both,
-			       ARRAY_SIZE(dev_defaults_both), ctx->output_arg, false);
+			       ARRAY_SIZE(dev_defaults_both), ctx->output_arg, false, NULL);
 	else
 		columns_select(&ctx->out, dev_columns, ARRAY_SIZE(dev_columns), dev_defaults_guest,
-			       ARRAY_SIZE(dev_defaults_guest), ctx->output_arg, false);
+			       ARRAY_SIZE(dev_defaults_guest), ctx->output_arg, false, NULL);
 }
 
 static int run_devices(struct cmd_ctx *ctx)
@@ -183,7 +183,7 @@ static int run_devices(struct cmd_ctx *ctx)
 
 static const int dev_opts[] = { OPT_ALL, OPT_DEVICE, OPT_TSM, OPT_HOST_BRIDGE, OPT_JSON,
 				OPT_OUTPUT, OPT_OUTPUT_ALL, OPT_LIST_COLUMNS, OPT_NOHEADINGS,
-				OPT_RAW, OPT_PAIRS, OPT_END };
+				OPT_RAW, OPT_PAIRS, OPT_SHELL, OPT_END };
 
 const struct cmd_def cmd_devices = {
 	.name = "devices",
@@ -194,5 +194,7 @@ const struct cmd_def cmd_devices = {
 	.opts = dev_opts,
 	.cols = dev_columns,
 	.ncols = ARRAY_SIZE(dev_columns),
+	.json_name = "devices",
+	.verbose_help = "report links that leave a --sysroot tree, on stderr",
 	.run = run_devices,
 };

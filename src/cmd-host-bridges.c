@@ -107,7 +107,8 @@ static int run_host_bridges(struct cmd_ctx *ctx)
 }
 
 static const int hb_opts[] = { OPT_TSM, OPT_HOST_BRIDGE, OPT_JSON, OPT_OUTPUT, OPT_OUTPUT_ALL,
-			       OPT_LIST_COLUMNS, OPT_NOHEADINGS, OPT_RAW, OPT_PAIRS, OPT_END };
+			       OPT_LIST_COLUMNS, OPT_NOHEADINGS, OPT_RAW, OPT_PAIRS, OPT_SHELL,
+			       OPT_END };
 
 const struct cmd_def cmd_host_bridges = {
 	.name = "host-bridges",
@@ -117,5 +118,7 @@ const struct cmd_def cmd_host_bridges = {
 	.opts = hb_opts,
 	.cols = hb_columns,
 	.ncols = ARRAY_SIZE(hb_columns),
+	.json_name = "host_bridges",
+	.verbose_help = "report links that leave a --sysroot tree, on stderr",
 	.run = run_host_bridges,
 };

@@ -127,24 +127,6 @@ static int read_inblob(struct cmd_ctx *ctx, const char *file, struct report_requ
 	return -1;
 }
 
-/* Decimal digits only, as an administrator writes them; 0..MAX. */
-static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
-{
-	unsigned long long v = 0;
-
-	if (!*s)
-		return -EINVAL;
-	for (; *s; s++) {
-		if (!isdigit((unsigned char)*s))
-			return -EINVAL;
-		if (v > (max - (unsigned)(*s - '0')) / 10)
-			return -ERANGE;
-		v = v * 10 + (unsigned)(*s - '0');
-	}
-	*out = v;
-	return 0;
-}
-
 /* The 36-character form the kernel's guid_parse() takes, nothing after it. */
 static bool uuid_valid(const char *s)
 {
@@ -186,7 +168,7 @@ static int check_service(struct cmd_ctx *ctx, struct report_request *req)
 		req->service_guid = ctx->service_guid;
 	}
 	if (ctx->service_manifest_version) {
-		if (parse_uint(ctx->service_manifest_version, UINT_MAX, &v))
+		if (parse_decimal(ctx->service_manifest_version, UINT_MAX, &v))
 			return usage_error(ctx->cmd, "invalid --service-manifest-version '%s' "
 					   "(a decimal number, 0-%u)", ctx->service_manifest_version,
 					   UINT_MAX);
@@ -502,7 +484,7 @@ static int check_options(struct cmd_ctx *ctx, struct report_request *req)
 	req->service_manifest_version = -1;
 	req->verbose = ctx->verbose;
 	if (ctx->privlevel) {
-		if (parse_uint(ctx->privlevel, UINT_MAX, &v) || v > REPORT_PRIVLEVEL_MAX)
+		if (parse_decimal(ctx->privlevel, UINT_MAX, &v) || v > REPORT_PRIVLEVEL_MAX)
 			return usage_error(ctx->cmd, "invalid --privlevel '%s' (0-%d)", ctx->privlevel,
 					   REPORT_PRIVLEVEL_MAX);
 		req->privlevel = (int)v;
@@ -631,5 +613,6 @@ const struct cmd_def cmd_report = {
 		       "files (or stdout with '-', never to a terminal); the summary or -J shows\n"
 		       "their sizes and SHA-256 digests",
 	.opts = report_opts,
+	.verbose_help = "say each step (entry, writes, reads, retries) on stderr",
 	.run = run_report,
 };

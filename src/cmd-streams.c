@@ -165,7 +165,7 @@ static int run_streams(struct cmd_ctx *ctx)
 
 static const int stream_opts[] = { OPT_DEVICE, OPT_TSM, OPT_HOST_BRIDGE, OPT_JSON, OPT_OUTPUT,
 				   OPT_OUTPUT_ALL, OPT_LIST_COLUMNS, OPT_NOHEADINGS, OPT_RAW,
-				   OPT_PAIRS, OPT_END };
+				   OPT_PAIRS, OPT_SHELL, OPT_END };
 
 const struct cmd_def cmd_streams = {
 	.name = "streams",
@@ -177,5 +177,7 @@ const struct cmd_def cmd_streams = {
 	.opts = stream_opts,
 	.cols = stream_columns,
 	.ncols = ARRAY_SIZE(stream_columns),
+	.json_name = "streams",
+	.verbose_help = "add the RID and address association columns",
 	.run = run_streams,
 };

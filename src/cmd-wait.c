@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* tsmctl wait: block until TSMs are registered and ready, woken by their uevents. */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,11 +18,9 @@
 #define WAIT_DEFAULT_SECONDS	120	/* as udevadm settle: a boot script must not hang */
 #define WAIT_MAX_SECONDS	86400
 
-/* --timeout: seconds (0 = only check), or "infinity". */
+/* --timeout: decimal seconds (0 = only check), or "infinity". */
 static int parse_timeout(struct cmd_ctx *ctx, double *seconds)
 {
-	char *end;
-
 	*seconds = WAIT_DEFAULT_SECONDS;
 	if (!ctx->timeout)
 		return -1;
@@ -31,11 +28,8 @@ static int parse_timeout(struct cmd_ctx *ctx, double *seconds)
 		*seconds = -1;
 		return -1;
 	}
-	errno = 0;
-	*seconds = strtod(ctx->timeout, &end);
-	if (errno || end == ctx->timeout || *end || !isfinite(*seconds) || *seconds < 0 ||
-	    *seconds > WAIT_MAX_SECONDS)
-		return usage_error(ctx->cmd, "invalid --timeout value '%s' (seconds, 0-%d, "
+	if (parse_seconds(ctx->timeout, WAIT_MAX_SECONDS, seconds))
+		return usage_error(ctx->cmd, "invalid --timeout value '%s' (decimal seconds, 0-%d, "
 				   "or 'infinity')", ctx->timeout, WAIT_MAX_SECONDS);
 	return -1;
 }
@@ -151,5 +145,6 @@ const struct cmd_def cmd_wait = {
 		       "socket and re-checks sysfs at every tsm event. Prints the ready TSMs.\n"
 		       "Exit status 0 when ready, 1 on timeout, 130/143 on SIGINT/SIGTERM",
 	.opts = wait_opts,
+	.verbose_help = "say on stderr when tsmctl starts listening for uevents",
 	.run = run_wait,
 };

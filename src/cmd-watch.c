@@ -5,7 +5,7 @@
  * event. The first scan is the baseline; events are the differences.
  */
 #include <errno.h>
-#include <math.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -298,26 +298,21 @@ static void diff_pools(struct watcher *w, const struct w_state *old, const struc
 
 static int parse_args(struct cmd_ctx *ctx, double *interval, long *count)
 {
-	char *end;
+	unsigned long long n;
 
 	if (ctx->nargs)
 		return usage_error(ctx->cmd, "unexpected argument '%s'", ctx->args[0]);
 	*interval = WATCH_DEFAULT_INTERVAL;
-	if (ctx->interval) {
-		errno = 0;
-		*interval = strtod(ctx->interval, &end);
-		if (errno || end == ctx->interval || *end || !isfinite(*interval) ||
-		    *interval < WATCH_MIN_INTERVAL || *interval > WATCH_MAX_INTERVAL)
-			return usage_error(ctx->cmd, "invalid --interval value '%s' (seconds, %g-%g)",
-					   ctx->interval, WATCH_MIN_INTERVAL, WATCH_MAX_INTERVAL);
-	}
+	if (ctx->interval && (parse_seconds(ctx->interval, WATCH_MAX_INTERVAL, interval) ||
+			      *interval < WATCH_MIN_INTERVAL))
+		return usage_error(ctx->cmd, "invalid --interval value '%s' (decimal seconds, %g-%g)",
+				   ctx->interval, WATCH_MIN_INTERVAL, WATCH_MAX_INTERVAL);
 	*count = -1;
 	if (ctx->count) {
-		errno = 0;
-		*count = strtol(ctx->count, &end, 10);
-		if (errno || end == ctx->count || *end || *count < 1 || ctx->count[0] == '+')
-			return usage_error(ctx->cmd, "invalid --count value '%s' (a positive number)",
-					   ctx->count);
+		if (parse_decimal(ctx->count, LONG_MAX, &n) || n < 1)
+			return usage_error(ctx->cmd, "invalid --count value '%s' (a positive decimal "
+					   "number)", ctx->count);
+		*count = (long)n;
 	}
 	return -1;
 }
@@ -391,5 +386,6 @@ const struct cmd_def cmd_watch = {
 		       "streams added, removed, going insecure or reporting IDE_FAIL, stream pools\n"
 		       "running out. The first scan is the baseline and prints nothing",
 	.opts = watch_opts,
+	.verbose_help = "print the baseline (counts, failures found) on stderr",
 	.run = run_watch,
 };

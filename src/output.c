@@ -29,7 +29,7 @@ static int add_column(struct output_opts *o, int id)
 }
 
 int columns_select(struct output_opts *o, const struct column *cols, size_t ncols,
-		   const int *defaults, size_t ndefaults, const char *arg, bool all)
+		   const int *defaults, size_t ndefaults, const char *arg, bool all, char **why)
 {
 	const char *p = arg;
 
@@ -53,19 +53,22 @@ int columns_select(struct output_opts *o, const struct column *cols, size_t ncol
 		if (len) {
 			id = column_by_name(cols, ncols, p, len);
 			if (id < 0) {
-				fprintf(stderr, "tsmctl: unknown column: %.*s\n", (int)len, p);
+				if (why)
+					*why = xasprintf("unknown column '%.*s'", (int)len, p);
 				return -EINVAL;
 			}
 			if (add_column(o, id)) {
-				fprintf(stderr, "tsmctl: too many columns\n");
-				return -EINVAL;
+				if (why)
+					*why = xasprintf("more than %d columns", OUTPUT_MAX_COLUMNS);
+				return -E2BIG;
 			}
 		}
 		p += len;
 		p += strspn(p, ", ");
 	}
 	if (!o->ncols) {
-		fprintf(stderr, "tsmctl: no columns given\n");
+		if (why)
+			*why = xstrdup("no column given");
 		return -EINVAL;
 	}
 	return 0;
@@ -75,6 +78,19 @@ void columns_print_help(FILE *out, const struct column *cols, size_t ncols)
 {
 	for (size_t i = 0; i < ncols; i++)
 		fprintf(out, "%16s  %s\n", cols[i].name, cols[i].help);
+}
+
+void columns_print_json(FILE *out, const struct column *cols, size_t ncols)
+{
+	json_list_begin(out, "columns");
+	for (size_t i = 0; i < ncols; i++) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "name", js_str(cols[i].name));
+		json_object_object_add(o, "description", js_str(cols[i].help));
+		json_list_item(out, o);
+	}
+	json_list_end(out);
 }
 
 struct table {
@@ -96,6 +112,7 @@ struct table *table_new(const struct output_opts *o, const struct column *cols)
 	scols_table_enable_raw(t->tb, o->raw);
 	scols_table_enable_export(t->tb, o->pairs);
 	scols_table_enable_noheadings(t->tb, o->noheadings);
+	scols_table_enable_shellvar(t->tb, o->shellvar);
 	for (size_t i = 0; i < o->ncols; i++) {
 		const struct column *c = &cols[o->cols[i]];
 

@@ -22,6 +22,7 @@
 
 static int root_fd = -1;
 static char *root_path;
+static bool root_has_sys;
 static bool have_openat2 = true;
 
 #define SYSFS_MAGIC_NUMBER 0x62656572	/* linux/magic.h SYSFS_MAGIC */
@@ -77,6 +78,8 @@ int sysfs_init(const char *sysroot)
 		return -ENOTDIR;
 	}
 	root_path = xstrdup(sysroot);
+	/* anything named sys counts: a link that leaves the root is then read as absent */
+	root_has_sys = !fstatat(root_fd, "sys", &st, AT_SYMLINK_NOFOLLOW);
 	/* For tests of the fallback walk on kernels that do have openat2. */
 	if (getenv("TSMCTL_NO_OPENAT2") && *getenv("TSMCTL_NO_OPENAT2"))
 		have_openat2 = false;
@@ -102,6 +105,11 @@ const char *sysfs_root_path(void)
 bool sysfs_is_live(void)
 {
 	return streq(sysfs_root_path(), "/");
+}
+
+bool sysfs_root_has_sys(void)
+{
+	return root_has_sys;
 }
 
 /* Reject paths that are absolute, empty or climb: callers build them from names. */

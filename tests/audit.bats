@@ -615,7 +615,7 @@ as_nobody() {
 	[ "$stderr" = "tsmctl audit: 0000:99:00.0: no such PCI device" ]
 	run --separate-stderr t audit -t tsm9
 	[ "$status" -eq 1 ]
-	run --separate-stderr t audit -d 41:00
+	run --separate-stderr t audit -d 41:0g
 	[ "$status" -eq 2 ]
 	run --separate-stderr t audit -b pci40
 	[ "$status" -eq 2 ]

@@ -97,7 +97,7 @@ setup() {
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"invalid PCI address 'zz:zz.z'"* ]]
 	[[ "$output" == *"Try 'tsmctl devices --help'."* ]]
-	for bad in ../41:00.0 0000:41:00.0/ 41:00.8 41:20.0 "41:00.0 x" 0000:41:00; do
+	for bad in ../41:00.0 0000:41:00.0/ 41:00.8 41:20.0 "41:00.0 x" 0000:41; do
 		run t devices -d "$bad"
 		[ "$status" -eq 2 ]
 	done

@@ -21,6 +21,8 @@ void sysfs_exit(void);
 /* The root as given by the user ("/" when live), for messages and libpci. */
 const char *sysfs_root_path(void);
 bool sysfs_is_live(void);
+/* Is there anything named sys in the root? A wrong --sysroot has none. */
+bool sysfs_root_has_sys(void);
 
 /* Does PATH exist (following links inside the root)? */
 bool sysfs_exists(const char *path);
