@@ -66,6 +66,7 @@ static int run_host_bridges(struct cmd_ctx *ctx)
 {
 	struct tsm_snapshot snap;
 	struct table *tb = NULL;
+	size_t shown = 0;
 	int rc = view_columns(ctx, hb_defaults, ARRAY_SIZE(hb_defaults));
 
 	if (rc >= 0)
@@ -87,6 +88,7 @@ static int run_host_bridges(struct cmd_ctx *ctx)
 		if (!filter_match(&ctx->hbs, hb->name) ||
 		    !filter_match(&ctx->tsms, hb->tsm ? hb->tsm->name : NULL))
 			continue;
+		shown++;
 		if (ctx->out.json) {
 			json_list_item(stdout, hb_json(hb));
 			continue;
@@ -102,6 +104,9 @@ static int run_host_bridges(struct cmd_ctx *ctx)
 	if (!snap.nr_hbs)
 		fprintf(stderr, "tsmctl host-bridges: no PCI host bridge (pciDDDD:BB) found below "
 			"/sys/devices\n");
+	else if (!shown)
+		filters_matched_nothing(ctx, "host bridge", filter_active(&ctx->tsms) ?
+					"no stream of that TSM uses one" : NULL);
 	snapshot_free(&snap);
 	return EXIT_OK;
 }

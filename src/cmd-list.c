@@ -136,12 +136,10 @@ static int run_list(struct cmd_ctx *ctx)
 	if (rc >= 0)
 		return rc;
 	snapshot_scan(&snap, SCAN_TSMS | SCAN_STREAMS | SCAN_DEVICES);
-	for (size_t i = 0; i < ctx->tsms.n; i++) {
-		if (!snapshot_find_tsm(&snap, ctx->tsms.v[i])) {
-			fprintf(stderr, "tsmctl list: %s: no such TSM\n", ctx->tsms.v[i]);
-			snapshot_free(&snap);
-			return EXIT_FAIL;
-		}
+	rc = filters_check(ctx, &snap);
+	if (rc >= 0) {
+		snapshot_free(&snap);
+		return rc;
 	}
 	for (size_t i = 0; i < snap.nr_tsms; i++) {
 		/* the same -o argument passed view_columns() already */

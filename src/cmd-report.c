@@ -91,12 +91,12 @@ static int read_inblob(struct cmd_ctx *ctx, const char *file, struct report_requ
 	struct stat st;
 
 	if (fd < 0) {
-		fprintf(stderr, CMD ": --inblob %s: %s\n", file, strerror(errno));
+		print_error(CMD ": --inblob %s: %s", file, strerror(errno));
 		return EXIT_FAIL;
 	}
 	if (!std && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		close(fd);
-		fprintf(stderr, CMD ": --inblob %s: is a directory\n", file);
+		print_error(CMD ": --inblob %s: is a directory", file);
 		return EXIT_FAIL;
 	}
 	/* one byte more than the kernel takes, to tell "too big" from "exactly 64" */
@@ -106,7 +106,7 @@ static int read_inblob(struct cmd_ctx *ctx, const char *file, struct report_requ
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			fprintf(stderr, CMD ": --inblob %s: %s\n", file, strerror(errno));
+			print_error(CMD ": --inblob %s: %s", file, strerror(errno));
 			if (!std)
 				close(fd);
 			return EXIT_FAIL;
@@ -221,31 +221,22 @@ static void say(int err, const char *fmt, ...) __attribute__((format(printf, 2, 
 static void say(int err, const char *fmt, ...)
 {
 	va_list ap;
+	char *msg;
 
-	fputs(CMD ": ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	va_end(ap);
 	if (err)
-		fprintf(stderr, " (%s)", errno_tag(err));
-	fputc('\n', stderr);
-}
-
-/* PATH below the root as the administrator would type it. */
-static char *shown_path(const char *path)
-{
-	const char *root = sysfs_root_path();
-	size_t len = strlen(root);
-
-	while (len > 1 && root[len - 1] == '/')
-		len--;
-	return len == 1 && root[0] == '/' ? xasprintf("/%s", path) :
-	       xasprintf("%.*s/%s", (int)len, root, path);
+		print_error(CMD ": %s (%s)", msg ? msg : fmt, errno_tag(err));
+	else
+		print_error(CMD ": %s", msg ? msg : fmt);
+	free(msg);
 }
 
 static void explain_group_missing(const char *missing)
 {
-	char *mods = report_provider_modules_summary(), *path = shown_path(missing);
+	char *mods = report_provider_modules_summary(), *path = sysfs_display_path(missing);
 
 	if (streq(missing, "sys/kernel/config"))
 		say(ENOENT, "no %s: configfs is not mounted (mount -t configfs none /sys/kernel/config)",
@@ -261,7 +252,7 @@ static void explain_failure(const struct report_request *req, const struct repor
 {
 	int err = -rc;
 	const char *attr = res->attr ? res->attr : "";
-	char *mods, *group = shown_path(REPORT_GROUP);
+	char *mods, *group = sysfs_display_path(REPORT_GROUP);
 
 	switch (res->step) {
 	case REPORT_STEP_MKDIR:
@@ -543,11 +534,11 @@ static int run_report(struct cmd_ctx *ctx)
 	}
 	rc = report_run(&req, &res, &report_signal);
 	if (res.rmdir_error) {
-		char *group = shown_path(REPORT_GROUP);
+		char *group = sysfs_display_path(REPORT_GROUP);
 
-		fprintf(stderr, CMD ": could not remove the report entry %s/%s: %s; remove it with "
-			"rmdir (%s)\n", group, res.entry, strerror(-res.rmdir_error),
-			errno_tag(-res.rmdir_error));
+		print_error(CMD ": could not remove the report entry %s/%s: %s; remove it with "
+			    "rmdir (%s)", group, res.entry, strerror(-res.rmdir_error),
+			    errno_tag(-res.rmdir_error));
 		free(group);
 	}
 	if (rc == -EINTR || report_signal) {

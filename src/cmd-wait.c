@@ -89,8 +89,15 @@ static int run_wait(struct cmd_ctx *ctx)
 		return rc;
 	names = xcalloc((size_t)ctx->nargs + 1, sizeof(*names));
 	for (int i = 0; i < ctx->nargs; i++) {
-		if (tsm_name_parse(ctx->args[i], &id)) {
+		bool twice = false;
+
+		for (int j = 0; j < i; j++)
+			twice |= streq(names[j], ctx->args[i]);
+		/* as connect's device list: a name given twice is a mistake, not a second wait */
+		if (tsm_name_parse(ctx->args[i], &id) || twice) {
 			strv_free(names, (size_t)i);
+			if (twice)
+				return usage_error(ctx->cmd, "%s is given twice", ctx->args[i]);
 			return usage_error(ctx->cmd, "'%s' is not a TSM name (tsmN)", ctx->args[i]);
 		}
 		names[i] = xstrdup(ctx->args[i]);
