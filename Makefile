@@ -136,10 +136,15 @@ define INSTALL_CONTRIB
 	test -e $(DESTDIR)$(SYSCONFDIR)/tsmctl/connect.conf || \
 		install -D -m 0644 contrib/connect.conf $(DESTDIR)$(SYSCONFDIR)/tsmctl/connect.conf
 endef
+# connect.conf goes only while it is the sample as shipped: an edited one is the admin's.
 define UNINSTALL_CONTRIB
 	rm -f $(DESTDIR)$(LIBEXECDIR)/tsmctl-autoconnect $(DESTDIR)$(UDEVRULESDIR)/90-tsmctl.rules
 	rm -f $(DESTDIR)$(BINDIR)/tsmctl-collect
 	for u in $(CONTRIB_UNITS); do rm -f $(DESTDIR)$(UNITDIR)/$$u; done
+	if cmp -s contrib/connect.conf $(DESTDIR)$(SYSCONFDIR)/tsmctl/connect.conf; then \
+		rm -f $(DESTDIR)$(SYSCONFDIR)/tsmctl/connect.conf; \
+		rmdir $(DESTDIR)$(SYSCONFDIR)/tsmctl 2>/dev/null || true; \
+	fi
 endef
 
 install: $(BUILDDIR)/tsmctl man

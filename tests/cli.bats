@@ -306,3 +306,18 @@ setup() {
 	[[ "$("$TSMCTL" streams --help)" == *"-v, --verbose"*"RID and address association"* ]]
 	[[ "$("$TSMCTL" audit --help)" == *"-v, --verbose"*"description"*"hint"* ]]
 }
+
+@test "under a sysroot, messages speak of this tree's kernel, not the running one" {
+	ROOT=$(static_tree no-tsm)
+	for c in list devices streams; do
+		run --separate-stderr t "$c"
+		[ "$status" -eq 0 ]
+		[[ "$stderr" == "tsmctl $c: no $ROOT/sys/class/tsm in this tree: its kernel lacked PCI TSM support (CONFIG_PCI_TSM) or no TSM provider module was loaded ["* ]] ||
+			{ echo "$c: $stderr"; return 1; }
+		[[ "$stderr" != *"running kernel"* ]]
+	done
+	ROOT=$(static_tree sev-tio)
+	run --separate-stderr t lock --dry-run 81:00.0 tsm0
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == "tsmctl lock: this tree's kernel lacks the TDISP guest ABI"* ]]
+}
