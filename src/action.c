@@ -298,10 +298,8 @@ char *action_check_tsm(const struct tsm_snapshot *snap, enum tsm_action action, 
 		       int *err)
 {
 	/* the errno the kernel gives a store naming it: ENXIO, or EINVAL where the name must match */
-	char *msg = tsm && action != ACTION_ACCEPT ? explain_tsm(snap, action, tsm) : NULL;
-
 	*err = action == ACTION_CONNECT || action == ACTION_LOCK ? -ENXIO : -EINVAL;
-	return msg ? printable(msg) : NULL;
+	return tsm && action != ACTION_ACCEPT ? explain_tsm(snap, action, tsm) : NULL;
 }
 
 /* pci_ide_stream_alloc() failed: which of its resources ran out (ABI.md §2.1, §2.3). */

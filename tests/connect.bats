@@ -633,3 +633,11 @@ sel_reg() {
 	run --separate-stderr t connect --dry-run 41:00.1 tsm0
 	[[ "$stderr" == *"the kernel connects a slot through its function 0 (0000:41:00.0)"* ]]
 }
+
+@test "the up-front TSM check quotes tree text escaped once: ESC as \\x1b, a backslash as \\x5c" {
+	edit_tree devsec-proposed
+	printf 'devsec\033[2J\\x\n' > "$(readlink -f "$ROOT/sys/class/tsm/tsm1")/pci_mode"
+	run --separate-stderr t connect 10000:01:00.0 tsm1
+	expect_status 1
+	[ "$stderr" = 'tsmctl connect tsm1: tsm1 is a devsec\x1b[2J\x5cx TSM (pci_mode), which secures devices inside a guest (lock/accept); connect needs a link TSM: tsm0 (ENXIO)' ]
+}

@@ -69,7 +69,8 @@ void action_plan_release(struct action_plan *plan);
 /*
  * A TSM named for ACTION, checked once before any device: NULL when it can
  * serve, else why not (no such TSM; a devsec TSM for connect, a link TSM for
- * lock) with *ERR the errno a store naming it would get.
+ * lock) with *ERR the errno a store naming it would get. Not escaped: print it
+ * with print_error().
  */
 char *action_check_tsm(const struct tsm_snapshot *snap, enum tsm_action action, const char *tsm,
 		       int *err);
