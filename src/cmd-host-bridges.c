@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* tsmctl host-bridges: stream pools and links per host bridge. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <libsmartcols.h>
 
@@ -33,15 +35,18 @@ static char *cell(const struct host_bridge *hb, int col)
 	case COL_AVAILABLE:
 		return hb->available_streams >= 0 ? cell_fmt("%lld", hb->available_streams) : NULL;
 	case COL_NSTREAMS: return cell_fmt("%zu", hb->nr_streams);
-	case COL_STREAMS:
-		s = xstrdup("");
-		for (size_t i = 0; i < hb->nr_streams; i++) {
-			char *next = xasprintf("%s%s%s", s, i ? "," : "", hb->streams[i]->name);
+	case COL_STREAMS: {
+		/* one allocation, not one per link: a host bridge can hold thousands */
+		size_t len = 1, off = 0;
 
-			free(s);
-			s = next;
-		}
+		for (size_t i = 0; i < hb->nr_streams; i++)
+			len += strlen(hb->streams[i]->name) + 1;
+		s = xmalloc(len);
+		*s = '\0';
+		for (size_t i = 0; i < hb->nr_streams; i++)
+			off += (size_t)sprintf(s + off, "%s%s", i ? "," : "", hb->streams[i]->name);
 		return s;
+	}
 	case COL_TSM: return cell_str(hb->tsm ? hb->tsm->name : NULL);
 	}
 	return NULL;

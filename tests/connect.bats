@@ -60,6 +60,18 @@ sel_reg() {
 	[ -z "$stderr" ]
 }
 
+@test "every key and result connect -J prints is documented in tsmctl-connect(8)" {
+	mount_live sev-tio
+	run --separate-stderr t connect -J 0000:81:00.0 tsm0
+	for k in $(printf '%s' "$output" | jq -r '.results[0] | keys[]') \
+		 $(printf '%s' "$output" | jq -r '.results[0].streams[0] | keys[]'); do
+		grep -q "\*$k\*" "$TOP/man/tsmctl-connect.8.scd" || { echo "connect: $k undocumented"; return 1; }
+	done
+	for r in ok already dry-run insecure failed skipped; do
+		grep -q "\"$r\"" "$TOP/man/tsmctl-connect.8.scd" || { echo "result $r undocumented"; return 1; }
+	done
+}
+
 @test "already connected to the same TSM: success with a note, nothing written; --strict fails with EBUSY" {
 	mount_live sev-tio
 	before=$(tree_digest)
@@ -592,7 +604,9 @@ sel_reg() {
 	expect_status 0
 	before=$(tree_digest)
 	command -v strace >/dev/null || skip "strace not installed"
-	run --separate-stderr strace -f -qq -e trace=write -o "$BATS_TEST_TMPDIR/trace" \
+	# LeakSanitizer cannot run under ptrace: a sanitizer build is traced without it
+	run --separate-stderr env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		strace -f -qq -e trace=write -o "$BATS_TEST_TMPDIR/trace" \
 		"$TSMCTL" --sysroot "$ROOT" connect 10000:01:00.0 tsm0
 	expect_status 1
 	[ "$stderr" = "tsmctl connect 10000:01:00.0: locked to tsm1 (TDISP, a devsec TSM's context), and a device has one TSM context at a time: run 'tsmctl unlock 10000:01:00.0' first (EBUSY)" ]
