@@ -7,8 +7,9 @@
 # Missing build or test packages are installed with apt-get when run as root
 # (Debian 12), otherwise the exact command to run is printed.
 
-VERSION_BASE := 0.1
-VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo $(VERSION_BASE))
+# The release number; built from a git checkout, --version adds the git description.
+VERSION := 0.2.0
+GIT_DESCRIBE := $(shell test -e .git && git describe --always --dirty 2>/dev/null)
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/sbin
@@ -27,7 +28,8 @@ BUILDDIR ?= .
 PKGS := libpci libkmod json-c smartcols
 CFLAGS ?= -O2 -g
 TSM_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-	-D_GNU_SOURCE -Iinclude -DTSMCTL_VERSION='"$(VERSION)"' $(SAN)
+	-D_GNU_SOURCE -Iinclude -DTSMCTL_VERSION='"$(VERSION)"' \
+	-DTSMCTL_GIT='"$(GIT_DESCRIBE)"' $(SAN)
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -57,6 +59,13 @@ $(BUILDDIR)/.deps-test: $(DEPS_STAMP)
 $(BUILDDIR)/obj/%.o: src/%.c $(HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(TSM_CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+
+# --version is compiled into cli.o: rebuild it whenever the version or git description changes.
+VERSION_STAMP := $(BUILDDIR)/.version
+$(VERSION_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(VERSION) $(GIT_DESCRIBE)' | cmp -s - $@ || echo '$(VERSION) $(GIT_DESCRIBE)' > $@
+$(BUILDDIR)/obj/cli.o: $(VERSION_STAMP)
 
 $(BUILDDIR)/tsmctl: $(OBJS)
 	$(CC) $(CFLAGS) $(TSM_CFLAGS) $(LDFLAGS) -o $@ $(OBJS) $(PKG_LIBS) $(LDLIBS)
@@ -131,10 +140,15 @@ define INSTALL_CONTRIB
 	test -e $(DESTDIR)$(SYSCONFDIR)/tsmctl/connect.conf || \
 		install -D -m 0644 contrib/connect.conf $(DESTDIR)$(SYSCONFDIR)/tsmctl/connect.conf
 endef
+# connect.conf goes only while it is the sample as shipped: an edited one is the admin's.
 define UNINSTALL_CONTRIB
 	rm -f $(DESTDIR)$(LIBEXECDIR)/tsmctl-autoconnect $(DESTDIR)$(UDEVRULESDIR)/90-tsmctl.rules
 	rm -f $(DESTDIR)$(BINDIR)/tsmctl-collect
 	for u in $(CONTRIB_UNITS); do rm -f $(DESTDIR)$(UNITDIR)/$$u; done
+	if cmp -s contrib/connect.conf $(DESTDIR)$(SYSCONFDIR)/tsmctl/connect.conf; then \
+		rm -f $(DESTDIR)$(SYSCONFDIR)/tsmctl/connect.conf; \
+		rmdir $(DESTDIR)$(SYSCONFDIR)/tsmctl 2>/dev/null || true; \
+	fi
 endef
 
 install: $(BUILDDIR)/tsmctl man
@@ -150,10 +164,11 @@ uninstall:
 	$(UNINSTALL_CONTRIB)
 
 clean:
-	rm -rf obj man/*.8 tsmctl test-ide test-names test-sha256 build-fuzz .deps-build .deps-test $(ASAN_DIR) build-bench
+	rm -rf obj man/*.8 tsmctl test-ide test-names test-sha256 build-fuzz .deps-build .deps-test .version \
+		$(ASAN_DIR) build-bench
 	$(MAKE) -C tests/sim clean
 
-.PHONY: all sim man unit check check-man check-abi-refs check-valgrind check-asan demo bench install uninstall clean
+.PHONY: all sim man unit check check-man check-abi-refs check-valgrind check-asan demo bench install uninstall clean FORCE
 
 # fuzzing
 # make fuzz [FUZZ_SECONDS=N]: build the libFuzzer targets of tests/fuzz/ into

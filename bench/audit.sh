@@ -63,6 +63,32 @@ skip_unless_present() {
 	return 1
 }
 
+# A devsec TSM's lock is the device's one TSM context: no link connect to expect.
+locked() {
+	local lock=
+	[ -r "$1/tsm/lock" ] && read -r lock <"$1/tsm/lock" 2>/dev/null
+	[ -n "$lock" ]
+}
+
+# As tsmctl: no TSM connects a device without a CMA/SPDM DOE mailbox, or below
+# a host bridge without a stream pool. W holds the device's config.
+connectable() {
+	local off=256 n=0 dir
+	if [ -d "$1/doe_features" ]; then
+		[ -e "$1/doe_features/0001:01" ] || return 1
+	elif [ "${#W[@]}" -ge 1024 ]; then
+		while [ "$off" -ge 256 ] && [ $n -lt 100 ]; do	# a DOE capability (0x2e) at all?
+			word $off
+			[ $((REPLY & 0xffff)) -eq $((0x2e)) ] && break
+			off=$(((REPLY >> 20) & 0xffc)) n=$((n + 1))
+		done
+		[ "$off" -ge 256 ] || return 1
+	fi
+	dir=$(cd "$1" && pwd -P) || return 0
+	while [ "$dir" != / ] && [[ ${dir##*/} != pci* ]]; do dir=${dir%/*}; done
+	[ "$dir" = / ] || [ -e "$dir/available_secure_streams" ]
+}
+
 for c in "$root"/sys/bus/pci/devices/*/tsm/connect; do
 	d=${c%/tsm/connect}
 	bdf=${d##*/}
@@ -80,7 +106,13 @@ for c in "$root"/sys/bus/pci/devices/*/tsm/connect; do
 			if [ $((REPLY & 0xff)) -eq $((0x10)) ]; then word $((off + 4)); tee=$(((REPLY >> 30) & 1)); break; fi
 			off=$(((REPLY >> 8) & 0xfc)) n=$((n + 1))
 		done
-		[ $tee -eq 1 ] && result device.connected "$bdf" warn || result device.connected "$bdf" pass
+		if [ $tee -eq 0 ]; then
+			result device.connected "$bdf" pass
+		elif locked "$d" || ! connectable "$d"; then
+			result device.connected "$bdf" skip
+		else
+			result device.connected "$bdf" warn
+		fi
 	fi
 done
 

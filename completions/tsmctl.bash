@@ -34,21 +34,22 @@ _tsmctl_bdfs() {
 	fi
 }
 
-# Devices with tsm/lock for lock (unlocked, no TSM context), accept (locked, not
-# accepted) or unlock (locked); then the devsec TSMs.
+# The devices lock --all, accept --all or unlock --all would pick: with tsm/lock
+# and unlocked, no TSM context and no driver (lock); locked, not accepted, no
+# driver (accept); locked (unlock). Then the devsec TSMs.
 _tsmctl_tdisp() {
-	local want=$1 line bdf locked accepted linked
-	local re='^BDF="([^"]*)" LOCKED="([^"]*)" ACCEPTED="([^"]*)" CONNECTED="([^"]*)" DSM="([^"]*)"$'
+	local want=$1 line bdf locked accepted linked driver
+	local re='^BDF="([^"]*)" LOCKED="([^"]*)" ACCEPTED="([^"]*)" CONNECTED="([^"]*)" DSM="([^"]*)" DRIVER="([^"]*)"$'
 	while read -r line; do
 		[[ $line =~ $re ]] || continue
 		bdf=${BASH_REMATCH[1]} locked=${BASH_REMATCH[2]} accepted=${BASH_REMATCH[3]}
-		linked=${BASH_REMATCH[4]}${BASH_REMATCH[5]}
+		linked=${BASH_REMATCH[4]}${BASH_REMATCH[5]} driver=${BASH_REMATCH[6]}
 		case $want in
-		lock) [ -z "$locked" ] && [ -n "$accepted" ] && [ -z "$linked" ] && echo "$bdf" ;;
-		accept) [ -n "$locked" ] && [ "$accepted" = no ] && echo "$bdf" ;;
+		lock) [ -z "$locked" ] && [ -n "$accepted" ] && [ -z "$linked" ] && [ -z "$driver" ] && echo "$bdf" ;;
+		accept) [ -n "$locked" ] && [ "$accepted" = no ] && [ -z "$driver" ] && echo "$bdf" ;;
 		unlock) [ -n "$locked" ] && echo "$bdf" ;;
 		esac
-	done < <(_tsmctl_run devices -n -P -o BDF,LOCKED,ACCEPTED,CONNECTED,DSM)
+	done < <(_tsmctl_run devices -n -P -o BDF,LOCKED,ACCEPTED,CONNECTED,DSM,DRIVER)
 	[ "$want" = accept ] && return
 	while read -r line; do
 		[[ $line =~ ^NAME=\"([^\"]*)\"\ MODE=\"devsec\"$ ]] && echo "${BASH_REMATCH[1]}"
@@ -76,7 +77,11 @@ _tsmctl() {
 		local prefix="" last=$cur
 		case $cur in *,*) prefix=${cur%,*},; last=${cur##*,} ;; esac
 		case $prefix$last in +*) [ -z "$prefix" ] && prefix=+ && last=${last#+} ;; esac
-		words=$(_tsmctl_meta --list-cols "$cmd")
+		# the columns already in the list are not offered again
+		local chosen=",${prefix#+}" w
+		words=$(for w in $(_tsmctl_meta --list-cols "$cmd"); do
+			[[ ${chosen^^} == *",$w,"* ]] || echo "$w"
+		done)
 		COMPREPLY=($(compgen -P "$prefix" -W "$words" -- "$last"))
 		compopt -o nospace 2>/dev/null
 		return ;;

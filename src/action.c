@@ -23,10 +23,17 @@
 
 #define PCI_DEVICES	"sys/bus/pci/devices"
 #define TSM_CLASS	"sys/class/tsm"
-#define DOE_CMA		"0001:01"	/* CMA/SPDM (ABI.md §3, other constants) */
-#define DOE_SSESSION	"0001:02"	/* secure CMA/SPDM */
 
 volatile sig_atomic_t action_signal;
+
+/* Messages quote attribute text from the tree: never let its control bytes reach a terminal. */
+static char *printable(char *msg)
+{
+	char *out = text_escape(msg);
+
+	free(msg);
+	return out;
+}
 
 const char *action_name(enum tsm_action action)
 {
@@ -47,18 +54,6 @@ bool action_device_present(const char *bdf)
 	return present;
 }
 
-char *action_display_path(const char *path)
-{
-	const char *root = sysfs_root_path();
-	size_t len = strlen(root);
-
-	while (len > 1 && root[len - 1] == '/')
-		len--;
-	if (len == 1 && root[0] == '/')
-		return xasprintf("/%s", path);
-	return xasprintf("%.*s/%s", (int)len, root, path);
-}
-
 /* v6.19 has no pci_mode: every TSM registered there is a link TSM (ABI.md §1.1). */
 static bool tsm_is_link(const struct tsm *t)
 {
@@ -68,14 +63,6 @@ static bool tsm_is_link(const struct tsm *t)
 static bool func_connected(const struct pci_func *f)
 {
 	return f && f->connect && *f->connect;
-}
-
-static bool func_has_doe(const struct pci_func *f, const char *feature)
-{
-	for (size_t i = 0; f && i < f->nr_doe_features; i++)
-		if (streq(f->doe_features[i], feature))
-			return true;
-	return false;
 }
 
 /* connect_store(): EBUSY for any context is checked before the TSM lookup (ENXIO). */
@@ -92,6 +79,9 @@ static int check_connect(const struct tsm_snapshot *snap, const struct pci_func 
 		*already = streq(f->connect, tsm);
 		return *already ? 0 : -EBUSY;
 	}
+	/* a devsec TSM's lock is a TSM context too: tsm/connect then reads empty (ABI.md §2.2) */
+	if (f->has_lock && (!f->lock || *f->lock))
+		return f->lock ? -EBUSY : -EIO;
 	t = snapshot_find_tsm(snap, tsm);
 	if (!t || !tsm_is_link(t))
 		return -ENXIO;
@@ -155,21 +145,34 @@ static int check_tdisp(const struct tsm_snapshot *snap, const struct pci_func *f
 		}
 		return f->driver ? -EBUSY : 0;
 	default:
+		/* nothing holds it: unlocked already, as disconnect of a device not connected */
+		if (!*f->lock) {
+			plan->already = true;
+			return 0;
+		}
 		if (!holder || (tsm && !streq(tsm, holder)))
 			return -EINVAL;
 		return f->driver ? -EBUSY : 0;
 	}
 }
 
-/* disconnect_store(): ENXIO without a context, EINVAL for any other name (sysfs_streq). */
-static int check_disconnect(const struct pci_func *f, const char *tsm)
+/*
+ * disconnect_store(): ENXIO without a context, EINVAL for any other name
+ * (sysfs_streq). Not connected at all is done already; a devsec lock is a
+ * context disconnect cannot end (ENXIO: no link connection).
+ */
+static int check_disconnect(const struct pci_func *f, const char *tsm, bool *already)
 {
 	if (!f || !f->has_connect)
 		return -ENOENT;
 	if (!f->connect)
 		return -EIO;
-	if (!*f->connect)
-		return -ENXIO;
+	if (!*f->connect) {
+		if (f->has_lock && (!f->lock || *f->lock))
+			return -ENXIO;
+		*already = true;
+		return 0;
+	}
 	if (tsm && !streq(f->connect, tsm))
 		return -EINVAL;
 	return 0;
@@ -197,7 +200,7 @@ int action_apply(const struct tsm_snapshot *snap, enum tsm_action action, const 
 		plan->tsm = xstrdup(tsm);
 		plan->err = check_connect(snap, f, tsm, &plan->already);
 	} else if (action == ACTION_DISCONNECT) {
-		plan->err = check_disconnect(f, tsm);
+		plan->err = check_disconnect(f, tsm, &plan->already);
 		if (tsm || func_connected(f))
 			plan->tsm = xstrdup(tsm ? tsm : f->connect);
 	} else {
@@ -210,10 +213,10 @@ int action_apply(const struct tsm_snapshot *snap, enum tsm_action action, const 
 	if (action_signal)
 		return plan->err = -EINTR;	/* abandoned before the store: nothing changed */
 	if (tsmctl_verbose) {
-		char *shown = action_display_path(plan->path);
+		char *shown = sysfs_display_path(plan->path);
 
-		fprintf(stderr, "tsmctl %s: writing '%s' to %s\n", action_name(action), plan->value,
-			shown);
+		print_error("tsmctl %s: writing '%s' to %s", action_name(action), plan->value,
+			    shown);
 		free(shown);
 	}
 	plan->written = true;
@@ -252,7 +255,6 @@ static char *tsm_names(const struct tsm_snapshot *snap, bool link_only)
 	return s;
 }
 
-/* pci_ide_stream_alloc() failed: which of its resources ran out (ABI.md §2.1, §2.3). */
 /* NAME is not a registered TSM; ALL lists the ones that are. */
 static char *no_such_tsm(const struct tsm_snapshot *now, const char *name, const char *all)
 {
@@ -262,6 +264,45 @@ static char *no_such_tsm(const struct tsm_snapshot *now, const char *name, const
 	return xasprintf("there is no TSM named %s; registered: %s", name, all);
 }
 
+static char *devsec_names(const struct tsm_snapshot *snap);
+
+/*
+ * What is wrong with the TSM NAME for ACTION, whatever the device: none of
+ * that name, a devsec TSM for connect, a link TSM for lock. NULL when fine.
+ */
+static char *explain_tsm(const struct tsm_snapshot *now, enum tsm_action action, const char *name)
+{
+	const struct tsm *t = snapshot_find_tsm(now, name);
+	char *all = tsm_names(now, false), *others = NULL, *msg = NULL;
+
+	if (!t) {
+		msg = no_such_tsm(now, name, all);
+	} else if (action == ACTION_CONNECT && !tsm_is_link(t)) {
+		others = tsm_names(now, true);
+		msg = xasprintf("%s is a %s TSM (pci_mode), which secures devices inside a guest "
+				"(lock/accept); connect needs a link TSM%s%s", t->name,
+				t->mode ? t->mode : "non-link",
+				*others ? ": " : ", and none is registered", others);
+	} else if (action == ACTION_LOCK && tsm_not_devsec(t)) {
+		others = devsec_names(now);
+		msg = xasprintf("%s is not a devsec TSM (pci_mode %s): lock needs the guest's devsec "
+				"TSM%s%s", t->name, t->mode, *others ? ": " : ", and none is registered",
+				others);
+	}
+	free(others);
+	free(all);
+	return msg;
+}
+
+char *action_check_tsm(const struct tsm_snapshot *snap, enum tsm_action action, const char *tsm,
+		       int *err)
+{
+	/* the errno the kernel gives a store naming it: ENXIO, or EINVAL where the name must match */
+	*err = action == ACTION_CONNECT || action == ACTION_LOCK ? -ENXIO : -EINVAL;
+	return tsm && action != ACTION_ACCEPT ? explain_tsm(snap, action, tsm) : NULL;
+}
+
+/* pci_ide_stream_alloc() failed: which of its resources ran out (ABI.md §2.1, §2.3). */
 static char *explain_no_stream(const struct action_plan *plan, const struct pci_func *f)
 {
 	const char *type = render_pcie_type(f);
@@ -281,12 +322,28 @@ static char *explain_no_stream(const struct action_plan *plan, const struct pci_
 			 f && f->root_port ? " " : "", f && f->root_port ? f->root_port->bdf : "");
 }
 
+/* Does function 0 of B's slot exist with tsm/ATTR? Its name into PF0. */
+static bool slot_pf0_has(const struct bdf *b, const char *attr, char pf0[BDF_MAX])
+{
+	struct bdf zero = *b;
+	char *path;
+	bool has;
+
+	zero.fn = 0;
+	bdf_format(&zero, pf0);
+	path = xasprintf("%s/%s/tsm/%s", PCI_DEVICES, pf0, attr);
+	has = sysfs_exists(path);
+	free(path);
+	return has;
+}
+
 /* Why a function shows no tsm/connect (ABI.md §1.2 visibility, §2.1, §2.2). */
 static char *explain_no_group(const struct tsm_snapshot *now, const struct pci_func *f,
 			      const struct action_plan *plan)
 {
 	const char *attr = action_name(plan->action);
 	char *links = tsm_names(now, true), *all = tsm_names(now, false), *msg;
+	char pf0[BDF_MAX];
 	struct bdf b;
 
 	if (!action_device_present(plan->bdf))
@@ -300,14 +357,18 @@ static char *explain_no_group(const struct tsm_snapshot *now, const struct pci_f
 	else if (f && f->dsm && *f->dsm)
 		msg = xasprintf("a dependent function has no tsm/%s: its DSM %s manages it; "
 				"%s %s instead", attr, f->dsm, attr, f->dsm);
-	else if (!bdf_parse(plan->bdf, &b) && b.fn != 0) {
-		char pf0[BDF_MAX];
-
-		b.fn = 0;
-		bdf_format(&b, pf0);
+	else if (render_pcie_type(f) && (streq(render_pcie_type(f), "root_port") ||
+					   streq(render_pcie_type(f), "downstream_port")))
+		msg = xasprintf("has no tsm/%s: it is a %s, one partner of the streams of the "
+				"devices below it; the kernel %ss the device (function 0 of the "
+				"endpoint or switch upstream port below)", attr,
+				streq(render_pcie_type(f), "root_port") ? "root port" :
+				"switch downstream port", attr);
+	else if (!bdf_parse(plan->bdf, &b) && b.fn != 0 && slot_pf0_has(&b, attr, pf0))
+		/* only a function 0 that is there and has the attribute is worth naming */
 		msg = xasprintf("has no tsm/%s: the kernel connects a slot through its function 0 "
 				"(%s), and that covers the other functions", attr, pf0);
-	} else
+	else
 		msg = xasprintf("has no tsm/%s: the kernel offers it only on function 0 of a PCIe "
 				"endpoint, switch upstream port or RCiEP with IDE or TEE-IO "
 				"(see 'tsmctl devices --all')", attr);
@@ -319,9 +380,8 @@ static char *explain_no_group(const struct tsm_snapshot *now, const struct pci_f
 static char *explain_connect(const struct action_plan *plan, const struct tsm_snapshot *now,
 			     const struct pci_func *f)
 {
-	const struct tsm *t = snapshot_find_tsm(now, plan->tsm);
-	char *links = NULL, *all = NULL, *msg;
 	int err = -plan->err;
+	char *msg;
 
 	switch (err) {
 	case EBUSY:
@@ -330,38 +390,46 @@ static char *explain_connect(const struct action_plan *plan, const struct tsm_sn
 		else if (func_connected(f))
 			msg = xasprintf("already connected to %s; to move it to %s, first run "
 					"'tsmctl disconnect %s'", f->connect, plan->tsm, plan->bdf);
-		else
-			msg = xasprintf("%s found no free Stream ID for a new stream on %s (all in "
-					"use, or one is held by a stream that was enabled at boot); "
-					"disconnect another device there first", plan->tsm,
+		else if (f && render_lock_holder(f))
+			msg = xasprintf("locked to %s (TDISP, a devsec TSM's context), and a device "
+					"has one TSM context at a time: run 'tsmctl unlock %s' first",
+					render_lock_holder(f), plan->bdf);
+		else if (f && f->lock && *f->lock)
+			msg = xasprintf("has a TSM context from %s (tsm/lock names it), and a device "
+					"has one at a time", f->lock);
+		else if (plan->written)
+			/* no context to be seen: what is busy is the stream the TSM wanted */
+			msg = xasprintf("the kernel found the device busy, yet tsm/connect%s reads "
+					"empty: %s found no free Stream ID for a new stream on %s (all "
+					"in use, or one is held by a stream that was enabled at boot); "
+					"disconnect another device there first",
+					f && f->has_lock ? " and tsm/lock" : "", plan->tsm,
 					f && f->hb ? f->hb->name : "its host bridge");
+		else
+			msg = xasprintf("%s reported the device busy; see the kernel log", plan->tsm);
 		break;
 	case ENXIO:
-		links = tsm_names(now, true);
-		all = tsm_names(now, false);
-		if (!t)
-			msg = no_such_tsm(now, plan->tsm, all);
-		else if (!tsm_is_link(t))
-			msg = xasprintf("%s is a %s TSM (pci_mode), which secures devices inside a "
-					"guest (lock/accept); connect needs a link TSM%s%s", t->name,
-					t->mode ? t->mode : "non-link",
-					*links ? ": " : ", and none is registered", links);
-		else if (!f || !f->nr_doe_features)
+		msg = explain_tsm(now, plan->action, plan->tsm);
+		if (msg)
+			break;
+		if (f && f->doe_known && !f->nr_doe_features)
 			msg = xasprintf("has no DOE mailbox, so %s cannot set up an SPDM session with "
 					"it (no doe_features)", plan->tsm);
-		else if (!func_has_doe(f, DOE_CMA))
+		else if (f && f->doe_known && !render_has_doe(f, DOE_FEATURE_CMA))
 			msg = xasprintf("has no CMA/SPDM DOE mailbox (doe_features lacks %s), so %s "
-					"cannot authenticate it", DOE_CMA, plan->tsm);
+					"cannot authenticate it", DOE_FEATURE_CMA, plan->tsm);
 		else
 			msg = xasprintf("%s declined the device: it does not serve %s, its probe "
-					"failed, or the IDE stream did not come up SECURE and was "
+					"failed%s, or the IDE stream did not come up SECURE and was "
 					"released; see the kernel log", plan->tsm,
-					f->hb ? f->hb->name : "its host bridge");
+					f && f->hb ? f->hb->name : "its host bridge",
+					f && f->doe_known ? "" : " (no CMA/SPDM DOE mailbox? this "
+					"kernel shows no doe_features)");
 		break;
 	case EFAULT:
-		if (f && !func_has_doe(f, DOE_SSESSION)) {
+		if (f && f->doe_known && !render_has_doe(f, DOE_FEATURE_SSESSION)) {
 			msg = xasprintf("%s needs secure SPDM on the CMA mailbox, and doe_features "
-					"lacks %s (SEV-TIO requires it)", plan->tsm, DOE_SSESSION);
+					"lacks %s (SEV-TIO requires it)", plan->tsm, DOE_FEATURE_SSESSION);
 			break;
 		}
 		/* SEV-TIO reports a failed stream allocation as EFAULT */
@@ -387,8 +455,6 @@ static char *explain_connect(const struct action_plan *plan, const struct tsm_sn
 				strerror(err));
 		break;
 	}
-	free(links);
-	free(all);
 	return msg;
 }
 
@@ -399,6 +465,10 @@ static char *explain_disconnect(const struct action_plan *plan, const struct tsm
 
 	switch (err) {
 	case ENXIO:
+		if (f && render_lock_holder(f))
+			return xasprintf("not connected, but locked to %s (TDISP, a devsec TSM's "
+					 "context), which disconnect does not end: 'tsmctl unlock %s' "
+					 "does", render_lock_holder(f), plan->bdf);
 		if (plan->written)
 			return xstrdup("not connected (any more: did another process disconnect it?)");
 		return xstrdup("not connected to any TSM; nothing to disconnect");
@@ -456,18 +526,18 @@ char *action_tdisp_missing(const struct tsm_snapshot *snap)
 				"tsm/lock: the kernel offers it only on PCIe functions with "
 				"DEVCAP.TEE (see 'tsmctl devices --all')", devsec);
 	else if (!snap->nr_tsms)
-		msg = xstrdup("no PCI function has tsm/lock: either the running kernel lacks the "
-			      "TDISP guest ABI (tsm/lock, tsm/accept, tsm/unlock: proposed, not in "
-			      "v6.19), or no devsec TSM is registered (the guest's sev-guest, "
-			      "tdx-guest or arm-cca-guest driver registers one)");
+		msg = xasprintf("no PCI function has tsm/lock: either %s lacks the TDISP guest "
+				"ABI (tsm/lock, tsm/accept, tsm/unlock: proposed, not in v6.19), or "
+				"no devsec TSM is registered (the guest's sev-guest, tdx-guest or "
+				"arm-cca-guest driver registers one)", sysfs_kernel_words());
 	else if (any_mode)
 		msg = xasprintf("no devsec TSM is registered (only %s), and the kernel shows "
 				"tsm/lock only while one is: lock, accept and unlock are for "
 				"devices inside a confidential guest", all);
 	else
-		msg = xstrdup("the running kernel lacks the TDISP guest ABI: tsm/lock, tsm/accept "
-			      "and tsm/unlock are proposed, not in v6.19 (no TSM has pci_mode, no "
-			      "device has tsm/lock)");
+		msg = xasprintf("%s lacks the TDISP guest ABI: tsm/lock, tsm/accept and tsm/unlock "
+				"are proposed, not in v6.19 (no TSM has pci_mode, no device has "
+				"tsm/lock)", sysfs_kernel_words());
 	free(devsec);
 	free(all);
 	return msg;
@@ -485,7 +555,8 @@ static char *explain_no_lock(const struct tsm_snapshot *now, const struct pci_fu
 	if (missing)
 		return missing;
 	if (f && f->has_lock)
-		return xstrdup("has tsm/lock but no tsm/accept: this kernel offers no accept step");
+		return xasprintf("has tsm/lock but no tsm/accept: %s offers no accept step",
+				 sysfs_kernel_words());
 	return xstrdup("not a TDISP-capable device (no DEVCAP.TEE / no devsec TSM): it has no "
 		       "tsm/lock, which the kernel offers on PCIe functions with DEVCAP.TEE while "
 		       "a devsec TSM is registered (see 'tsmctl devices --all')");
@@ -496,7 +567,7 @@ static char *driver_advice(const struct action_plan *plan, const struct pci_func
 			   const char *why)
 {
 	char *rel = xasprintf("sys/bus/pci/drivers/%s/unbind", f->driver);
-	char *shown = action_display_path(rel);
+	char *shown = sysfs_display_path(rel);
 	char *msg = xasprintf("driver %s is bound, and %s: unbind it first (echo %s > %s)",
 			      f->driver, why, plan->bdf, shown);
 
@@ -517,9 +588,8 @@ static char *link_context(const struct pci_func *f)
 static char *explain_lock(const struct action_plan *plan, const struct tsm_snapshot *now,
 			  const struct pci_func *f)
 {
-	const struct tsm *t = snapshot_find_tsm(now, plan->tsm);
 	const char *holder = f ? render_lock_holder(f) : NULL;
-	char *devsec, *all, *ctx, *msg;
+	char *ctx, *msg;
 
 	switch (-plan->err) {
 	case EBUSY:
@@ -543,21 +613,12 @@ static char *explain_lock(const struct action_plan *plan, const struct tsm_snaps
 		return xasprintf("%s reported the device busy (another TSM context or a driver "
 				 "that has gone again?); see the kernel log", plan->tsm);
 	case ENXIO:
-		devsec = devsec_names(now);
-		all = tsm_names(now, false);
-		if (!t)
-			msg = no_such_tsm(now, plan->tsm, all);
-		else if (tsm_not_devsec(t))
-			msg = xasprintf("%s is not a devsec TSM (pci_mode %s): lock needs the "
-					"guest's devsec TSM%s%s", t->name, t->mode,
-					*devsec ? ": " : ", and none is registered", devsec);
-		else
-			msg = xasprintf("%s declined to lock the device (it does not serve %s, or "
-					"its lock op failed); see the kernel log", plan->tsm,
-					f && f->hb ? f->hb->name : "its host bridge");
-		free(devsec);
-		free(all);
-		return msg;
+		msg = explain_tsm(now, plan->action, plan->tsm);
+		if (msg)
+			return msg;
+		return xasprintf("%s declined to lock the device (it does not serve %s, or its lock "
+				 "op failed); see the kernel log", plan->tsm,
+				 f && f->hb ? f->hb->name : "its host bridge");
 	case EINVAL:
 		return xasprintf("the kernel did not accept '%s' as a TSM name", plan->tsm);
 	default:
@@ -672,26 +733,6 @@ static char *rollback_note(const struct action_plan *plan, const struct tsm_snap
 				 msg);
 	free(msg);
 	return next;
-}
-
-/* Messages quote attribute text from the tree: never let its control bytes reach a terminal. */
-static char *printable(char *msg)
-{
-	size_t n = 0;
-	char *out, *q;
-
-	for (const unsigned char *p = (const unsigned char *)msg; *p; p++)
-		n += *p < 0x20 || *p >= 0x7f ? 4 : 1;
-	out = q = xmalloc(n + 1);
-	for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
-		if (*p < 0x20 || *p >= 0x7f)
-			q += sprintf(q, "\\x%02x", *p);
-		else
-			*q++ = (char)*p;
-	}
-	*q = '\0';
-	free(msg);
-	return out;
 }
 
 static char *explain(const struct action_plan *plan, const struct tsm_snapshot *now)
@@ -812,11 +853,14 @@ static enum action_verdict verify_connect(const struct action_plan *plan,
 				  "releases it", plan->tsm, bad, plan->bdf);
 		free(bad);
 		free(failbits);
-		return VERDICT_FAILED;
+		return VERDICT_INSECURE;
 	}
+	/* an IDE Fail message received: the link is not what audit would pass (stream.ide-fail) */
 	if (failbits) {
-		*note = failbits;
-		return VERDICT_WARNING;
+		*note = xasprintf("connected to %s, but %s; 'tsmctl disconnect %s' releases the "
+				  "stream", plan->tsm, failbits, plan->bdf);
+		free(failbits);
+		return VERDICT_INSECURE;
 	}
 	if (!nr) {
 		*note = xstrdup("no IDE stream was set up (an SPDM session only)");

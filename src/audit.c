@@ -503,6 +503,24 @@ static char *connect_hint(const struct tsm_snapshot *snap, const char *bdf)
 	return xasprintf("connect it: tsmctl connect %s %s", bdf, t->name);
 }
 
+/*
+ * Why no TSM could ever connect D, from what the tree shows (ABI.md §2.1,
+ * §2.6): no CMA/SPDM DOE mailbox, or a host bridge the platform gave no IDE
+ * stream pool. NULL when nothing rules it out.
+ */
+static char *why_unconnectable(const struct pci_func *d)
+{
+	if (d->doe_known && !d->nr_doe_features)
+		return xstrdup("it has no DOE mailbox (no doe_features)");
+	if (d->doe_known && !render_has_doe(d, DOE_FEATURE_CMA))
+		return xstrdup("its DOE mailbox has no CMA/SPDM (doe_features lacks "
+			       DOE_FEATURE_CMA ")");
+	if (d->hb && d->hb->available_streams < 0 && !d->hb->available_err)
+		return xasprintf("its host bridge %s has no IDE stream pool (no "
+				 "available_secure_streams)", d->hb->name);
+	return NULL;
+}
+
 static void check_connected(struct audit_run *run, const struct audit_check *c)
 {
 	const struct tsm_snapshot *snap = run->snap;
@@ -511,6 +529,7 @@ static void check_connected(struct audit_run *run, const struct audit_check *c)
 		const struct pci_func *d = snap->funcs[i];
 		struct subject s = func_subject(d);
 		struct audit_finding *f;
+		char *why;
 
 		if (!d->has_connect)
 			continue;
@@ -526,9 +545,26 @@ static void check_connected(struct audit_run *run, const struct audit_check *c)
 			     "connected to %s, which is not registered", d->connect);
 		else if (*d->connect)
 			done(run, f, AUDIT_PASS, NULL, "connected to %s", d->connect);
+		else if (render_lock_holder(d) && required(run->opts, d->bdf))
+			done(run, f, AUDIT_FAIL,
+			     xasprintf("unlock it (tsmctl unlock %s), then connect it: a device has "
+				       "one TSM context at a time", d->bdf),
+			     "not connected: locked to %s (TDISP) (required by --require-connected)",
+			     render_lock_holder(d));
+		else if (render_lock_holder(d))
+			done(run, f, AUDIT_SKIP, xstrdup("see device.tdisp"),
+			     "locked to %s (TDISP, a devsec TSM's context): a device has one TSM "
+			     "context at a time, so no link connect", render_lock_holder(d));
 		else if (required(run->opts, d->bdf))
 			done(run, f, AUDIT_FAIL, connect_hint(snap, d->bdf),
 			     "not connected (required by --require-connected)");
+		else if (cfg_known(d) && d->cfg.tee_io && (why = why_unconnectable(d))) {
+			done(run, f, AUDIT_SKIP,
+			     xstrdup("nothing to do: a TSM authenticates a device over a CMA/SPDM DOE "
+				     "mailbox and sets up its streams from the host bridge's pool"),
+			     "TEE-IO capable (DEVCAP.TEE), but %s: no TSM can connect it", why);
+			free(why);
+		}
 		else if (cfg_known(d) && d->cfg.tee_io)
 			done(run, f, AUDIT_WARN, connect_hint(snap, d->bdf),
 			     "TEE-IO capable (DEVCAP.TEE) but not connected to a TSM");

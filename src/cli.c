@@ -12,6 +12,7 @@
 #include "tsmctl/util.h"
 
 const char *tsmctl_sysroot;
+bool tsmctl_sysroot_from_env;
 bool tsmctl_verbose;
 
 static const struct opt_def opt_table[] = {
@@ -26,6 +27,7 @@ static const struct opt_def opt_table[] = {
 	{ OPT_NOHEADINGS, "noheadings", no_argument, NULL, "don't print headings" },
 	{ OPT_RAW, "raw", no_argument, NULL, "use the raw output format" },
 	{ OPT_PAIRS, "pairs", no_argument, NULL, "use the key=\"value\" output format" },
+	{ OPT_SHELL, "shell", no_argument, NULL, "use column names usable as shell variables (-P: HOST_BRIDGE=)" },
 	{ OPT_DRY_RUN, "dry-run", no_argument, NULL, "say what would be written where; change nothing" },
 	{ OPT_KEEP_GOING, "keep-going", no_argument, NULL, "go on with the next target after a failure" },
 	{ OPT_STRICT, "strict", no_argument, NULL, "treat 'already done' (or warnings) as failure" },
@@ -46,9 +48,9 @@ static const struct opt_def opt_table[] = {
 	{ OPT_INTERVAL, "interval", required_argument, "SECONDS", "re-read the state every SECONDS" },
 	{ OPT_EXIT_ON_FAIL, "exit-on-fail", no_argument, NULL, "exit non-zero at the first failure event" },
 	{ OPT_COUNT, "count", required_argument, "N", "stop after N intervals" },
-	{ OPT_OUTPUT_FILE, "output-file", required_argument, "FILE", "write to FILE atomically (temporary file, rename)" },
+	{ OPT_OUTPUT_FILE, "output-file", required_argument, "FILE", "write to FILE atomically (temporary file, rename; '-': stdout)" },
 	{ OPT_SYSROOT, "sysroot", required_argument, "DIR", "use DIR as the root of /sys (env TSMCTL_SYSROOT)" },
-	{ OPT_VERBOSE, "verbose", no_argument, NULL, "more detail; print sysfs paths written" },
+	{ OPT_VERBOSE, "verbose", no_argument, NULL, "say on stderr which links leave the root" },
 	{ OPT_HELP, "help", no_argument, NULL, "display this help" },
 	{ OPT_VERSION, "version", no_argument, NULL, "display version" },
 };
@@ -83,8 +85,9 @@ static bool cmd_accepts(const struct cmd_def *cmd, int id)
 	return false;
 }
 
-static void print_opt(FILE *out, const struct opt_def *o)
+static void print_opt(FILE *out, const struct cmd_def *cmd, const struct opt_def *o)
 {
+	const char *help = o->id == OPT_VERBOSE && cmd->verbose_help ? cmd->verbose_help : o->help;
 	char buf[64];
 
 	if (o->id < 0x100)
@@ -93,7 +96,7 @@ static void print_opt(FILE *out, const struct opt_def *o)
 	else
 		snprintf(buf, sizeof(buf), "    --%s%s%s", o->name,
 			 o->arg ? " " : "", o->arg ? o->arg : "");
-	fprintf(out, " %-28s %s\n", buf, o->help);
+	fprintf(out, " %-28s %s\n", buf, help);
 }
 
 void cmd_print_options(FILE *out, const struct cmd_def *cmd)
@@ -115,12 +118,12 @@ void cmd_usage(FILE *out, const struct cmd_def *cmd)
 		cmd->args ? " " : "", cmd->args ? cmd->args : "", cmd->description);
 	fputs("\nOptions:\n", out);
 	for (const int *p = cmd->opts; p && *p; p++)
-		print_opt(out, opt_lookup(*p));
-	print_opt(out, opt_lookup(OPT_SYSROOT));
-	print_opt(out, opt_lookup(OPT_VERBOSE));
+		print_opt(out, cmd, opt_lookup(*p));
+	print_opt(out, cmd, opt_lookup(OPT_SYSROOT));
+	print_opt(out, cmd, opt_lookup(OPT_VERBOSE));
 	fputs("\n", out);
-	print_opt(out, opt_lookup(OPT_HELP));
-	print_opt(out, opt_lookup(OPT_VERSION));
+	print_opt(out, cmd, opt_lookup(OPT_HELP));
+	print_opt(out, cmd, opt_lookup(OPT_VERSION));
 	if (cmd->ncols) {
 		fputs("\nAvailable output columns:\n", out);
 		columns_print_help(out, cmd->cols, cmd->ncols);
@@ -131,13 +134,98 @@ void cmd_usage(FILE *out, const struct cmd_def *cmd)
 int usage_error(const struct cmd_def *cmd, const char *fmt, ...)
 {
 	va_list ap;
+	char *msg;
 
-	fprintf(stderr, "tsmctl%s%s: ", cmd ? " " : "", cmd ? cmd->name : "");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	va_end(ap);
-	fprintf(stderr, "\nTry 'tsmctl%s%s --help'.\n", cmd ? " " : "", cmd ? cmd->name : "");
+	print_error("tsmctl%s%s: %s", cmd ? " " : "", cmd ? cmd->name : "", msg ? msg : fmt);
+	fprintf(stderr, "Try 'tsmctl%s%s --help'.\n", cmd ? " " : "", cmd ? cmd->name : "");
+	free(msg);
 	return EXIT_USAGE;
+}
+
+int option_error(const struct cmd_def *cmd, const struct option *longopts, const char *arg,
+		 int optopt, bool missing)
+{
+	char *name, *list = NULL;
+	size_t len, matches = 0;
+	bool exact = false;
+	int rc;
+
+	if (!startswith(arg, "--")) {
+		if (missing)
+			return usage_error(cmd, "option '-%c' requires an argument", optopt);
+		if (optopt > 0x20 && optopt < 0x7f)
+			return usage_error(cmd, "invalid option '-%c'", optopt);
+		return usage_error(cmd, "invalid option '%s'", arg);
+	}
+	len = strcspn(arg + 2, "=");
+	name = xstrndup(arg + 2, len);
+	if (missing) {
+		rc = usage_error(cmd, "option '--%s' requires an argument", name);
+		free(name);
+		return rc;
+	}
+	for (const struct option *o = longopts; o->name; o++) {
+		char *next;
+
+		if (strncmp(o->name, name, len))
+			continue;
+		exact |= strlen(o->name) == len;
+		next = xasprintf("%s '--%s'", list ? list : "", o->name);
+		free(list);
+		list = next;
+		matches++;
+	}
+	if (exact)
+		rc = usage_error(cmd, "option '--%s' doesn't allow an argument", name);
+	else if (matches > 1)
+		rc = usage_error(cmd, "option '--%s' is ambiguous; possibilities:%s", name, list);
+	else
+		rc = usage_error(cmd, "unrecognized option '--%s'", name);
+	free(list);
+	free(name);
+	return rc;
+}
+
+void print_version(void)
+{
+	if (*TSMCTL_GIT)
+		printf("tsmctl %s (git %s)\n", TSMCTL_VERSION, TSMCTL_GIT);
+	else
+		printf("tsmctl %s\n", TSMCTL_VERSION);
+}
+
+int parse_decimal(const char *s, unsigned long long max, unsigned long long *out)
+{
+	unsigned long long v = 0;
+
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		if (v > (max - (unsigned)(*s - '0')) / 10)
+			return -ERANGE;
+		v = v * 10 + (unsigned)(*s - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+int parse_seconds(const char *s, double max, double *out)
+{
+	size_t whole = strspn(s, "0123456789"), frac = 0;
+
+	/* "2", "0.5", ".5", "2.": no sign, exponent, hex, inf or blanks (strtod takes them all) */
+	if (s[whole] == '.')
+		frac = strspn(s + whole + 1, "0123456789") + 1;
+	if (whole + frac == 0 || (whole == 0 && frac == 1) || s[whole + frac])
+		return -EINVAL;
+	*out = strtod(s, NULL);
+	return *out > max ? -ERANGE : 0;
 }
 
 static void filter_add(struct filter *f, const char *v)
@@ -146,10 +234,32 @@ static void filter_add(struct filter *f, const char *v)
 	f->v[f->n++] = xstrdup(v);
 }
 
+/* "41:00" or "0000:41:00", lspci -s's slot: "0000:41:00.*" into BUF; 0 or -EINVAL. */
+static int slot_canonical(const char *tok, char buf[BDF_MAX])
+{
+	char with_fn[BDF_MAX + 2];
+
+	if (strchr(tok, '.') || strlen(tok) >= BDF_MAX)
+		return -EINVAL;
+	snprintf(with_fn, sizeof(with_fn), "%s.0", tok);
+	if (bdf_canonical(with_fn, buf))
+		return -EINVAL;
+	buf[strlen(buf) - 1] = '*';
+	return 0;
+}
+
+static bool is_slot(const char *v)
+{
+	size_t n = strlen(v);
+
+	return n > 2 && v[n - 1] == '*' && v[n - 2] == '.';
+}
+
 /* Split a -d/-t/-b value on commas and blanks; canonicalise each element. */
 static int filter_parse(const struct cmd_def *cmd, struct filter *f, int id, const char *arg)
 {
 	char *copy = xstrdup(arg), *save = NULL;
+	bool any = false;
 	int rc = -1;
 
 	for (char *tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
@@ -157,6 +267,7 @@ static int filter_parse(const struct cmd_def *cmd, struct filter *f, int id, con
 		unsigned int a, b;
 		int tid;
 
+		any = true;
 		if (streq(tok, "all")) {
 			strv_free(f->v, f->n);
 			f->v = NULL;
@@ -164,8 +275,9 @@ static int filter_parse(const struct cmd_def *cmd, struct filter *f, int id, con
 			goto out;
 		}
 		if (id == OPT_DEVICE) {
-			if (bdf_canonical(tok, canon)) {
-				rc = usage_error(cmd, "invalid PCI address '%s' (expected [DDDD:]BB:DD.F)", tok);
+			if (bdf_canonical(tok, canon) && slot_canonical(tok, canon)) {
+				rc = usage_error(cmd, "invalid PCI address '%s' (expected [DDDD:]BB:DD.F, "
+						 "or [DDDD:]BB:DD for every function of a slot)", tok);
 				goto out;
 			}
 			filter_add(f, canon);
@@ -183,6 +295,10 @@ static int filter_parse(const struct cmd_def *cmd, struct filter *f, int id, con
 			filter_add(f, tok);
 		}
 	}
+	/* an unset shell variable must not turn "only this one" into "everything" */
+	if (!any)
+		rc = usage_error(cmd, "--%s needs a value (a list of names, or 'all')",
+				 opt_lookup(id)->name);
 out:
 	free(copy);
 	return rc;
@@ -194,9 +310,14 @@ bool filter_match(const struct filter *f, const char *name)
 		return true;
 	if (!name)
 		return false;
-	for (size_t i = 0; i < f->n; i++)
+	for (size_t i = 0; i < f->n; i++) {
 		if (streq(f->v[i], name))
 			return true;
+		/* a slot: "0000:41:00.*" matches "0000:41:00.F" */
+		if (is_slot(f->v[i]) && !strncmp(f->v[i], name, strlen(f->v[i]) - 1) &&
+		    strlen(name) == strlen(f->v[i]))
+			return true;
+	}
 	return false;
 }
 
@@ -237,6 +358,7 @@ int cmd_parse(struct cmd_ctx *ctx, const struct cmd_def *cmd, int argc, char **a
 		case OPT_JSON: ctx->out.json = true; break;
 		case OPT_RAW: ctx->out.raw = true; break;
 		case OPT_PAIRS: ctx->out.pairs = true; break;
+		case OPT_SHELL: ctx->out.shellvar = true; break;
 		case OPT_NOHEADINGS: ctx->out.noheadings = true; break;
 		case OPT_OUTPUT: ctx->output_arg = optarg; break;
 		case OPT_OUTPUT_ALL: ctx->output_all = true; break;
@@ -249,7 +371,12 @@ int cmd_parse(struct cmd_ctx *ctx, const struct cmd_def *cmd, int argc, char **a
 		case OPT_SHORT: ctx->shrt = true; break;
 		case OPT_REQUIRE_CONNECTED: ctx->require_connected = optarg; break;
 		case OPT_LIST_CHECKS: ctx->list_checks = true; break;
-		case OPT_SYSROOT: tsmctl_sysroot = optarg; break;
+		case OPT_SYSROOT:
+			if (!*optarg)
+				return usage_error(cmd, "--sysroot needs a directory");
+			tsmctl_sysroot = optarg;
+			tsmctl_sysroot_from_env = false;
+			break;
 		case OPT_NONCE: ctx->nonce = optarg; break;
 		case OPT_INBLOB: ctx->inblob = optarg; break;
 		case OPT_PRIVLEVEL: ctx->privlevel = optarg; break;
@@ -264,14 +391,11 @@ int cmd_parse(struct cmd_ctx *ctx, const struct cmd_def *cmd, int argc, char **a
 		case OPT_EXIT_ON_FAIL: ctx->exit_on_fail = true; break;
 		case OPT_COUNT: ctx->count = optarg; break;
 		case OPT_OUTPUT_FILE: ctx->output_file = optarg; break;
-		case OPT_WAIT: {
-			char *end;
-
-			ctx->wait_seconds = strtod(optarg, &end);
-			if (*end || end == optarg || ctx->wait_seconds < 0 || ctx->wait_seconds > 86400)
-				return usage_error(cmd, "invalid --wait value '%s' (seconds, 0-86400)", optarg);
+		case OPT_WAIT:
+			if (parse_seconds(optarg, 86400, &ctx->wait_seconds))
+				return usage_error(cmd, "invalid --wait value '%s' (decimal seconds, "
+						   "0-86400)", optarg);
 			break;
-		}
 		case OPT_DEVICE:
 		case OPT_TSM:
 		case OPT_HOST_BRIDGE:
@@ -284,16 +408,21 @@ int cmd_parse(struct cmd_ctx *ctx, const struct cmd_def *cmd, int argc, char **a
 			cmd_usage(stdout, cmd);
 			return EXIT_OK;
 		case OPT_VERSION:
-			printf("tsmctl %s\n", TSMCTL_VERSION);
+			print_version();
 			return EXIT_OK;
-		case ':':
-			return usage_error(cmd, "option '%s' requires an argument", argv[optind - 1]);
 		default:
-			return usage_error(cmd, "unrecognized option '%s'", argv[optind - 1]);
+			return option_error(cmd, longopts, argv[optind - 1], optopt, c == ':');
 		}
 	}
 	if ((ctx->out.json + ctx->out.raw + ctx->out.pairs) > 1)
 		return usage_error(cmd, "--json, --raw and --pairs are mutually exclusive");
+	/* the JSON document always holds every key: a table option there would be ignored */
+	if (ctx->out.json && (ctx->output_arg || ctx->output_all || ctx->out.noheadings ||
+			      ctx->out.shellvar))
+		return usage_error(cmd, "--json takes no %s: the document always has every key "
+				   "(see tsmctl(8), JSON)", ctx->output_arg ? "--output" :
+				   ctx->output_all ? "--output-all" : ctx->out.noheadings ?
+				   "--noheadings" : "--shell");
 	return -1;
 }
 
@@ -307,44 +436,114 @@ void cmd_ctx_free(struct cmd_ctx *ctx)
 
 int view_columns(struct cmd_ctx *ctx, const int *defaults, size_t ndefaults)
 {
+	char *why = NULL;
+	int rc;
+
 	if (ctx->list_columns) {
-		columns_print_help(stdout, ctx->cmd->cols, ctx->cmd->ncols);
+		if (ctx->out.json)
+			columns_print_json(stdout, ctx->cmd->cols, ctx->cmd->ncols);
+		else
+			columns_print_help(stdout, ctx->cmd->cols, ctx->cmd->ncols);
 		return EXIT_OK;
 	}
 	if (ctx->nargs)
 		return usage_error(ctx->cmd, "unexpected argument '%s'", ctx->args[0]);
-	if (columns_select(&ctx->out, ctx->cmd->cols, ctx->cmd->ncols, defaults, ndefaults,
-			   ctx->output_arg, ctx->output_all))
-		return usage_error(ctx->cmd, "invalid --output list");
-	return -1;
+	if (!columns_select(&ctx->out, ctx->cmd->cols, ctx->cmd->ncols, defaults, ndefaults,
+			    ctx->output_arg, ctx->output_all, &why))
+		return -1;
+	rc = usage_error(ctx->cmd, "--output: %s", why);
+	free(why);
+	return rc;
+}
+
+/* Does any PCI function of the slot "DDDD:BB:DD.*" exist? */
+static bool slot_exists(const char *slot)
+{
+	bool found = false;
+	char **names;
+	size_t n;
+
+	if (sysfs_list("sys/bus/pci/devices", &names, &n))
+		return false;
+	for (size_t i = 0; i < n && !found; i++)
+		found = strlen(names[i]) == strlen(slot) && !strncmp(names[i], slot, strlen(slot) - 1);
+	strv_free(names, n);
+	return found;
+}
+
+static bool device_exists(const char *v)
+{
+	char *path;
+	bool ok;
+
+	if (is_slot(v))
+		return slot_exists(v);
+	path = path_join("sys/bus/pci/devices", v);
+	ok = sysfs_exists(path);
+	free(path);
+	return ok;
+}
+
+/* " -d A,B" appended to ACC; a slot "0000:41:00.*" shown as the user wrote it, "0000:41:00". */
+static char *filter_text(const struct filter *f, const char *opt, char *acc)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		int len = (int)(strlen(f->v[i]) - (is_slot(f->v[i]) ? 2 : 0));
+		char *next = i ? xasprintf("%s,%.*s", acc, len, f->v[i]) :
+			     xasprintf("%s%s%s %.*s", acc, *acc ? " " : "", opt, len, f->v[i]);
+
+		free(acc);
+		acc = next;
+	}
+	return acc;
+}
+
+bool filters_active(const struct cmd_ctx *ctx)
+{
+	return filter_active(&ctx->devices) || filter_active(&ctx->tsms) ||
+	       filter_active(&ctx->hbs);
+}
+
+void filters_matched_nothing(const struct cmd_ctx *ctx, const char *what, const char *reason)
+{
+	char *given = filter_text(&ctx->hbs, "-b", filter_text(&ctx->tsms, "-t",
+				  filter_text(&ctx->devices, "-d", xstrdup(""))));
+
+	print_error("tsmctl %s: no %s matches %s%s%s", ctx->cmd->name, what, given,
+		    reason ? ": " : "", reason ? reason : "");
+	free(given);
+}
+
+/* Nothing found for a filter: the message, and with -J the (empty) document all the same. */
+static int no_such(const struct cmd_ctx *ctx, const char *name, const char *what)
+{
+	print_error("tsmctl %s: %s: no such %s", ctx->cmd->name, name, what);
+	if (ctx->out.json && ctx->cmd->json_name) {
+		json_list_begin(stdout, ctx->cmd->json_name);
+		json_list_end(stdout);
+	}
+	return EXIT_FAIL;
 }
 
 /* Filters that name objects the tree does not have are errors, not empty results. */
 int filters_check(struct cmd_ctx *ctx, const struct tsm_snapshot *snap)
 {
 	for (size_t i = 0; i < ctx->devices.n; i++) {
-		char *path = path_join("sys/bus/pci/devices", ctx->devices.v[i]);
-		bool ok = sysfs_exists(path);
+		const char *v = ctx->devices.v[i];
 
-		free(path);
-		if (!ok) {
-			fprintf(stderr, "tsmctl %s: %s: no such PCI device\n", ctx->cmd->name,
-				ctx->devices.v[i]);
-			return EXIT_FAIL;
+		if (!device_exists(v)) {
+			char *shown = xstrndup(v, strlen(v) - (is_slot(v) ? 2 : 0));
+			int rc = no_such(ctx, shown, is_slot(v) ? "PCI slot" : "PCI device");
+
+			free(shown);
+			return rc;
 		}
 	}
-	for (size_t i = 0; i < ctx->tsms.n; i++) {
-		if (!snapshot_find_tsm(snap, ctx->tsms.v[i])) {
-			fprintf(stderr, "tsmctl %s: %s: no such TSM\n", ctx->cmd->name, ctx->tsms.v[i]);
-			return EXIT_FAIL;
-		}
-	}
-	for (size_t i = 0; i < ctx->hbs.n; i++) {
-		if (!snapshot_find_hb(snap, ctx->hbs.v[i])) {
-			fprintf(stderr, "tsmctl %s: %s: no such host bridge\n", ctx->cmd->name,
-				ctx->hbs.v[i]);
-			return EXIT_FAIL;
-		}
-	}
+	for (size_t i = 0; i < ctx->tsms.n; i++)
+		if (!snapshot_find_tsm(snap, ctx->tsms.v[i]))
+			return no_such(ctx, ctx->tsms.v[i], "TSM");
+	for (size_t i = 0; i < ctx->hbs.n; i++)
+		if (!snapshot_find_hb(snap, ctx->hbs.v[i]))
+			return no_such(ctx, ctx->hbs.v[i], "host bridge");
 	return -1;
 }

@@ -77,20 +77,10 @@ static bool finding_selected(const struct cmd_ctx *ctx, const struct audit_findi
 /* Print S with controls and non-UTF-8 bytes escaped: sysfs values end up in messages. */
 static void put_text(FILE *out, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	char *shown = text_escape(s);
 
-	while (p && *p) {
-		size_t n = *p < 0x20 || *p == 0x7f ? 0 : utf8_seq(p);
-
-		if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)
-			n = 0;	/* C1 controls (U+0080-U+009F, CSI among them) */
-		if (!n) {
-			fprintf(out, "\\x%02x", *p++);
-			continue;
-		}
-		fwrite(p, 1, n, out);
-		p += n;
-	}
+	fputs(shown, out);
+	free(shown);
 }
 
 /* Display width of UTF-8 text (the tree glyphs are one column each). */
@@ -424,7 +414,7 @@ static int run_audit(struct cmd_ctx *ctx)
 		print_short(&v);
 	else
 		print_tree(&v);
-	printf("%zu check%s: %zu pass, %zu warn, %zu fail, %zu skip, %zu needs-root\n",
+	printf("%zu result%s: %zu pass, %zu warn, %zu fail, %zu skip, %zu needs-root\n",
 	       total, total == 1 ? "" : "s", count[AUDIT_PASS], count[AUDIT_WARN],
 	       count[AUDIT_FAIL], count[AUDIT_SKIP], count[AUDIT_NEEDS_ROOT]);
 	rc = count[AUDIT_FAIL] ? EXIT_FAIL : EXIT_OK;
@@ -447,5 +437,6 @@ const struct cmd_def cmd_audit = {
 		       "A check whose parent failed or was skipped is skipped. Exit status 0 when\n"
 		       "nothing failed (warnings allowed, unless --strict), 1 when a check failed",
 	.opts = audit_opts_list,
+	.verbose_help = "show each check's description and each result's hint",
 	.run = run_audit,
 };

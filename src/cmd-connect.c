@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "tsmctl/output.h"
 #include "tsmctl/render.h"
 #include "tsmctl/snapshot.h"
+#include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
 
 /* What the checks and the report read; scanned again after every store. */
@@ -26,7 +28,9 @@
 
 enum result {
 	RESULT_OK,
-	RESULT_ALREADY,
+	RESULT_ALREADY,		/* the state asked for holds already: nothing written */
+	RESULT_DRY_RUN,		/* --dry-run: the store would be made */
+	RESULT_INSECURE,	/* connected, but a stream is not SECURE or reports IDE_FAIL */
 	RESULT_FAILED,
 	RESULT_SKIPPED,
 };
@@ -34,9 +38,17 @@ enum result {
 static const char *const result_names[] = {
 	[RESULT_OK] = "ok",
 	[RESULT_ALREADY] = "already",
+	[RESULT_DRY_RUN] = "dry-run",
+	[RESULT_INSECURE] = "insecure",
 	[RESULT_FAILED] = "failed",
 	[RESULT_SKIPPED] = "skipped",
 };
+
+/* A failed target: one that makes the command exit 1 and stops a batch without --keep-going. */
+static bool result_failed(enum result r)
+{
+	return r == RESULT_FAILED || r == RESULT_INSECURE;
+}
 
 /* The words of one verb. */
 struct verb {
@@ -115,7 +127,28 @@ static void batch_free(struct batch *b)
 	free(b->targets);
 }
 
-/* A device argument: hex digits, ':' and '.' only, the strict parser, and a device behind it. */
+/* Refused before any device is tried: the message, and with -J the (empty) results document. */
+static int fail_up_front(const struct batch *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int fail_up_front(const struct batch *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprint_error(fmt, ap);
+	va_end(ap);
+	if (b->ctx->out.json) {
+		json_list_begin(stdout, "results");
+		json_list_end(stdout);
+	}
+	return EXIT_FAIL;
+}
+
+/*
+ * A device argument: hex digits, ':' and '.' only and the strict parser
+ * (else a usage error); a well-formed address naming no device is exit 1,
+ * as for the filters: the tree, not the command line, lacks it.
+ */
 static int add_bdf_arg(struct batch *b, const char *arg)
 {
 	const struct cmd_def *cmd = b->ctx->cmd;
@@ -127,12 +160,17 @@ static int add_bdf_arg(struct batch *b, const char *arg)
 	for (size_t i = 0; i < b->n; i++)
 		if (streq(b->targets[i].bdf, canon))
 			return usage_error(cmd, "%s is given twice", canon);
-	if (!action_device_present(canon)) {
-		fprintf(stderr, "tsmctl %s: %s: no such PCI device (see 'tsmctl devices --all')\n",
-			cmd->name, canon);
-		return EXIT_USAGE;
-	}
 	target_add(b, canon);
+	return -1;
+}
+
+/* Every device named exists (checked once the syntax of all arguments is known good). */
+static int check_targets_exist(const struct batch *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if (!action_device_present(b->targets[i].bdf))
+			return fail_up_front(b, "tsmctl %s: %s: no such PCI device (see 'tsmctl "
+					     "devices --all')", verb_name(b), b->targets[i].bdf);
 	return -1;
 }
 
@@ -301,9 +339,23 @@ static void report_tdisp(struct target *t, const struct pci_func *f)
 
 static char *already_message(enum tsm_action action, const char *tsm)
 {
-	if (action == ACTION_ACCEPT)
+	switch (action) {
+	case ACTION_ACCEPT:
 		return xasprintf("already accepted (locked to %s)", tsm);
-	return xasprintf("already %s to %s", action == ACTION_LOCK ? "locked" : "connected", tsm);
+	case ACTION_DISCONNECT:
+		return xstrdup("not connected");
+	case ACTION_UNLOCK:
+		return xstrdup("not locked");
+	default:
+		return xasprintf("already %s to %s", action == ACTION_LOCK ? "locked" : "connected",
+				 tsm);
+	}
+}
+
+/* The errno --strict gives a target that was done already: the kernel's for the store. */
+static int already_errno(enum tsm_action action)
+{
+	return action == ACTION_DISCONNECT ? -ENXIO : action == ACTION_UNLOCK ? -EINVAL : -EBUSY;
 }
 
 /* "connected to tsm0", "accepted (locked to tsm0)" */
@@ -357,23 +409,25 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 	}
 	f = snapshot_find_func(now, t->bdf);
 	t->tsm = plan.tsm ? xstrdup(plan.tsm) : NULL;
+	/* EINTR after the store: the signal came while the kernel held it, and it completed */
+	if (plan.written && (!plan.err || plan.err == -EINTR))
+		verdict = action_verify(&plan, snap, now, &note);
 	if (!plan.err && plan.already) {
 		if (ctx->strict) {
-			plan.err = -EBUSY;
-			set_result(t, RESULT_FAILED, -EBUSY,
+			plan.err = already_errno(action);
+			set_result(t, RESULT_FAILED, plan.err,
 				   with_note(action_explain(&plan, now), xstrdup(STRICT_NOTE)));
 		} else {
 			set_result(t, RESULT_ALREADY, 0, already_message(action, plan.tsm));
 		}
 	} else if (!plan.err && ctx->dry_run) {
-		char *shown = action_display_path(plan.path);
+		char *shown = sysfs_display_path(plan.path);
 
-		set_result(t, RESULT_OK, 0, xasprintf("would write '%s' to %s", plan.value, shown));
+		set_result(t, RESULT_DRY_RUN, 0, xasprintf("would write '%s' to %s", plan.value,
+							   shown));
 		free(shown);
 	} else if (plan.written && (!plan.err || plan.err == -EINTR) &&
-		   (verdict = action_verify(&plan, snap, now, &note)) != VERDICT_FAILED &&
-		   !(verdict == VERDICT_WARNING && ctx->strict)) {
-		/* EINTR here: the signal came while the kernel held the store, which it completed. */
+		   (verdict == VERDICT_OK || (verdict == VERDICT_WARNING && !ctx->strict))) {
 		set_result(t, RESULT_OK, 0, done_message(b, plan.tsm));
 		t->warning = note;
 		note = NULL;
@@ -383,8 +437,9 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 		set_result(t, RESULT_FAILED, 0, with_note(xasprintf("%s, but %s", done, note),
 							  xstrdup(STRICT_NOTE)));
 		free(done);
-	} else if (plan.written && !plan.err) {
-		set_result(t, RESULT_FAILED, 0, note);
+	} else if (plan.written && (!plan.err || plan.err == -EINTR) && verdict != VERDICT_OK) {
+		/* INSECURE (connected, not secure) or FAILED (the kernel does not show it done) */
+		set_result(t, verdict == VERDICT_INSECURE ? RESULT_INSECURE : RESULT_FAILED, 0, note);
 		note = NULL;
 	} else if (plan.written && plan.err == -EBUSY && f &&
 		   ((action == ACTION_CONNECT && streq(f->connect, plan.tsm)) ||
@@ -411,7 +466,7 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 		report_tdisp(t, f);
 	else
 		report_streams(t, snap, now, action == ACTION_DISCONNECT &&
-			       t->result == RESULT_OK && !ctx->dry_run);
+			       t->result == RESULT_OK);
 	if (plan.written) {
 		snapshot_free(snap);
 		*snap = after;
@@ -424,13 +479,14 @@ static void print_target(const struct batch *b, const struct target *t)
 	const char *errname = t->err ? err_name(-t->err) : NULL;
 	bool dry = b->ctx->dry_run;
 
-	if (t->result == RESULT_FAILED) {
+	if (result_failed(t->result)) {
+		/* the message is escaped already (action_explain, action_verify) */
 		fprintf(stderr, "tsmctl %s %s: %s%s%s%s\n", verb_name(b), t->bdf, t->message,
 			errname ? " (" : "", errname ? errname : "", errname ? ")" : "");
 		if (b->ctx->out.json)
 			return;
-		printf("%s: failed%s%s%s", t->bdf, errname ? " (" : "", errname ? errname : "",
-		       errname ? ")" : "");
+		printf("%s: %s%s%s%s", t->bdf, result_names[t->result], errname ? " (" : "",
+		       errname ? errname : "", errname ? ")" : "");
 		if (t->streams_text)
 			printf(": %s", t->streams_text);
 		putchar('\n');
@@ -449,7 +505,8 @@ static void print_target(const struct batch *b, const struct target *t)
 		printf(": %s", t->streams_text);
 	else if (t->streams_text)
 		printf(dry ? "; would remove %s" : "; removed %s", t->streams_text);
-	if (b->verb->action == ACTION_DISCONNECT && t->available >= 0 && !dry)
+	if (b->verb->action == ACTION_DISCONNECT && t->available >= 0 && !dry &&
+	    t->result == RESULT_OK)
 		printf("; %lld secure streams available", t->available);
 	if (t->warning)
 		printf("; warning: %s", t->warning);
@@ -491,8 +548,9 @@ static void print_summary(const struct batch *b)
 {
 	size_t count[ARRAY_SIZE(result_names)] = { 0 };
 	char *extra = xstrdup("");
-	static const enum result shown[] = { RESULT_ALREADY, RESULT_FAILED, RESULT_SKIPPED };
-	static const char *const words[] = { "already", "failed", "skipped" };
+	static const enum result shown[] = { RESULT_ALREADY, RESULT_INSECURE, RESULT_FAILED,
+					     RESULT_SKIPPED };
+	static const char *const words[] = { "already", "insecure", "failed", "skipped" };
 
 	for (size_t i = 0; i < b->n; i++)
 		count[b->targets[i].result]++;
@@ -507,9 +565,26 @@ static void print_summary(const struct batch *b)
 	}
 	printf("%s%s %zu of %zu device%s%s%s%s\n", b->ctx->dry_run ? "would " : "",
 	       b->ctx->dry_run ? verb_name(b) : b->verb->done,
-	       count[RESULT_OK] + count[RESULT_ALREADY], b->n, b->n == 1 ? "" : "s",
+	       count[RESULT_OK] + count[RESULT_DRY_RUN] + count[RESULT_ALREADY], b->n,
+	       b->n == 1 ? "" : "s",
 	       *extra ? " (" : "", extra, *extra ? ")" : "");
 	free(extra);
+}
+
+/* A TSM named on the command line: checked once, before any device (no device can fix it). */
+static int check_tsm(const struct batch *b, const struct tsm_snapshot *snap)
+{
+	const char *errname;
+	char *why;
+	int err, rc;
+
+	why = action_check_tsm(snap, b->verb->action, b->tsm, &err);
+	if (!why)
+		return -1;
+	errname = err_name(-err);
+	rc = fail_up_front(b, "tsmctl %s %s: %s (%s)", verb_name(b), b->tsm, why, errname);
+	free(why);
+	return rc;
 }
 
 /* The TSM a skipped target would have used, for its result. */
@@ -546,18 +621,25 @@ static int run_action(struct cmd_ctx *ctx, const struct verb *verb)
 				b.tsm && b.n ? " and " : "", b.n ? "the devices' tsm/connect" : "");
 		free(bdfs);
 	}
+	rc = check_targets_exist(&b);
+	if (rc >= 0)
+		goto out;
 	snapshot_scan(&snap, ACTION_SCAN);
 	if (action_is_tdisp(verb->action)) {
 		char *missing = action_tdisp_missing(&snap);
 
 		/* Feature detection: the guest TDISP ABI is proposed (ABI.md §1.2). */
 		if (missing) {
-			fprintf(stderr, "tsmctl %s: %s\n", verb_name(&b), missing);
+			rc = fail_up_front(&b, "tsmctl %s: %s", verb_name(&b), missing);
 			free(missing);
 			snapshot_free(&snap);
-			rc = EXIT_FAIL;
 			goto out;
 		}
+	}
+	rc = check_tsm(&b, &snap);
+	if (rc >= 0) {
+		snapshot_free(&snap);
+		goto out;
 	}
 	if (ctx->all)
 		select_all(&b, &snap);
@@ -573,7 +655,7 @@ static int run_action(struct cmd_ctx *ctx, const struct verb *verb)
 			run_target(&b, &snap, t);
 		}
 		print_target(&b, t);
-		if (t->result == RESULT_FAILED) {
+		if (result_failed(t->result)) {
 			any_failed = true;
 			if (!ctx->keep_going && !failed_bdf)
 				failed_bdf = t->bdf;
@@ -624,7 +706,8 @@ static int run_unlock(struct cmd_ctx *ctx)
 
 static const int connect_opts[] = { OPT_ALL, OPT_DRY_RUN, OPT_KEEP_GOING, OPT_STRICT, OPT_WAIT,
 				    OPT_JSON, OPT_END };
-static const int disconnect_opts[] = { OPT_ALL, OPT_DRY_RUN, OPT_KEEP_GOING, OPT_JSON, OPT_END };
+static const int disconnect_opts[] = { OPT_ALL, OPT_DRY_RUN, OPT_KEEP_GOING, OPT_STRICT, OPT_JSON,
+				       OPT_END };
 
 const struct cmd_def cmd_connect = {
 	.name = "connect",
@@ -636,6 +719,7 @@ const struct cmd_def cmd_connect = {
 		       "SECURE on both partners is a failure. --all connects every unconnected\n"
 		       "device with tsm/connect",
 	.opts = connect_opts,
+	.verbose_help = "print each sysfs path written",
 	.run = run_connect,
 };
 
@@ -648,12 +732,12 @@ const struct cmd_def cmd_disconnect = {
 		       "then report the IDE streams that went away and the host bridge's\n"
 		       "available_secure_streams. --all disconnects every connected device",
 	.opts = disconnect_opts,
+	.verbose_help = "print each sysfs path written",
 	.run = run_disconnect,
 };
 
-static const int tdisp_opts[] = { OPT_ALL, OPT_DRY_RUN, OPT_KEEP_GOING, OPT_JSON, OPT_END };
-static const int lock_opts[] = { OPT_ALL, OPT_DRY_RUN, OPT_KEEP_GOING, OPT_STRICT, OPT_JSON,
-				 OPT_END };
+static const int tdisp_opts[] = { OPT_ALL, OPT_DRY_RUN, OPT_KEEP_GOING, OPT_STRICT, OPT_JSON,
+				  OPT_END };
 
 const struct cmd_def cmd_lock = {
 	.name = "lock",
@@ -664,7 +748,8 @@ const struct cmd_def cmd_lock = {
 		       "device's configuration is frozen), then report what the kernel shows.\n"
 		       "The device must have no driver bound. --all locks every unlocked device\n"
 		       "with tsm/lock that has no driver",
-	.opts = lock_opts,
+	.opts = tdisp_opts,
+	.verbose_help = "print each sysfs path written",
 	.run = run_lock,
 };
 
@@ -678,6 +763,7 @@ const struct cmd_def cmd_accept = {
 		       "and before binding its driver. --all accepts every locked, unaccepted\n"
 		       "device that has no driver",
 	.opts = tdisp_opts,
+	.verbose_help = "print each sysfs path written",
 	.run = run_accept,
 };
 
@@ -691,5 +777,6 @@ const struct cmd_def cmd_unlock = {
 		       "report what the kernel shows. The device must have no driver bound.\n"
 		       "--all unlocks every locked device",
 	.opts = tdisp_opts,
+	.verbose_help = "print each sysfs path written",
 	.run = run_unlock,
 };

@@ -47,14 +47,9 @@ static const int dev_defaults_both[] = { COL_BDF, COL_DEVICE, COL_TYPE, COL_TEE,
 					 COL_CONNECTED, COL_DSM, COL_BOUND, COL_LOCKED,
 					 COL_ACCEPTED };
 
-static bool hdr_known(const struct pci_func *f)
-{
-	return f->cfg_read && !f->cfg_err && f->cfg.header_valid;
-}
-
 static bool cfg_full(const struct pci_func *f)
 {
-	return hdr_known(f) && !f->needs_root;
+	return f->cfg_read && !f->cfg_err && f->cfg.header_valid && !f->needs_root;
 }
 
 static char *empty_null(const char *s)
@@ -68,19 +63,21 @@ static char *cell(const struct pci_func *f, int col)
 
 	switch (col) {
 	case COL_BDF: return cell_str(f->bdf);
-	case COL_VENDOR_ID: return hdr_known(f) ? cell_fmt("%04x", f->cfg.vendor_id) : NULL;
-	case COL_DEVICE_ID: return hdr_known(f) ? cell_fmt("%04x", f->cfg.device_id) : NULL;
-	case COL_VENDOR: return hdr_known(f) ? pci_vendor_name(f->cfg.vendor_id) : NULL;
+	case COL_VENDOR_ID: return f->ids_known ? cell_fmt("%04x", f->cfg.vendor_id) : NULL;
+	case COL_DEVICE_ID: return f->ids_known ? cell_fmt("%04x", f->cfg.device_id) : NULL;
+	case COL_VENDOR: return f->ids_known ? pci_vendor_name(f->cfg.vendor_id) : NULL;
 	case COL_DEVICE:
-		if (!hdr_known(f))
+		if (!f->ids_known)
 			return NULL;
 		s = pci_device_name(f->cfg.vendor_id, f->cfg.device_id);
 		return s ? s : cell_fmt("[%04x:%04x]", f->cfg.vendor_id, f->cfg.device_id);
 	case COL_TYPE: return cell_str(render_pcie_type(f));
-	case COL_TEE: return cfg_full(f) ? cell_bool(f->cfg.tee_io) : cell_str(f->needs_root ? "?" : NULL);
+	case COL_TEE:
+		return cfg_full(f) ? cell_bool(f->cfg.tee_io) :
+		       cell_str(f->needs_root || f->cfg_err ? "?" : NULL);
 	case COL_IDE:
 		s = render_ide_cap_text(f);
-		return s ? s : cell_str(f->needs_root ? "needs-root" : NULL);
+		return s ? s : cell_str(f->needs_root ? "needs-root" : f->cfg_err ? "unreadable" : NULL);
 	case COL_DOE:
 		s = xstrdup("");
 		for (size_t i = 0; i < f->nr_doe_features; i++) {
@@ -128,10 +125,32 @@ static void tree_defaults(struct cmd_ctx *ctx, const struct tsm_snapshot *snap)
 	/* the same -o argument passed view_columns() already */
 	if (link)
 		columns_select(&ctx->out, dev_columns, ARRAY_SIZE(dev_columns), dev_defaults_both,
-			       ARRAY_SIZE(dev_defaults_both), ctx->output_arg, false);
+			       ARRAY_SIZE(dev_defaults_both), ctx->output_arg, false, NULL);
 	else
 		columns_select(&ctx->out, dev_columns, ARRAY_SIZE(dev_columns), dev_defaults_guest,
-			       ARRAY_SIZE(dev_defaults_guest), ctx->output_arg, false);
+			       ARRAY_SIZE(dev_defaults_guest), ctx->output_arg, false, NULL);
+}
+
+/* The filters selected nothing: the first -d device that exists but is not in this view says why. */
+static void explain_filtered(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap)
+{
+	char *reason = NULL;
+
+	for (size_t i = 0; i < ctx->devices.n && !reason; i++) {
+		const struct pci_func *f = snapshot_find_func(snap, ctx->devices.v[i]);
+
+		if (f && f->listed)
+			continue;	/* in the view: another filter left it out */
+		if (ctx->all)
+			reason = xasprintf("%s shows neither an IDE capability nor DEVCAP.TEE-IO",
+					   ctx->devices.v[i]);
+		else if (!strchr(ctx->devices.v[i], '*'))
+			reason = xasprintf("%s has no tsm/ group: it is no TSM-capable function 0 "
+					   "(nor a connected DSM's dependent); 'tsmctl devices --all' "
+					   "shows every IDE or TEE-IO capable function", ctx->devices.v[i]);
+	}
+	filters_matched_nothing(ctx, "device", reason);
+	free(reason);
 }
 
 static int run_devices(struct cmd_ctx *ctx)
@@ -173,8 +192,13 @@ static int run_devices(struct cmd_ctx *ctx)
 		json_list_end(stdout);
 	else
 		table_print_free(tb);
-	if (!shown && !ctx->all && !filter_active(&ctx->devices) && !filter_active(&ctx->tsms) &&
-	    !filter_active(&ctx->hbs))
+	if (!shown && filters_active(ctx))
+		explain_filtered(ctx, &snap);
+	else if (!shown && ctx->all)
+		print_error("tsmctl devices: no PCIe function shows an IDE capability or DEVCAP.TEE-IO%s",
+			    snap.any_needs_root || snap.nr_cfg_unreadable ?
+			    " that tsmctl could read (see below)" : "");
+	else if (!shown)
 		explain_no_devices(&snap, "devices");
 	explain_needs_root(&snap, "devices");
 	snapshot_free(&snap);
@@ -183,7 +207,7 @@ static int run_devices(struct cmd_ctx *ctx)
 
 static const int dev_opts[] = { OPT_ALL, OPT_DEVICE, OPT_TSM, OPT_HOST_BRIDGE, OPT_JSON,
 				OPT_OUTPUT, OPT_OUTPUT_ALL, OPT_LIST_COLUMNS, OPT_NOHEADINGS,
-				OPT_RAW, OPT_PAIRS, OPT_END };
+				OPT_RAW, OPT_PAIRS, OPT_SHELL, OPT_END };
 
 const struct cmd_def cmd_devices = {
 	.name = "devices",
@@ -194,5 +218,7 @@ const struct cmd_def cmd_devices = {
 	.opts = dev_opts,
 	.cols = dev_columns,
 	.ncols = ARRAY_SIZE(dev_columns),
+	.json_name = "devices",
+	.verbose_help = "report links that leave a --sysroot tree, on stderr",
 	.run = run_devices,
 };

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* tsmctl host-bridges: stream pools and links per host bridge. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <libsmartcols.h>
 
@@ -33,15 +35,18 @@ static char *cell(const struct host_bridge *hb, int col)
 	case COL_AVAILABLE:
 		return hb->available_streams >= 0 ? cell_fmt("%lld", hb->available_streams) : NULL;
 	case COL_NSTREAMS: return cell_fmt("%zu", hb->nr_streams);
-	case COL_STREAMS:
-		s = xstrdup("");
-		for (size_t i = 0; i < hb->nr_streams; i++) {
-			char *next = xasprintf("%s%s%s", s, i ? "," : "", hb->streams[i]->name);
+	case COL_STREAMS: {
+		/* one allocation, not one per link: a host bridge can hold thousands */
+		size_t len = 1, off = 0;
 
-			free(s);
-			s = next;
-		}
+		for (size_t i = 0; i < hb->nr_streams; i++)
+			len += strlen(hb->streams[i]->name) + 1;
+		s = xmalloc(len);
+		*s = '\0';
+		for (size_t i = 0; i < hb->nr_streams; i++)
+			off += (size_t)sprintf(s + off, "%s%s", i ? "," : "", hb->streams[i]->name);
 		return s;
+	}
 	case COL_TSM: return cell_str(hb->tsm ? hb->tsm->name : NULL);
 	}
 	return NULL;
@@ -66,6 +71,7 @@ static int run_host_bridges(struct cmd_ctx *ctx)
 {
 	struct tsm_snapshot snap;
 	struct table *tb = NULL;
+	size_t shown = 0;
 	int rc = view_columns(ctx, hb_defaults, ARRAY_SIZE(hb_defaults));
 
 	if (rc >= 0)
@@ -87,6 +93,7 @@ static int run_host_bridges(struct cmd_ctx *ctx)
 		if (!filter_match(&ctx->hbs, hb->name) ||
 		    !filter_match(&ctx->tsms, hb->tsm ? hb->tsm->name : NULL))
 			continue;
+		shown++;
 		if (ctx->out.json) {
 			json_list_item(stdout, hb_json(hb));
 			continue;
@@ -102,12 +109,16 @@ static int run_host_bridges(struct cmd_ctx *ctx)
 	if (!snap.nr_hbs)
 		fprintf(stderr, "tsmctl host-bridges: no PCI host bridge (pciDDDD:BB) found below "
 			"/sys/devices\n");
+	else if (!shown)
+		filters_matched_nothing(ctx, "host bridge", filter_active(&ctx->tsms) ?
+					"no stream of that TSM uses one" : NULL);
 	snapshot_free(&snap);
 	return EXIT_OK;
 }
 
 static const int hb_opts[] = { OPT_TSM, OPT_HOST_BRIDGE, OPT_JSON, OPT_OUTPUT, OPT_OUTPUT_ALL,
-			       OPT_LIST_COLUMNS, OPT_NOHEADINGS, OPT_RAW, OPT_PAIRS, OPT_END };
+			       OPT_LIST_COLUMNS, OPT_NOHEADINGS, OPT_RAW, OPT_PAIRS, OPT_SHELL,
+			       OPT_END };
 
 const struct cmd_def cmd_host_bridges = {
 	.name = "host-bridges",
@@ -117,5 +128,7 @@ const struct cmd_def cmd_host_bridges = {
 	.opts = hb_opts,
 	.cols = hb_columns,
 	.ncols = ARRAY_SIZE(hb_columns),
+	.json_name = "host_bridges",
+	.verbose_help = "report links that leave a --sysroot tree, on stderr",
 	.run = run_host_bridges,
 };

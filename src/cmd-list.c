@@ -136,12 +136,10 @@ static int run_list(struct cmd_ctx *ctx)
 	if (rc >= 0)
 		return rc;
 	snapshot_scan(&snap, SCAN_TSMS | SCAN_STREAMS | SCAN_DEVICES);
-	for (size_t i = 0; i < ctx->tsms.n; i++) {
-		if (!snapshot_find_tsm(&snap, ctx->tsms.v[i])) {
-			fprintf(stderr, "tsmctl list: %s: no such TSM\n", ctx->tsms.v[i]);
-			snapshot_free(&snap);
-			return EXIT_FAIL;
-		}
+	rc = filters_check(ctx, &snap);
+	if (rc >= 0) {
+		snapshot_free(&snap);
+		return rc;
 	}
 	for (size_t i = 0; i < snap.nr_tsms; i++) {
 		/* the same -o argument passed view_columns() already */
@@ -149,7 +147,7 @@ static int run_list(struct cmd_ctx *ctx)
 		    (!ctx->output_arg || *ctx->output_arg == '+')) {
 			columns_select(&ctx->out, list_columns, ARRAY_SIZE(list_columns),
 				       list_defaults_devsec, ARRAY_SIZE(list_defaults_devsec),
-				       ctx->output_arg, false);
+				       ctx->output_arg, false, NULL);
 			break;
 		}
 	}
@@ -182,7 +180,7 @@ static int run_list(struct cmd_ctx *ctx)
 }
 
 static const int list_opts[] = { OPT_TSM, OPT_JSON, OPT_OUTPUT, OPT_OUTPUT_ALL, OPT_LIST_COLUMNS,
-				 OPT_NOHEADINGS, OPT_RAW, OPT_PAIRS, OPT_END };
+				 OPT_NOHEADINGS, OPT_RAW, OPT_PAIRS, OPT_SHELL, OPT_END };
 
 const struct cmd_def cmd_list = {
 	.name = "list",
@@ -192,5 +190,7 @@ const struct cmd_def cmd_list = {
 	.opts = list_opts,
 	.cols = list_columns,
 	.ncols = ARRAY_SIZE(list_columns),
+	.json_name = "tsms",
+	.verbose_help = "report links that leave a --sysroot tree, on stderr",
 	.run = run_list,
 };

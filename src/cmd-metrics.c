@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * tsmctl metrics: the state and the audit as node_exporter textfile metrics,
- * on stdout or written atomically into a file (temporary file in the same
- * directory, fsync, rename), so the collector never reads half a file.
+ * on stdout or written atomically into a file (outfile.h: temporary file in
+ * the same directory, fsync, rename), so the collector never reads half a file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,55 +17,11 @@
 #include "tsmctl/cli.h"
 #include "tsmctl/explain.h"
 #include "tsmctl/metrics.h"
+#include "tsmctl/outfile.h"
 #include "tsmctl/snapshot.h"
 #include "tsmctl/util.h"
 
 #define METRICS_SCAN	(SCAN_TSMS | SCAN_STREAMS | SCAN_DEVICES | SCAN_IDE_PORTS)
-
-/* DIR/.NAME.XXXXXX: never matched by the collector's *.prom glob, on FILE's file system. */
-static int write_atomic(const char *file, const char *buf, size_t len, const char **step)
-{
-	const char *slash = strrchr(file, '/');
-	char *dir = slash ? xstrndup(file, slash == file ? 1 : (size_t)(slash - file)) : xstrdup(".");
-	char *tmp = xasprintf("%s/.%s.XXXXXX", dir, slash ? slash + 1 : file);
-	int fd, dfd, rc;
-
-	*step = "creating a temporary file";
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		rc = -errno;
-		goto out;
-	}
-	/* mkstemp makes 0600; the collector usually runs as another user */
-	*step = "writing";
-	rc = fchmod(fd, 0644) ? -errno : write_full(fd, buf, len);
-	if (!rc) {
-		*step = "syncing";
-		rc = fsync(fd) ? -errno : 0;
-	}
-	if (close(fd) && !rc) {
-		*step = "closing";
-		rc = -errno;
-	}
-	if (!rc) {
-		*step = "renaming the temporary file";
-		rc = rename(tmp, file) ? -errno : 0;
-	}
-	if (rc) {
-		unlink(tmp);
-		goto out;
-	}
-	/* the rename itself is durable once the directory is synced */
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-out:
-	free(tmp);
-	free(dir);
-	return rc;
-}
 
 static int run_metrics(struct cmd_ctx *ctx)
 {
@@ -73,9 +29,9 @@ static int run_metrics(struct cmd_ctx *ctx)
 	struct audit_opts opts = { 0 };
 	struct audit_report rep;
 	struct tsm_snapshot snap;
+	struct outfile file = { .fd = -1 };
 	struct timespec now;
-	const char *step;
-	char *buf = NULL;
+	char *buf = NULL, *why;
 	size_t len = 0;
 	FILE *mem;
 	int rc, scan;
@@ -84,6 +40,14 @@ static int run_metrics(struct cmd_ctx *ctx)
 		return usage_error(ctx->cmd, "unexpected argument '%s'", ctx->args[0]);
 	if (ctx->output_file && !*ctx->output_file)
 		return usage_error(ctx->cmd, "--output-file needs a file name");
+	/* refused before anything is read: a device node or link is never replaced */
+	rc = outfile_open(&file, ctx->output_file ? ctx->output_file : "-", 0644);
+	if (rc) {
+		why = outfile_error(&file, rc);
+		print_error("tsmctl metrics: %s", why);
+		free(why);
+		return EXIT_FAIL;
+	}
 	clock_gettime(CLOCK_REALTIME, &now);
 	scan = snapshot_scan(&snap, METRICS_SCAN);
 	if (!scan) {
@@ -106,19 +70,20 @@ static int run_metrics(struct cmd_ctx *ctx)
 		rc = EXIT_FAIL;
 		goto out;
 	}
-	if (ctx->output_file) {
-		rc = write_atomic(ctx->output_file, buf, len, &step);
-		if (rc)
-			fprintf(stderr, "tsmctl metrics: %s: %s: %s\n", ctx->output_file, step,
-				strerror(-rc));
-	} else {
-		rc = fwrite(buf, 1, len, stdout) == len ? 0 : -EIO;
+	rc = outfile_write(&file, buf, len);
+	if (!rc)
+		rc = outfile_commit(&file);
+	if (rc) {
+		why = outfile_error(&file, rc);
+		print_error("tsmctl metrics: %s", why);
+		free(why);
 	}
 	if (scan)
 		fprintf(stderr, "tsmctl metrics: reading the state failed: %s "
 			"(tsmctl_scrape_success 0)\n", strerror(-scan));
 	rc = rc || scan ? EXIT_FAIL : EXIT_OK;
 out:
+	outfile_discard(&file);
 	free(buf);
 	if (!scan)
 		audit_report_free(&rep);

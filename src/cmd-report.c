@@ -19,6 +19,7 @@
 
 #include "tsmctl/cli.h"
 #include "tsmctl/explain.h"
+#include "tsmctl/outfile.h"
 #include "tsmctl/output.h"
 #include "tsmctl/report.h"
 #include "tsmctl/sha256.h"
@@ -90,12 +91,12 @@ static int read_inblob(struct cmd_ctx *ctx, const char *file, struct report_requ
 	struct stat st;
 
 	if (fd < 0) {
-		fprintf(stderr, CMD ": --inblob %s: %s\n", file, strerror(errno));
+		print_error(CMD ": --inblob %s: %s", file, strerror(errno));
 		return EXIT_FAIL;
 	}
 	if (!std && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		close(fd);
-		fprintf(stderr, CMD ": --inblob %s: is a directory\n", file);
+		print_error(CMD ": --inblob %s: is a directory", file);
 		return EXIT_FAIL;
 	}
 	/* one byte more than the kernel takes, to tell "too big" from "exactly 64" */
@@ -105,7 +106,7 @@ static int read_inblob(struct cmd_ctx *ctx, const char *file, struct report_requ
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			fprintf(stderr, CMD ": --inblob %s: %s\n", file, strerror(errno));
+			print_error(CMD ": --inblob %s: %s", file, strerror(errno));
 			if (!std)
 				close(fd);
 			return EXIT_FAIL;
@@ -124,24 +125,6 @@ static int read_inblob(struct cmd_ctx *ctx, const char *file, struct report_requ
 	memcpy(req->inblob, buf, got);
 	req->inblob_len = got;
 	return -1;
-}
-
-/* Decimal digits only, as an administrator writes them; 0..MAX. */
-static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
-{
-	unsigned long long v = 0;
-
-	if (!*s)
-		return -EINVAL;
-	for (; *s; s++) {
-		if (!isdigit((unsigned char)*s))
-			return -EINVAL;
-		if (v > (max - (unsigned)(*s - '0')) / 10)
-			return -ERANGE;
-		v = v * 10 + (unsigned)(*s - '0');
-	}
-	*out = v;
-	return 0;
 }
 
 /* The 36-character form the kernel's guid_parse() takes, nothing after it. */
@@ -185,7 +168,7 @@ static int check_service(struct cmd_ctx *ctx, struct report_request *req)
 		req->service_guid = ctx->service_guid;
 	}
 	if (ctx->service_manifest_version) {
-		if (parse_uint(ctx->service_manifest_version, UINT_MAX, &v))
+		if (parse_decimal(ctx->service_manifest_version, UINT_MAX, &v))
 			return usage_error(ctx->cmd, "invalid --service-manifest-version '%s' "
 					   "(a decimal number, 0-%u)", ctx->service_manifest_version,
 					   UINT_MAX);
@@ -196,79 +179,33 @@ static int check_service(struct cmd_ctx *ctx, struct report_request *req)
 
 /* ---- output files -------------------------------------------------------- */
 
-/* A blob's destination: stdout, or a temporary file renamed over PATH at the end. */
-struct dest {
-	const char *path;	/* as given; NULL: not saved */
-	bool to_stdout;
-	char *tmp;
-	int fd;
-};
-
-static int dest_open(struct dest *d, const char *opt)
+/* A blob's destination (outfile.h): stdout for "-", else renamed over the name at the end. */
+static int dest_open(struct outfile *d, const char *path, const char *opt)
 {
-	const char *slash;
-	struct stat st;
-	char *dir;
+	char *why;
+	int rc;
 
-	d->fd = -1;
-	if (!d->path)
+	*d = (struct outfile){ .fd = -1 };
+	if (!path)
 		return -1;
-	if (streq(d->path, "-")) {
-		d->to_stdout = true;	/* checked in check_outputs() */
+	rc = outfile_open(d, path, 0600);	/* a report can be sensitive */
+	if (!rc)
 		return -1;
-	}
-	if (stat(d->path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		fprintf(stderr, CMD ": %s %s: not a regular file\n", opt, d->path);
-		return EXIT_FAIL;
-	}
-	/* a temporary file beside the target, so the rename cannot cross file systems */
-	slash = strrchr(d->path, '/');
-	dir = slash ? xstrndup(d->path, (size_t)(slash - d->path + 1)) : xstrdup("");
-	d->tmp = xasprintf("%s.%s.tsmctl-XXXXXX", dir, slash ? slash + 1 : d->path);
-	free(dir);
-	d->fd = mkostemp(d->tmp, O_CLOEXEC);	/* mode 0600: a report can be sensitive */
-	if (d->fd < 0) {
-		fprintf(stderr, CMD ": %s %s: %s\n", opt, d->path, strerror(errno));
-		free(d->tmp);
-		d->tmp = NULL;
-		return EXIT_FAIL;
-	}
-	return -1;
-}
-
-static void dest_discard(struct dest *d)
-{
-	if (d->fd >= 0)
-		close(d->fd);
-	if (d->tmp)
-		unlink(d->tmp);
-	free(d->tmp);
-	d->tmp = NULL;
-	d->fd = -1;
+	why = outfile_error(d, rc);
+	print_error(CMD ": %s %s", opt, why);
+	free(why);
+	return EXIT_FAIL;
 }
 
 /* Fill and rename into place; 0 or -errno (the temporary file is gone either way). */
-static int dest_commit(struct dest *d, const struct report_blob *b)
+static int dest_commit(struct outfile *d, const struct report_blob *b)
 {
 	int rc;
 
-	if (d->to_stdout)
-		return write_full(STDOUT_FILENO, b->data, b->len);
-	if (d->fd < 0)
+	if (!d->path)
 		return 0;
-	rc = write_full(d->fd, b->data, b->len);
-	if (!rc && fsync(d->fd) < 0)
-		rc = -errno;
-	if (close(d->fd) < 0 && !rc)
-		rc = -errno;
-	d->fd = -1;
-	if (!rc && rename(d->tmp, d->path) < 0)
-		rc = -errno;
-	if (rc)
-		unlink(d->tmp);
-	free(d->tmp);
-	d->tmp = NULL;
-	return rc;
+	rc = outfile_write(d, b->data, b->len);
+	return rc ? rc : outfile_commit(d);
 }
 
 /* ---- advice -------------------------------------------------------------- */
@@ -284,31 +221,22 @@ static void say(int err, const char *fmt, ...) __attribute__((format(printf, 2, 
 static void say(int err, const char *fmt, ...)
 {
 	va_list ap;
+	char *msg;
 
-	fputs(CMD ": ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	va_end(ap);
 	if (err)
-		fprintf(stderr, " (%s)", errno_tag(err));
-	fputc('\n', stderr);
-}
-
-/* PATH below the root as the administrator would type it. */
-static char *shown_path(const char *path)
-{
-	const char *root = sysfs_root_path();
-	size_t len = strlen(root);
-
-	while (len > 1 && root[len - 1] == '/')
-		len--;
-	return len == 1 && root[0] == '/' ? xasprintf("/%s", path) :
-	       xasprintf("%.*s/%s", (int)len, root, path);
+		print_error(CMD ": %s (%s)", msg ? msg : fmt, errno_tag(err));
+	else
+		print_error(CMD ": %s", msg ? msg : fmt);
+	free(msg);
 }
 
 static void explain_group_missing(const char *missing)
 {
-	char *mods = report_provider_modules_summary(), *path = shown_path(missing);
+	char *mods = report_provider_modules_summary(), *path = sysfs_display_path(missing);
 
 	if (streq(missing, "sys/kernel/config"))
 		say(ENOENT, "no %s: configfs is not mounted (mount -t configfs none /sys/kernel/config)",
@@ -324,7 +252,7 @@ static void explain_failure(const struct report_request *req, const struct repor
 {
 	int err = -rc;
 	const char *attr = res->attr ? res->attr : "";
-	char *mods, *group = shown_path(REPORT_GROUP);
+	char *mods, *group = sysfs_display_path(REPORT_GROUP);
 
 	switch (res->step) {
 	case REPORT_STEP_MKDIR:
@@ -547,7 +475,7 @@ static int check_options(struct cmd_ctx *ctx, struct report_request *req)
 	req->service_manifest_version = -1;
 	req->verbose = ctx->verbose;
 	if (ctx->privlevel) {
-		if (parse_uint(ctx->privlevel, UINT_MAX, &v) || v > REPORT_PRIVLEVEL_MAX)
+		if (parse_decimal(ctx->privlevel, UINT_MAX, &v) || v > REPORT_PRIVLEVEL_MAX)
 			return usage_error(ctx->cmd, "invalid --privlevel '%s' (0-%d)", ctx->privlevel,
 					   REPORT_PRIVLEVEL_MAX);
 		req->privlevel = (int)v;
@@ -568,9 +496,10 @@ static int run_report(struct cmd_ctx *ctx)
 {
 	struct report_request req = { 0 };
 	struct report_result res = { 0 };
-	struct dest dests[REPORT_NR_BLOBS] = { { 0 } };
+	struct outfile dests[REPORT_NR_BLOBS];
 	struct blob_view views[REPORT_NR_BLOBS];
 	static const char *const opts[REPORT_NR_BLOBS] = { "--outblob", "--auxblob", "--manifestblob" };
+	const char *const paths[REPORT_NR_BLOBS] = { ctx->outblob, ctx->auxblob, ctx->manifestblob };
 	const char *source = ctx->nonce ? "--nonce" : "--inblob", *missing;
 	bool any_stdout = false;
 	size_t input_len;
@@ -595,22 +524,21 @@ static int run_report(struct cmd_ctx *ctx)
 		return EXIT_FAIL;
 	}
 	catch_signals();
-	dests[REPORT_OUTBLOB].path = ctx->outblob;
-	dests[REPORT_AUXBLOB].path = ctx->auxblob;
-	dests[REPORT_MANIFESTBLOB].path = ctx->manifestblob;
+	for (int b = 0; b < REPORT_NR_BLOBS; b++)
+		dests[b] = (struct outfile){ .fd = -1 };
 	for (int b = 0; b < REPORT_NR_BLOBS; b++) {
-		rc = dest_open(&dests[b], opts[b]);
+		rc = dest_open(&dests[b], paths[b], opts[b]);
 		if (rc >= 0)
 			goto out;
 		any_stdout |= dests[b].to_stdout;
 	}
 	rc = report_run(&req, &res, &report_signal);
 	if (res.rmdir_error) {
-		char *group = shown_path(REPORT_GROUP);
+		char *group = sysfs_display_path(REPORT_GROUP);
 
-		fprintf(stderr, CMD ": could not remove the report entry %s/%s: %s; remove it with "
-			"rmdir (%s)\n", group, res.entry, strerror(-res.rmdir_error),
-			errno_tag(-res.rmdir_error));
+		print_error(CMD ": could not remove the report entry %s/%s: %s; remove it with "
+			    "rmdir (%s)", group, res.entry, strerror(-res.rmdir_error),
+			    errno_tag(-res.rmdir_error));
 		free(group);
 	}
 	if (rc == -EINTR || report_signal) {
@@ -633,8 +561,10 @@ static int run_report(struct cmd_ctx *ctx)
 		sha256_hex(res.blobs[b].data, res.blobs[b].len, views[b].sha);
 		err = dest_commit(&dests[b], &res.blobs[b]);
 		if (err) {
-			fprintf(stderr, CMD ": %s %s: %s\n", opts[b], dests[b].to_stdout ? "-" : dests[b].path,
-				strerror(-err));
+			char *why = outfile_error(&dests[b], err);
+
+			print_error(CMD ": %s %s", opts[b], why);
+			free(why);
 			exit_rc = EXIT_FAIL;
 			continue;
 		}
@@ -652,7 +582,7 @@ static int run_report(struct cmd_ctx *ctx)
 	rc = res.rmdir_error ? EXIT_FAIL : exit_rc;
 out:
 	for (int b = 0; b < REPORT_NR_BLOBS; b++)
-		dest_discard(&dests[b]);
+		outfile_discard(&dests[b]);
 	report_result_free(&res);
 	return rc;
 }
@@ -674,5 +604,6 @@ const struct cmd_def cmd_report = {
 		       "files (or stdout with '-', never to a terminal); the summary or -J shows\n"
 		       "their sizes and SHA-256 digests",
 	.opts = report_opts,
+	.verbose_help = "say each step (entry, writes, reads, retries) on stderr",
 	.run = run_report,
 };

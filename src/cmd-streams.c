@@ -88,7 +88,7 @@ static char *cell(const struct ide_stream *s, int col)
 	case COL_RP_STATE: return render_partner_state(s, false);
 	case COL_EP_BLOCK: return cell_fmt("%u", s->e);
 	case COL_RP_BLOCK: return cell_fmt("%u", s->r);
-	case COL_ALG: return ep ? cell_str(ide_algorithm_name(ep->regs.algorithm)) : NULL;
+	case COL_ALG: return ep ? render_algorithm(ep->regs.algorithm) : NULL;
 	case COL_TC: return ep ? cell_fmt("%u", ep->regs.tc) : NULL;
 	case COL_IDE_FAIL:
 		if (!ep && !rp)
@@ -115,6 +115,7 @@ static int run_streams(struct cmd_ctx *ctx)
 {
 	struct tsm_snapshot snap;
 	struct table *tb = NULL;
+	size_t shown = 0;
 	int rc;
 
 	if (ctx->verbose)
@@ -139,6 +140,7 @@ static int run_streams(struct cmd_ctx *ctx)
 
 		if (!stream_selected(ctx, s))
 			continue;
+		shown++;
 		if (ctx->out.json) {
 			json_list_item(stdout, render_stream_json(s));
 			continue;
@@ -157,6 +159,8 @@ static int run_streams(struct cmd_ctx *ctx)
 		else
 			fprintf(stderr, "tsmctl streams: no IDE stream links on any host bridge: "
 				"no device is connected (see 'tsmctl devices')\n");
+	} else if (!shown) {
+		filters_matched_nothing(ctx, "stream", NULL);
 	}
 	explain_needs_root(&snap, "streams");
 	snapshot_free(&snap);
@@ -165,7 +169,7 @@ static int run_streams(struct cmd_ctx *ctx)
 
 static const int stream_opts[] = { OPT_DEVICE, OPT_TSM, OPT_HOST_BRIDGE, OPT_JSON, OPT_OUTPUT,
 				   OPT_OUTPUT_ALL, OPT_LIST_COLUMNS, OPT_NOHEADINGS, OPT_RAW,
-				   OPT_PAIRS, OPT_END };
+				   OPT_PAIRS, OPT_SHELL, OPT_END };
 
 const struct cmd_def cmd_streams = {
 	.name = "streams",
@@ -177,5 +181,7 @@ const struct cmd_def cmd_streams = {
 	.opts = stream_opts,
 	.cols = stream_columns,
 	.ncols = ARRAY_SIZE(stream_columns),
+	.json_name = "streams",
+	.verbose_help = "add the RID and address association columns",
 	.run = run_streams,
 };

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* tsmctl wait: block until TSMs are registered and ready, woken by their uevents. */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,11 +18,9 @@
 #define WAIT_DEFAULT_SECONDS	120	/* as udevadm settle: a boot script must not hang */
 #define WAIT_MAX_SECONDS	86400
 
-/* --timeout: seconds (0 = only check), or "infinity". */
+/* --timeout: decimal seconds (0 = only check), or "infinity". */
 static int parse_timeout(struct cmd_ctx *ctx, double *seconds)
 {
-	char *end;
-
 	*seconds = WAIT_DEFAULT_SECONDS;
 	if (!ctx->timeout)
 		return -1;
@@ -31,11 +28,8 @@ static int parse_timeout(struct cmd_ctx *ctx, double *seconds)
 		*seconds = -1;
 		return -1;
 	}
-	errno = 0;
-	*seconds = strtod(ctx->timeout, &end);
-	if (errno || end == ctx->timeout || *end || !isfinite(*seconds) || *seconds < 0 ||
-	    *seconds > WAIT_MAX_SECONDS)
-		return usage_error(ctx->cmd, "invalid --timeout value '%s' (seconds, 0-%d, "
+	if (parse_seconds(ctx->timeout, WAIT_MAX_SECONDS, seconds))
+		return usage_error(ctx->cmd, "invalid --timeout value '%s' (decimal seconds, 0-%d, "
 				   "or 'infinity')", ctx->timeout, WAIT_MAX_SECONDS);
 	return -1;
 }
@@ -95,8 +89,15 @@ static int run_wait(struct cmd_ctx *ctx)
 		return rc;
 	names = xcalloc((size_t)ctx->nargs + 1, sizeof(*names));
 	for (int i = 0; i < ctx->nargs; i++) {
-		if (tsm_name_parse(ctx->args[i], &id)) {
+		bool twice = false;
+
+		for (int j = 0; j < i; j++)
+			twice |= streq(names[j], ctx->args[i]);
+		/* as connect's device list: a name given twice is a mistake, not a second wait */
+		if (tsm_name_parse(ctx->args[i], &id) || twice) {
 			strv_free(names, (size_t)i);
+			if (twice)
+				return usage_error(ctx->cmd, "%s is given twice", ctx->args[i]);
 			return usage_error(ctx->cmd, "'%s' is not a TSM name (tsmN)", ctx->args[i]);
 		}
 		names[i] = xstrdup(ctx->args[i]);
@@ -151,5 +152,6 @@ const struct cmd_def cmd_wait = {
 		       "socket and re-checks sysfs at every tsm event. Prints the ready TSMs.\n"
 		       "Exit status 0 when ready, 1 on timeout, 130/143 on SIGINT/SIGTERM",
 	.opts = wait_opts,
+	.verbose_help = "say on stderr when tsmctl starts listening for uevents",
 	.run = run_wait,
 };

@@ -5,7 +5,7 @@
  * event. The first scan is the baseline; events are the differences.
  */
 #include <errno.h>
-#include <math.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -43,6 +43,7 @@ struct w_stream {
 	const char *state;	/* metrics_stream_state(): secure / insecure / unknown */
 	char *ep_state, *rp_state;
 	bool ide_fail;
+	bool dangling;		/* the link names no device below its host bridge */
 };
 
 struct w_hb {
@@ -64,6 +65,8 @@ struct w_state {
 struct watcher {
 	bool json;
 	bool failed;		/* a failure-class event was printed */
+	size_t nr_failed;
+	bool baseline;		/* the first scan: only failures, each marked as found at start */
 };
 
 static void state_take(struct w_state *w, const struct tsm_snapshot *snap)
@@ -95,6 +98,7 @@ static void state_take(struct w_state *w, const struct tsm_snapshot *snap)
 		ws->ep_state = render_partner_state(s, true);
 		ws->rp_state = render_partner_state(s, false);
 		ws->ide_fail = (ep && ep->regs.ide_fail) || (rp && rp->regs.ide_fail);
+		ws->dangling = s->dangling;
 	}
 	w->hbs = xcalloc(snap->nr_hbs + 1, sizeof(*w->hbs));
 	for (size_t i = 0; i < snap->nr_hbs; i++) {
@@ -139,12 +143,10 @@ static void timestamp(char buf[64])
 /* Tree text in a table line: no control bytes reach the terminal. */
 static void put_printable(const char *s)
 {
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			printf("\\x%02x", *p);
-		else
-			putchar(*p);
-	}
+	char *shown = text_escape(s);
+
+	fputs(shown, stdout);
+	free(shown);
 }
 
 static void emit(struct watcher *w, enum severity sev, const char *event, const char *kind,
@@ -156,12 +158,21 @@ static void emit(struct watcher *w, enum severity sev, const char *event, const 
 	char when[64], *detail;
 	va_list ap;
 
+	/* the baseline is the state, not a change: only what is wrong already is said */
+	if (w->baseline && sev != SEV_FAIL)
+		return;
 	va_start(ap, fmt);
 	if (vasprintf(&detail, fmt, ap) < 0)
 		detail = NULL;
 	va_end(ap);
 	if (!detail)
 		detail = xstrdup("");
+	if (w->baseline) {
+		char *marked = xasprintf("%s (found at start)", detail);
+
+		free(detail);
+		detail = marked;
+	}
 	timestamp(when);
 	if (w->json) {
 		struct json_object *o = json_object_new_object();
@@ -185,8 +196,10 @@ static void emit(struct watcher *w, enum severity sev, const char *event, const 
 	}
 	fflush(stdout);	/* a pipe reader sees each event as it happens */
 	free(detail);
-	if (sev == SEV_FAIL)
+	if (sev == SEV_FAIL) {
 		w->failed = true;
+		w->nr_failed++;
+	}
 }
 
 static bool has_name(char **v, size_t n, const char *name)
@@ -271,6 +284,12 @@ static void diff_streams(struct watcher *w, const struct w_state *old, const str
 			emit(w, SEV_FAIL, "stream-ide-fail", "stream", s->key,
 			     "endpoint %s: IDE_FAIL set (an IDE Fail message was received)",
 			     s->endpoint);
+		if (s->dangling && !(was && was->dangling) && streq(s->endpoint, "dangling"))
+			emit(w, SEV_FAIL, "stream-dangling", "stream", s->key,
+			     "the link's target does not exist");
+		else if (s->dangling && !(was && was->dangling))
+			emit(w, SEV_FAIL, "stream-dangling", "stream", s->key,
+			     "the link names %s, which is not below this host bridge", s->endpoint);
 		else if (!s->ide_fail && was && was->ide_fail)
 			emit(w, SEV_INFO, "stream-ide-fail-cleared", "stream", s->key,
 			     "endpoint %s: IDE_FAIL clear", s->endpoint);
@@ -298,26 +317,21 @@ static void diff_pools(struct watcher *w, const struct w_state *old, const struc
 
 static int parse_args(struct cmd_ctx *ctx, double *interval, long *count)
 {
-	char *end;
+	unsigned long long n;
 
 	if (ctx->nargs)
 		return usage_error(ctx->cmd, "unexpected argument '%s'", ctx->args[0]);
 	*interval = WATCH_DEFAULT_INTERVAL;
-	if (ctx->interval) {
-		errno = 0;
-		*interval = strtod(ctx->interval, &end);
-		if (errno || end == ctx->interval || *end || !isfinite(*interval) ||
-		    *interval < WATCH_MIN_INTERVAL || *interval > WATCH_MAX_INTERVAL)
-			return usage_error(ctx->cmd, "invalid --interval value '%s' (seconds, %g-%g)",
-					   ctx->interval, WATCH_MIN_INTERVAL, WATCH_MAX_INTERVAL);
-	}
+	if (ctx->interval && (parse_seconds(ctx->interval, WATCH_MAX_INTERVAL, interval) ||
+			      *interval < WATCH_MIN_INTERVAL))
+		return usage_error(ctx->cmd, "invalid --interval value '%s' (decimal seconds, %g-%g)",
+				   ctx->interval, WATCH_MIN_INTERVAL, WATCH_MAX_INTERVAL);
 	*count = -1;
 	if (ctx->count) {
-		errno = 0;
-		*count = strtol(ctx->count, &end, 10);
-		if (errno || end == ctx->count || *end || *count < 1 || ctx->count[0] == '+')
-			return usage_error(ctx->cmd, "invalid --count value '%s' (a positive number)",
-					   ctx->count);
+		if (parse_decimal(ctx->count, LONG_MAX, &n) || n < 1)
+			return usage_error(ctx->cmd, "invalid --count value '%s' (a positive decimal "
+					   "number)", ctx->count);
+		*count = (long)n;
 	}
 	return -1;
 }
@@ -342,7 +356,7 @@ static void scan_into(struct w_state *w)
 static int run_watch(struct cmd_ctx *ctx)
 {
 	struct watcher w = { .json = ctx->out.json };
-	struct w_state old, now;
+	struct w_state old, now, empty = { 0 };
 	sigset_t block, unblocked;
 	double interval = WATCH_DEFAULT_INTERVAL;
 	long count = -1, done = 0;
@@ -356,12 +370,18 @@ static int run_watch(struct cmd_ctx *ctx)
 	sigaddset(&block, SIGTERM);
 	sigprocmask(SIG_BLOCK, &block, &unblocked);
 	scan_into(&old);
+	/* what is failing already: as events against nothing, so --exit-on-fail sees them */
+	w.baseline = true;
+	diff_streams(&w, &empty, &old);
+	diff_pools(&w, &empty, &old);
+	w.baseline = false;
 	if (tsmctl_verbose)
-		fprintf(stderr, "tsmctl watch: %zu TSM%s, %zu stream%s, %zu host bridge%s; "
-			"checking every %g s\n", old.nr_tsms, old.nr_tsms == 1 ? "" : "s",
-			old.nr_streams, old.nr_streams == 1 ? "" : "s", old.nr_hbs,
-			old.nr_hbs == 1 ? "" : "s", interval);
-	while (!action_signal && (count < 0 || done < count)) {
+		fprintf(stderr, "tsmctl watch: %zu TSM%s, %zu stream%s, %zu host bridge%s; %zu "
+			"failure%s found at start; checking every %g s\n", old.nr_tsms,
+			old.nr_tsms == 1 ? "" : "s", old.nr_streams, old.nr_streams == 1 ? "" : "s",
+			old.nr_hbs, old.nr_hbs == 1 ? "" : "s", w.nr_failed,
+			w.nr_failed == 1 ? "" : "s", interval);
+	while (!action_signal && (count < 0 || done < count) && !(w.failed && ctx->exit_on_fail)) {
 		nap(interval, &unblocked);
 		if (action_signal)
 			break;
@@ -389,7 +409,9 @@ const struct cmd_def cmd_watch = {
 	.description = "Rescan at an interval and print one line (or, with -J, one JSON object)\n"
 		       "per change: TSMs added or removed, devices connected or disconnected,\n"
 		       "streams added, removed, going insecure or reporting IDE_FAIL, stream pools\n"
-		       "running out. The first scan is the baseline and prints nothing",
+		       "running out. The first scan is the baseline: of it only what is failing\n"
+		       "already is printed (insecure, IDE_FAIL, dangling streams, used-up pools)",
 	.opts = watch_opts,
+	.verbose_help = "print the baseline (counts, failures found) on stderr",
 	.run = run_watch,
 };

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <libkmod.h>
 
@@ -115,15 +117,19 @@ char *report_provider_modules_summary(void)
 
 void explain_no_tsm(const struct tsm_snapshot *snap, const char *cmd)
 {
-	char *mods = provider_modules_summary();
+	char *mods = provider_modules_summary(), *class = sysfs_display_path("sys/class/tsm");
+	bool live = sysfs_is_live();
 
+	/* a captured tree tells of the kernel it came from, not of the one running */
 	if (!snap->have_tsm_class)
-		fprintf(stderr, "tsmctl %s: no %s/sys/class/tsm: the kernel lacks PCI TSM support "
-			"(CONFIG_PCI_TSM) or no TSM provider module is loaded [%s]\n",
-			cmd, sysfs_is_live() ? "" : sysfs_root_path(), mods);
+		print_error("tsmctl %s: no %s%s: %s PCI TSM support (CONFIG_PCI_TSM) or no TSM "
+			    "provider module %s loaded [%s]", cmd, class, live ? "" : " in this tree",
+			    live ? "the running kernel lacks" : "its kernel lacked",
+			    live ? "is" : "was", mods);
 	else
-		fprintf(stderr, "tsmctl %s: no TSM registered in /sys/class/tsm; "
-			"the provider has not come up [%s]\n", cmd, mods);
+		print_error("tsmctl %s: no TSM registered in %s%s; the provider %s not come up [%s]",
+			    cmd, class, live ? "" : " in this tree", live ? "has" : "had", mods);
+	free(class);
 	free(mods);
 }
 
@@ -139,6 +145,15 @@ void explain_no_devices(const struct tsm_snapshot *snap, const char *cmd)
 
 void explain_needs_root(const struct tsm_snapshot *snap, const char *cmd)
 {
+	/* said once per run: what could not be read, and why */
+	if (snap->nr_cfg_unreadable)
+		print_error("tsmctl %s: config space of %zu function%s could not be read (%s%s): "
+			    "IDE, TEE and DOE fields are unknown (null), not absent; IDs and names "
+			    "come from the vendor, device and class files", cmd,
+			    snap->nr_cfg_unreadable, snap->nr_cfg_unreadable == 1 ? "" : "s",
+			    strerror(-snap->cfg_unreadable_err),
+			    (snap->cfg_unreadable_err == -EACCES || snap->cfg_unreadable_err == -EPERM) &&
+			    geteuid() ? "; run as root" : "");
 	if (snap->any_needs_root)
 		fprintf(stderr, "tsmctl %s: config space past 64 bytes needs root: IDE and TEE "
 			"fields are unknown (null), not absent\n", cmd);

@@ -29,7 +29,7 @@ static int add_column(struct output_opts *o, int id)
 }
 
 int columns_select(struct output_opts *o, const struct column *cols, size_t ncols,
-		   const int *defaults, size_t ndefaults, const char *arg, bool all)
+		   const int *defaults, size_t ndefaults, const char *arg, bool all, char **why)
 {
 	const char *p = arg;
 
@@ -53,19 +53,22 @@ int columns_select(struct output_opts *o, const struct column *cols, size_t ncol
 		if (len) {
 			id = column_by_name(cols, ncols, p, len);
 			if (id < 0) {
-				fprintf(stderr, "tsmctl: unknown column: %.*s\n", (int)len, p);
+				if (why)
+					*why = xasprintf("unknown column '%.*s'", (int)len, p);
 				return -EINVAL;
 			}
 			if (add_column(o, id)) {
-				fprintf(stderr, "tsmctl: too many columns\n");
-				return -EINVAL;
+				if (why)
+					*why = xasprintf("more than %d columns", OUTPUT_MAX_COLUMNS);
+				return -E2BIG;
 			}
 		}
 		p += len;
 		p += strspn(p, ", ");
 	}
 	if (!o->ncols) {
-		fprintf(stderr, "tsmctl: no columns given\n");
+		if (why)
+			*why = xstrdup("no column given");
 		return -EINVAL;
 	}
 	return 0;
@@ -75,6 +78,19 @@ void columns_print_help(FILE *out, const struct column *cols, size_t ncols)
 {
 	for (size_t i = 0; i < ncols; i++)
 		fprintf(out, "%16s  %s\n", cols[i].name, cols[i].help);
+}
+
+void columns_print_json(FILE *out, const struct column *cols, size_t ncols)
+{
+	json_list_begin(out, "columns");
+	for (size_t i = 0; i < ncols; i++) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "name", js_str(cols[i].name));
+		json_object_object_add(o, "description", js_str(cols[i].help));
+		json_list_item(out, o);
+	}
+	json_list_end(out);
 }
 
 struct table {
@@ -96,6 +112,7 @@ struct table *table_new(const struct output_opts *o, const struct column *cols)
 	scols_table_enable_raw(t->tb, o->raw);
 	scols_table_enable_export(t->tb, o->pairs);
 	scols_table_enable_noheadings(t->tb, o->noheadings);
+	scols_table_enable_shellvar(t->tb, o->shellvar);
 	for (size_t i = 0; i < o->ncols; i++) {
 		const struct column *c = &cols[o->cols[i]];
 
@@ -178,29 +195,6 @@ void json_list_end_with(FILE *out, const char *key, struct json_object *value)
 void json_list_end(FILE *out)
 {
 	json_list_end_with(out, NULL, NULL);
-}
-
-size_t utf8_seq(const unsigned char *p)
-{
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		return (p[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		if ((p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80)
-			return 0;
-		if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f))
-			return 0;
-		return 3;
-	}
-	if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		if ((p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 || (p[3] & 0xc0) != 0x80)
-			return 0;
-		if ((p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] > 0x8f))
-			return 0;
-		return 4;
-	}
-	return 0;
 }
 
 struct json_object *js_str(const char *s)

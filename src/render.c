@@ -7,6 +7,23 @@
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
 
+char *render_algorithm(unsigned int alg)
+{
+	const char *name = ide_algorithm_name(alg);
+
+	/* as the stream state: a reserved value is shown, never dropped (ABI.md §3) */
+	return name ? xstrdup(name) : xasprintf("reserved(%u)", alg);
+}
+
+/* A JSON string of S, which is freed. */
+static struct json_object *js_str_take(char *s)
+{
+	struct json_object *o = js_str(s);
+
+	free(s);
+	return o;
+}
+
 /* Config space decoded far enough to trust fields past the header. */
 static bool cfg_known(const struct pci_func *f)
 {
@@ -45,8 +62,7 @@ struct json_object *render_ide_cap_json(const struct pci_func *f)
 	for (size_t i = 0; i < ARRAY_SIZE(bits); i++)
 		if (*(const bool *)((const char *)ide + bits[i].off))
 			json_object_array_add(flags, js_str(bits[i].name));
-	if (ide_algorithm_name(ide->algorithms))
-		json_object_array_add(algs, js_str(ide_algorithm_name(ide->algorithms)));
+	json_object_array_add(algs, js_str_take(render_algorithm(ide->algorithms)));
 	json_object_object_add(o, "link_ide", js_bool(ide->link_ide));
 	json_object_object_add(o, "selective_streams", js_u64(ide->sel_streams));
 	json_object_object_add(o, "link_tcs", js_u64(ide->link_tcs));
@@ -88,6 +104,14 @@ int render_accepted(const struct pci_func *f)
 	return streq(f->accept, "1") ? 1 : streq(f->accept, "0") ? 0 : -1;
 }
 
+bool render_has_doe(const struct pci_func *f, const char *feature)
+{
+	for (size_t i = 0; f && i < f->nr_doe_features; i++)
+		if (streq(f->doe_features[i], feature))
+			return true;
+	return false;
+}
+
 static struct json_object *opt_str(bool present, const char *v)
 {
 	/* An attribute that exists but is empty is "" only for connect-like files: null. */
@@ -98,7 +122,7 @@ struct json_object *render_device_json(const struct pci_func *f)
 {
 	struct json_object *o = json_object_new_object();
 	bool known = cfg_known(f);
-	bool hdr = f->cfg_read && !f->cfg_err && f->cfg.header_valid;
+	bool hdr = f->ids_known;	/* from config space, or the kernel's vendor/device/class */
 	char *vendor = hdr ? pci_vendor_name(f->cfg.vendor_id) : NULL;
 	char *device = hdr ? pci_device_name(f->cfg.vendor_id, f->cfg.device_id) : NULL;
 
@@ -111,7 +135,8 @@ struct json_object *render_device_json(const struct pci_func *f)
 	json_object_object_add(o, "pcie_type", js_str(render_pcie_type(f)));
 	json_object_object_add(o, "tee_io", known ? js_bool(f->cfg.tee_io) : NULL);
 	json_object_object_add(o, "ide", render_ide_cap_json(f));
-	json_object_object_add(o, "doe_features", js_strv(f->doe_features, f->nr_doe_features));
+	json_object_object_add(o, "doe_features", f->doe_known ?
+			       js_strv(f->doe_features, f->nr_doe_features) : NULL);
 	json_object_object_add(o, "tsm_dir", js_bool(f->tsm_dir));
 	json_object_object_add(o, "connected", opt_str(f->has_connect, f->connect));
 	json_object_object_add(o, "dsm", opt_str(f->has_dsm, f->dsm));
@@ -159,6 +184,8 @@ char *render_partner_state(const struct ide_stream *s, bool endpoint)
 		return xstrdup(s->dangling ? "dangling" : "unknown");
 	if (f->needs_root)
 		return xstrdup("needs-root");
+	if (f->cfg_err)
+		return xstrdup("unreadable");
 	if (!b)
 		return xstrdup("no-block");
 	if (!b->regs.enabled)
@@ -199,7 +226,7 @@ static struct json_object *partner_json(const struct ide_stream *s, bool endpoin
 	json_object_object_add(o, "ide_fail", r ? js_bool(r->ide_fail) : NULL);
 	json_object_object_add(o, "stream_id", r ? js_u64(r->stream_id) : NULL);
 	json_object_object_add(o, "tc", r ? js_u64(r->tc) : NULL);
-	json_object_object_add(o, "algorithm", r ? js_str(ide_algorithm_name(r->algorithm)) : NULL);
+	json_object_object_add(o, "algorithm", r ? js_str_take(render_algorithm(r->algorithm)) : NULL);
 	json_object_object_add(o, "default_stream", b ? js_bool(b->default_stream) : NULL);
 	json_object_object_add(o, "tee_limited", b ? js_bool(b->tee_limited) : NULL);
 	json_object_object_add(o, "cfg_requests", b ? js_bool(b->cfg_requests) : NULL);

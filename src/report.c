@@ -66,12 +66,12 @@ static void trace(const struct session *s, const char *what, const char *attr, c
 {
 	if (!s->req->verbose)
 		return;
-	const char *root = sysfs_root_path();
+	char *shown = sysfs_display_path(s->dir);
 
 	/* the path as the administrator would type it: below the root given */
-	fprintf(stderr, "tsmctl report: %s %s%s%s%s%s%s%s\n", what, root,
-		root[0] && root[strlen(root) - 1] == '/' ? "" : "/", s->dir, attr ? "/" : "",
-		attr ? attr : "", value ? ": " : "", value ? value : "");
+	print_error("tsmctl report: %s %s%s%s%s%s", what, shown, attr ? "/" : "",
+		    attr ? attr : "", value ? ": " : "", value ? value : "");
+	free(shown);
 }
 
 static bool shown(const struct session *s, const char *attr)
@@ -128,6 +128,9 @@ static int check_attributes(struct session *s)
 		if (req->want[b] && !s->res->blobs[b].shown)
 			return fail(s, REPORT_STEP_UNSUPPORTED, blob_names[b], -EOPNOTSUPP);
 	}
+	/* only a service report has a manifest: otherwise it is empty, and not worth a digest */
+	if (!req->service_provider)
+		s->res->blobs[REPORT_MANIFESTBLOB].shown = false;
 	s->res->has_privlevel = shown(s, "privlevel");
 	return 0;
 }

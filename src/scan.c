@@ -162,8 +162,8 @@ static void func_resolve(struct scan_ctx *ctx, struct pci_func *f)
 	free(link);
 }
 
-/* sysfs "0x15b3" → 0x15b3; -EINVAL unless 16-bit hex. */
-static int read_id(const char *dir, const char *name, uint16_t *id)
+/* sysfs "0x15b3" → 0x15b3; -EINVAL unless hex up to MAX. */
+static int read_hex(const char *dir, const char *name, unsigned long max, unsigned long *out)
 {
 	char *path = path_join(dir, name), *value = NULL, *end;
 	unsigned long v;
@@ -174,22 +174,31 @@ static int read_id(const char *dir, const char *name, uint16_t *id)
 		return rc;
 	errno = 0;
 	v = strtoul(value, &end, 16);
-	rc = strncmp(value, "0x", 2) || *end || errno || v > 0xffff ? -EINVAL : 0;
+	rc = strncmp(value, "0x", 2) || *end || errno || v > max ? -EINVAL : 0;
 	free(value);
 	if (!rc)
-		*id = (uint16_t)v;
+		*out = v;
 	return rc;
 }
 
-/* A VF's own IDs read 0xffff (SR-IOV 3.4.1.1); the kernel's vendor and device files have them. */
-static void func_read_vf_ids(struct pci_func *f)
+/*
+ * The kernel's world-readable vendor, device (and class) files: a VF's own
+ * IDs read 0xffff (SR-IOV 3.4.1.1), and a config file the reader may not
+ * open at all (a capture kept 0600) still leaves them.
+ */
+static void func_read_ids(struct pci_func *f, bool with_class)
 {
-	uint16_t vendor, device;
+	unsigned long vendor, device, class;
 
-	if (!read_id(f->dir, "vendor", &vendor) && !read_id(f->dir, "device", &device)) {
-		f->cfg.vendor_id = vendor;
-		f->cfg.device_id = device;
-	}
+	if (read_hex(f->dir, "vendor", 0xffff, &vendor) || read_hex(f->dir, "device", 0xffff, &device))
+		return;
+	if (with_class && read_hex(f->dir, "class", 0xffffff, &class))
+		return;
+	f->cfg.vendor_id = (uint16_t)vendor;
+	f->cfg.device_id = (uint16_t)device;
+	if (with_class)
+		f->cfg.class_code = (uint32_t)class;
+	f->ids_known = true;
 }
 
 static void func_read_config(struct tsm_snapshot *snap, struct pci_func *f)
@@ -204,12 +213,20 @@ static void func_read_config(struct tsm_snapshot *snap, struct pci_func *f)
 	path = path_join(f->dir, "config");
 	f->cfg_err = sysfs_read_bin(path, buf, sizeof(buf), &len);
 	free(path);
-	if (f->cfg_err)
+	if (f->cfg_err) {
+		/* not there (a dangling link's target) is no access problem */
+		if (f->cfg_err != -ENOENT && f->cfg_err != -ENOTDIR) {
+			if (!snap->nr_cfg_unreadable++)
+				snap->cfg_unreadable_err = f->cfg_err;
+			func_read_ids(f, true);
+		}
 		return;
+	}
 	if (pci_cfg_decode(buf, len, &f->cfg) < 0)
 		f->cfg_err = -ENOMEM;
+	f->ids_known = f->cfg.header_valid;
 	if (f->cfg.header_valid && f->cfg.vendor_id == 0xffff)
-		func_read_vf_ids(f);
+		func_read_ids(f, false);
 	/* Non-root readers get the 64-byte header only (ABI.md §3, last line). */
 	if (len <= PCI_CFG_HDR_SIZE && f->cfg.header_valid) {
 		f->needs_root = true;
@@ -276,7 +293,11 @@ static void func_read_tsm(struct tsm_snapshot *snap, struct pci_func *f)
 	free(tsmdir);
 
 	tsmdir = path_join(f->dir, "doe_features");
+	/* without doe_features/ the features are unknown, unless there is no DOE mailbox at all */
+	f->doe_known = f->cfg_read && !f->cfg_err && !f->needs_root && f->cfg.header_valid &&
+		       !f->cfg.nr_doe;
 	if (!sysfs_list(tsmdir, &names, &n)) {
+		f->doe_known = true;
 		for (size_t i = 0; i < n; i++) {
 			if (streq(names[i], "doe_discovery")) {
 				free(names[i]);

@@ -22,6 +22,7 @@
 
 static int root_fd = -1;
 static char *root_path;
+static bool root_has_sys;
 static bool have_openat2 = true;
 
 #define SYSFS_MAGIC_NUMBER 0x62656572	/* linux/magic.h SYSFS_MAGIC */
@@ -77,6 +78,8 @@ int sysfs_init(const char *sysroot)
 		return -ENOTDIR;
 	}
 	root_path = xstrdup(sysroot);
+	/* anything named sys counts: a link that leaves the root is then read as absent */
+	root_has_sys = !fstatat(root_fd, "sys", &st, AT_SYMLINK_NOFOLLOW);
 	/* For tests of the fallback walk on kernels that do have openat2. */
 	if (getenv("TSMCTL_NO_OPENAT2") && *getenv("TSMCTL_NO_OPENAT2"))
 		have_openat2 = false;
@@ -104,6 +107,28 @@ bool sysfs_is_live(void)
 	return streq(sysfs_root_path(), "/");
 }
 
+char *sysfs_display_path(const char *path)
+{
+	const char *root = sysfs_root_path();
+	size_t len = strlen(root);
+
+	while (len > 1 && root[len - 1] == '/')
+		len--;
+	if (len == 1 && root[0] == '/')
+		return xasprintf("/%s", path);
+	return xasprintf("%.*s/%s", (int)len, root, path);
+}
+
+const char *sysfs_kernel_words(void)
+{
+	return sysfs_is_live() ? "the running kernel" : "this tree's kernel";
+}
+
+bool sysfs_root_has_sys(void)
+{
+	return root_has_sys;
+}
+
 /* Reject paths that are absolute, empty or climb: callers build them from names. */
 static bool path_is_relative_clean(const char *path)
 {
@@ -127,27 +152,13 @@ static bool path_is_relative_clean(const char *path)
 #define MAX_LINK_HOPS 40	/* as the kernel's own limit */
 #define OPENAT2_RETRIES 128	/* each retry follows a mount/rename elsewhere: rare */
 
-/* Names and link text come from the tree: their control bytes never reach the terminal raw. */
-static void put_escaped(const char *s)
-{
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		if (*p < 0x20 || *p >= 0x7f)
-			fprintf(stderr, "\\x%02x", *p);
-		else
-			fputc(*p, stderr);
-}
-
+/* Names and link text come from the tree: print_error() escapes their control bytes. */
 static void report_escape(const char *path, const char *target)
 {
 	static bool reported;
 
-	if (tsmctl_verbose && !reported) {
-		fputs("tsmctl: ", stderr);
-		put_escaped(path);
-		fputs(" -> ", stderr);
-		put_escaped(target);
-		fputs(" leaves the root; treated as absent\n", stderr);
-	}
+	if (tsmctl_verbose && !reported)
+		print_error("tsmctl: %s -> %s leaves the root; treated as absent", path, target);
 	reported = true;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* tsmctl: main() and the command table. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,17 +84,25 @@ static int unknown_command(const char *name)
 			best = commands[i]->name;
 		}
 	}
-	fprintf(stderr, "tsmctl: unknown command '%s'%s%s%s\n", name,
-		best ? "; did you mean '" : "", best ? best : "", best ? "'?" : "");
+	print_error("tsmctl: unknown command '%s'%s%s%s", name,
+		    best ? "; did you mean '" : "", best ? best : "", best ? "'?" : "");
 	fputs("Try 'tsmctl --help'.\n", stderr);
 	return EXIT_USAGE;
+}
+
+/* "--sysroot" as getopt_long also takes it: any unambiguous prefix from "--sy" on. */
+static bool is_sysroot_option(const char *arg)
+{
+	size_t n = strlen(arg);
+
+	return n >= 4 && !strchr(arg, '=') && !strncmp(arg, "--sysroot", n);
 }
 
 /* Index of the command word: the first argument that is not an option or its value. */
 static int find_command(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
-		if (streq(argv[i], "--sysroot")) {
+		if (is_sysroot_option(argv[i])) {
 			i++;
 			continue;
 		}
@@ -101,6 +110,41 @@ static int find_command(int argc, char **argv)
 			return i;
 	}
 	return -1;
+}
+
+/* No command word: only the global options, with getopt's own checks and words. */
+static int run_without_command(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
+		{ "verbose", no_argument, NULL, OPT_VERBOSE },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ 0 },
+	};
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:vhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_HELP:
+			main_usage(stdout);
+			return EXIT_OK;
+		case OPT_VERSION:
+			print_version();
+			return EXIT_OK;
+		case OPT_SYSROOT:
+		case OPT_VERBOSE:
+			break;
+		default:
+			return option_error(NULL, longopts, argv[optind - 1], optopt, c == ':');
+		}
+	}
+	if (argc > 1)
+		fputs("tsmctl: no command given\n", stderr);
+	main_usage(stderr);
+	return EXIT_USAGE;
 }
 
 /* Hidden queries for shell completion, answered from the same tables as --help. */
@@ -125,9 +169,37 @@ static int completion_query(int argc, char **argv)
 	return EXIT_OK;
 }
 
-int main(int argc, char **argv)
+/* Where the root came from, for messages: "--sysroot DIR" or "TSMCTL_SYSROOT=DIR". */
+static char *sysroot_origin(void)
+{
+	return xasprintf(tsmctl_sysroot_from_env ? "TSMCTL_SYSROOT=%s" : "--sysroot %s",
+			 tsmctl_sysroot);
+}
+
+/* Open the root; a sysroot that is no directory, or holds no sys/, is a usage error. */
+static int open_root(const struct cmd_def *cmd)
+{
+	char *origin;
+	int rc = sysfs_init(tsmctl_sysroot);
+
+	if (!rc && (!tsmctl_sysroot || sysfs_root_has_sys()))
+		return -1;
+	origin = sysroot_origin();
+	if (rc)
+		print_error("tsmctl %s: %s: %s", cmd->name, origin, strerror(-rc));
+	else
+		print_error("tsmctl %s: %s: no sys/ directory in it: not a root directory tree "
+			    "(tsmctl reads DIR/sys/class/tsm, DIR/sys/bus/pci, ...)", cmd->name,
+			    origin);
+	free(origin);
+	sysfs_exit();
+	return EXIT_USAGE;
+}
+
+static int run(int argc, char **argv)
 {
 	const struct cmd_def *cmd;
+	const char *env;
 	struct cmd_ctx ctx;
 	char **cargv;
 	int ci, rc;
@@ -136,22 +208,8 @@ int main(int argc, char **argv)
 			  streq(argv[1], "--list-cols")))
 		return completion_query(argc, argv);
 	ci = find_command(argc, argv);
-	if (ci < 0) {
-		for (int i = 1; i < argc; i++) {
-			if (streq(argv[i], "-h") || streq(argv[i], "--help")) {
-				main_usage(stdout);
-				return EXIT_OK;
-			}
-			if (streq(argv[i], "-V") || streq(argv[i], "--version")) {
-				printf("tsmctl %s\n", TSMCTL_VERSION);
-				return EXIT_OK;
-			}
-		}
-		if (argc > 1)
-			return usage_error(NULL, "unrecognized option '%s'", argv[1]);
-		main_usage(stderr);
-		return EXIT_USAGE;
-	}
+	if (ci < 0)
+		return run_without_command(argc, argv);
 	cmd = cmd_lookup(argv[ci]);
 	if (!cmd)
 		return unknown_command(argv[ci]);
@@ -161,26 +219,27 @@ int main(int argc, char **argv)
 	for (int i = 0, j = 0; i < argc; i++)
 		if (i != ci)
 			cargv[j++] = argv[i];
-	tsmctl_sysroot = getenv("TSMCTL_SYSROOT");
+	/* an empty variable is an unset one; --sysroot overrides it */
+	env = getenv("TSMCTL_SYSROOT");
+	tsmctl_sysroot = env && *env ? env : NULL;
+	tsmctl_sysroot_from_env = tsmctl_sysroot != NULL;
 	rc = cmd_parse(&ctx, cmd, argc - 1, cargv);
 	if (rc >= 0)
 		goto out;
-	rc = sysfs_init(tsmctl_sysroot);
-	if (rc < 0) {
-		fprintf(stderr, "tsmctl %s: --sysroot %s: %s\n", cmd->name,
-			tsmctl_sysroot ? tsmctl_sysroot : "/", strerror(-rc));
-		rc = EXIT_USAGE;
+	rc = open_root(cmd);
+	if (rc >= 0)
 		goto out;
-	}
 	rc = cmd->run(&ctx);
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "tsmctl: write error: %s\n", strerror(errno));
-		rc = EXIT_FAIL;
-	}
 	pci_names_exit();
 	sysfs_exit();
 out:
 	cmd_ctx_free(&ctx);
 	free(cargv);
 	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	/* every path, --help and --version included, ends with stdout checked */
+	return close_stdout(run(argc, argv));
 }

@@ -111,3 +111,90 @@ int write_full(int fd, const void *buf, size_t len)
 	}
 	return 0;
 }
+
+size_t utf8_seq(const unsigned char *p)
+{
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		return (p[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		if ((p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80)
+			return 0;
+		if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f))
+			return 0;
+		return 3;
+	}
+	if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		if ((p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 || (p[3] & 0xc0) != 0x80)
+			return 0;
+		if ((p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] > 0x8f))
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+/* A byte that must not reach a terminal as it is: C0, DEL, and '\' (the escape itself). */
+static bool byte_needs_escape(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f || c == '\\';
+}
+
+char *text_escape(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	char *out = xmalloc(strlen((const char *)p) * 4 + 1), *q = out;
+
+	while (*p) {
+		size_t n = byte_needs_escape(*p) ? 0 : utf8_seq(p);
+
+		if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)
+			n = 0;	/* C1 controls (U+0080-U+009F, CSI among them) */
+		if (!n) {
+			q += sprintf(q, "\\x%02x", *p++);
+			continue;
+		}
+		memcpy(q, p, n);
+		q += n;
+		p += n;
+	}
+	*q = '\0';
+	return out;
+}
+
+void vprint_error(const char *fmt, va_list ap)
+{
+	char *msg, *shown;
+
+	if (vasprintf(&msg, fmt, ap) < 0)
+		oom();
+	shown = text_escape(msg);
+	fprintf(stderr, "%s\n", shown);
+	free(shown);
+	free(msg);
+}
+
+void print_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprint_error(fmt, ap);
+	va_end(ap);
+}
+
+int close_stdout(int rc)
+{
+	bool failed = ferror(stdout);
+
+	errno = 0;
+	failed |= fflush(stdout) != 0;
+	if (!failed || errno == EPIPE)
+		return rc;	/* a reader that went away is not worth a message */
+	if (errno)
+		fprintf(stderr, "tsmctl: write error: %s\n", strerror(errno));
+	else
+		fputs("tsmctl: write error\n", stderr);
+	return 1;
+}

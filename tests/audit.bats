@@ -19,12 +19,6 @@ IDS=(platform.config-access platform.tsm-class platform.tsm-present platform.tsm
 HOST_IDS=()
 for id in "${IDS[@]}"; do [ "$id" = device.tdisp ] || HOST_IDS+=("$id"); done
 
-# A private copy of topology NAME's static tree in ROOT, to edit.
-edit_tree() {
-	ROOT="$BATS_TEST_TMPDIR/tree-$1"
-	cp -a "$(static_tree "$1")" "$ROOT"
-}
-
 # audit -J with stderr kept apart; sets status, output, stderr.
 audit_json() {
 	run --separate-stderr t audit -J "$@"
@@ -57,24 +51,6 @@ has() {
 # The results that did not pass, as [id, object, status] triples.
 non_passing() {
 	printf '%s' "$output" | jq -c '[.checks[] | select(.status != "pass") | [.id, .object, .status]]'
-}
-
-# Write the little-endian 32-bit VALUE at OFFSET of FILE (as setpci would).
-poke32() {
-	local v=$(($3))
-	printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $((v & 255)) $(((v >> 8) & 255)) \
-		$(((v >> 16) & 255)) $(((v >> 24) & 255)))" |
-		dd of="$1" bs=1 seek=$(($2)) conv=notrunc status=none
-}
-
-# Let an unprivileged user reach ROOT below bats' private tmp dirs.
-open_path_to_root() {
-	local d
-	d=$(dirname "$ROOT")
-	while [ "$d" != / ] && [ "$d" != "${TMPDIR:-/tmp}" ]; do
-		chmod o+x "$d"
-		d=$(dirname "$d")
-	done
 }
 
 as_nobody() {
@@ -469,7 +445,7 @@ as_nobody() {
 	run --separate-stderr t audit
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 33 ]
-	[ "${lines[32]}" = "32 checks: 31 pass, 1 warn, 0 fail, 0 skip, 0 needs-root" ]
+	[ "${lines[32]}" = "32 results: 31 pass, 1 warn, 0 fail, 0 skip, 0 needs-root" ]
 	[[ "${lines[0]}" =~ ^pass\ +platform\.config-access\ +platform\ +config\ space\ of\ 6\ functions\ fully\ readable$ ]]
 	[[ "${lines[1]}" =~ ^pass\ +platform\.tsm-class\ +platform ]]
 	# children are indented below their parent
@@ -491,13 +467,13 @@ as_nobody() {
 	run --separate-stderr t audit --short
 	[ "$status" -eq 1 ]
 	[ "${#lines[@]}" -eq 12 ]
-	[ "${lines[11]}" = "52 checks: 41 pass, 2 warn, 3 fail, 6 skip, 0 needs-root" ]
+	[ "${lines[11]}" = "52 results: 41 pass, 2 warn, 3 fail, 6 skip, 0 needs-root" ]
 	! printf '%s\n' "${lines[@]:0:11}" | grep -q '^pass'
 	[[ "${lines[*]}" == *"fail"*"stream.link"*"pci0000:40/stream3.2.0"*"target 0000:44:00.0 does not exist"* ]]
 	ROOT=$(static_tree audit-devsec-connected)
 	run --separate-stderr t audit --short
 	[ "$status" -eq 0 ]
-	[ "$output" = "49 checks: 49 pass, 0 warn, 0 fail, 0 skip, 0 needs-root" ]
+	[ "$output" = "49 results: 49 pass, 0 warn, 0 fail, 0 skip, 0 needs-root" ]
 }
 
 @test "--verbose: each check's description and the hints" {
@@ -615,7 +591,7 @@ as_nobody() {
 	[ "$stderr" = "tsmctl audit: 0000:99:00.0: no such PCI device" ]
 	run --separate-stderr t audit -t tsm9
 	[ "$status" -eq 1 ]
-	run --separate-stderr t audit -d 41:00
+	run --separate-stderr t audit -d 41:0g
 	[ "$status" -eq 2 ]
 	run --separate-stderr t audit -b pci40
 	[ "$status" -eq 2 ]
@@ -650,4 +626,31 @@ as_nobody() {
 	ROOT=$(static_tree audit-devsec-connected)
 	run t audit --strict --require-connected all
 	[ "$status" -eq 0 ]
+}
+
+@test "device.connected: a device no TSM can connect is skip with the reason, not warn (--strict can pass)" {
+	ROOT=$(static_tree connect-sev-tio)
+	audit_json -d 41:00.0,46:00.0,42:00.0
+	has device.connected 0000:41:00.0 skip "but its DOE mailbox has no CMA/SPDM (doe_features lacks 0001:01): no TSM can connect it"
+	has device.connected 0000:46:00.0 skip "but it has no DOE mailbox (no doe_features): no TSM can connect it"
+	[[ "$(field_of hint device.connected 0000:41:00.0)" != *"tsmctl connect"* ]]
+	# CMA without secure SPDM may still suit another TSM: a warning stays a warning
+	has device.connected 0000:42:00.0 warn "TEE-IO capable (DEVCAP.TEE) but not connected to a TSM"
+	run --separate-stderr t audit --short --strict -d 41:00.0,46:00.0
+	expect_status 0
+	# a host bridge the platform gave no stream pool (TDX Connect without a KEYP entry)
+	jq '.host_bridges[3].streams = 0' "$TOPO/connect-sev-tio.json" > "$BATS_TEST_TMPDIR/nopool.json"
+	ROOT=$BATS_TEST_TMPDIR/nopool
+	"$SIM" build "$BATS_TEST_TMPDIR/nopool.json" "$ROOT" >/dev/null
+	[ ! -e "$ROOT/sys/devices/pci0000:80/available_secure_streams" ]
+	audit_json -d 81:00.0
+	[ "$status" -eq 0 ]
+	has device.connected 0000:81:00.0 skip "but its host bridge pci0000:80 has no IDE stream pool (no available_secure_streams)"
+	run --separate-stderr t audit --short --strict -d 81:00.0
+	expect_status 0
+	# doe_features unknown (no doe_features/ although config shows a DOE mailbox): nothing ruled out
+	edit_tree connect-sev-tio
+	rm -r "$ROOT/sys/devices/pci0000:40/0000:40:01.1/0000:41:00.0/doe_features"
+	audit_json -d 41:00.0
+	has device.connected 0000:41:00.0 warn
 }

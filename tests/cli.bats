@@ -117,3 +117,207 @@ setup() {
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"write error"* ]]
 }
+
+@test "--version: the Makefile's version number, and the git description when built from git" {
+	local v
+	v=$(sed -n 's/^VERSION := //p' "$TOP/Makefile")
+	[ -n "$v" ]
+	run "$TSMCTL" --version
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^tsmctl\ ${v//./\\.}(\ \(git\ [0-9A-Za-z._-]+\))?$ ]]
+	if [ -e "$TOP/.git" ] && command -v git >/dev/null; then
+		[[ "$output" == *"(git "*"$(git -C "$TOP" rev-parse --short=7 HEAD)"*")" ]]
+	fi
+	[ "$("$TSMCTL" devices -V)" = "$output" ]
+	[ "$("$TSMCTL" --sysroot "$ROOT" -V)" = "$output" ]
+}
+
+@test "every write is checked: --help, --version, -H and views to a full disk exit 1" {
+	[ -w /dev/full ] || skip "no /dev/full"
+	for args in "--help" "--version" "list --help" "--sysroot $ROOT devices -H" "list -H -J" \
+		    "--sysroot $ROOT list" "--list-cmds"; do
+		# shellcheck disable=SC2086
+		run bash -c '"$0" $1 > /dev/full' "$TSMCTL" "$args"
+		[ "$status" -eq 1 ] || { echo "$args: exit $status"; return 1; }
+		[[ "$output" == *"write error: No space left on device"* ]] || { echo "$args: $output"; return 1; }
+	done
+}
+
+@test "option errors say what getopt found: a missing argument, an ambiguous or an invalid option" {
+	run --separate-stderr "$TSMCTL" --sysroot
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "tsmctl: option '--sysroot' requires an argument"$'\n'"Try 'tsmctl --help'." ]
+	run --separate-stderr "$TSMCTL" list --out NAME
+	[ "$status" -eq 2 ]
+	[ "${stderr%%$'\n'*}" = "tsmctl list: option '--out' is ambiguous; possibilities: '--output' '--output-all'" ]
+	run --separate-stderr "$TSMCTL" devices --h
+	[ "$status" -eq 2 ]
+	[ "${stderr%%$'\n'*}" = "tsmctl devices: option '--h' is ambiguous; possibilities: '--host-bridge' '--help'" ]
+	run --separate-stderr "$TSMCTL" list -Jx
+	[ "${stderr%%$'\n'*}" = "tsmctl list: invalid option '-x'" ]
+	run --separate-stderr "$TSMCTL" list --json=yes
+	[ "${stderr%%$'\n'*}" = "tsmctl list: option '--json' doesn't allow an argument" ]
+	run --separate-stderr "$TSMCTL" list --output
+	[ "${stderr%%$'\n'*}" = "tsmctl list: option '--output' requires an argument" ]
+	run --separate-stderr "$TSMCTL" --bogus
+	[ "$status" -eq 2 ]
+	[ "${stderr%%$'\n'*}" = "tsmctl: unrecognized option '--bogus'" ]
+	# an abbreviated --sysroot before the command takes its value, as getopt does
+	run --separate-stderr "$TSMCTL" --sysr "$ROOT" list -n -o NAME
+	[ "$status" -eq 0 ]
+	[ "$output" = tsm0 ]
+}
+
+@test "an empty filter value is a usage error for every filter of every command" {
+	local cmd opt
+	for cmd in devices streams host-bridges list audit; do
+		for opt in -d --device -t --tsm -b --host-bridge; do
+			"$TSMCTL" --list-opts "$cmd" | grep -q -- "^$opt " || continue
+			for v in "" "," " "; do
+				run --separate-stderr t "$cmd" "$opt" "$v"
+				[ "$status" -eq 2 ] || { echo "$cmd $opt '$v': exit $status"; return 1; }
+				[[ "$stderr" == *"needs a value"* ]]
+				[ -z "$output" ]
+			done
+		done
+	done
+}
+
+@test "-J takes no table options (never silently ignored); -H -J lists the columns as JSON" {
+	for o in "-o NAME" "-o +MODULE" --output-all -n --noheadings -y --shell; do
+		# shellcheck disable=SC2086
+		run --separate-stderr t list -J $o
+		[ "$status" -eq 2 ] || { echo "-J $o: exit $status"; return 1; }
+		[[ "$stderr" == *"--json takes no"* ]]
+		[ -z "$output" ]
+	done
+	run --separate-stderr t devices -H -J
+	[ "$status" -eq 0 ]
+	json_is '.schema_version' 1
+	json_is '.columns[0]' '{"name":"BDF","description":"PCI address"}'
+	json_is '[.columns[].name] | length' "$(t devices -H | wc -l)"
+}
+
+@test "a --sysroot or TSMCTL_SYSROOT without sys/ is a usage error that names where it came from" {
+	E=$(mktemp -d "$BATS_TEST_TMPDIR/empty.XXXXXX")
+	for c in list devices streams host-bridges audit "wait --timeout 30" metrics; do
+		# shellcheck disable=SC2086
+		run --separate-stderr timeout 10 "$TSMCTL" --sysroot "$E" $c
+		[ "$status" -eq 2 ] || { echo "$c: exit $status"; return 1; }
+		[ "$stderr" = "tsmctl ${c%% *}: --sysroot $E: no sys/ directory in it: not a root directory tree (tsmctl reads DIR/sys/class/tsm, DIR/sys/bus/pci, ...)" ]
+	done
+	run --separate-stderr env TSMCTL_SYSROOT="$E" "$TSMCTL" list
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == "tsmctl list: TSMCTL_SYSROOT=$E: no sys/ directory"* ]]
+	run --separate-stderr env TSMCTL_SYSROOT=/nonexistent "$TSMCTL" list
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "tsmctl list: TSMCTL_SYSROOT=/nonexistent: No such file or directory" ]
+	run --separate-stderr "$TSMCTL" --sysroot "" list
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--sysroot needs a directory"* ]]
+	# an empty variable is an unset one
+	run --separate-stderr env TSMCTL_SYSROOT= "$TSMCTL" list --help
+	[ "$status" -eq 0 ]
+}
+
+@test "arguments are escaped in error messages: ESC and BEL never reach the terminal" {
+	local esc=$'\e[2J\a'
+	for args in "bogus$esc" "list --bogus$esc" "devices -d 41:00.0$esc" "list -o NAME$esc" \
+		    "connect 41:00.0 tsm$esc" "wait tsm$esc" "--sysroot /nonexistent$esc list"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr "$TSMCTL" $args
+		[ "$status" -eq 2 ] || { echo "$args: exit $status"; return 1; }
+		[[ "$stderr" != *$'\e'* && "$stderr" != *$'\a'* ]] || { echo "raw: $stderr"; return 1; }
+		[[ "$stderr" == *'\x1b[2J\x07'* ]] || { echo "not escaped: $stderr"; return 1; }
+	done
+}
+
+@test "-o errors are one message with the command's prefix" {
+	run --separate-stderr t list -o NAME,BOGUS
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "tsmctl list: --output: unknown column 'BOGUS'"$'\n'"Try 'tsmctl list --help'." ]
+	run --separate-stderr t devices -o ,
+	[ "$stderr" = "tsmctl devices: --output: no column given"$'\n'"Try 'tsmctl devices --help'." ]
+}
+
+@test "-y/--shell: -P keys are shell variable names" {
+	run t devices -P -y -o BDF,ROOT-PORT,HOST-BRIDGE -d 41:00.0
+	[ "$status" -eq 0 ]
+	[ "$output" = 'BDF="0000:41:00.0" ROOT_PORT="0000:40:01.1" HOST_BRIDGE="pci0000:40"' ]
+	eval "$output"
+	# shellcheck disable=SC2154
+	[ "$HOST_BRIDGE" = pci0000:40 ]
+	run t host-bridges --pairs --shell -o NAME -b pci0000:40
+	[ "$output" = 'NAME="pci0000:40"' ]
+	# without -y the keys stay the column names
+	run t devices -P -o HOST-BRIDGE -d 41:00.0
+	[ "$output" = 'HOST-BRIDGE="pci0000:40"' ]
+}
+
+@test "durations and counts are decimal only, as documented" {
+	for bad in 0x10 1e1 inf nan " 5" -1 +5 "" 1..2 . 5s; do
+		run --separate-stderr t wait --timeout "$bad" tsm0
+		[ "$status" -eq 2 ] || { echo "--timeout '$bad': exit $status"; return 1; }
+		run --separate-stderr t watch --interval "$bad" --count 1
+		[ "$status" -eq 2 ] || { echo "--interval '$bad': exit $status"; return 1; }
+		run --separate-stderr t connect --dry-run --wait "$bad" 41:00.0 tsm0
+		[ "$status" -eq 2 ] || { echo "--wait '$bad': exit $status"; return 1; }
+		run --separate-stderr t watch --interval 0.1 --count "$bad"
+		[ "$status" -eq 2 ] || { echo "--count '$bad': exit $status"; return 1; }
+	done
+	run --separate-stderr t wait --timeout 0.5 tsm0
+	[ "$status" -eq 0 ]
+	run --separate-stderr t wait --timeout .5 tsm0
+	[ "$status" -eq 0 ]
+	run --separate-stderr t watch --interval 0.1 --count 01
+	[ "$status" -eq 0 ]
+}
+
+@test "-d takes lspci's slot form: BB:DD and DDDD:BB:DD select every function of the slot" {
+	run t devices --all -d 41:00 -n -o BDF
+	[ "$status" -eq 0 ]
+	[ "${lines[*]}" = "0000:41:00.0 0000:41:00.1" ]
+	run t streams -J -d 41:00
+	[ "$status" -eq 0 ]
+	json_is '[.streams[].name]' '["stream0.0.0"]'
+	run t audit -J -d 41:00
+	json_is '[.checks[] | select(.id == "device.connected") | .object]' '["0000:41:00.0"]'
+	ROOT=$(static_tree devsec)
+	run t devices --all -d 10000:01:00 -n -o BDF
+	[ "${lines[*]}" = "10000:01:00.0 10000:01:00.1" ]
+	run --separate-stderr t devices -d 99:00
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "tsmctl devices: 0000:99:00: no such PCI slot" ]
+	# a function's address still means that function only; garbage is a usage error
+	run t devices --all -d 10000:01:00.1 -n -o BDF
+	[ "$output" = "10000:01:00.1" ]
+	for bad in 41 41:0g 41:00. :00 41:20; do
+		run t devices -d "$bad"
+		[ "$status" -eq 2 ] || { echo "'$bad': exit $status"; return 1; }
+	done
+}
+
+@test "-v is described as what it does in each command" {
+	[[ "$("$TSMCTL" connect --help)" == *"-v, --verbose"*"print each sysfs path written"* ]]
+	for c in list devices host-bridges streams audit wait watch report metrics; do
+		run "$TSMCTL" "$c" --help
+		[[ "$output" != *"paths written"* ]] || { echo "$c: $output"; return 1; }
+	done
+	[[ "$("$TSMCTL" streams --help)" == *"-v, --verbose"*"RID and address association"* ]]
+	[[ "$("$TSMCTL" audit --help)" == *"-v, --verbose"*"description"*"hint"* ]]
+}
+
+@test "under a sysroot, messages speak of this tree's kernel, not the running one" {
+	ROOT=$(static_tree no-tsm)
+	for c in list devices streams; do
+		run --separate-stderr t "$c"
+		[ "$status" -eq 0 ]
+		[[ "$stderr" == "tsmctl $c: no $ROOT/sys/class/tsm in this tree: its kernel lacked PCI TSM support (CONFIG_PCI_TSM) or no TSM provider module was loaded ["* ]] ||
+			{ echo "$c: $stderr"; return 1; }
+		[[ "$stderr" != *"running kernel"* ]]
+	done
+	ROOT=$(static_tree sev-tio)
+	run --separate-stderr t lock --dry-run 81:00.0 tsm0
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == "tsmctl lock: this tree's kernel lacks the TDISP guest ABI"* ]]
+}

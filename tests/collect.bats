@@ -43,6 +43,28 @@ roundtrip() {
 	[ "$status" -eq 2 ]
 }
 
+@test "collect -o: '-' is stdout; a link, FIFO or directory is refused, never replaced" {
+	src=$(static_tree sev-tio)
+	D=$(mktemp -d "$BATS_TEST_TMPDIR/o.XXXXXX")
+	echo keep > "$D/target"
+	ln -s target "$D/link"
+	mkfifo "$D/fifo"
+	mkdir "$D/dir"
+	for f in link fifo dir; do
+		run --separate-stderr env TSMCTL="$TSMCTL" "$TOP/contrib/tsmctl-collect" --sysroot "$src" -o "$D/$f"
+		[ "$status" -eq 1 ]
+		[[ "$stderr" == *"$D/$f: not a regular file: refusing to replace it"* ]]
+	done
+	[ -L "$D/link" ] && [ "$(cat "$D/target")" = keep ] && [ -p "$D/fifo" ] && [ -d "$D/dir" ]
+	env TSMCTL="$TSMCTL" "$TOP/contrib/tsmctl-collect" --sysroot "$src" -o - 2>/dev/null > "$D/c.tar.xz"
+	tar -tJf "$D/c.tar.xz" | grep -q 'sys/class/tsm'
+	# a regular file is replaced whole, nothing temporary left beside it
+	echo old > "$D/r.tar.xz"
+	env TSMCTL="$TSMCTL" "$TOP/contrib/tsmctl-collect" --sysroot "$src" -o "$D/r.tar.xz" >/dev/null
+	tar -tJf "$D/r.tar.xz" | grep -q 'sys/class/tsm'
+	! ls -A "$D" | grep -q tsmctl-
+}
+
 teardown() {
 	unmount_live
 }

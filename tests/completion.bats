@@ -79,8 +79,9 @@ complete_words() {
 		"$TOPO/guest-sev.json" > "$BATS_TEST_TMPDIR/guest.json"
 	ROOT=$BATS_TEST_TMPDIR/guest
 	"$SIM" build "$BATS_TEST_TMPDIR/guest.json" "$ROOT" >/dev/null
+	# 00:06.0 has mlx5_core bound: lock would be EBUSY, so it is no candidate (as for lock --all)
 	run complete_words tsmctl --sysroot "$ROOT" lock ""
-	[ "${lines[*]}" = "0000:00:06.0 tsm0" ]
+	[ "${lines[*]}" = "tsm0" ]
 	run complete_words tsmctl --sysroot "$ROOT" accept ""
 	[ "${lines[*]}" = "0000:00:05.0" ]
 	run complete_words tsmctl --sysroot "$ROOT" unlock ""
@@ -97,4 +98,30 @@ complete_words() {
 	touch "$BATS_TEST_TMPDIR/m.prom"
 	run complete_words tsmctl metrics --output-file "$BATS_TEST_TMPDIR/m."
 	[ "$output" = "$BATS_TEST_TMPDIR/m.prom" ]
+}
+
+@test "lock and accept offer only what lock --all and accept --all would pick: no device with a driver" {
+	ROOT=$(static_tree guest-sev)
+	[ -e "$ROOT/sys/bus/pci/devices/0000:00:06.0/driver" ]
+	run complete_words tsmctl --sysroot "$ROOT" lock ""
+	[ "${lines[*]}" = "0000:00:05.0 tsm0" ]
+	[ "$(t lock --dry-run -J --all tsm0 | jq -c '[.results[].bdf]')" = '["0000:00:05.0"]' ]
+	# 00:06.0 locked with its driver bound (the state after lock, accept, bind): accept skips it
+	jq '.host_bridges[0].devices[2].locked = "tsm0" | .host_bridges[0].devices[1].locked = "tsm0"' \
+		"$TOPO/guest-sev.json" > "$BATS_TEST_TMPDIR/g.json"
+	ROOT=$BATS_TEST_TMPDIR/g
+	"$SIM" build "$BATS_TEST_TMPDIR/g.json" "$ROOT" >/dev/null
+	run complete_words tsmctl --sysroot "$ROOT" accept ""
+	[ "${lines[*]}" = "0000:00:05.0" ]
+}
+
+@test "-o offers only the columns not chosen yet" {
+	run complete_words tsmctl host-bridges -o NAME,
+	[[ "$output" != *"NAME,NAME"* ]]
+	[[ "$output" == *"NAME,AVAILABLE"* ]]
+	run complete_words tsmctl list -o NAME,MODE,MOD
+	[ "$output" = "NAME,MODE,MODULE" ]
+	# chosen in any case: tsmctl takes column names case-insensitively
+	run complete_words tsmctl list -o +name,N
+	[[ "$output" != *"+name,NAME"* ]]
 }

@@ -60,6 +60,18 @@ sel_reg() {
 	[ -z "$stderr" ]
 }
 
+@test "every key and result connect -J prints is documented in tsmctl-connect(8)" {
+	mount_live sev-tio
+	run --separate-stderr t connect -J 0000:81:00.0 tsm0
+	for k in $(printf '%s' "$output" | jq -r '.results[0] | keys[]') \
+		 $(printf '%s' "$output" | jq -r '.results[0].streams[0] | keys[]'); do
+		grep -q "\*$k\*" "$TOP/man/tsmctl-connect.8.scd" || { echo "connect: $k undocumented"; return 1; }
+	done
+	for r in ok already dry-run insecure failed skipped; do
+		grep -q "\"$r\"" "$TOP/man/tsmctl-connect.8.scd" || { echo "result $r undocumented"; return 1; }
+	done
+}
+
 @test "already connected to the same TSM: success with a note, nothing written; --strict fails with EBUSY" {
 	mount_live sev-tio
 	before=$(tree_digest)
@@ -88,13 +100,13 @@ sel_reg() {
 	[ "$(tree_digest)" = "$before" ]
 }
 
-@test "ENXIO: no such TSM lists the registered ones; nothing is written" {
+@test "ENXIO: no such TSM lists the registered ones, once, before any device; nothing is written" {
 	mount_live sev-tio
 	before=$(tree_digest)
 	run --separate-stderr t connect 81:00.0 tsm7
 	expect_status 1
-	[ "$stderr" = "tsmctl connect 0000:81:00.0: there is no TSM named tsm7; registered: tsm0 (ENXIO)" ]
-	[ "$output" = "$(printf '0000:81:00.0: failed (ENXIO)\nconnected 0 of 1 device (1 failed)')" ]
+	[ "$stderr" = "tsmctl connect tsm7: there is no TSM named tsm7; registered: tsm0 (ENXIO)" ]
+	[ -z "$output" ]
 	[ "$(tree_digest)" = "$before" ]
 }
 
@@ -103,8 +115,8 @@ sel_reg() {
 	before=$(tree_digest)
 	run --separate-stderr t connect -J 10000:01:00.0 tsm1
 	expect_status 1
-	[[ "$stderr" == "tsmctl connect 10000:01:00.0: tsm1 is a devsec TSM (pci_mode)"*"connect needs a link TSM: tsm0 (ENXIO)" ]]
-	json_is '.results[0] | [.result, .errno, .tsm, .streams]' '["failed","ENXIO","tsm1",[]]'
+	[[ "$stderr" == "tsmctl connect tsm1: tsm1 is a devsec TSM (pci_mode)"*"connect needs a link TSM: tsm0 (ENXIO)" ]]
+	json_is '.' '{"schema_version":1,"results":[]}'
 	[ "$(tree_digest)" = "$before" ]
 	# the link TSM works, and the proposed tsmN/pciDDDD:BB link appears
 	run t connect 10000:01:00.0 tsm0
@@ -169,7 +181,7 @@ sel_reg() {
 	mount_live connect-sev-tio
 	run --separate-stderr t connect 61:00.0 tsm0
 	expect_status 1
-	[[ "$stderr" == "tsmctl connect 0000:61:00.0: tsm0 found no free Stream ID for a new stream on pci0000:60"*"(EBUSY)" ]]
+	[[ "$stderr" == "tsmctl connect 0000:61:00.0: the kernel found the device busy, yet tsm/connect reads empty: tsm0 found no free Stream ID for a new stream on pci0000:60"*"(EBUSY)" ]]
 	[ "$(cat "$(dev 0000:61:00.0)/tsm/connect")" = "" ]
 	[ "$(avail pci0000:60)" = 256 ]
 }
@@ -191,7 +203,7 @@ sel_reg() {
 	mount_live connect-sev-tio
 	run --separate-stderr t connect -J --keep-going 43:00.0 44:00.0 tsm0
 	expect_status 1
-	json_is '[.results[] | [.result, .errno, .tsm]]' '[["failed",null,"tsm0"],["failed",null,"tsm0"]]'
+	json_is '[.results[] | [.result, .errno, .tsm]]' '[["insecure",null,"tsm0"],["insecure",null,"tsm0"]]'
 	json_is '[.results[].streams[] | [.name, .endpoint_state, .root_port_state]]' \
 		'[["stream0.0.0","insecure","disabled"],["stream1.0.0","disabled","insecure"]]'
 	[ "${stderr_lines[0]}" = "tsmctl connect 0000:43:00.0: connected to tsm0, but the stream is not SECURE on both partners (stream0.0.0 on pci0000:40: endpoint insecure, root port disabled); the TSM kept it registered: 'tsmctl disconnect 0000:43:00.0' releases it" ]
@@ -205,18 +217,23 @@ sel_reg() {
 	[ "$(avail pci0000:40)" = 254 ]
 }
 
-@test "IDE_FAIL on a partner is a warning, and a failure with --strict" {
+@test "IDE_FAIL on a partner is a failure as audit's stream.ide-fail says: result insecure, exit 1" {
 	mount_live connect-sev-tio
 	run --separate-stderr t connect 45:00.0 tsm0
-	expect_status 0
-	[ "${lines[0]}" = "0000:45:00.0: connected to tsm0: stream0.0.0 on pci0000:40 (Stream ID 0), endpoint secure, root port secure; warning: stream0.0.0: the root port reports IDE_FAIL (it received an IDE Fail message)" ]
+	expect_status 1
+	[ "${lines[0]}" = "0000:45:00.0: insecure: stream0.0.0 on pci0000:40 (Stream ID 0), endpoint secure, root port secure" ]
+	[ "${lines[1]}" = "connected 0 of 1 device (1 insecure)" ]
+	[ "$stderr" = "tsmctl connect 0000:45:00.0: connected to tsm0, but stream0.0.0: the root port reports IDE_FAIL (it received an IDE Fail message); 'tsmctl disconnect 0000:45:00.0' releases the stream" ]
+	# what the kernel shows: connected, the IDE_FAIL bit set, and audit fails it too
+	[ "$(cat "$(dev 0000:45:00.0)/tsm/connect")" = tsm0 ]
 	[ $(($(sel_reg 0000:40:05.1 0 sts) >> 31)) -eq 1 ]
+	run t audit --short -d 45:00.0
+	expect_status 1
 	run t disconnect 45:00.0
 	expect_status 0
-	run --separate-stderr t connect --strict -J 45:00.0 tsm0
+	run --separate-stderr t connect -J 45:00.0 tsm0
 	expect_status 1
-	json_is '.results[0] | [.result, .errno]' '["failed",null]'
-	[[ "$stderr" == "tsmctl connect 0000:45:00.0: connected to tsm0, but stream0.0.0: the root port reports IDE_FAIL"*"a failure with --strict" ]]
+	json_is '.results[0] | [.result, .errno, .tsm]' '["insecure",null,"tsm0"]'
 }
 
 @test "the generic TSM releases a stream that stays INSECURE: ENXIO, nothing left" {
@@ -311,11 +328,11 @@ sel_reg() {
 	[ "${lines[1]}" = "would connect 1 of 1 device" ]
 	run --separate-stderr t connect --dry-run -J --all tsm0
 	expect_status 0
-	json_is '[.results[] | [.bdf, .result, .errno]]' '[["0000:81:00.0","ok",null]]'
-	run --separate-stderr t connect --dry-run --keep-going 41:00.0 81:00.0 tsm3
+	json_is '[.results[] | [.bdf, .result, .errno]]' '[["0000:81:00.0","dry-run",null]]'
+	run --separate-stderr t connect --dry-run -J --keep-going --strict 41:00.0 81:00.0 tsm0
 	expect_status 1
-	[[ "${stderr_lines[0]}" == "tsmctl connect 0000:41:00.0: already connected to tsm0; to move it to tsm3,"* ]]
-	[ "${stderr_lines[1]}" = "tsmctl connect 0000:81:00.0: there is no TSM named tsm3; registered: tsm0 (ENXIO)" ]
+	[ "$stderr" = "tsmctl connect 0000:41:00.0: already connected to tsm0; a failure with --strict (EBUSY)" ]
+	json_is '[.results[] | [.bdf, .result, .errno]]' '[["0000:41:00.0","failed","EBUSY"],["0000:81:00.0","dry-run",null]]'
 	[ "$(tree_digest)" = "$before" ]
 	[ "$(cat "$(dev 0000:81:00.0)/tsm/connect")" = "" ]
 }
@@ -443,12 +460,12 @@ sel_reg() {
 		expect_status 2 || { echo "accepted: '$bdf'"; return 1; }
 		[[ "$stderr" == "tsmctl connect: invalid PCI address '$bdf' (expected [DDDD:]BB:DD.F)"* ]]
 	done
+	# well-formed, but no such device: exit 1 as for a filter, and the whole batch stops
 	run --separate-stderr t connect 0000:99:00.0 tsm0
-	expect_status 2
+	expect_status 1
 	[ "$stderr" = "tsmctl connect: 0000:99:00.0: no such PCI device (see 'tsmctl devices --all')" ]
-	# a device that does not exist stops the whole batch, also the good targets
 	run t connect 81:00.0 99:00.0 tsm0
-	expect_status 2
+	expect_status 1
 	for tsm in tsm TSM0 tsm01 tsm-1 tsm0x "tsm 0" tsm0/ ../tsm0 " tsm0"; do
 		run --separate-stderr t connect 81:00.0 "$tsm"
 		expect_status 2 || { echo "accepted TSM: '$tsm'"; return 1; }
@@ -483,12 +500,7 @@ sel_reg() {
 @test "not root: EACCES says root is needed, and nothing changes" {
 	mount_live sev-tio
 	command -v setpriv >/dev/null || skip "setpriv not installed"
-	# let an unprivileged user reach the mount point below bats' private tmp dirs
-	d=$(dirname "$ROOT")
-	while [ "$d" != / ] && [ "$d" != "${TMPDIR:-/tmp}" ]; do
-		chmod o+x "$d"
-		d=$(dirname "$d")
-	done
+	open_path_to_root
 	before=$(tree_digest)
 	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$TSMCTL" --sysroot "$ROOT" connect 81:00.0 tsm0
@@ -503,7 +515,7 @@ sel_reg() {
 	run --separate-stderr in_ns "$TSMCTL" --sysroot "$ROOT" connect --wait 0.3 81:00.0 tsm0
 	expect_status 1
 	[ "${stderr_lines[0]}" = "tsmctl connect: gave up waiting after 0.3 s for tsm0 and the devices' tsm/connect" ]
-	[ "${stderr_lines[1]}" = "tsmctl connect 0000:81:00.0: no TSM is registered, and the kernel shows tsm/connect only while a link TSM is (see 'tsmctl list'; is the provider module loaded?) (ENOENT)" ]
+	[ "${stderr_lines[1]}" = "tsmctl connect tsm0: there is no TSM named tsm0: none is registered (see 'tsmctl list') (ENXIO)" ]
 	nsenter --net="$NS" "$TSMCTL" --sysroot "$ROOT" -v connect --wait 20 81:00.0 tsm0 \
 		> "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" &
 	pid=$!
@@ -556,4 +568,90 @@ sel_reg() {
 	expect_status 1
 	[[ "$stderr" == *'connected to tsm0\x1b[2J, not tsm0'* ]]
 	! printf '%s' "$stderr" | grep -q $'\033'
+}
+
+@test "a TSM that cannot serve is one error before any candidate: --all with or without devices, a devsec TSM" {
+	ROOT=$(static_tree no-tsm)
+	run --separate-stderr t connect --all tsm0
+	expect_status 1
+	[ "$stderr" = "tsmctl connect tsm0: there is no TSM named tsm0: none is registered (see 'tsmctl list') (ENXIO)" ]
+	[ -z "$output" ]
+	run --separate-stderr t connect -J --all tsm0
+	expect_status 1
+	json_is '.' '{"schema_version":1,"results":[]}'
+	# with candidates: still one message, nothing written
+	mount_live connect-sev-tio
+	before=$(tree_digest)
+	run --separate-stderr t connect --all --keep-going tsm7
+	expect_status 1
+	[ "$stderr" = "tsmctl connect tsm7: there is no TSM named tsm7; registered: tsm0 (ENXIO)" ]
+	[ -z "$output" ]
+	[ "$(tree_digest)" = "$before" ]
+	unmount_live
+	# a devsec TSM, every link candidate connected already: an error all the same
+	mount_live devsec-proposed
+	run t connect --all tsm0
+	expect_status 0
+	run --separate-stderr t connect --all tsm1
+	expect_status 1
+	[[ "$stderr" == "tsmctl connect tsm1: tsm1 is a devsec TSM (pci_mode)"*"(ENXIO)" ]]
+	[ "$(wc -l <<<"$stderr")" -eq 1 ]
+}
+
+@test "a device locked to a devsec TSM: connect says so (EBUSY, unlock first) without writing; disconnect and audit too" {
+	mount_live devsec-proposed
+	run t lock 10000:01:00.0 tsm1
+	expect_status 0
+	before=$(tree_digest)
+	command -v strace >/dev/null || skip "strace not installed"
+	# LeakSanitizer cannot run under ptrace: a sanitizer build is traced without it
+	run --separate-stderr env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		strace -f -qq -e trace=write -o "$BATS_TEST_TMPDIR/trace" \
+		"$TSMCTL" --sysroot "$ROOT" connect 10000:01:00.0 tsm0
+	expect_status 1
+	[ "$stderr" = "tsmctl connect 10000:01:00.0: locked to tsm1 (TDISP, a devsec TSM's context), and a device has one TSM context at a time: run 'tsmctl unlock 10000:01:00.0' first (EBUSY)" ]
+	! grep -q 'tsm/connect' "$BATS_TEST_TMPDIR/trace"
+	! grep -q 'Stream ID' <<<"$stderr"
+	[ "$(tree_digest)" = "$before" ]
+	run --separate-stderr t disconnect 10000:01:00.0
+	expect_status 1
+	[ "$stderr" = "tsmctl disconnect 10000:01:00.0: not connected, but locked to tsm1 (TDISP, a devsec TSM's context), which disconnect does not end: 'tsmctl unlock 10000:01:00.0' does (ENXIO)" ]
+	[ "$(tree_digest)" = "$before" ]
+	# audit: no 'tsmctl connect' hint for a device that is locked
+	run --separate-stderr t audit -J -d 10000:01:00.0
+	json_is '[.checks[] | select(.id == "device.connected") | [.status, .hint]]' '[["skip","see device.tdisp"]]'
+	[[ "$output" != *"tsmctl connect 10000:01:00.0"* ]]
+	run --separate-stderr t audit -J -d 10000:01:00.0 --require-connected 10000:01:00.0
+	expect_status 1
+	json_is '[.checks[] | select(.id == "device.connected") | .status]' '["fail"]'
+	json_is '[.checks[] | select(.id == "device.connected") | .hint | startswith("unlock it (tsmctl unlock 10000:01:00.0)")]' '[true]'
+	# unlocked, the same connect works
+	run t unlock 10000:01:00.0
+	run t connect 10000:01:00.0 tsm0
+	expect_status 0
+}
+
+@test "hints name what exists: no function 0 is offered for a root port or a slot without one" {
+	mount_live connect-sev-tio
+	run --separate-stderr t connect --dry-run 40:01.1 tsm0
+	expect_status 1
+	[[ "$stderr" != *"0000:40:01.0"* ]]
+	[ "$stderr" = "tsmctl connect 0000:40:01.1: has no tsm/connect: the kernel offers it only on function 0 of a PCIe endpoint, switch upstream port or RCiEP with IDE or TEE-IO (see 'tsmctl devices --all') (ENOENT)" ]
+	unmount_live
+	mount_live sev-tio
+	# a root port the scan knows (a stream's partner): said what it is
+	run --separate-stderr t connect --dry-run 40:01.1 tsm0
+	expect_status 1
+	[[ "$stderr" == "tsmctl connect 0000:40:01.1: has no tsm/connect: it is a root port, one partner of the streams of the devices below it;"* ]]
+	# function 1 of a slot whose function 0 has tsm/connect: that one is named
+	run --separate-stderr t connect --dry-run 41:00.1 tsm0
+	[[ "$stderr" == *"the kernel connects a slot through its function 0 (0000:41:00.0)"* ]]
+}
+
+@test "the up-front TSM check quotes tree text escaped once: ESC as \\x1b, a backslash as \\x5c" {
+	edit_tree devsec-proposed
+	printf 'devsec\033[2J\\x\n' > "$(readlink -f "$ROOT/sys/class/tsm/tsm1")/pci_mode"
+	run --separate-stderr t connect 10000:01:00.0 tsm1
+	expect_status 1
+	[ "$stderr" = 'tsmctl connect tsm1: tsm1 is a devsec\x1b[2J\x5cx TSM (pci_mode), which secures devices inside a guest (lock/accept); connect needs a link TSM: tsm0 (ENXIO)' ]
 }

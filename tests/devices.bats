@@ -88,7 +88,7 @@ setup() {
 	json_is '[.devices[].bdf]' '["0000:41:00.0"]'
 	run t devices -J -b pci0000:80
 	json_is '[.devices[].bdf]' '["0000:81:00.0"]'
-	run t devices -J -b pci0000:00
+	run --separate-stderr t devices -J -b pci0000:00
 	json_is '.devices' '[]'
 }
 
@@ -97,7 +97,7 @@ setup() {
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"invalid PCI address 'zz:zz.z'"* ]]
 	[[ "$output" == *"Try 'tsmctl devices --help'."* ]]
-	for bad in ../41:00.0 0000:41:00.0/ 41:00.8 41:20.0 "41:00.0 x" 0000:41:00; do
+	for bad in ../41:00.0 0000:41:00.0/ 41:00.8 41:20.0 "41:00.0 x" 0000:41; do
 		run t devices -d "$bad"
 		[ "$status" -eq 2 ]
 	done
@@ -214,4 +214,75 @@ group_funcs() {
 	echo "$(echo "$probed" | wc -l) of $all functions probed"
 	[ "$(echo "$probed" | wc -l)" -lt "$((all / 2))" ]
 	diff <(group_funcs) <(jq -r '.devices[].bdf' "$BATS_TEST_TMPDIR/out" | sort)
+}
+
+@test "doe_features: null when unknown (a DOE mailbox but no doe_features/), [] only when there is no DOE mailbox" {
+	edit_tree sev-tio
+	run t devices -J --all -d 81:00.0,82:00.0,40:01.1
+	json_is '[.devices[] | [.bdf, .doe_features]]' '[["0000:40:01.1",[]],["0000:81:00.0",["0001:00","0001:01","0001:02"]]]'
+	rm -r "$ROOT/sys/devices/pci0000:80/0000:80:01.1/0000:81:00.0/doe_features"
+	run t devices -J -d 81:00.0
+	[ "$status" -eq 0 ]
+	json_is '.devices[0].doe_features' null
+	json_is '.devices[0].config_access' '"full"'
+}
+
+@test "IDE algorithm ids the kernel does not define show as reserved(N), as stream states do" {
+	jq '.host_bridges[2].devices[0].children[0].ide.algorithms = 3' "$TOPO/sev-tio.json" > "$BATS_TEST_TMPDIR/alg.json"
+	ROOT=$BATS_TEST_TMPDIR/alg
+	"$SIM" build "$BATS_TEST_TMPDIR/alg.json" "$ROOT" >/dev/null
+	run t devices -J -d 81:00.0
+	json_is '.devices[0].ide.algorithms' '["reserved(3)"]'
+	run t devices -J -d 41:00.0
+	json_is '.devices[0].ide.algorithms' '["aes-gcm-256-96b"]'
+}
+
+@test "non-root and a config file it may not open: IDs and names from the ID files, one note on stderr" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to switch to nobody"
+	command -v setpriv >/dev/null || skip "setpriv not installed"
+	edit_tree sev-tio
+	find "$ROOT" -name config -exec chmod 0600 {} +
+	open_path_to_root
+	chmod o+rx "$ROOT"
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$TSMCTL" --sysroot "$ROOT" devices -J -d 41:00.0
+	[ "$status" -eq 0 ]
+	json_is '.devices[0] | [.vendor_id, .device_id, .class, .vendor, .device]' \
+		'[5555,4125,131072,"Mellanox Technologies","MT2892 Family [ConnectX-6 Dx]"]'
+	json_is '.devices[0] | [.config_access, .ide, .tee_io, .pcie_type]' '["unreadable",null,null,null]'
+	[[ "$stderr" == "tsmctl devices: config space of "[0-9]" functions could not be read (Permission denied; run as root): IDE, TEE and DOE fields are unknown (null), not absent; IDs and names come from the vendor, device and class files" ]]
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$TSMCTL" --sysroot "$ROOT" streams
+	[ "$status" -eq 0 ]
+	[[ "${lines[1]}" == "pci0000:40  stream0.0.0"*"unreadable"*"unreadable" ]]
+	[ "$(grep -c 'could not be read (Permission denied; run as root)' <<<"$stderr")" -eq 1 ]
+}
+
+@test "an empty view always says why on stderr; -J prints the (empty) document even when a filter names nothing" {
+	run --separate-stderr t devices -d 40:01.1
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ "$stderr" = "tsmctl devices: no device matches -d 0000:40:01.1: 0000:40:01.1 has no tsm/ group: it is no TSM-capable function 0 (nor a connected DSM's dependent); 'tsmctl devices --all' shows every IDE or TEE-IO capable function" ]
+	run --separate-stderr t devices --all -d 82:00.0
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "tsmctl devices: no device matches -d 0000:82:00.0: 0000:82:00.0 shows neither an IDE capability nor DEVCAP.TEE-IO" ]
+	run --separate-stderr t devices -d 81:00.0 -t tsm0
+	[ "$stderr" = "tsmctl devices: no device matches -d 0000:81:00.0 -t tsm0" ]
+	run --separate-stderr t streams -J -d 81:00.0
+	[ "$status" -eq 0 ]
+	json_is '.streams' '[]'
+	[ "$stderr" = "tsmctl streams: no stream matches -d 0000:81:00.0" ]
+	run --separate-stderr t host-bridges -b pci0000:80 -t tsm0
+	[ "$stderr" = "tsmctl host-bridges: no host bridge matches -t tsm0 -b pci0000:80: no stream of that TSM uses one" ]
+	# a filter naming nothing: exit 1, and with -J the document all the same
+	for c in devices streams host-bridges list; do
+		case $c in list|host-bridges) f="-t tsm9" ;; *) f="-d 99:00.0" ;; esac
+		# shellcheck disable=SC2086
+		run --separate-stderr t $c -J $f
+		[ "$status" -eq 1 ]
+		json_is 'keys | length' 2
+		json_is '.schema_version' 1
+		json_is 'to_entries[1].value | length' 0
+		[[ "$stderr" == *": no such "* ]]
+	done
 }

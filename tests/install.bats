@@ -45,6 +45,22 @@ load lib/helpers
 	[ "$output" = "./etc/tsmctl/connect.conf" ]
 }
 
+@test "make uninstall removes an unedited connect.conf (the sample as shipped), and its directory" {
+	D=$(mktemp -d "$BATS_TEST_TMPDIR/dest.XXXXXX")
+	make -s -C "$TOP" install DESTDIR="$D" PREFIX=/usr
+	cmp "$TOP/contrib/connect.conf" "$D/etc/tsmctl/connect.conf"
+	make -s -C "$TOP" uninstall DESTDIR="$D" PREFIX=/usr
+	run bash -c "cd '$D' && find . -type f"
+	[ -z "$output" ]
+	[ ! -e "$D/etc/tsmctl" ]
+	# a directory holding something else of the admin's stays
+	make -s -C "$TOP" install DESTDIR="$D" PREFIX=/usr
+	echo mine > "$D/etc/tsmctl/notes"
+	make -s -C "$TOP" uninstall DESTDIR="$D" PREFIX=/usr
+	[ ! -e "$D/etc/tsmctl/connect.conf" ]
+	[ "$(cat "$D/etc/tsmctl/notes")" = mine ]
+}
+
 @test "tsmctl-autoconnect applies connect.conf rules and rejects malformed lines" {
 	ROOT=$(static_tree sev-tio)
 	BIN=$(mktemp -d "$BATS_TEST_TMPDIR/bin.XXXXXX")

@@ -102,5 +102,5 @@ setup() {
 @test "list: unknown column is a usage error" {
 	run t list -o NAME,BOGUS
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"unknown column: BOGUS"* ]]
+	[[ "$output" == *"tsmctl list: --output: unknown column 'BOGUS'"* ]]
 }

@@ -166,3 +166,29 @@ for f in fams:
 	expect_status 2
 	[[ "$stderr" == *"unexpected argument 'extra'"* ]]
 }
+
+@test "--output-file never replaces a device node, FIFO, symbolic link or directory; '-' is stdout" {
+	ROOT=$(static_tree sev-tio)
+	D=$(mktemp -d "$BATS_TEST_TMPDIR/out.XXXXXX")
+	mkfifo "$D/fifo"
+	mkdir "$D/dir"
+	echo keep > "$D/target"
+	ln -s target "$D/link"
+	ln -s /proc/self/fd/1 "$D/stdout"
+	if [ "$(id -u)" -eq 0 ]; then mknod "$D/full" c 1 7; fi
+	for f in fifo dir link stdout $([ -e "$D/full" ] && echo full); do
+		run --separate-stderr t metrics --output-file "$D/$f"
+		expect_status 1
+		[[ "$stderr" == "tsmctl metrics: $D/$f: a "*", not a regular file: refusing to replace it (name a regular file, or '-' for stdout)" ]] ||
+			{ echo "$f: $stderr"; return 1; }
+	done
+	[ -p "$D/fifo" ] && [ -d "$D/dir" ] && [ -L "$D/link" ] && [ -L "$D/stdout" ]
+	[ "$(readlink "$D/link")" = target ] && [ "$(cat "$D/target")" = keep ]
+	[ ! -e "$D/full" ] || [ -c "$D/full" ]
+	# refused before a temporary file was made
+	! ls -A "$D" | grep -q tsmctl-
+	run --separate-stderr t metrics --output-file -
+	expect_status 0
+	valid
+	[ ! -e ./- ]
+}

@@ -90,8 +90,8 @@ mkdirs_traced() {
 	json_is '.reports[0].inblob.sha256' "\"$(sha256sum < "$BATS_TEST_TMPDIR/nonce64" | cut -d' ' -f1)\""
 	json_is '.reports[0].outblob' "{\"size\":1184,\"sha256\":\"$(sha256sum < "$BATS_TEST_TMPDIR/o" | cut -d' ' -f1)\",\"path\":\"$BATS_TEST_TMPDIR/o\"}"
 	json_is '.reports[0].auxblob' "{\"size\":512,\"sha256\":\"$(sha256sum < "$BATS_TEST_TMPDIR/a" | cut -d' ' -f1)\",\"path\":\"$BATS_TEST_TMPDIR/a\"}"
-	# shown but not asked for: digested, not written
-	json_is '.reports[0].manifestblob' '{"size":0,"sha256":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855","path":null}'
+	# no service report, so no manifest: not read, no digest of nothing
+	json_is '.reports[0].manifestblob' null
 	json_is '.reports[0] | [.service_provider, .service_guid, .service_manifest_version]' '[null,null,null]'
 	expected_outblob sev_guest 1 "$BATS_TEST_TMPDIR/nonce64" | cmp - "$BATS_TEST_TMPDIR/o"
 	{ printf 'sev_guest\0certs\0'; head -c $((512 - 16)) /dev/zero; } | cmp - "$BATS_TEST_TMPDIR/a"
@@ -185,7 +185,7 @@ mkdirs_traced() {
 	command -v strace >/dev/null || skip "strace not installed"
 	run --separate-stderr traced report --nonce 00 --outblob "$BATS_TEST_TMPDIR/nodir/o"
 	expect_status 1
-	[ "$stderr" = "tsmctl report: --outblob $BATS_TEST_TMPDIR/nodir/o: No such file or directory" ]
+	[ "$stderr" = "tsmctl report: --outblob $BATS_TEST_TMPDIR/nodir/o: creating a temporary file: No such file or directory" ]
 	[ "$(mkdirs_traced)" = 0 ]
 	head -c 5000 /dev/urandom > "$BATS_TEST_TMPDIR/o"
 	chmod 644 "$BATS_TEST_TMPDIR/o"
@@ -291,11 +291,7 @@ mkdirs_traced() {
 @test "not root: mkdir's EACCES says root is needed" {
 	mount_guest guest-sev
 	command -v setpriv >/dev/null || skip "setpriv not installed"
-	d=$(dirname "$ROOT")
-	while [ "$d" != / ] && [ "$d" != "${TMPDIR:-/tmp}" ]; do
-		chmod o+x "$d"
-		d=$(dirname "$d")
-	done
+	open_path_to_root
 	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$TSMCTL" --sysroot "$ROOT" report --nonce 00
 	expect_status 1
@@ -482,5 +478,25 @@ interrupt_busy() {
 	[[ "$first" == *"generation 2 after 1 write: another writer raced; trying a fresh entry" ]]
 	# the report is ours: privlevel 0, not the other writer's 3
 	expected_outblob sev_guest 0 "$BATS_TEST_TMPDIR/nonce64" | cmp - "$BATS_TEST_TMPDIR/o"
+	report_empty
+}
+
+@test "--outblob, --auxblob: a symbolic link or device node is refused before mkdir, never replaced" {
+	mount_guest guest-sev
+	command -v strace >/dev/null || skip "strace not installed"
+	echo keep > "$BATS_TEST_TMPDIR/target"
+	ln -s target "$BATS_TEST_TMPDIR/link"
+	mkfifo "$BATS_TEST_TMPDIR/fifo"
+	run --separate-stderr traced report --nonce 00 --outblob "$BATS_TEST_TMPDIR/link"
+	expect_status 1
+	[ "$stderr" = "tsmctl report: --outblob $BATS_TEST_TMPDIR/link: a symbolic link, not a regular file: refusing to replace it (name a regular file, or '-' for stdout)" ]
+	[ "$(mkdirs_traced)" = 0 ]
+	[ -L "$BATS_TEST_TMPDIR/link" ] && [ "$(cat "$BATS_TEST_TMPDIR/target")" = keep ]
+	run --separate-stderr traced report --nonce 00 --outblob "$BATS_TEST_TMPDIR/o" --auxblob "$BATS_TEST_TMPDIR/fifo"
+	expect_status 1
+	[[ "$stderr" == *"--auxblob $BATS_TEST_TMPDIR/fifo: a FIFO, not a regular file"* ]]
+	[ "$(mkdirs_traced)" = 0 ]
+	[ -p "$BATS_TEST_TMPDIR/fifo" ] && [ ! -e "$BATS_TEST_TMPDIR/o" ]
+	! ls -A "$BATS_TEST_TMPDIR" | grep -q tsmctl-
 	report_empty
 }

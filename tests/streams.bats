@@ -67,7 +67,7 @@ setup() {
 	json_is '[.streams[].name]' '["stream1.1.0"]'
 	run t streams -J -d 40:01.1
 	json_is '[.streams[].name]' '["stream0.0.0"]'
-	run t streams -J -b pci0000:00
+	run --separate-stderr t streams -J -b pci0000:00
 	json_is '.streams' '[]'
 	run t streams -J -t tsm0
 	json_is '[.streams[].name]' '["stream0.0.0","stream1.1.0"]'
@@ -150,4 +150,17 @@ setup() {
 
 teardown() {
 	unmount_live
+}
+
+@test "a reserved algorithm in a stream's control register is reserved(N), in JSON and the table" {
+	edit_tree sev-tio
+	cfg=$ROOT/sys/devices/pci0000:40/0000:40:01.1/0000:41:00.0/config
+	blk=$(sel_block "$cfg" 0)
+	ctl=$(cfg_word "$cfg" $((blk + 4)))
+	poke32 "$cfg" $((blk + 4)) $(((ctl & ~(31 << 14)) | (5 << 14)))
+	run t streams -J
+	json_is '.streams[0].endpoint.algorithm' '"reserved(5)"'
+	json_is '.streams[0].root_port.algorithm' '"aes-gcm-256-96b"'
+	run t streams -n -o NAME,ALGORITHM
+	[ "$output" = "stream0.0.0 reserved(5)" ]
 }

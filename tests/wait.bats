@@ -216,3 +216,14 @@ send_uevent() {
 	wait_rc
 	[ "$WRC" = 143 ]
 }
+
+@test "a TSM named twice is a usage error (as a device given twice to connect), not printed twice" {
+	ROOT=$(static_tree devsec-proposed)
+	run --separate-stderr t wait tsm0 tsm0
+	expect_status 2
+	[ "${stderr%%$'\n'*}" = "tsmctl wait: tsm0 is given twice" ]
+	[ -z "$output" ]
+	run --separate-stderr t wait tsm1 tsm0
+	expect_status 0
+	[ "$output" = "$(printf 'tsm1\ntsm0')" ]
+}

@@ -93,6 +93,8 @@ watch_rc() {
 	watch_rc
 	[ "$WRC" -eq 1 ]
 	[[ "$(tail -1 "$OUT")" =~ ^$TS\ stream-insecure\ pci0000:80/stream0.0.0\ endpoint\ 0000:81:00.0:\ endpoint\ insecure,\ root\ port\ insecure$ ]]
+	# a quiet, healthy host: --count ends the watch with 0
+	echo tsm0 > "$(dev 0000:81:00.0)/tsm/disconnect"
 	run --separate-stderr t watch -i 0.1 --count 2 --exit-on-fail
 	expect_status 0
 	[ -z "$output" ]
@@ -146,4 +148,28 @@ watch_rc() {
 	[ "${lines[*]}" = '["device-disconnected","fail","0000:41:00.0"] ["stream-removed","info","pci0000:40/stream0.0.0"]' ]
 	grep -qF '"detail":"from tsm0: tsm/connect is gone (device removed or TSM unregistered)"' "$OUT"
 	[ ! -e "$ROOT/sys/bus/pci/devices/0000:41:00.0" ]
+}
+
+@test "a host failing when the watch starts: the failures are events, --exit-on-fail fires at once" {
+	ROOT=$(static_tree broken)
+	run --separate-stderr timeout 10 "$TSMCTL" --sysroot "$ROOT" -v watch -i 0.1 --exit-on-fail --count 3
+	expect_status 1
+	[ "${#lines[@]}" -eq 3 ]
+	[[ "${lines[0]}" =~ ^$TS\ stream-insecure\ pci0000:40/stream0.0.0\ endpoint\ 0000:41:00.0:\ endpoint\ secure,\ root\ port\ insecure\ \(found\ at\ start\)$ ]]
+	[[ "${lines[1]}" =~ ^$TS\ stream-ide-fail\ pci0000:40/stream1.1.0\ .*\(found\ at\ start\)$ ]]
+	[[ "${lines[2]}" =~ ^$TS\ stream-dangling\ pci0000:40/stream3.2.0\ the\ link\'s\ target\ does\ not\ exist\ \(found\ at\ start\)$ ]]
+	[ "$stderr" = "tsmctl watch: 1 TSM, 3 streams, 2 host bridges; 3 failures found at start; checking every 0.1 s" ]
+	# JSON Lines say the same; without --exit-on-fail the watch goes on and ends with 0
+	run --separate-stderr t watch -J -i 0.1 --count 1
+	expect_status 0
+	[ "$(printf '%s\n' "$output" | jq -sc '[.[] | [.event, .severity, .object]]')" = \
+		'[["stream-insecure","fail","pci0000:40/stream0.0.0"],["stream-ide-fail","fail","pci0000:40/stream1.1.0"],["stream-dangling","fail","pci0000:40/stream3.2.0"]]' ]
+	# a used-up pool at the start is one too
+	jq '.host_bridges[1].streams = 1' "$TOPO/sev-tio.json" > "$BATS_TEST_TMPDIR/full.json"
+	ROOT=$BATS_TEST_TMPDIR/full
+	"$SIM" build "$BATS_TEST_TMPDIR/full.json" "$ROOT" >/dev/null
+	[ "$(cat "$ROOT/sys/devices/pci0000:40/available_secure_streams")" = 0 ]
+	run --separate-stderr t watch -i 0.1 --count 1 --exit-on-fail
+	expect_status 1
+	[[ "$output" =~ ^$TS\ pool-exhausted\ pci0000:40\ available_secure_streams\ 0:.*\(found\ at\ start\)$ ]]
 }

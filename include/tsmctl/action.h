@@ -44,6 +44,7 @@ struct action_plan {
 enum action_verdict {
 	VERDICT_OK,
 	VERDICT_WARNING,	/* done, with something the administrator should know */
+	VERDICT_INSECURE,	/* connected, but a stream is not SECURE or reports IDE_FAIL */
 	VERDICT_FAILED,		/* accepted, but the kernel does not show what was asked */
 };
 
@@ -65,8 +66,14 @@ int action_apply(const struct tsm_snapshot *snap, enum tsm_action action, const 
 		 const char *tsm, bool dry_run, struct action_plan *plan);
 void action_plan_release(struct action_plan *plan);
 
-/* PATH as the user sees it: /sys/... live, DIR/sys/... under --sysroot. */
-char *action_display_path(const char *path);
+/*
+ * A TSM named for ACTION, checked once before any device: NULL when it can
+ * serve, else why not (no such TSM; a devsec TSM for connect, a link TSM for
+ * lock) with *ERR the errno a store naming it would get. Not escaped: print it
+ * with print_error().
+ */
+char *action_check_tsm(const struct tsm_snapshot *snap, enum tsm_action action, const char *tsm,
+		       int *err);
 
 /*
  * Advice for plan->err in words an administrator can act on, from NOW: the

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <getopt.h>
 #include <stdio.h>
 
 #include "tsmctl/output.h"
@@ -32,6 +33,7 @@ enum opt_id {
 	OPT_TSM = 't',
 	OPT_VERBOSE = 'v',
 	OPT_VERSION = 'V',
+	OPT_SHELL = 'y',
 	OPT_SYSROOT = 0x100,
 	OPT_OUTPUT_ALL,
 	OPT_DRY_RUN,
@@ -66,7 +68,10 @@ struct opt_def {
 	const char *help;
 };
 
-/* A filter value list (-d, -t, -b): canonical names; empty means "all". */
+/*
+ * A filter value list (-d, -t, -b): canonical names; empty means "all". A
+ * device slot ("41:00", every function of it) is kept as "0000:41:00.*".
+ */
 struct filter {
 	char **v;
 	size_t n;
@@ -100,6 +105,8 @@ struct cmd_def {
 	const int *opts;	/* accepted options, OPT_END-terminated */
 	const struct column *cols;
 	size_t ncols;
+	const char *json_name;	/* the view's JSON array ("devices"), for an empty document */
+	const char *verbose_help;	/* what -v does here; NULL: the generic text */
 	int (*run)(struct cmd_ctx *ctx);
 	bool hidden;
 };
@@ -116,9 +123,22 @@ void cmd_ctx_free(struct cmd_ctx *ctx);
 void cmd_usage(FILE *out, const struct cmd_def *cmd);
 /* One option per line, "--name ARG" / "-x ARG", for completion. */
 void cmd_print_options(FILE *out, const struct cmd_def *cmd);
-/* "tsmctl CMD: msg" + "Try 'tsmctl CMD --help'." → EXIT_USAGE */
+/* "tsmctl CMD: msg" + "Try 'tsmctl CMD --help'." → EXIT_USAGE (the message escaped) */
 int usage_error(const struct cmd_def *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * getopt_long's '?' or ':' for ARG (the option word, argv[optind - 1]) and
+ * OPTOPT, said as glibc says it: unrecognized, ambiguous (with the
+ * possibilities), invalid, requires / does not allow an argument. EXIT_USAGE.
+ */
+int option_error(const struct cmd_def *cmd, const struct option *longopts, const char *arg,
+		 int optopt, bool missing);
+/* "tsmctl 0.2.0 (git DESCRIPTION)" on stdout. */
+void print_version(void);
+
+/* Strict option values: decimal digits (and one '.' for seconds) only. 0 or -EINVAL/-ERANGE. */
+int parse_decimal(const char *s, unsigned long long max, unsigned long long *out);
+int parse_seconds(const char *s, double max, double *out);
 
 bool filter_match(const struct filter *f, const char *name);
 static inline bool filter_active(const struct filter *f)
@@ -130,11 +150,19 @@ static inline bool filter_active(const struct filter *f)
 int view_columns(struct cmd_ctx *ctx, const int *defaults, size_t ndefaults);
 
 struct tsm_snapshot;
-/* -d/-t/-b values that name nothing in the tree: message, EXIT_FAIL; else -1. */
+/*
+ * -d/-t/-b values that name nothing in the tree: message, with -J the empty
+ * document, EXIT_FAIL; else -1.
+ */
 int filters_check(struct cmd_ctx *ctx, const struct tsm_snapshot *snap);
+/* Any of -d, -t, -b given? */
+bool filters_active(const struct cmd_ctx *ctx);
+/* A filtered view showed nothing: "no WHAT matches -d ... -t ...[: REASON]" on stderr. */
+void filters_matched_nothing(const struct cmd_ctx *ctx, const char *what, const char *reason);
 
 /* Global state from the global options. */
 extern const char *tsmctl_sysroot;
+extern bool tsmctl_sysroot_from_env;	/* TSMCTL_SYSROOT, not --sysroot */
 extern bool tsmctl_verbose;
 
 #endif

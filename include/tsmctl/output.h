@@ -12,6 +12,8 @@
 
 #include <json.h>
 
+#include "tsmctl/util.h"
+
 #define OUTPUT_MAX_COLUMNS 64
 
 struct column {
@@ -22,20 +24,22 @@ struct column {
 };
 
 struct output_opts {
-	bool json, raw, pairs, noheadings;
+	bool json, raw, pairs, noheadings, shellvar;
 	int cols[OUTPUT_MAX_COLUMNS];	/* selected column ids */
 	size_t ncols;
 };
 
 /*
  * Resolve -o (NULL: defaults; "+LIST": defaults plus LIST; "LIST" alone) and
- * --output-all into o->cols. Prints the error and returns -EINVAL on an
- * unknown column.
+ * --output-all into o->cols. -EINVAL for an unknown or missing column, -E2BIG
+ * for too many; then *why (when not NULL) says which, allocated.
  */
 int columns_select(struct output_opts *o, const struct column *cols, size_t ncols,
-		   const int *defaults, size_t ndefaults, const char *arg, bool all);
+		   const int *defaults, size_t ndefaults, const char *arg, bool all, char **why);
 /* -H: every column with its help. */
 void columns_print_help(FILE *out, const struct column *cols, size_t ncols);
+/* -H -J: {"schema_version": 1, "columns": [{"name", "description"}, ...]} */
+void columns_print_json(FILE *out, const struct column *cols, size_t ncols);
 
 struct table;
 struct table *table_new(const struct output_opts *o, const struct column *cols);
@@ -49,12 +53,6 @@ void json_list_item(FILE *out, struct json_object *item);	/* takes the reference
 void json_list_end(FILE *out);
 /* Close the list and add one more member, KEY: VALUE (takes the reference). */
 void json_list_end_with(FILE *out, const char *key, struct json_object *value);
-
-/*
- * Length of the valid UTF-8 sequence at P, or 0 (RFC 3629: no overlongs, no
- * surrogates). Stops at a NUL: never reads past the end of a string.
- */
-size_t utf8_seq(const unsigned char *p);
 
 /* JSON values that map NULL / negative to null and keep strings valid UTF-8. */
 struct json_object *js_str(const char *s);

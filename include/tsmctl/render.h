@@ -19,6 +19,8 @@ struct json_object *render_stream_brief_json(const struct ide_stream *s);
 /* The Selective block a stream uses in one partner (E in the endpoint, R in the root port). */
 const struct ide_sel_stream *stream_partner_block(const struct ide_stream *s, bool endpoint);
 
+/* "aes-gcm-256-96b", or "reserved(N)" for an id the kernel does not define. */
+char *render_algorithm(unsigned int alg);
 /* "secure", "insecure", "reserved(N)"; NULL when the block is unknown. */
 char *render_state(const struct ide_sel_stream *b);
 /* "insecure" etc. for table cells, with "unknown"/"needs root" for missing data. */
@@ -36,5 +38,10 @@ const char *render_pcie_type(const struct pci_func *f);
 const char *render_lock_holder(const struct pci_func *f);
 /* tsm/accept: 1 or 0; -1 when absent, unreadable or neither "0" nor "1". */
 int render_accepted(const struct pci_func *f);
+
+#define DOE_FEATURE_CMA		"0001:01"	/* CMA/SPDM (ABI.md §3, other constants) */
+#define DOE_FEATURE_SSESSION	"0001:02"	/* secure CMA/SPDM */
+/* Does doe_features list FEATURE ("VVVV:TT")? False also when they are unknown. */
+bool render_has_doe(const struct pci_func *f, const char *feature);
 
 #endif

@@ -61,6 +61,7 @@ struct pci_func {
 	int cfg_err;		/* -errno reading config, 0 if read */
 	bool needs_root;	/* kernel returned only the 64-byte header */
 	struct pci_cfg cfg;
+	bool ids_known;		/* cfg's vendor, device and class: from config or the ID files */
 
 	/* tsm/ attribute group (ABI.md §1.2); recognised by its files */
 	bool tsm_dir;
@@ -71,6 +72,7 @@ struct pci_func {
 
 	char **doe_features;	/* "VVVV:TT", sorted */
 	size_t nr_doe_features;
+	bool doe_known;		/* doe_features/ read, or config space shows no DOE at all */
 
 	/* SR-IOV, read with SCAN_IDE_PORTS for functions with a tsm/ entry */
 	char *physfn;		/* a VF's PF (physfn link), NULL otherwise */
@@ -106,6 +108,8 @@ struct tsm_snapshot {
 	struct ide_stream **streams;	/* by host bridge, then H.R.E */
 	size_t nr_streams;
 	bool any_needs_root;	/* some config space came back as 64 bytes */
+	size_t nr_cfg_unreadable;	/* config files that could not be read at all */
+	int cfg_unreadable_err;		/* the first one's -errno */
 };
 
 /* What a command needs; the scan does no more than that. */

@@ -21,6 +21,12 @@ void sysfs_exit(void);
 /* The root as given by the user ("/" when live), for messages and libpci. */
 const char *sysfs_root_path(void);
 bool sysfs_is_live(void);
+/* PATH as the user sees it: /sys/... live, DIR/sys/... under --sysroot. */
+char *sysfs_display_path(const char *path);
+/* "the running kernel", or under --sysroot "this tree's kernel": for messages. */
+const char *sysfs_kernel_words(void);
+/* Is there anything named sys in the root? A wrong --sysroot has none. */
+bool sysfs_root_has_sys(void);
 
 /* Does PATH exist (following links inside the root)? */
 bool sysfs_exists(const char *path);

@@ -35,4 +35,24 @@ int write_full(int fd, const void *buf, size_t len);
 /* "EBUSY" for EBUSY; NULL for an errno we do not name. */
 const char *errno_name(int err);
 
+/*
+ * Length of the valid UTF-8 sequence at P, or 0 (RFC 3629: no overlongs, no
+ * surrogates). Stops at a NUL: never reads past the end of a string.
+ */
+size_t utf8_seq(const unsigned char *p);
+
+/*
+ * S with C0 and C1 controls, DEL, '\' and bytes that are not UTF-8 written as
+ * \xNN (as libsmartcols writes table cells): text from the command line or
+ * from a tree never drives the terminal, and an escape is never ambiguous.
+ */
+char *text_escape(const char *s);
+
+/* Format a message, escape it (text_escape) and print it on stderr with a newline. */
+void print_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void vprint_error(const char *fmt, va_list ap);
+
+/* Write pending stdout; on an error other than EPIPE say so: RC, or EXIT 1 on failure. */
+int close_stdout(int rc);
+
 #endif

@@ -110,3 +110,27 @@ wait_for_line() {
 	cat "$1"
 	return 1
 }
+
+# Write the little-endian 32-bit VALUE at OFFSET of FILE (as setpci would).
+poke32() {
+	local v=$(($3))
+	printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $((v & 255)) $(((v >> 8) & 255)) \
+		$(((v >> 16) & 255)) $(((v >> 24) & 255)))" |
+		dd of="$1" bs=1 seek=$(($2)) conv=notrunc status=none
+}
+
+# Let an unprivileged user reach ROOT below bats' private tmp dirs.
+open_path_to_root() {
+	local d
+	d=$(dirname "$ROOT")
+	while [ "$d" != / ] && [ "$d" != "${TMPDIR:-/tmp}" ]; do
+		chmod o+x "$d"
+		d=$(dirname "$d")
+	done
+}
+
+# A private copy of topology NAME's static tree in ROOT, to edit.
+edit_tree() {
+	ROOT="$BATS_TEST_TMPDIR/tree-$1"
+	cp -a "$(static_tree "$1")" "$ROOT"
+}
