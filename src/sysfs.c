@@ -333,6 +333,24 @@ int sysfs_read_bin(const char *path, uint8_t *buf, size_t size, size_t *len)
 	return 0;
 }
 
+int sysfs_open_bin(const char *path)
+{
+	return open_regular(path);
+}
+
+ssize_t sysfs_pread(int fd, void *buf, size_t n, off_t off)
+{
+	ssize_t got;
+
+	do
+		got = pread(fd, buf, n, off);
+	while (got < 0 && errno == EINTR);
+	/* a FIFO that slipped through: as read_all() says it */
+	if (got < 0)
+		return errno == EAGAIN || errno == ESPIPE ? -EINVAL : -errno;
+	return got;
+}
+
 int sysfs_read_text(const char *path, char **value)
 {
 	uint8_t buf[SYSFS_ATTR_MAX + 1];

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tsmctl/ide.h"
 
@@ -59,6 +60,7 @@ struct pci_func {
 	int cfg_err;		/* -errno reading config, 0 if read */
 	bool needs_root;	/* kernel returned only the 64-byte header */
 	struct pci_cfg cfg;
+	uint8_t *sel_want;	/* a stream partner: bitmap of the Selective blocks shown */
 
 	/* tsm/ attribute group (ABI.md §1.2); recognised by its files */
 	bool tsm_dir;
