@@ -409,33 +409,34 @@ static void decode_ide_cap_reg(struct ide_cap *ide)
 }
 
 /*
- * IDE Control and the Link blocks from pos (the capability's +0x08), read
- * with DECODE, else only checked to be there. Returns the offset just past
- * the Link blocks, or 0 if they did not all fit.
+ * IDE Control at pos (the capability's +0x08) when CTL, then the Link blocks,
+ * read when LINK, else only checked to be there. Returns the offset just
+ * past the Link blocks, or 0 if they did not all fit.
  */
-static size_t link_blocks(struct cfg_bytes *c, size_t pos, bool decode, struct pci_cfg *cfg)
+static size_t link_blocks(struct cfg_bytes *c, size_t pos, bool ctl, bool link, struct pci_cfg *cfg)
 {
 	struct ide_cap *ide = &cfg->ide;
+	size_t blocks = IDE_LINK_BLOCK_SIZE * (size_t)ide->link_tcs;
 	unsigned int i;
 
-	if (decode)
-		cfg_prefetch(c, pos, 4 + IDE_LINK_BLOCK_SIZE * (size_t)ide->link_tcs);	/* one read */
-	if (!(decode ? cfg_fetch(c, pos, 4) : cfg_within(c, pos, 4))) {
+	if (ctl || link)	/* one read */
+		cfg_prefetch(c, ctl ? pos : pos + 4, (ctl ? 4 : 0) + (link ? blocks : 0));
+	if (!(ctl ? cfg_fetch(c, pos, 4) : cfg_within(c, pos, 4))) {
 		cfg->malformed |= CFG_MAL_CAP_TRUNCATED;
 		return 0;
 	}
-	if (decode)
+	if (ctl)
 		ide->ctl = cfg_read32(c, pos);
 	for (i = 0, pos += 4; i < ide->link_tcs; i++, pos += IDE_LINK_BLOCK_SIZE) {
-		struct ide_link_stream *link = &ide->link[i];
+		struct ide_link_stream *l = &ide->link[i];
 
-		if (!ide_span_fits(c, pos, IDE_LINK_BLOCK_SIZE, decode, cfg))
+		if (!ide_span_fits(c, pos, IDE_LINK_BLOCK_SIZE, link, cfg))
 			return 0;
-		if (!decode)
+		if (!link)
 			continue;
-		link->offset = (uint16_t)pos;
+		l->offset = (uint16_t)pos;
 		decode_stream_regs(cfg_read32(c, pos + IDE_LINK_CTL),
-				   cfg_read32(c, pos + IDE_LINK_STATUS), &link->regs);
+				   cfg_read32(c, pos + IDE_LINK_STATUS), &l->regs);
 		ide->nr_link++;
 	}
 	return pos;
@@ -450,6 +451,14 @@ static size_t sel_block_size(unsigned int nr_addr)
 static bool sel_wanted(const struct cfg_want *want, unsigned int parts, unsigned int i)
 {
 	return (parts & CFG_PART_SEL) && (!want->sel || (want->sel[i / 8] & BIT(i % 8)));
+}
+
+/* A located block to decode: wanted, or (CFG_PART_ENABLED) found enabled. */
+static bool sel_decoded(struct cfg_bytes *c, size_t pos, const struct cfg_want *want,
+			unsigned int parts, unsigned int i)
+{
+	return sel_wanted(want, parts, i) ||
+	       ((parts & CFG_PART_ENABLED) && (cfg_read32(c, pos + IDE_SEL_CTL) & BIT(0)));
 }
 
 /* Wanted Selective blocks in a row from i, up to last. */
@@ -487,6 +496,9 @@ static unsigned int locate_sel_blocks(struct cfg_bytes *c, size_t pos, const str
 		if (wanted && !is_cached(c, pos))
 			cfg_prefetch(c, pos, !addr ? IDE_SEL_HDR_SIZE : sel_run(want, parts, n, last) *
 					     (typical ? typical : IDE_SEL_HDR_SIZE));
+		/* to tell whether it is enabled: capability and control in one read */
+		if (!wanted && (parts & CFG_PART_ENABLED) && !is_cached(c, pos))
+			cfg_prefetch(c, pos, IDE_SEL_CTL + 4);
 		if (!ide_span_fits(c, pos + IDE_SEL_CAP, 4, true, cfg))
 			break;
 		size = sel_block_size(field(cfg_read32(c, pos + IDE_SEL_CAP), 3, 0));
@@ -498,6 +510,11 @@ static unsigned int locate_sel_blocks(struct cfg_bytes *c, size_t pos, const str
 			typical = size;
 		if (wanted && addr && !is_cached(c, pos + size - 1))
 			cfg_prefetch(c, pos, size + (sel_run(want, parts, n, last) - 1) * typical);
+		if (!wanted && (parts & CFG_PART_ENABLED)) {
+			if (!ide_span_fits(c, pos, IDE_SEL_CTL + 4, true, cfg))
+				break;
+			wanted = sel_decoded(c, pos, want, parts, n);
+		}
 		if ((wanted && !ide_span_fits(c, pos, addr ? size : IDE_SEL_HDR_SIZE, true, cfg)) ||
 		    !ide_span_fits(c, pos, size, false, cfg))
 			break;
@@ -561,7 +578,7 @@ static unsigned int sel_last(const struct ide_cap *ide, const struct cfg_want *w
 {
 	unsigned int last = 0, i;
 
-	if ((parts & CFG_PART_LAYOUT) || ((parts & CFG_PART_SEL) && !want->sel))
+	if ((parts & (CFG_PART_LAYOUT | CFG_PART_ENABLED)) || ((parts & CFG_PART_SEL) && !want->sel))
 		return ide->sel_streams;
 	for (i = 0; i < ide->sel_streams; i++)
 		if (sel_wanted(want, parts, i))
@@ -584,7 +601,7 @@ static int decode_sel_blocks(struct cfg_bytes *c, size_t pos, const struct cfg_w
 	for (i = 0; i < n; i++) {
 		unsigned int k = field(cfg_read32(c, p + IDE_SEL_CAP), 3, 0);
 
-		if (addr && sel_wanted(want, parts, i))
+		if (addr && sel_decoded(c, p, want, parts, i))
 			nr_addr += k;
 		p += sel_block_size(k);
 	}
@@ -595,7 +612,7 @@ static int decode_sel_blocks(struct cfg_bytes *c, size_t pos, const struct cfg_w
 	ide->nr_sel = n;
 	nr_addr = 0;
 	for (i = 0; i < n; i++) {
-		bool decode = sel_wanted(want, parts, i);
+		bool decode = sel_decoded(c, pos, want, parts, i);
 
 		/* no pool when no block has associations: NULL + 0 is undefined */
 		pos += decode_sel_block(c, pos, decode, decode && addr && ide->addr_pool ?
@@ -623,11 +640,13 @@ static int decode_ide(struct cfg_bytes *c, size_t pos, const struct cfg_want *wa
 	}
 	ide->cap = cfg_read32(c, pos + IDE_CAP_REG);
 	decode_ide_cap_reg(ide);
-	if (!(parts & (CFG_PART_LINK | CFG_PART_LAYOUT | CFG_PART_SEL)))
+	if (!(parts & (CFG_PART_IDE_CTL | CFG_PART_LINK | CFG_PART_LAYOUT | CFG_PART_SEL |
+		       CFG_PART_ENABLED)))
 		return 0;
 	/* Selective blocks follow the Link blocks, so a missing Link block hides them all. */
-	blocks = link_blocks(c, pos + IDE_CTL_REG, parts & CFG_PART_LINK, cfg);
-	if (!blocks || !(parts & (CFG_PART_LAYOUT | CFG_PART_SEL)))
+	blocks = link_blocks(c, pos + IDE_CTL_REG, parts & CFG_PART_IDE_CTL, parts & CFG_PART_LINK,
+			     cfg);
+	if (!blocks || !(parts & (CFG_PART_LAYOUT | CFG_PART_SEL | CFG_PART_ENABLED)))
 		return 0;
 	return decode_sel_blocks(c, blocks, want, parts, cfg);
 }
@@ -735,7 +754,8 @@ int pci_cfg_read(const struct cfg_reader *rd, const struct cfg_want *want, struc
 	c.hi = SIZE_MAX;
 	c.err = 0;
 	memset(c.have, 0, sizeof(c.have));
-	if (parts & (CFG_PART_LAYOUT | CFG_PART_LINK | CFG_PART_SEL | CFG_PART_ADDR))
+	if (parts & (CFG_PART_LAYOUT | CFG_PART_LINK | CFG_PART_SEL | CFG_PART_ADDR |
+		     CFG_PART_ENABLED | CFG_PART_IDE_CTL))
 		parts |= CFG_PART_EXT;
 	if (parts & CFG_PART_PCIE)
 		parts |= CFG_PART_HEADER;

@@ -201,13 +201,14 @@ static void func_read_vf_ids(struct pci_func *f)
  * config cycle, so a scan reads what its commands show.
  *   devices, list, connect, watch: header, PCIe type and DEVCAP, the IDE
  *     capability and where its blocks lie (its "malformed" flag);
- *   audit, metrics (SCAN_IDE_PORTS): also every Link and Selective block's
- *     registers and both chains to their end, but no address ranges;
+ *   audit, metrics (SCAN_IDE_PORTS): also both chains to their end, the
+ *     Link blocks, whether each Selective block is enabled and the enabled
+ *     ones' registers, but no address ranges;
  *   a stream partner: also its streams' Selective blocks with their address
  *     associations; for streams alone, nothing else.
  */
 #define PLAN_DEVICE	(CFG_PART_HEADER | CFG_PART_PCIE | CFG_PART_EXT | CFG_PART_LAYOUT)
-#define PLAN_AUDIT	(PLAN_DEVICE | CFG_PART_CHAINS | CFG_PART_LINK | CFG_PART_SEL)
+#define PLAN_AUDIT	(PLAN_DEVICE | CFG_PART_CHAINS | CFG_PART_LINK | CFG_PART_ENABLED)
 #define PLAN_STREAMS	(CFG_PART_EXT | CFG_PART_SEL | CFG_PART_ADDR)
 
 static void read_plan(struct scan_ctx *ctx)

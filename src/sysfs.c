@@ -417,7 +417,8 @@ int sysfs_readlink(const char *path, char **target)
 {
 	const char *name;
 	char *buf = NULL;
-	size_t size = 256;
+	/* a path's worth in one readlinkat(): deep switch hierarchies pass 256 bytes */
+	size_t size = SYSFS_ATTR_MAX;
 	int fd, rc = 0;
 
 	*target = NULL;
@@ -437,7 +438,7 @@ int sysfs_readlink(const char *path, char **target)
 		}
 		if ((size_t)n < size) {
 			buf[n] = '\0';
-			*target = buf;
+			*target = xrealloc(buf, (size_t)n + 1);
 			buf = NULL;
 			break;
 		}

@@ -107,7 +107,7 @@ struct ide_cap {
 	bool present;
 	uint16_t offset;	/* of the extended capability header */
 	uint32_t cap;		/* +0x04 */
-	uint32_t ctl;		/* +0x08, read with the Link blocks (CFG_PART_LINK) */
+	uint32_t ctl;		/* +0x08: CFG_PART_IDE_CTL */
 	bool link_ide, selective_ide, flow_through, partial_header;
 	bool aggregation, pcrc, ide_km, sel_cfg, tee_limited, xt;
 	unsigned int algorithms;	/* cap 12:8 (supported algorithm id) */
@@ -149,11 +149,13 @@ enum cfg_part {
 	CFG_PART_PCIE	= 1u << 1,	/* the standard chain to the PCIe capability: type, DEVCAP */
 	CFG_PART_EXT	= 1u << 2,	/* the extended chain to IDE, and IDE's capability register */
 	CFG_PART_LAYOUT	= 1u << 3,	/* every Selective block located (its capability register) */
-	CFG_PART_LINK	= 1u << 4,	/* IDE Control and the Link blocks */
+	CFG_PART_LINK	= 1u << 4,	/* the Link blocks */
 	CFG_PART_SEL	= 1u << 5,	/* Selective blocks' registers: want->sel, or all */
 	CFG_PART_ADDR	= 1u << 6,	/* the decoded Selective blocks' address associations */
 	CFG_PART_CHAINS	= 1u << 7,	/* both chains to their end: every pointer checked, DOEs counted */
-	CFG_PART_ALL	= 0xffu,
+	CFG_PART_ENABLED = 1u << 8,	/* every Selective block's control; those enabled decoded */
+	CFG_PART_IDE_CTL = 1u << 9,	/* the IDE Control register */
+	CFG_PART_ALL	= 0x3ffu,
 };
 
 struct cfg_want {

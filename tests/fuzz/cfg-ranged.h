@@ -153,21 +153,23 @@ static inline void ranged_check_plan(const uint8_t *buf, size_t len, const struc
 		     got.ide.cap == full->ide.cap && got.ide.sel_streams == full->ide.sel_streams &&
 		     got.ide.link_tcs == full->ide.link_tcs);
 	if (parts & CFG_PART_LINK) {
-		RANGED_CHECK(got.ide.ctl == full->ide.ctl && got.ide.nr_link == full->ide.nr_link);
+		RANGED_CHECK(got.ide.nr_link == full->ide.nr_link);
 		for (i = 0; i < got.ide.nr_link && i < full->ide.nr_link; i++)
 			RANGED_CHECK(!memcmp(&got.ide.link[i], &full->ide.link[i], sizeof(got.ide.link[i])));
 	} else {
-		RANGED_CHECK(got.ide.nr_link == 0 && got.ide.ctl == 0);
+		RANGED_CHECK(got.ide.nr_link == 0);
 	}
+	RANGED_CHECK(got.ide.ctl == (parts & CFG_PART_IDE_CTL ? full->ide.ctl : 0));
 	for (i = 0; i < got.ide.nr_sel && i < full->ide.nr_sel; i++) {
 		const struct ide_sel_stream *b = ide_sel_block(&got.ide, i);
 
 		RANGED_CHECK(got.ide.sel[i].offset == full->ide.sel[i].offset);
-		RANGED_CHECK(!b == !ranged_want_block(want, i));
+		RANGED_CHECK(!b == !(ranged_want_block(want, i) ||
+				     ((parts & CFG_PART_ENABLED) && full->ide.sel[i].regs.enabled)));
 		if (b)
 			ranged_same_block(b, &full->ide.sel[i], parts & CFG_PART_ADDR);
 	}
-	if ((parts & CFG_PART_LAYOUT) || ((parts & CFG_PART_SEL) && !want->sel)) {
+	if ((parts & (CFG_PART_LAYOUT | CFG_PART_ENABLED)) || ((parts & CFG_PART_SEL) && !want->sel)) {
 		last = got.ide.sel_streams;
 	} else {
 		for (i = 0; i < got.ide.sel_streams; i++)
@@ -190,12 +192,13 @@ static inline void ranged_check_plans(const uint8_t *buf, size_t len, const stru
 	static const uint8_t first[IDE_MAX_SEL_BLOCKS / 8] = { 0x01 };
 	static const uint8_t some[IDE_MAX_SEL_BLOCKS / 8] = { 0xa4, 0x01 };	/* 2, 5, 7, 8 */
 	const unsigned int device = CFG_PART_HEADER | CFG_PART_PCIE | CFG_PART_EXT | CFG_PART_LAYOUT;
-	const unsigned int audit = device | CFG_PART_CHAINS | CFG_PART_LINK | CFG_PART_SEL;
+	const unsigned int audit = device | CFG_PART_CHAINS | CFG_PART_LINK | CFG_PART_ENABLED;
 	const unsigned int streams = CFG_PART_EXT | CFG_PART_SEL | CFG_PART_ADDR;
 	const struct cfg_want plans[] = {
 		{ streams, first }, { streams, some }, { streams, NULL },
 		{ device, NULL }, { audit, NULL },
-		{ device | CFG_PART_SEL | CFG_PART_ADDR, some },
+		{ device | CFG_PART_SEL | CFG_PART_ADDR, some }, { audit | CFG_PART_SEL, some },
+		{ CFG_PART_ENABLED | CFG_PART_ADDR | CFG_PART_IDE_CTL, first },
 		{ CFG_PART_HEADER, NULL }, { CFG_PART_ALL, NULL },
 	};
 

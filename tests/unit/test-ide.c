@@ -1438,7 +1438,7 @@ static void test_vf_header(void)
 /* ---- ranged reads: what each plan reads ---------------------------------- */
 
 #define PLAN_DEVICE	(CFG_PART_HEADER | CFG_PART_PCIE | CFG_PART_EXT | CFG_PART_LAYOUT)
-#define PLAN_AUDIT	(PLAN_DEVICE | CFG_PART_CHAINS | CFG_PART_LINK | CFG_PART_SEL)
+#define PLAN_AUDIT	(PLAN_DEVICE | CFG_PART_CHAINS | CFG_PART_LINK | CFG_PART_ENABLED)
 #define PLAN_STREAMS	(CFG_PART_EXT | CFG_PART_SEL | CFG_PART_ADDR)
 
 /* The reads a plan made, as "off+n" in order. */
@@ -1493,11 +1493,20 @@ static void test_ranged_rig_endpoint(void)
 	CHECK(cfg.tee_io);
 	pci_cfg_release(&cfg);
 
-	set_test("ranged rig endpoint: audit adds the Link and Selective registers, no addresses");
+	set_test("ranged rig endpoint: audit adds the Link blocks and whether block 0 is enabled");
 	CHECK_EQ(plan_decode(&b, sizeof(b.cfg), PLAN_AUDIT, NULL, &lr, &cfg), 0);
-	CHECK_READS(&lr, "0+16 34+1 40+4 44+4 100+4 200+4 204+4 208+36 22c+20");
+	CHECK_READS(&lr, "0+16 34+1 40+4 44+4 100+4 200+4 204+4 20c+32 22c+8");
 	CHECK_EQ(cfg.ide.nr_link, 4);
+	CHECK_EQ(cfg.ide.nr_sel, 1);
+	CHECK(ide_sel_block(&cfg.ide, 0) == NULL);	/* disabled: nothing more to know */
+	pci_cfg_release(&cfg);
+
+	set_test("ranged rig endpoint: audit, block 0 enabled: its registers, no addresses");
+	build_rig_endpoint(&b, NULL, &(struct test_sel){ .cap = 1, .ctl = 0x05000001, .status = 2 });
+	CHECK_EQ(plan_decode(&b, sizeof(b.cfg), PLAN_AUDIT, NULL, &lr, &cfg), 0);
+	CHECK_READS(&lr, "0+16 34+1 40+4 44+4 100+4 200+4 204+4 20c+32 22c+8 234+12");
 	CHECK(ide_sel_block(&cfg.ide, 0) != NULL);
+	CHECK(cfg.ide.nr_sel && cfg.ide.sel[0].regs.stream_id == 5 && cfg.ide.sel[0].regs.state == 2);
 	CHECK(cfg.ide.nr_sel && cfg.ide.sel[0].nr_addr == 0 && cfg.ide.sel[0].addr == NULL);
 	pci_cfg_release(&cfg);
 
