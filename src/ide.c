@@ -644,6 +644,11 @@ static int decode_ide(struct cfg_bytes *c, size_t pos, const struct cfg_want *wa
 		       CFG_PART_ENABLED)))
 		return 0;
 	/* Selective blocks follow the Link blocks, so a missing Link block hides them all. */
+	if ((parts & CFG_PART_LINK) && ide->link_tcs) {
+		ide->link = calloc(ide->link_tcs, sizeof(*ide->link));
+		if (!ide->link)
+			return -ENOMEM;
+	}
 	blocks = link_blocks(c, pos + IDE_CTL_REG, parts & CFG_PART_IDE_CTL, parts & CFG_PART_LINK,
 			     cfg);
 	if (!blocks || !(parts & (CFG_PART_LAYOUT | CFG_PART_SEL | CFG_PART_ENABLED)))
@@ -815,9 +820,12 @@ void pci_cfg_release(struct pci_cfg *cfg)
 		return;
 	free(cfg->ide.sel);
 	free(cfg->ide.addr_pool);
+	free(cfg->ide.link);
 	cfg->ide.sel = NULL;
 	cfg->ide.addr_pool = NULL;
+	cfg->ide.link = NULL;
 	cfg->ide.nr_sel = 0;
+	cfg->ide.nr_link = 0;
 }
 
 const struct ide_sel_stream *ide_sel_block(const struct ide_cap *ide, unsigned int idx)

@@ -114,7 +114,7 @@ struct ide_cap {
 	unsigned int link_tcs;		/* cap 15:13 + 1, 0 without Link IDE */
 	unsigned int sel_streams;	/* cap 23:16 + 1, 0 without Selective IDE */
 	unsigned int nr_link;		/* Link blocks decoded (CFG_PART_LINK) */
-	struct ide_link_stream link[IDE_MAX_LINK_BLOCKS];
+	struct ide_link_stream *link;	/* heap array of nr_link, owned: most functions have none */
 	unsigned int nr_sel;		/* Selective blocks located (<= sel_streams) */
 	struct ide_sel_stream *sel;	/* heap array of nr_sel, owned */
 	struct ide_addr_assoc *addr_pool;	/* every block's associations, owned */

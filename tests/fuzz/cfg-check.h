@@ -159,16 +159,22 @@ static inline void decode_and_check(const uint8_t *buf, size_t len)
 		}
 		struct ide_sel_stream *own = b.ide.sel;
 		struct ide_addr_assoc *own_pool = b.ide.addr_pool;
+		struct ide_link_stream *own_link = b.ide.link;
 
+		FUZZ_ASSERT(a.ide.nr_link == b.ide.nr_link);
+		FUZZ_ASSERT(!a.ide.nr_link ||
+			    !memcmp(a.ide.link, b.ide.link, a.ide.nr_link * sizeof(*a.ide.link)));
 		b.ide.sel = a.ide.sel;
 		b.ide.addr_pool = a.ide.addr_pool;
+		b.ide.link = a.ide.link;
 		FUZZ_ASSERT(!memcmp(&a, &b, sizeof(a)));
 		b.ide.sel = own;
 		b.ide.addr_pool = own_pool;
+		b.ide.link = own_link;
 		pci_cfg_release(&b);
 	}
 	pci_cfg_release(&a);
-	FUZZ_ASSERT(!a.ide.sel && !a.ide.nr_sel);
+	FUZZ_ASSERT(!a.ide.sel && !a.ide.nr_sel && !a.ide.link && !a.ide.nr_link);
 	pci_cfg_release(NULL);
 }
 
