@@ -428,15 +428,13 @@ static size_t link_blocks(struct cfg_bytes *c, size_t pos, bool ctl, bool link, 
 	if (ctl)
 		ide->ctl = cfg_read32(c, pos);
 	for (i = 0, pos += 4; i < ide->link_tcs; i++, pos += IDE_LINK_BLOCK_SIZE) {
-		struct ide_link_stream *l = &ide->link[i];
-
 		if (!ide_span_fits(c, pos, IDE_LINK_BLOCK_SIZE, link, cfg))
 			return 0;
 		if (!link)
 			continue;
-		l->offset = (uint16_t)pos;
+		ide->link[i].offset = (uint16_t)pos;
 		decode_stream_regs(cfg_read32(c, pos + IDE_LINK_CTL),
-				   cfg_read32(c, pos + IDE_LINK_STATUS), &l->regs);
+				   cfg_read32(c, pos + IDE_LINK_STATUS), &ide->link[i].regs);
 		ide->nr_link++;
 	}
 	return pos;
