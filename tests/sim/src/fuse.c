@@ -483,9 +483,9 @@ static int sim_read(const char *path, char *buf, size_t size, off_t off,
 	n = pread(h->fd, buf, size, off);
 	if (n < 0)
 		n = -errno;
-	else if (h->dev && !strcmp(h->attr, "config"))
-		cost_config_read(h->dev, off, (size_t)n);
 out:
+	if (n >= 0 && h->dev && !strcmp(h->attr, "config"))
+		cost_config_read(h->dev, off, (size_t)n);
 	if (locked)
 		pthread_rwlock_unlock(&FS.rwsem);
 	return (int)n;

@@ -56,6 +56,10 @@ stat_of() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
 		dd if="$M/$NIC/config" of=/dev/null bs=4096 count=1 status=none
 	[ "$(stat_of 0000:41:00.0)" = "2 64 16" ]
+	# and what it reads past its 64 bytes is a read of nothing
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		dd if="$M/$NIC/config" of=/dev/null bs=4 count=1 skip=256 iflag=skip_bytes status=none
+	[ "$(stat_of 0000:41:00.0)" = "3 64 16" ]
 }
 
 @test "stats-reset zeroes the counts; the stats file is read-only" {
