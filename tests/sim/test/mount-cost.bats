@@ -18,6 +18,15 @@ pread() {
 	dd if="$M/$1" of=/dev/null bs="$3" count=1 skip="$(($2))" iflag=skip_bytes status=none
 }
 
+# pread_ms FILE OFF N: the milliseconds a pread takes
+pread_ms() {
+	local t0=$EPOCHREALTIME ms
+	pread "$@"
+	ms=$(echo "($EPOCHREALTIME - $t0) * 1000 / 1" | bc)
+	echo "$3 bytes took $ms ms" >&2
+	echo "$ms"
+}
+
 # stat_of NAME: "reads bytes accesses" of a line of the stats file (total or a BDF)
 stat_of() {
 	awk -v n="$1" '$1 == n { print $2, $3, $4 }' "$M/tsm-sim-stats"
@@ -80,18 +89,10 @@ stat_of() {
 	"$SIM" mount --config-cycle-ns 50000000 "$J" "$M"
 	[ "$(head -1 "$M/tsm-sim-stats")" = "config_cycle_ns 50000000" ]
 	# four accesses at 50 ms each: at least 200 ms (a lower bound holds on any machine)
-	t0=$EPOCHREALTIME
-	pread "$NIC/config" 0 16
-	ms=$(echo "($EPOCHREALTIME - $t0) * 1000 / 1" | bc)
-	echo "16 bytes took $ms ms"
-	[ "$ms" -ge 200 ]
+	[ "$(pread_ms "$NIC/config" 0 16)" -ge 200 ]
 	echo "config-cycle-ns 100000000" > "$M/tsm-sim-control"
 	[ "$(head -1 "$M/tsm-sim-stats")" = "config_cycle_ns 100000000" ]
-	t0=$EPOCHREALTIME
-	pread "$NIC/config" 0x40 8
-	ms=$(echo "($EPOCHREALTIME - $t0) * 1000 / 1" | bc)
-	echo "8 bytes took $ms ms"
-	[ "$ms" -ge 200 ]
+	[ "$(pread_ms "$NIC/config" 0x40 8)" -ge 200 ]
 	echo "config-cycle-ns 0" > "$M/tsm-sim-control"
 	[ "$(head -1 "$M/tsm-sim-stats")" = "config_cycle_ns 0" ]
 	[ "$(stat_of total)" = "2 24 6" ]
