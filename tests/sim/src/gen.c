@@ -37,7 +37,8 @@
 #define PSP_FNS 3		/* internal bridge, dummy function 0, the PSP */
 #define WINDOW (256ull << 20)	/* prefetchable window per endpoint bus */
 #define BAR_SIZE (32ull << 20)	/* BAR0 of each PF */
-#define MAX_SWITCH_DEPTH 16	/* --switch-depth: two buses a switch */
+/* --switch-depth: each switch nests a topology 4 deeper, json-c parses 32 levels */
+#define MAX_SWITCH_DEPTH 5
 
 struct hb_gen {
 	const struct gen_params *p;
@@ -283,7 +284,7 @@ static int take_bus(struct hb_gen *g, unsigned *bus)
  */
 static int stream_tree(struct hb_gen *g, unsigned n, const unsigned *fns)
 {
-	json_object *rp = root_port(g, 0x14ab), *usp, *bridges[2 * 16 + 1];
+	json_object *rp = root_port(g, 0x14ab), *usp, *bridges[2 * MAX_SWITCH_DEPTH + 1];
 	unsigned rp_bus, usp_bus, nb = 0;
 	uint64_t first = g->pref_next;
 
