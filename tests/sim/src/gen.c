@@ -182,10 +182,11 @@ static json_object *root_port(struct hb_gen *g, unsigned device)
 }
 
 /*
- * A stream link nothing accounts for, below the first root port: to a
- * device that is not there (K odd), or to the switch port below it.
+ * A stream link nothing accounts for, named after the host bridge's stream
+ * K, below the first root port: for the host's fault F, odd to a device
+ * that is not there, even to the switch port below that root port.
  */
-static void dangling_link(struct hb_gen *g, unsigned k)
+static void dangling_link(struct hb_gen *g, unsigned k, unsigned long f)
 {
 	json_object *l = json_object_new_object();
 
@@ -195,7 +196,7 @@ static void dangling_link(struct hb_gen *g, unsigned k)
 	}
 	set(l, "name", jstr("stream%u.%u.0", 255 - k, k % 8));
 	set(l, "target", jstr("%04x:%02x:01.0/%04x:%02x:00.0", g->domain, g->bus0, g->domain,
-			      k % 2 ? 0xff : g->bus0 + 1));
+			      f % 2 ? 0xff : g->bus0 + 1));
 	json_object_array_add(g->dangling, l);
 }
 
@@ -435,7 +436,7 @@ static int gen_hb(const struct gen_params *p, unsigned long h, unsigned long fns
 	/* as many dangling links as faulty streams, on the host bridges that have those */
 	for (unsigned long s = first; s < first + streams && !rc && rps; s++) {
 		if (stream_fault(p, s))
-			dangling_link(&g, (unsigned)(s - first));
+			dangling_link(&g, (unsigned)(s - first), s * p->faulty / p->streams);
 	}
 	if (!rc && h == 0)
 		rc = psp(&g, psp_bdf);
