@@ -77,6 +77,10 @@ check-man: man
 		if [ -n "$$out" ]; then echo "$$p: $$out"; exit 1; fi; \
 	done; echo "man: $(words $(MAN_PAGES)) pages lint clean"
 
+# Every "ABI.md §N" the code, tests and docs cite is a section of doc/ABI.md.
+check-abi-refs:
+	@tests/lib/check-abi-refs
+
 sim: | $(DEPS_STAMP)
 	$(MAKE) -C tests/sim
 
@@ -84,7 +88,7 @@ unit: $(BUILDDIR)/test-ide
 	$(BUILDDIR)/test-ide
 
 # The suite: decoder unit tests, the simulator's own tests, then tsmctl's.
-check: all $(BUILDDIR)/.deps-test unit unit-names unit-sha256 check-man
+check: all $(BUILDDIR)/.deps-test unit unit-names unit-sha256 check-man check-abi-refs
 	$(MAKE) -C tests/sim check
 	TSMCTL=$(abspath $(BUILDDIR)/tsmctl) bats --tap tests
 	$(MAKE) check-valgrind
@@ -149,7 +153,7 @@ clean:
 	rm -rf obj man/*.8 tsmctl test-ide test-names test-sha256 build-fuzz .deps-build .deps-test $(ASAN_DIR) build-bench
 	$(MAKE) -C tests/sim clean
 
-.PHONY: all sim man unit check check-man check-valgrind check-asan demo bench install uninstall clean
+.PHONY: all sim man unit check check-man check-abi-refs check-valgrind check-asan demo bench install uninstall clean
 
 # fuzzing
 # make fuzz [FUZZ_SECONDS=N]: build the libFuzzer targets of tests/fuzz/ into

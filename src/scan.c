@@ -91,7 +91,8 @@ static struct host_bridge *hb_get(struct tsm_snapshot *snap, const char *name, c
 
 /*
  * Locate a device dir's host bridge and root port from its canonical path:
- * .../pciDDDD:BB/<root port>/.../<device>.
+ * .../pciDDDD:BB/<root port>/.../<device>. The nearest host bridge counts:
+ * an Intel VMD domain's sits below a function of another one.
  */
 static void func_place(struct scan_ctx *ctx, struct pci_func *f);
 
@@ -108,29 +109,28 @@ static struct pci_func *func_get(struct scan_ctx *ctx, const char *bdf);
 static void func_place(struct scan_ctx *ctx, struct pci_func *f)
 {
 	char *copy = xstrdup(f->dir), *save = NULL, *hb_dir = NULL;
-	size_t depth = 0;
-	const char *rp_name = NULL;
+	const char *rp_name = NULL, *hb_name = NULL;
 	char *rp_dir = NULL;
 	size_t off = 0;
 
 	for (char *tok = strtok_r(copy, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
 		unsigned int d, b;
-		size_t toklen = strlen(tok);
 
-		off += toklen + 1;
-		if (!hb_dir) {
-			if (!hb_name_parse(tok, &d, &b)) {
-				hb_dir = xstrndup(f->dir, off - 1);
-				f->hb = hb_get(ctx->snap, tok, hb_dir);
-			}
-			continue;
-		}
-		if (depth++ == 0) {
+		off += strlen(tok) + 1;
+		if (!hb_name_parse(tok, &d, &b)) {
+			free(hb_dir);
+			free(rp_dir);
+			hb_dir = xstrndup(f->dir, off - 1);
+			hb_name = tok;
+			rp_dir = NULL;
+			rp_name = NULL;
+		} else if (hb_dir && !rp_name) {
 			rp_name = tok;
 			rp_dir = xstrndup(f->dir, off - 1);
-			break;
 		}
 	}
+	if (hb_dir)
+		f->hb = hb_get(ctx->snap, hb_name, hb_dir);
 	if (rp_name && !streq(rp_name, f->bdf)) {
 		char canon[BDF_MAX];
 
@@ -455,8 +455,15 @@ static void tsm_read(struct tsm_snapshot *snap, const char *name, int id)
 
 	if (!sysfs_list(t->dir, &names, &n)) {
 		for (size_t i = 0; i < n; i++) {
-			unsigned int d, b;
+			unsigned int d, b, h, r, e;
 
+			/* 6.19-rc1 flavour: tsmN/streamH.R.E -> the endpoint */
+			if (!stream_name_parse(names[i], &h, &r, &e)) {
+				t->stream_links = xrealloc(t->stream_links,
+							   (t->nr_stream_links + 1) * sizeof(char *));
+				t->stream_links[t->nr_stream_links++] = xstrdup(names[i]);
+				continue;
+			}
 			if (hb_name_parse(names[i], &d, &b))
 				continue;
 			t->hb_links = xrealloc(t->hb_links, (t->nr_hb_links + 1) * sizeof(char *));
@@ -497,9 +504,47 @@ static void scan_tsms(struct tsm_snapshot *snap)
 /* ---- host bridges and streams ---- */
 
 /*
- * Host bridges sit directly below sys/devices, or below a controller or faux
- * device one level further down (ARM platform PCIe, the devsec sample's
- * sys/devices/faux/devsec_bus). Look there and nowhere else.
+ * Host bridges are found from the PCI side: each root bus's class device
+ * sys/class/pci_bus/DDDD:BB lives in OWNER/pci_bus/, and a root bus's owner
+ * is its host bridge, wherever the platform put it (below sys/devices, a
+ * faux or nested platform device, a VMD endpoint, ACPI dirs). One readlink
+ * per bus, whatever the number of functions. false: no pci_bus class.
+ */
+static bool find_hbs_by_bus(struct tsm_snapshot *snap)
+{
+	char **names;
+	size_t n;
+
+	if (sysfs_list("sys/class/pci_bus", &names, &n))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char *link = path_join("sys/class/pci_bus", names[i]), *target;
+		unsigned int d, b;
+
+		if (!sysfs_resolve_link(link, &target)) {
+			/* target: OWNER/pci_bus/DDDD:BB; a root bus's OWNER is pciDDDD:BB */
+			char *cut = strrchr(target, '/');
+
+			if (cut) {
+				*cut = '\0';
+				cut = strrchr(target, '/');
+			}
+			if (cut && streq(cut + 1, "pci_bus")) {
+				*cut = '\0';
+				if (!hb_name_parse(path_base(target), &d, &b))
+					hb_get(snap, path_base(target), target);
+			}
+			free(target);
+		}
+		free(link);
+	}
+	strv_free(names, n);
+	return true;
+}
+
+/*
+ * Without the pci_bus class (trees made by hand): host bridges directly
+ * below sys/devices, or below a controller or faux device one level down.
  */
 static void find_hbs_in(struct tsm_snapshot *snap, const char *dir, int depth)
 {
@@ -548,7 +593,7 @@ static int cmp_stream(const void *a, const void *b)
 /* The link and its partners; their config is read once every link is known. */
 static void stream_resolve(struct scan_ctx *ctx, struct ide_stream *s)
 {
-	char *link = path_join(s->hb->dir, s->name);
+	char *link = path_join(s->link_dir ? s->link_dir : s->hb->dir, s->name);
 	const char *bdf;
 	char canon[BDF_MAX];
 
@@ -589,7 +634,9 @@ static void stream_read_partners(struct scan_ctx *ctx, struct ide_stream *s)
 	if (s->root_port)
 		func_read_config(ctx, s->root_port);
 	func_read_connect(ctx->snap, s->endpoint);
-	s->tsm = s->endpoint->connected_tsm;
+	/* the endpoint's TSM, else the one whose directory holds the link */
+	if (s->endpoint->connected_tsm)
+		s->tsm = s->endpoint->connected_tsm;
 }
 
 static void hb_read_port(struct scan_ctx *ctx, struct host_bridge *hb, const char *name)
@@ -660,17 +707,83 @@ static void hb_scan(struct scan_ctx *ctx, struct host_bridge *hb)
 	strv_free(names, n);
 }
 
+/* The host bridge whose dir holds @dir (the deepest, for VMD domains). */
+static struct host_bridge *hb_holding(const struct tsm_snapshot *snap, const char *dir)
+{
+	struct host_bridge *best = NULL;
+
+	for (size_t i = 0; i < snap->nr_hbs; i++) {
+		size_t n = strlen(snap->hbs[i]->dir);
+
+		if (!strncmp(dir, snap->hbs[i]->dir, n) && dir[n] == '/' &&
+		    (!best || n > strlen(best->dir)))
+			best = snap->hbs[i];
+	}
+	return best;
+}
+
+/*
+ * The 6.19-rc1 flavour also names a TSM's streams in its own dir
+ * (tsmN/streamH.R.E -> endpoint). Such a link gives its host bridge's
+ * stream of that name its TSM; one without a host-bridge link becomes a
+ * stream of its own, so both views show a link from whichever form exists.
+ */
+static void tsm_stream_links(struct scan_ctx *ctx, struct tsm *t)
+{
+	struct tsm_snapshot *snap = ctx->snap;
+
+	for (size_t i = 0; i < t->nr_stream_links; i++) {
+		char *link = path_join(t->dir, t->stream_links[i]), *target;
+		struct host_bridge *hb = NULL;
+		struct ide_stream *s = NULL;
+		unsigned int h, r, e;
+
+		if (!sysfs_resolve_link(link, &target)) {
+			hb = hb_holding(snap, target);
+			free(target);
+		}
+		free(link);
+		if (!hb)
+			continue;
+		for (size_t j = 0; j < hb->nr_streams && !s; j++)
+			if (streq(hb->streams[j]->name, t->stream_links[i]))
+				s = hb->streams[j];
+		if (!s) {
+			stream_name_parse(t->stream_links[i], &h, &r, &e);
+			s = xcalloc(1, sizeof(*s));
+			s->name = xstrdup(t->stream_links[i]);
+			s->h = h;
+			s->r = r;
+			s->e = e;
+			s->hb = hb;
+			s->link_dir = t->dir;
+			hb->streams = xrealloc(hb->streams, (hb->nr_streams + 1) * sizeof(*hb->streams));
+			hb->streams[hb->nr_streams++] = s;
+			qsort(hb->streams, hb->nr_streams, sizeof(*hb->streams), cmp_stream);
+			stream_resolve(ctx, s);
+			snap->streams = xrealloc(snap->streams, (snap->nr_streams + 1) * sizeof(*snap->streams));
+			snap->streams[snap->nr_streams++] = s;
+		}
+		if (!s->tsm)
+			s->tsm = t;
+	}
+}
+
 static void scan_hbs(struct scan_ctx *ctx)
 {
 	struct tsm_snapshot *snap = ctx->snap;
 	size_t nr;
 
-	find_hbs_in(snap, "sys/devices", 0);
+	if (!find_hbs_by_bus(snap))
+		find_hbs_in(snap, "sys/devices", 0);
 	if (snap->nr_hbs)
 		qsort(snap->hbs, snap->nr_hbs, sizeof(*snap->hbs), cmp_hb);
 	nr = snap->nr_hbs;	/* streams may add host bridges seen through links */
 	for (size_t i = 0; i < nr; i++)
 		hb_scan(ctx, snap->hbs[i]);
+	if (ctx->flags & SCAN_STREAMS)
+		for (size_t i = 0; i < snap->nr_tsms; i++)
+			tsm_stream_links(ctx, snap->tsms[i]);
 	for (size_t i = 0; i < snap->nr_streams; i++)
 		stream_read_partners(ctx, snap->streams[i]);
 }
@@ -899,6 +1012,7 @@ void snapshot_free(struct tsm_snapshot *snap)
 		free(t->driver);
 		free(t->module);
 		strv_free(t->hb_links, t->nr_hb_links);
+		strv_free(t->stream_links, t->nr_stream_links);
 		free(t);
 	}
 	free(snap->tsms);

@@ -60,6 +60,51 @@ setup() {
 	[ "$status" -eq 2 ]
 }
 
+@test "host-bridges found from the PCI side: VMD domain, ACPI tree, below the VMD endpoint" {
+	ROOT=$(static_tree hosts-anywhere)
+	run t host-bridges -J
+	[ "$status" -eq 0 ]
+	json_is '[.host_bridges[] | [.name, .available_secure_streams, .streams, .tsm]]' \
+		'[["pci0000:00",16,[],null],["pci7870:00",null,[],null],["pci10000:e0",7,["stream0.0.0"],"tsm0"]]'
+	# a function belongs to its nearest host bridge: the VMD domain, not pci0000:00
+	run t devices -J -o BDF,HOST-BRIDGE,ROOT-PORT
+	json_is '[.devices[] | select(.bdf == "10000:e1:00.0") | [.host_bridge, .root_port]]' '[["pci10000:e0","10000:e0:1d.0"]]'
+	run t streams -J
+	json_is '[.streams[] | [.host_bridge, .name, .tsm, .endpoint.bdf, .root_port.bdf]]' \
+		'[["pci10000:e0","stream0.0.0","tsm0","10000:e1:00.0","10000:e0:1d.0"]]'
+}
+
+@test "host-bridges below nested platform devices (Arm SoC)" {
+	ROOT=$(static_tree soc-pcie)
+	run t host-bridges -J
+	json_is '[.host_bridges[] | [.name, .available_secure_streams, .streams, .tsm]]' \
+		'[["pci0000:00",4,[],null],["pci0001:00",3,["stream0.0.0"],"tsm0"]]'
+}
+
+@test "host-bridges without the pci_bus class: the old places still count" {
+	ROOT=$(mktemp -d "$BATS_TEST_TMPDIR/r.XXXXXX")
+	cp -a "$(static_tree devsec)/." "$ROOT"
+	rm -rf "$ROOT/sys/class/pci_bus"
+	run t host-bridges -n -r -o NAME
+	[ "$output" = $'pci10000:00\npci10001:02' ]
+}
+
+@test "host-bridges costs the same whatever the number of functions" {
+	command -v strace >/dev/null || skip "strace not installed"
+	local n opens=()
+	for n in 300 1200; do
+		"$SIM" gen-large --functions $n --host-bridges 4 --streams 8 "$BATS_TEST_TMPDIR/h$n.json" >/dev/null
+		"$SIM" build "$BATS_TEST_TMPDIR/h$n.json" "$BATS_TEST_TMPDIR/h$n" >/dev/null
+		ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+			strace -f -qq -e trace=openat,openat2 -o "$BATS_TEST_TMPDIR/trace$n" \
+			"$TSMCTL" --sysroot "$BATS_TEST_TMPDIR/h$n" host-bridges -J > "$BATS_TEST_TMPDIR/out$n"
+		[ "$(jq '.host_bridges | length' "$BATS_TEST_TMPDIR/out$n")" = 4 ]
+		opens+=("$(grep -c '"sys/' "$BATS_TEST_TMPDIR/trace$n")")
+	done
+	echo "sysfs opens: ${opens[*]}"
+	[ "${opens[0]}" -eq "${opens[1]}" ]
+}
+
 teardown() {
 	unmount_live
 }

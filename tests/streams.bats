@@ -121,6 +121,33 @@ setup() {
 		'[["pci10000:00","stream0.0.0",0,"10000:01:00.0","10000:00:00.0","secure","secure"]]'
 }
 
+@test "streams and host-bridges on the 6.19-rc1 flavour: tsmN/streamH.R.E names the TSM" {
+	mount_live devsec-staging-rc1
+	for m in devsec_bus devsec_tsm devsec_link_tsm; do "$SIM" modprobe "$ROOT" $m; done
+	echo tsm1 > "$ROOT/sys/bus/pci/devices/10000:01:00.0/tsm/connect"
+	[ -L "$ROOT/sys/class/tsm/tsm1/stream0.0.0" ]
+	run t streams -J
+	json_is '[.streams[] | [.host_bridge, .name, .tsm, .endpoint.bdf, .endpoint.state]]' \
+		'[["pci10000:00","stream0.0.0","tsm1","10000:01:00.0","secure"]]'
+	run t host-bridges -J
+	json_is '[.host_bridges[] | [.name, .streams, .tsm]]' \
+		'[["pci10000:00",["stream0.0.0"],"tsm1"],["pci10001:02",[],null]]'
+}
+
+@test "streams from the TSM-directory link alone (no host-bridge link)" {
+	ROOT=$(mktemp -d "$BATS_TEST_TMPDIR/r.XXXXXX")
+	"$SIM" build <(jq '.abi = "v6.19-rc1" | (.. | objects | select(.bdf? == "10000:01:00.0")).connected = "tsm0"' \
+		"$TOPO/devsec.json") "$ROOT"
+	[ -L "$ROOT/sys/class/tsm/tsm0/stream0.0.0" ]
+	rm "$ROOT/sys/devices/faux/devsec_bus/pci10000:00/stream0.0.0"
+	run t streams -J
+	json_is '[.streams[] | [.host_bridge, .name, .tsm, .endpoint.bdf, .root_port.bdf, .endpoint.state]]' \
+		'[["pci10000:00","stream0.0.0","tsm0","10000:01:00.0","10000:00:00.0","secure"]]'
+	run t host-bridges -J
+	json_is '[.host_bridges[] | [.name, .streams, .tsm]]' \
+		'[["pci10000:00",["stream0.0.0"],"tsm0"],["pci10001:02",[],null]]'
+}
+
 teardown() {
 	unmount_live
 }

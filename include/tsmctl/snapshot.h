@@ -30,6 +30,8 @@ struct tsm {
 	char *module;		/* provider driver's module, NULL if built in */
 	char **hb_links;	/* proposed ABI: pciDDDD:BB entries, NULL if none */
 	size_t nr_hb_links;
+	char **stream_links;	/* 6.19-rc1 flavour: streamH.R.E entries, NULL if none */
+	size_t nr_stream_links;
 	size_t connected_devices;
 	size_t nr_streams;
 };
@@ -91,7 +93,8 @@ struct ide_stream {
 	bool dangling;		/* link target does not exist */
 	struct pci_func *endpoint;
 	struct pci_func *root_port;
-	struct tsm *tsm;	/* the endpoint's connected TSM */
+	struct tsm *tsm;	/* the endpoint's connected TSM, else the TSM naming it (rc1) */
+	const char *link_dir;	/* where the link is: NULL = the host bridge dir */
 };
 
 struct tsm_snapshot {

@@ -32,7 +32,7 @@ size_t config_size(const struct sim_dev *d)
 	return dev_is_pcie(d) ? 4096 : 256;
 }
 
-static bool is_bridge(const struct sim_dev *d)
+bool config_is_bridge(const struct sim_dev *d)
 {
 	return d->type == PT_ROOT_PORT || d->type == PT_UPSTREAM ||
 	       d->type == PT_DOWNSTREAM || d->type == PT_PCIE_PCI_BRIDGE ||
@@ -60,17 +60,20 @@ static void header(const struct sim_dev *d, uint8_t *b)
 	/* a VF's Vendor/Device ID registers read all-ones (SR-IOV spec) */
 	put16(b, 0x00, vf ? 0xffff : d->vendor);
 	put16(b, 0x02, vf ? 0xffff : d->device);
-	put16(b, 0x04, d->driver || is_bridge(d) ? 0x0006 : 0x0000);
+	put16(b, 0x04, d->driver || config_is_bridge(d) ? 0x0006 : 0x0000);
 	put16(b, 0x06, dev_is_pcie(d) ? 0x0010 : 0x0000);
 	b[0x08] = d->revision;
 	b[0x09] = d->class & 0xff;
 	b[0x0a] = (d->class >> 8) & 0xff;
 	b[0x0b] = (d->class >> 16) & 0xff;
-	b[0x0e] = (is_bridge(d) ? 1 : 0) | (multifunction(d) ? 0x80 : 0);
-	if (is_bridge(d)) {
+	b[0x0e] = (config_is_bridge(d) ? 1 : 0) | (multifunction(d) ? 0x80 : 0);
+	if (config_is_bridge(d)) {
 		b[0x18] = d->bus;
 		b[0x19] = d->secondary;
 		b[0x1a] = d->subordinate;
+		/* no I/O window: base above limit, as firmware leaves it */
+		b[0x1c] = 0xf0;
+		b[0x1d] = 0x00;
 		/* memory window: bits 31:20 of base/limit in bits 15:4 */
 		if (d->mem.present) {
 			put16(b, 0x20, (d->mem.base >> 16) & 0xfff0);

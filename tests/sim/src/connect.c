@@ -257,11 +257,9 @@ static int sev_tio_connect(struct sim_model *m, struct sim_tsm *t,
 	if (fault_hits(d, STAGE_ENABLE, &rc))
 		goto release;
 	rc = ide_stream_register(m, s);
-	if (rc)
-		goto release;
-	if (m->abi == ABI_PROPOSED)
-		tsm_stream_register(m, s);
-	if (fault_hits(d, STAGE_REGISTER, &rc))
+	if (!rc && (m->abi == ABI_PROPOSED || m->rc1_links))
+		rc = tsm_stream_register(m, s);
+	if (rc || fault_hits(d, STAGE_REGISTER, &rc))
 		goto release;
 	d->stream = s;
 	return 0;
@@ -300,7 +298,9 @@ static int sample_connect(struct sim_model *m, struct sim_tsm *t,
 	ide_stream_setup(s, true);
 	if (fault_hits(d, STAGE_SETUP, &rc))
 		goto release;
-	tsm_stream_register(m, s);
+	rc = tsm_stream_register(m, s);
+	if (rc)
+		goto release;
 	/* the modelled TSM enables the Root Port side, the sample the EP */
 	rc = ide_stream_enable(s, true);
 	if (!rc)
@@ -345,7 +345,9 @@ static int generic_connect(struct sim_model *m, struct sim_tsm *t,
 	ide_stream_setup(s, true);
 	if (fault_hits(d, STAGE_SETUP, &rc))
 		goto release;
-	tsm_stream_register(m, s);
+	rc = tsm_stream_register(m, s);
+	if (rc)
+		goto release;
 	rc = ide_stream_enable(s, true);
 	if (!rc)
 		rc = ide_stream_enable(s, false);
@@ -435,6 +437,25 @@ int sim_disconnect(struct sim_model *m, struct sim_dev *d, const char *buf,
 	return 0;
 }
 
+/*
+ * pci_tsm_unregister(): every context of @t goes, the way a disconnect and
+ * an unlock take them (streams unregistered, pools refilled, links gone).
+ */
+void sim_tsm_teardown(struct sim_model *m, struct sim_tsm *t)
+{
+	for (size_t i = 0; i < m->nr_devs; i++) {
+		struct sim_dev *d = m->devs[i];
+
+		if (is_dsm(d) && d->ctx_tsm == t)
+			do_disconnect(m, d);
+		if (d->lock_tsm == t)
+			sim_unlock_dev(d);
+	}
+	for (size_t i = 0; i < m->nr_devs; i++)
+		if (m->devs[i]->ctx_tsm == t)
+			clear_ctx(m->devs[i]);
+}
+
 static void vanish_one(struct sim_dev *d, void *arg)
 {
 	struct sim_model *m = arg;
@@ -447,8 +468,14 @@ static void vanish_one(struct sim_dev *d, void *arg)
 	else if (d->ctx_tsm)
 		clear_ctx(d);
 	/* proposed: a locked TDI is unlocked */
-	d->lock_tsm = NULL;
-	d->accepted = false;
+	sim_unlock_dev(d);
+	/* device_del(): the driver goes, the device leaves the deferred list */
+	free(d->driver);
+	d->driver = NULL;
+	free(d->deferred);
+	d->deferred = NULL;
+	free(d->driver_override);
+	d->driver_override = NULL;
 	d->present = false;
 }
 

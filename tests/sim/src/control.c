@@ -5,10 +5,12 @@
  *
  *   register tsmN          a TSM not registered now (late, or unregistered)
  *                          calls tsm_register()
- *   unregister tsmN        tsm_unregister() of a TSM no device holds a context of
+ *   unregister tsmN        tsm_unregister(): its contexts are torn down first
  *   drop BDF rp|ep|both    the stream of DSM BDF drops to INSECURE on that
  *                          partner (the asynchronous Secure->Insecure transition)
  *   ide-fail BDF rp|ep|both  that partner's status gets bit 31 (received IDE Fail)
+ *   modprobe NAME [PARAM=VALUE...]  module_load() (module.c)
+ *   rmmod NAME             module_unload()
  *
  * The register/unregister steps and their uevents are fuse.c's (they take
  * the lock twice); this file checks the command and does the register edits.
@@ -58,26 +60,22 @@ static int stream_fault(struct sim_model *m, const char *verb, const char *bdf,
 	return 0;
 }
 
+/* A registered TSM by its name now, else an unregistered one by the topology's name. */
 static struct sim_tsm *tsm_by_name(struct sim_model *m, const char *name)
 {
 	for (size_t i = 0; i < m->nr_tsms; i++)
-		if (!strcmp(m->tsms[i]->name, name))
+		if (m->tsms[i]->registered && !strcmp(m->tsms[i]->name, name))
+			return m->tsms[i];
+	for (size_t i = 0; i < m->nr_tsms; i++)
+		if (!m->tsms[i]->registered && !strcmp(m->tsms[i]->decl_name, name))
 			return m->tsms[i];
 	return NULL;
-}
-
-static bool tsm_in_use(const struct sim_model *m, const struct sim_tsm *t)
-{
-	for (size_t i = 0; i < m->nr_devs; i++)
-		if (m->devs[i]->ctx_tsm == t || m->devs[i]->lock_tsm == t)
-			return true;
-	return false;
 }
 
 int control_apply(struct sim_model *m, const char *buf, size_t len,
 		  enum control_op *op, struct sim_tsm **tsm)
 {
-	char *line = strndup(buf, len), *w[4] = { 0 }, *save = NULL;
+	char *line = strndup(buf, len), *w[64] = { 0 }, *save = NULL;
 	int n = 0, rc = -EINVAL;
 
 	*op = CTL_NONE;
@@ -85,7 +83,7 @@ int control_apply(struct sim_model *m, const char *buf, size_t len,
 	if (!line)
 		return -ENOMEM;
 	for (char *t = strtok_r(line, " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save)) {
-		if (n == 4)
+		if (n == 64)
 			goto out;
 		w[n++] = t;
 	}
@@ -99,8 +97,8 @@ int control_apply(struct sim_model *m, const char *buf, size_t len,
 			rc = -EEXIST;
 		else if (!reg && !t->registered)
 			rc = -ENXIO;
-		else if (!reg && tsm_in_use(m, t))
-			rc = -EBUSY;	/* the simulator does not model teardown on unregister */
+		else if (reg && t->parent_faux && !module_live(m, t->parent_faux))
+			rc = -ENODEV;	/* its module (the faux parent) is not loaded */
 		else {
 			*op = reg ? CTL_REGISTER : CTL_UNREGISTER;
 			*tsm = t;
@@ -108,6 +106,12 @@ int control_apply(struct sim_model *m, const char *buf, size_t len,
 		}
 	} else if (n == 3 && (!strcmp(w[0], "drop") || !strcmp(w[0], "ide-fail"))) {
 		rc = stream_fault(m, w[0], w[1], w[2]);
+	} else if (n >= 2 && !strcmp(w[0], "modprobe")) {
+		rc = module_load(m, w[1], w + 2, n - 2);
+		*op = CTL_MODULE;
+	} else if (n == 2 && !strcmp(w[0], "rmmod")) {
+		rc = module_unload(m, w[1]);
+		*op = CTL_MODULE;
 	}
 out:
 	free(line);

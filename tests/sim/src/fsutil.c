@@ -213,6 +213,24 @@ out:
 	return rc;
 }
 
+/* An empty (sparse) file of @size bytes: a binary attribute nothing reads. */
+int fs_put_sized(const char *root, const char *rel, uint64_t size, unsigned mode)
+{
+	char *p = full(root, rel);
+	struct stat st;
+	int rc = 0;
+
+	if (!lstat(p, &st) && S_ISREG(st.st_mode) && (uint64_t)st.st_size == size &&
+	    (st.st_mode & 07777) == mode)
+		goto out;
+	rc = fs_put(root, rel, "", 0, mode);
+	if (!rc && truncate(p, (off_t)size))
+		rc = -errno;
+out:
+	free(p);
+	return rc;
+}
+
 int fs_put_str(const char *root, const char *rel, const char *s, unsigned mode)
 {
 	return fs_put(root, rel, s, strlen(s), mode);

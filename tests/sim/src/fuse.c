@@ -38,6 +38,7 @@ struct simfs {
 	pthread_mutex_t timer_lock;
 	pthread_cond_t timer_cond;
 	struct timespec mounted_at;	/* CLOCK_MONOTONIC when the mount existed */
+	bool uevents_ok;	/* a private network namespace: queued uevents go out */
 };
 
 static struct simfs FS;
@@ -142,6 +143,16 @@ static char *report_item(const char *path, const char **attr)
 	return out;
 }
 
+/* resourceN or resourceN_wc: binary, sized as the BAR */
+static bool resource_file(const char *name)
+{
+	unsigned n;
+	char tail[4] = "";
+
+	return sscanf(name, "resource%u%3s", &n, tail) >= 1 &&
+	       (!tail[0] || !strcmp(tail, "_wc"));
+}
+
 static void fix_attr(const char *path, struct stat *st)
 {
 	const char *attr;
@@ -152,8 +163,14 @@ static void fix_attr(const char *path, struct stat *st)
 	if (S_ISREG(st->st_mode) && item && attr &&
 	    (a = report_attr_lookup(attr)) >= 0)
 		st->st_size = report_attr_is_bin(a) ? 0 : SYSFS_PAGE;
+	/* procfs files and the size-less binary attributes report 0 */
+	else if (S_ISREG(st->st_mode) && (!strncmp(path, "/proc/", 6) ||
+					  !strcmp(base_name(path), "certs") ||
+					  !strcmp(base_name(path), "transcript")))
+		st->st_size = 0;
 	/* sysfs reports PAGE_SIZE for text attributes; binary ones keep their size */
-	else if (S_ISREG(st->st_mode) && strcmp(base_name(path), "config"))
+	else if (S_ISREG(st->st_mode) && strcmp(base_name(path), "config") &&
+		 !resource_file(base_name(path)))
 		st->st_size = SYSFS_PAGE;
 	free(item);
 	st->st_uid = 0;
@@ -471,6 +488,11 @@ static int sim_read(const char *path, char *buf, size_t size, off_t off,
 		n = -ENODEV;	/* kernfs: the attribute's node was removed */
 		goto out;
 	}
+	/* a memory BAR's resourceN has mmap only: sysfs_kf_bin_read() says EIO */
+	if (h->dev && resource_file(base_name(h->attr))) {
+		n = -EIO;
+		goto out;
+	}
 	if (h->dev && !strcmp(h->attr, "config") && !h->privileged) {
 		/* unprivileged readers see only the standard header */
 		if (off >= CONFIG_USER_BYTES) {
@@ -556,51 +578,128 @@ out:
 	return rc;
 }
 
+/* Is @attr sys/devices/faux/FAUX/A (*first = true) or sys/devices/faux/FAUX/B? */
+static bool faux_attr_is(const char *attr, const char *faux, const char *a,
+			 const char *b, bool *first)
+{
+	char *pa = xasprintf("sys/devices/faux/%s/%s", faux, a);
+	char *pb = xasprintf("sys/devices/faux/%s/%s", faux, b);
+	bool hit;
+
+	*first = !strcmp(attr, pa);
+	hit = *first || !strcmp(attr, pb);
+	free(pa);
+	free(pb);
+	return hit;
+}
+
 /* The devsec sample link TSM whose faux dir holds @attr as tsm_bind/tsm_unbind */
 static struct sim_tsm *sample_trigger(const char *attr, bool *bind)
 {
 	for (size_t i = 0; i < FS.m->nr_tsms; i++) {
 		struct sim_tsm *t = FS.m->tsms[i];
-		char *b, *u;
-		bool hit;
 
-		if (t->provider != PROV_DEVSEC_SAMPLE || t->kind != TSM_LINK ||
-		    !t->parent_faux || !t->pci_ready)
-			continue;
-		b = xasprintf("sys/devices/faux/%s/tsm_bind", t->parent_faux);
-		u = xasprintf("sys/devices/faux/%s/tsm_unbind", t->parent_faux);
-		*bind = !strcmp(attr, b);
-		hit = *bind || !strcmp(attr, u);
-		free(b);
-		free(u);
-		if (hit)
+		if (t->provider == PROV_DEVSEC_SAMPLE && t->kind == TSM_LINK &&
+		    t->parent_faux && t->pci_ready &&
+		    faux_attr_is(attr, t->parent_faux, "tsm_bind", "tsm_unbind", bind))
 			return t;
 	}
 	return NULL;
 }
 
-/* "NAME" of sys/bus/pci/drivers/NAME/bind|unbind for a known driver */
-static char *driver_trigger(const char *attr, bool *bind)
+enum drv_op { DRV_BIND, DRV_UNBIND, DRV_NEW_ID, DRV_REMOVE_ID };
+
+/* The registered driver whose sys/bus/pci/drivers/NAME/{bind,unbind,new_id,remove_id} @attr is */
+static struct sim_driver *driver_trigger(const char *attr, enum drv_op *op)
 {
 	static const char prefix[] = "sys/bus/pci/drivers/";
+	static const char *const ops[] = { "/bind", "/unbind", "/new_id", "/remove_id" };
 	const char *name = attr + sizeof(prefix) - 1, *slash;
-	char *drv;
+	struct sim_driver *drv = NULL;
+	char *n;
 
 	if (strncmp(attr, prefix, sizeof(prefix) - 1) ||
 	    !(slash = strchr(name, '/')))
 		return NULL;
-	if (!strcmp(slash, "/bind"))
-		*bind = true;
-	else if (!strcmp(slash, "/unbind"))
-		*bind = false;
-	else
-		return NULL;
-	drv = strndup(name, slash - name);
-	if (drv && !model_has_driver(FS.m, drv)) {
-		free(drv);
-		return NULL;
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(slash, ops[i])) {
+			*op = (enum drv_op)i;
+			n = strndup(name, slash - name);
+			if (!n)
+				return NULL;
+			drv = model_find_driver(FS.m, n);
+			free(n);
+			break;
+		}
+	return drv && driver_registered(FS.m, drv) ? drv : NULL;
+}
+
+/* Send what the last operation queued (taken under the lock, sent after it). */
+static void flush_events(void)
+{
+	struct sim_event *ev;
+	size_t n;
+
+	pthread_rwlock_wrlock(&FS.rwsem);
+	ev = FS.m->events;
+	n = FS.m->nr_events;
+	FS.m->events = NULL;
+	FS.m->nr_events = 0;
+	pthread_rwlock_unlock(&FS.rwsem);
+	for (size_t i = 0; i < n; i++) {
+		if (FS.uevents_ok)
+			uevent_send(ev[i].action, ev[i].dir, ev[i].subsystem);
+		free(ev[i].action);
+		free(ev[i].dir);
+		free(ev[i].subsystem);
 	}
-	return drv;
+	free(ev);
+}
+
+/* The evidence-input TSM whose faux device holds @attr (certs or transcript) */
+static struct sim_tsm *evidence_input(const char *attr, bool *certs)
+{
+	for (size_t i = 0; i < FS.m->nr_tsms; i++) {
+		struct sim_tsm *t = FS.m->tsms[i];
+
+		if (t->evidence_inputs &&
+		    faux_attr_is(attr, t->parent_faux, "certs", "transcript", certs))
+			return t;
+	}
+	return NULL;
+}
+
+#define EVIDENCE_MAX 0x01000000	/* PCI_TSM_MAX_OBJECT_SIZE, 16 MiB */
+
+/* A binary store: the bytes land at their offset, up to the object limit. */
+static int evidence_write(struct sim_tsm *t, bool certs, const char *buf,
+			  size_t size, off_t off)
+{
+	uint8_t **data = certs ? &t->certs : &t->transcript;
+	size_t *len = certs ? &t->certs_len : &t->transcript_len;
+	size_t end = (size_t)off + size;
+	int rc = (int)size;
+
+	pthread_rwlock_wrlock(&FS.rwsem);
+	if (end > EVIDENCE_MAX) {
+		rc = -EFBIG;
+	} else {
+		if (end > *len) {
+			uint8_t *nb = realloc(*data, end);
+
+			if (!nb) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			memset(nb + *len, 0, end - *len);
+			*data = nb;
+			*len = end;
+		}
+		memcpy(*data + off, buf, size);
+	}
+out:
+	pthread_rwlock_unlock(&FS.rwsem);
+	return rc;
 }
 
 /* A uevent for TSM T, if its topology lets it send them. */
@@ -621,6 +720,7 @@ static void tsm_register_live(struct sim_tsm *t)
 		pthread_rwlock_unlock(&FS.rwsem);
 		return;
 	}
+	tsm_assign_id(FS.m, t);
 	t->registered = true;
 	tree_sync(FS.m, FS.root);
 	pthread_rwlock_unlock(&FS.rwsem);
@@ -635,10 +735,11 @@ static void tsm_register_live(struct sim_tsm *t)
 	tsm_uevent(t, "change");
 }
 
-/* tsm_unregister(): the PCI side goes first, then device_unregister() (KOBJ_REMOVE). */
+/* tsm_unregister(): contexts and the PCI side go first, then device_unregister() (KOBJ_REMOVE). */
 static void tsm_unregister_live(struct sim_tsm *t)
 {
 	pthread_rwlock_wrlock(&FS.rwsem);
+	sim_tsm_teardown(FS.m, t);
 	t->pci_ready = false;
 	tree_sync(FS.m, FS.root);
 	t->registered = false;
@@ -657,13 +758,14 @@ static int control_store(const char *buf, size_t len)
 		return rc;
 	pthread_rwlock_wrlock(&FS.rwsem);
 	rc = control_apply(FS.m, buf, len, &op, &t);
-	if (!rc && op == CTL_NONE)
+	if (!rc && (op == CTL_NONE || op == CTL_MODULE))
 		tree_sync(FS.m, FS.root);
 	pthread_rwlock_unlock(&FS.rwsem);
 	if (!rc && op == CTL_REGISTER)
 		tsm_register_live(t);
 	else if (!rc && op == CTL_UNREGISTER)
 		tsm_unregister_live(t);
+	flush_events();
 	return rc;
 }
 
@@ -672,9 +774,10 @@ static int sim_write(const char *path, const char *buf, size_t size, off_t off,
 {
 	struct handle *h = (struct handle *)(uintptr_t)fi->fh;
 	const char *attr = h->attr;
+	struct sim_driver *drv;
 	struct sim_tsm *t;
+	enum drv_op op;
 	bool bind;
-	char *drv;
 	int rc;
 
 	(void)path;
@@ -682,6 +785,8 @@ static int sim_write(const char *path, const char *buf, size_t size, off_t off,
 		return 0;
 	if (h->rep && report_attr_is_bin(h->rattr))
 		return report_write_bin(h, buf, size, off);
+	if (!h->dev && (t = evidence_input(attr, &bind)))
+		return evidence_write(t, bind, buf, size, off);
 	/* sysfs stores see each write() whole, at any offset */
 	if (size > SYSFS_PAGE - 1)
 		size = SYSFS_PAGE - 1;
@@ -695,12 +800,25 @@ static int sim_write(const char *path, const char *buf, size_t size, off_t off,
 		       !strcmp(attr, "tsm/accept") ||
 		       !strcmp(attr, "tsm/unlock"))) {
 		rc = tsm_store(h->dev, attr, buf, size);
-	} else if (!h->dev && (drv = driver_trigger(attr, &bind))) {
+	} else if (!h->dev && (drv = driver_trigger(attr, &op))) {
+		char *str = strndup(buf, size);
+
+		if (!str)
+			return -ENOMEM;
 		pthread_rwlock_wrlock(&FS.rwsem);
-		rc = sim_driver_bind(FS.m, drv, buf, size, bind);
+		if (op == DRV_BIND || op == DRV_UNBIND)
+			rc = driver_bind_store(FS.m, drv, buf, size, op == DRV_BIND);
+		else
+			rc = driver_id_store(FS.m, drv, str, op == DRV_NEW_ID);
 		tree_sync(FS.m, FS.root);
 		pthread_rwlock_unlock(&FS.rwsem);
-		free(drv);
+		free(str);
+		flush_events();
+	} else if (h->dev && !strcmp(attr, "driver_override")) {
+		pthread_rwlock_wrlock(&FS.rwsem);
+		rc = h->dev->present ? driver_override_store(h->dev, buf, size) : -ENODEV;
+		tree_sync(FS.m, FS.root);
+		pthread_rwlock_unlock(&FS.rwsem);
 	} else if (h->dev && !strcmp(attr, "config")) {
 		rc = -EPERM;	/* deliberate: the tool must never write config */
 	} else if (!h->dev && (t = sample_trigger(attr, &bind))) {
@@ -941,7 +1059,8 @@ static int check_late_tsms(struct sim_model *m, bool *timer)
 	for (size_t i = 0; i < m->nr_tsms; i++) {
 		struct sim_tsm *t = m->tsms[i];
 
-		if (t->registered)
+		/* a TSM waiting for its module is not late: modprobe registers it */
+		if (t->registered || (t->register_after_ms < 0 && !t->register_manually))
 			continue;
 		*timer |= t->register_after_ms >= 0;
 		events |= t->uevents;
@@ -1021,6 +1140,12 @@ int fuse_serve(struct sim_model *m, const char *mountpoint, bool foreground,
 	rc = check_late_tsms(m, &timer);
 	if (rc)
 		return rc;
+	{
+		char *why = NULL;
+
+		FS.uevents_ok = uevent_allowed(&why) == 0;
+		free(why);
+	}
 	/* writers must not starve behind a stream of readers, as with an rwsem */
 	pthread_rwlockattr_init(&ra);
 	pthread_rwlockattr_setkind_np(&ra,

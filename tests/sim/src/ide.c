@@ -85,15 +85,57 @@ static void ide_init_dev(struct sim_dev *d)
 	ide->k_nr_sel = nr_sel;
 }
 
+/* Keep the power-on register state for a later re-enumeration. */
+static void save_boot_regs(struct sim_dev *d)
+{
+	struct dev_ide *ide = &d->ide;
+
+	if (!ide->sel || ide->sel_boot)
+		return;
+	ide->sel_boot = calloc(ide->nr_sel ? ide->nr_sel : 1, sizeof(*ide->sel));
+	if (!ide->sel_boot)
+		abort();
+	memcpy(ide->sel_boot, ide->sel, ide->nr_sel * sizeof(*ide->sel));
+}
+
 /* What a TSM-enabled kernel does at enumeration: pci_ide_init_host_bridge() + pci_ide_init() */
 void ide_boot(struct sim_model *m)
 {
+	for (size_t i = 0; i < m->nr_devs; i++)
+		save_boot_regs(m->devs[i]);
 	if (m->abi == ABI_NONE)
 		return;		/* no CONFIG_PCI_IDE: registers stay as the hardware left them */
 	for (size_t i = 0; i < m->nr_hbs; i++)
 		m->hbs[i]->ids[SIM_RESERVED_ID] = 1;
 	for (size_t i = 0; i < m->nr_devs; i++)
 		ide_init_dev(m->devs[i]);
+}
+
+/* A bus module loaded again: its devices come back in power-on state and are enumerated anew. */
+void ide_enumerate_hb(struct sim_model *m, struct host_bridge *hb)
+{
+	memset(hb->pool, 0, sizeof(hb->pool));
+	memset(hb->ids, 0, sizeof(hb->ids));
+	for (size_t i = 0; i < m->nr_devs; i++) {
+		struct sim_dev *d = m->devs[i];
+		struct dev_ide *ide = &d->ide;
+
+		if (d->hb != hb)
+			continue;
+		if (ide->sel_boot)
+			memcpy(ide->sel, ide->sel_boot, ide->nr_sel * sizeof(*ide->sel));
+		memset(ide->link_ctl, 0, sizeof(ide->link_ctl));
+		memset(ide->link_sts, 0, sizeof(ide->link_sts));
+		memset(ide->used, 0, sizeof(ide->used));
+		ide->usable = ide->k_cfg = ide->k_tee_limit = false;
+		ide->k_nr_sel = ide->k_nr_mem = 0;
+	}
+	if (m->abi == ABI_NONE)
+		return;
+	hb->ids[SIM_RESERVED_ID] = 1;
+	for (size_t i = 0; i < m->nr_devs; i++)
+		if (m->devs[i]->hb == hb)
+			ide_init_dev(m->devs[i]);
 }
 
 static int lowest_free(const uint8_t *map, unsigned max, int forced)
@@ -301,10 +343,21 @@ void ide_stream_disable(struct ide_stream *s, bool rp)
 		s->ep_enable = false;
 }
 
-void tsm_stream_register(struct sim_model *m, struct ide_stream *s)
+/*
+ * tsm_ide_stream_register(): the proposed ABI refcounts tsmN/pciDDDD:BB; the
+ * 6.19-rc1 one made tsmN/streamH.R.E, EEXIST when another host bridge's
+ * stream of this TSM already has the name (why it was reverted).
+ */
+int tsm_stream_register(struct sim_model *m, struct ide_stream *s)
 {
+	if (m->rc1_links)
+		for (struct ide_stream *o = m->streams; o; o = o->next)
+			if (o != s && o->tsm == s->tsm && o->tsm_registered &&
+			    o->name && s->name && !strcmp(o->name, s->name))
+				return -EEXIST;
 	s->tsm->hb_refs[model_hb_index(m, s->hb)]++;
 	s->tsm_registered = true;
+	return 0;
 }
 
 void tsm_stream_unregister(struct sim_model *m, struct ide_stream *s)

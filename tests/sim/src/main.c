@@ -18,16 +18,18 @@ static void usage(FILE *f)
 		"                   [--abi v6.19|proposed] [--switch-depth D] [--sel-blocks K]\n"
 		"                   [--addr-assoc A] [--faulty F] [--ext-caps X] [--dependents]\n"
 		"                   [--port-ide] OUT.json\n"
+		" tsm-sim modprobe MOUNT [-r] [-q] [--first-time] MODULE [PARAM=VALUE...]\n"
 		"\n"
 		"Lay out (build) or serve through FUSE (mount) the sysfs tree a\n"
 		"Linux v6.19 kernel with PCIe TSM/IDE support would show for\n"
 		"TOPOLOGY, with DIR standing for /; or write the topology of a large\n"
 		"SEV-TIO host (gen-large) with exactly N PCI functions (10000) under\n"
-		"H host bridges (64) and S connected streams (1024); other shapes: D\n"
+		"H host bridges (64) and S connected streams (1024), in other shapes: D\n"
 		"switches deep (1), K Selective blocks a NIC (2) of A address\n"
 		"associations (1), F faulty streams and dangling links (0), X other\n"
 		"extended capabilities (0), contexts for a DSM's other functions and\n"
-		"VFs, IDE on every port without a stream.\n"
+		"VFs, IDE on every port without a stream; or load and remove the\n"
+		"topology's modules in a live mount (modprobe).\n"
 		"\n"
 		"Options for mount:\n"
 		" -f  stay in the foreground\n"
@@ -42,6 +44,8 @@ static int load(const char *file, struct sim_model **m)
 	char *err = NULL;
 	int rc = topology_load(file, m, &err);
 
+	if (!rc)
+		rc = module_boot(*m, &err);
 	if (!rc) {
 		ide_boot(*m);
 		rc = sim_boot_connects(*m, &err);
@@ -169,6 +173,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "gen-large"))
 		return gen_main(argc, argv);
+	if (!strcmp(argv[1], "modprobe"))
+		return modprobe_main(argc, argv);
 	if (!strcmp(argv[1], "mount")) {
 		for (; i < argc && argv[i][0] == '-'; i++) {
 			if (!strcmp(argv[i], "-f"))

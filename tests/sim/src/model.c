@@ -135,12 +135,35 @@ bool dev_has_ctx(const struct sim_dev *d)
 	return d->ctx_tsm || d->lock_tsm;
 }
 
-bool model_has_driver(const struct sim_model *m, const char *name)
+struct sim_driver *model_find_driver(struct sim_model *m, const char *name)
 {
 	for (size_t i = 0; i < m->nr_drivers; i++)
-		if (!strcmp(m->drivers[i], name))
-			return true;
-	return false;
+		if (!strcmp(m->drivers[i].name, name))
+			return &m->drivers[i];
+	return NULL;
+}
+
+struct sim_module *model_find_module(struct sim_model *m, const char *name)
+{
+	for (size_t i = 0; i < m->nr_modules; i++)
+		if (!strcmp(m->modules[i].name, name))
+			return &m->modules[i];
+	return NULL;
+}
+
+/* Something of module @name is there: no such module (built in) or it is loaded. */
+bool module_live(const struct sim_model *m, const char *name)
+{
+	for (size_t i = 0; i < m->nr_modules; i++)
+		if (!strcmp(m->modules[i].name, name))
+			return m->modules[i].loaded;
+	return true;
+}
+
+/* The driver core knows @drv: its module is loaded, or it is built in. */
+bool driver_registered(const struct sim_model *m, const struct sim_driver *drv)
+{
+	return module_live(m, drv->name);
 }
 
 unsigned hb_available(const struct host_bridge *hb)

@@ -60,6 +60,7 @@ struct dev_ide {
 	uint32_t link_ctl[SIM_MAX_LINK], link_sts[SIM_MAX_LINK];
 	unsigned nr_sel;	/* Selective blocks in config (cap field + 1) */
 	struct sel_block *sel;
+	struct sel_block *sel_boot;	/* the hardware state at power-on (re-enumeration) */
 	/* what pci_ide_init() concluded (pdev->ide_cap != 0 and friends) */
 	bool usable;
 	unsigned k_nr_sel, k_nr_mem;
@@ -78,6 +79,12 @@ struct dev_faults {
 	long write_delay_ms;
 	int lock_errno, accept_errno;	/* the devsec TSM's lock/accept op fails */
 	long writes, opens;	/* counters */
+};
+
+/* host bridge window shown in proc/iomem above the bridges' windows */
+struct hb_window {
+	char *name;
+	uint64_t base, limit;
 };
 
 struct bar {
@@ -103,7 +110,11 @@ struct sim_dev {
 	uint8_t revision;
 	int type;		/* enum pcie_type */
 	bool tee, flr;
-	char *driver;
+	char *driver;		/* bound driver now */
+	char *boot_driver;	/* bound at enumeration (topology "driver") */
+	char *driver_override;	/* pdev->driver_override, NULL = unset */
+	char *deferred;		/* deferred probe reason ("DRV: TEXT"), NULL = not deferred */
+	bool encrypted;		/* accepted by a devsec TSM: "PCI MMIO Encrypted" in iomem */
 	uint8_t link_port, link_speed, link_width;
 
 	struct host_bridge *hb;
@@ -158,12 +169,19 @@ struct host_bridge {
 	size_t nr_devs;
 	struct dangling_link *dangling;
 	size_t nr_dangling;
+	struct hb_window *windows;
+	size_t nr_windows;
+	char *owner;		/* module whose faux device is the parent, NULL = always there */
+	char *acpi;		/* ACPI companion below sys/devices (firmware_node), or NULL */
+	bool present;		/* enumerated (its bus module is loaded) */
 };
 
 struct sim_tsm {
 	unsigned id;
 	char *name;		/* "tsmN" */
+	char *decl_name;	/* "tsmN" as the topology names it (control file) */
 	char *dir;		/* class device dir */
+	char *parent_dir;	/* the parent device's dir */
 	enum tsm_kind kind;
 	enum tsm_provider provider;
 	struct sim_dev *parent_pci;
@@ -180,6 +198,9 @@ struct sim_tsm {
 	long change_after_ms;	/* from device_add() to the PCI registration */
 	bool registered;	/* device_add() done: tsmN exists (KOBJ_ADD) */
 	bool pci_ready;		/* PCI/TSM registration done (KOBJ_CHANGE) */
+	bool evidence_inputs;	/* the sample's certs/transcript on its faux device */
+	uint8_t *certs, *transcript;	/* what was written there */
+	size_t certs_len, transcript_len;
 };
 
 struct ide_stream {
@@ -198,15 +219,40 @@ struct ide_stream {
 	struct ide_stream *next;
 };
 
+/* the generic module option of the later staging tree ("trust=") */
+enum trust_policy { TRUST_AUTO, TRUST_NONE, TRUST_TCB };
+
 struct sim_module {
 	char *name;
-	char **keys, **vals;
+	char **keys, **vals, **defaults;	/* declared parameters: now, at load */
 	size_t nr_params;
+	bool loaded;		/* in the kernel (sys/module/NAME exists) */
+	bool autoprobe;		/* module->autoprobe: drivers attach on their own */
+	enum trust_policy trust;
+};
+
+/* a PCI driver (sys/bus/pci/drivers/NAME); module NAME when one is declared */
+struct sim_driver {
+	char *name;
+	char **ids;		/* static id table "VVVV:DDDD"; NULL: unknown (binds anything) */
+	size_t nr_ids;
+	bool has_ids;
+	bool override_only;	/* table entries match only through driver_override */
+	char **dynids;		/* new_id */
+	size_t nr_dynids;
+	char *defer_reason;	/* probe defers while the device is not accepted */
+	int accepted_errno;	/* probe of an accepted (RUN) device fails with this */
+};
+
+/* a uevent queued under the lock, sent after it (fuse.c) */
+struct sim_event {
+	char *action, *dir, *subsystem;
 };
 
 struct sim_faux {
 	char *name;
 	char *dir;
+	bool present;		/* faux_device_create() done (its module is loaded) */
 };
 
 /* a platform device (sys/devices/platform/NAME), bound to the driver NAME */
@@ -266,8 +312,12 @@ struct sim_model {
 	size_t nr_faux;
 	struct sim_platform *platform;
 	size_t nr_platform;
-	char **drivers;		/* every PCI driver with a sys/bus/pci/drivers dir */
+	struct sim_driver *drivers;	/* every PCI driver the topology knows */
 	size_t nr_drivers;
+	bool rc1_links;		/* abi *-rc1: tsmN/streamH.R.E instead of tsmN/pciDDDD:BB */
+	bool debugfs;		/* sys/kernel/debug/devices_deferred */
+	struct sim_event *events;
+	size_t nr_events;
 	struct ide_stream *streams;
 	struct report_cfg report;
 	struct report_entry *reports;
@@ -294,7 +344,10 @@ bool vis_connect(const struct sim_model *m, const struct sim_dev *d);
 bool vis_dsm(const struct sim_model *m, const struct sim_dev *d);
 bool vis_bound(const struct sim_model *m, const struct sim_dev *d);
 bool vis_devsec(const struct sim_model *m, const struct sim_dev *d);
-bool model_has_driver(const struct sim_model *m, const char *name);
+struct sim_driver *model_find_driver(struct sim_model *m, const char *name);
+struct sim_module *model_find_module(struct sim_model *m, const char *name);
+bool module_live(const struct sim_model *m, const char *name);
+bool driver_registered(const struct sim_model *m, const struct sim_driver *drv);
 bool dev_has_ctx(const struct sim_dev *d);
 unsigned hb_available(const struct host_bridge *hb);
 
@@ -310,13 +363,15 @@ int ide_stream_enable(struct ide_stream *s, bool rp);
 void ide_stream_disable(struct ide_stream *s, bool rp);
 void ide_stream_free(struct sim_model *m, struct ide_stream *s);
 void ide_stream_release(struct sim_model *m, struct ide_stream *s);
-void tsm_stream_register(struct sim_model *m, struct ide_stream *s);
+int tsm_stream_register(struct sim_model *m, struct ide_stream *s);
+void ide_enumerate_hb(struct sim_model *m, struct host_bridge *hb);
 void tsm_stream_unregister(struct sim_model *m, struct ide_stream *s);
 
 /* config.c */
 size_t config_size(const struct sim_dev *d);
 void config_build(const struct sim_dev *d, uint8_t *buf);
 unsigned config_ext_end(const struct sim_dev *d);
+bool config_is_bridge(const struct sim_dev *d);
 
 /* connect.c: pci_tsm_connect()/disconnect() and the providers */
 int parse_tsm_name(const char *buf, size_t len, long *id);
@@ -328,6 +383,7 @@ void sim_vanish(struct sim_model *m, struct sim_dev *d);
 int sim_boot_connects(struct sim_model *m, char **err);
 int sim_sample_bind(struct sim_model *m, struct sim_tsm *t, const char *buf,
 		    size_t len, bool bind);
+void sim_tsm_teardown(struct sim_model *m, struct sim_tsm *t);
 
 /* tdisp.c: proposed devsec lock/accept/unlock, driver bind/unbind */
 int kstrtobool(const char *s, bool *res);
@@ -335,9 +391,27 @@ int sim_lock(struct sim_model *m, struct sim_dev *d, long tsm_id);
 int sim_accept(struct sim_model *m, struct sim_dev *d, const char *buf);
 int sim_unlock(struct sim_model *m, struct sim_dev *d, const char *buf,
 	       size_t len);
-int sim_driver_bind(struct sim_model *m, const char *driver, const char *buf,
-		    size_t len, bool bind);
 int sim_boot_locks(struct sim_model *m, char **err);
+void sim_unlock_dev(struct sim_dev *d);
+
+/* module.c: modules, the PCI driver model, TSM ids (drivers/base, kernel/module) */
+#define EPROBE_DEFER 517
+int module_boot(struct sim_model *m, char **err);
+int module_load(struct sim_model *m, const char *name, char **params, size_t n);
+int module_unload(struct sim_model *m, const char *name);
+void tsm_assign_id(struct sim_model *m, struct sim_tsm *t);
+void tsm_unregister_now(struct sim_model *m, struct sim_tsm *t);
+int driver_bind_store(struct sim_model *m, struct sim_driver *drv,
+		      const char *buf, size_t len, bool bind);
+int driver_id_store(struct sim_model *m, struct sim_driver *drv,
+		    const char *buf, bool add);
+int driver_override_store(struct sim_dev *d, const char *buf, size_t len);
+void event_queue(struct sim_model *m, const char *action, const char *dir,
+		 const char *subsystem);
+void events_clear(struct sim_model *m);
+
+/* iomem.c: proc/iomem (kernel/resource.c r_show) */
+char *iomem_render(const struct sim_model *m);
 
 /* report.c: configfs-tsm attestation reports (drivers/virt/coco/guest/report.c) */
 enum report_attr {
@@ -392,6 +466,7 @@ int fs_mkdir_p(const char *root, const char *rel);
 int fs_put(const char *root, const char *rel, const void *data, size_t len,
 	   unsigned mode);
 int fs_put_str(const char *root, const char *rel, const char *s, unsigned mode);
+int fs_put_sized(const char *root, const char *rel, uint64_t size, unsigned mode);
 int fs_link(const char *root, const char *rel, const char *target);
 int fs_remove(const char *root, const char *rel);
 int fs_rm_rf(const char *path);
@@ -403,7 +478,7 @@ int uevent_send(const char *action, const char *dir, const char *subsystem);
 
 /* control.c: the live mount's test-only control file (outside sys/) */
 #define CONTROL_FILE "tsm-sim-control"
-enum control_op { CTL_NONE, CTL_REGISTER, CTL_UNREGISTER };
+enum control_op { CTL_NONE, CTL_REGISTER, CTL_UNREGISTER, CTL_MODULE };
 /* Parse and apply one command under the lock; op and tsm say what fuse.c must finish. */
 int control_apply(struct sim_model *m, const char *buf, size_t len,
 		  enum control_op *op, struct sim_tsm **tsm);
@@ -415,6 +490,9 @@ int cost_stats_read(char *buf, size_t size, off_t off);
 int cost_set_cycle_ns(const char *arg);
 /* 0 or -errno for a cost command on the control file, 1 for any other */
 int cost_control(const char *buf, size_t len);
+
+/* modprobe.c: "tsm-sim modprobe MOUNT ...", kmod's modprobe against a live mount */
+int modprobe_main(int argc, char **argv);
 
 /* fuse.c */
 int fuse_serve(struct sim_model *m, const char *mountpoint, bool foreground,

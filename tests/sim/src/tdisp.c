@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * tdisp.c: the proposed guest-side TDISP verbs of a devsec TSM (tsm/lock,
- * tsm/accept, tsm/unlock; ABI.md §1.2) and the driver core's
- * sys/bus/pci/drivers/NAME/bind|unbind, which decide whether a driver is
- * bound (the state lock, accept and unlock refuse to disturb).
+ * tsm/accept, tsm/unlock; ABI.md §1.2). Whether a driver is bound (the state
+ * they refuse to disturb) is module.c's driver model.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -88,7 +87,17 @@ int sim_accept(struct sim_model *m, struct sim_dev *d, const char *buf)
 	if (d->faults.accept_errno)
 		return -d->faults.accept_errno;
 	d->accepted = true;
+	/* the devsec sample marks the device's MMIO encrypted in iomem */
+	d->encrypted = d->lock_tsm->provider == PROV_DEVSEC_SAMPLE;
 	return 0;
+}
+
+/* The devsec TSM's unlock: back to UNLOCKED, the encrypted resources go. */
+void sim_unlock_dev(struct sim_dev *d)
+{
+	d->lock_tsm = NULL;
+	d->accepted = false;
+	d->encrypted = false;
 }
 
 /* unlock_store(): EINVAL when not locked or another name, EBUSY with a driver */
@@ -102,39 +111,7 @@ int sim_unlock(struct sim_model *m, struct sim_dev *d, const char *buf,
 		return -EINVAL;
 	if (d->driver)
 		return -EBUSY;
-	d->lock_tsm = NULL;
-	d->accepted = false;
-	return 0;
-}
-
-/*
- * bind_store()/unbind_store() of sys/bus/pci/drivers/@driver: the device is
- * looked up by name (sysfs_streq), ENODEV if there is none; every driver
- * matches every device here (no id tables), so bind fails only with EBUSY
- * when a driver is already bound; unbind needs this driver bound (ENODEV).
- */
-int sim_driver_bind(struct sim_model *m, const char *driver, const char *buf,
-		    size_t len, bool bind)
-{
-	struct sim_dev *d = NULL;
-
-	for (size_t i = 0; i < m->nr_devs && !d; i++)
-		if (m->devs[i]->present && sysfs_streq(buf, len, m->devs[i]->name))
-			d = m->devs[i];
-	if (!d)
-		return -ENODEV;
-	if (!bind) {
-		if (!d->driver || strcmp(d->driver, driver))
-			return -ENODEV;
-		free(d->driver);
-		d->driver = NULL;
-		return 0;
-	}
-	if (d->driver)
-		return -EBUSY;	/* __driver_probe_device(): dev->driver set */
-	d->driver = strdup(driver);
-	if (!d->driver)
-		return -ENOMEM;
+	sim_unlock_dev(d);
 	return 0;
 }
 

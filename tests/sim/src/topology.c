@@ -638,6 +638,7 @@ static int make_vfs(struct loader *L, json_object *o, struct sim_dev *pf,
 		vf->tee = tee;
 		vf->flr = true;
 		vf->driver = drv ? strdup(drv) : NULL;
+		vf->boot_driver = drv ? strdup(drv) : NULL;
 		vf->hb = pf->hb;
 		vf->parent = pf->parent;
 		vf->physfn = pf;
@@ -738,6 +739,7 @@ static int parse_dev(struct loader *L, json_object *o, struct host_bridge *hb,
 	d->secondary = (unsigned)sec;
 	d->ext_caps = (unsigned)ext;
 	d->driver = drv ? strdup(drv) : NULL;
+	d->boot_driver = drv ? strdup(drv) : NULL;
 	if (lock && strncmp(lock, "tsm", 3)) {
 		rc = fail(L, "%s: locked needs a TSM name like \"tsm1\"", what);
 		goto out;
@@ -844,7 +846,7 @@ static struct sim_faux *add_faux(struct sim_model *m, const char *name)
 	for (size_t i = 0; i < m->nr_faux; i++)
 		if (!strcmp(m->faux[i].name, name))
 			return &m->faux[i];
-	struct sim_faux f = { .name = strdup(name),
+	struct sim_faux f = { .name = strdup(name), .present = true,
 			      .dir = xasprintf("sys/devices/faux/%s", name) };
 	APPEND(m->faux, m->nr_faux, f);
 	return &m->faux[m->nr_faux - 1];
@@ -861,10 +863,87 @@ static struct sim_platform *add_platform(struct sim_model *m, const char *name)
 	return &m->platform[m->nr_platform - 1];
 }
 
+static struct sim_driver *add_driver_named(struct sim_model *m, const char *name)
+{
+	struct sim_driver *drv = model_find_driver(m, name);
+
+	if (!drv) {
+		APPEND(m->drivers, m->nr_drivers, (struct sim_driver){ .name = strdup(name) });
+		drv = &m->drivers[m->nr_drivers - 1];
+	}
+	return drv;
+}
+
 static void add_driver(struct sim_model *m, const char *name)
 {
-	if (!model_has_driver(m, name))
-		APPEND(m->drivers, m->nr_drivers, strdup(name));
+	add_driver_named(m, name);
+}
+
+/* "VVVV:DDDD" in lower case, or NULL when @s is not one */
+static char *pci_id(const char *s)
+{
+	unsigned v, d;
+	char tail;
+
+	if (sscanf(s, "%4x:%4x%c", &v, &d, &tail) != 2)
+		return NULL;
+	return xasprintf("%04x:%04x", v, d);
+}
+
+/* drivers[]: a name, or { name, ids, override_only, probe_defer_unaccepted, probe_accepted_errno } */
+static int parse_drivers(struct loader *L, json_object *arr)
+{
+	static const char *const keys[] = { "name", "ids", "override_only",
+					    "probe_defer_unaccepted",
+					    "probe_accepted_errno", NULL };
+
+	if (!json_object_is_type(arr, json_type_array))
+		return fail(L, "drivers must be an array");
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *o = json_object_array_get_idx(arr, i), *v;
+		const char *name, *defer;
+		struct sim_driver *drv;
+		int rc;
+
+		if (json_object_is_type(o, json_type_string)) {
+			name = json_object_get_string(o);
+			if (!*name || strchr(name, '/'))
+				return fail(L, "drivers: bad name \"%s\"", name);
+			add_driver(L->m, name);
+			continue;
+		}
+		rc = check_keys(L, o, "driver", keys) ?:
+		     get_str(L, o, "name", &name, "driver") ?:
+		     get_str(L, o, "probe_defer_unaccepted", &defer, "driver");
+		if (rc)
+			return rc;
+		if (!name || !*name || strchr(name, '/'))
+			return fail(L, "driver needs a name");
+		drv = add_driver_named(L->m, name);
+		rc = get_bool(L, o, "override_only", false, &drv->override_only, name);
+		if (rc)
+			return rc;
+		drv->defer_reason = defer ? strdup(defer) : NULL;
+		v = get(o, "probe_accepted_errno");
+		if (v && (rc = parse_errno(L, v, &drv->accepted_errno, name)))
+			return rc;
+		v = get(o, "ids");
+		if (!v)
+			continue;
+		if (!json_object_is_type(v, json_type_array))
+			return fail(L, "%s: ids must be an array of \"VVVV:DDDD\"", name);
+		drv->has_ids = true;
+		for (size_t j = 0; j < json_object_array_length(v); j++) {
+			json_object *e = json_object_array_get_idx(v, j);
+			char *id = json_object_is_type(e, json_type_string) ?
+				   pci_id(json_object_get_string(e)) : NULL;
+
+			if (!id)
+				return fail(L, "%s: ids must be an array of \"VVVV:DDDD\"", name);
+			APPEND(drv->ids, drv->nr_ids, id);
+		}
+	}
+	return 0;
 }
 
 /* Names in @v (an array of strings without '/'), each passed to @add. */
@@ -953,11 +1032,13 @@ static int parse_report(struct loader *L, json_object *o)
 static int parse_hb(struct loader *L, json_object *o)
 {
 	static const char *const keys[] = { "domain", "bus", "parent", "streams",
-					    "dangling_links", "devices", NULL };
+					    "dangling_links", "devices", "windows",
+					    "acpi", NULL };
 	static const char *const dkeys[] = { "name", "target", NULL };
+	static const char *const wkeys[] = { "name", "base", "limit", NULL };
 	struct host_bridge *hb = calloc(1, sizeof(*hb));
 	uint64_t dom, bus, streams;
-	const char *parent;
+	const char *parent, *acpi;
 	json_object *v;
 	int rc;
 
@@ -969,11 +1050,17 @@ static int parse_hb(struct loader *L, json_object *o)
 	     get_u64(L, o, "bus", 0, 0xff, &bus, "host bridge") ?:
 	     get_u64(L, o, "streams", L->m->abi == ABI_NONE ? 0 : 256,
 		     SIM_POOL_MAX, &streams, "host bridge") ?:
-	     get_str(L, o, "parent", &parent, "host bridge");
+	     get_str(L, o, "parent", &parent, "host bridge") ?:
+	     get_str(L, o, "acpi", &acpi, "host bridge");
 	if (rc)
 		return rc;
+	if ((parent && (!*parent || parent[0] == '/' || strstr(parent, ".."))) ||
+	    (acpi && (!*acpi || acpi[0] == '/' || strstr(acpi, ".."))))
+		return fail(L, "host bridge: parent and acpi are paths below sys/devices");
+	hb->acpi = acpi ? xasprintf("sys/devices/%s", acpi) : NULL;
 	hb->domain = (unsigned)dom;
 	hb->bus = (unsigned)bus;
+	hb->present = true;
 	hb->nr_streams = L->m->abi == ABI_NONE ? 0 : (unsigned)streams;
 	hb->name = xasprintf("pci%04x:%02x", hb->domain, hb->bus);
 	if (parent) {
@@ -981,9 +1068,15 @@ static int parse_hb(struct loader *L, json_object *o)
 
 		hb->dir = path_join(p, hb->name);
 		free(p);
-		if (!strncmp(parent, "faux/", 5) && parent[5] &&
-		    !strchr(parent + 5, '/'))
-			add_faux(L->m, parent + 5);
+		/* "faux/NAME[/...]": the bus module NAME creates the faux device */
+		if (!strncmp(parent, "faux/", 5) && parent[5]) {
+			char *n = strdup(parent + 5), *sl = strchr(n, '/');
+
+			if (sl)
+				*sl = '\0';
+			add_faux(L->m, n);
+			hb->owner = n;
+		}
 	} else {
 		hb->dir = xasprintf("sys/devices/%s", hb->name);
 	}
@@ -1009,6 +1102,28 @@ static int parse_hb(struct loader *L, json_object *o)
 			APPEND(hb->dangling, hb->nr_dangling, dl);
 		}
 	}
+	v = get(o, "windows");
+	if (v) {
+		if (!json_object_is_type(v, json_type_array))
+			return fail(L, "%s: windows must be an array", hb->name);
+		for (size_t i = 0; i < json_object_array_length(v); i++) {
+			json_object *e = json_object_array_get_idx(v, i);
+			struct hb_window w = { 0 };
+			const char *name;
+
+			rc = check_keys(L, e, hb->name, wkeys) ?:
+			     get_str(L, e, "name", &name, hb->name) ?:
+			     get_u64(L, e, "base", 0, UINT64_MAX, &w.base, hb->name) ?:
+			     get_u64(L, e, "limit", 0, UINT64_MAX, &w.limit, hb->name);
+			if (rc)
+				return rc;
+			if (!name || w.limit < w.base)
+				return fail(L, "%s: a window needs a name and base <= limit",
+					    hb->name);
+			w.name = strdup(name);
+			APPEND(hb->windows, hb->nr_windows, w);
+		}
+	}
 	v = get(o, "devices");
 	if (v) {
 		if (!json_object_is_type(v, json_type_array))
@@ -1030,7 +1145,7 @@ static int parse_tsm(struct loader *L, json_object *o)
 	static const char *const keys[] = { "id", "kind", "provider", "parent",
 					    "host_bridges", "register_after_ms",
 					    "register_manually", "uevents", "change_after_ms",
-					    NULL };
+					    "evidence_inputs", NULL };
 	struct sim_tsm *t = calloc(1, sizeof(*t));
 	const char *kind, *prov, *parent;
 	uint64_t id, after, change;
@@ -1048,16 +1163,20 @@ static int parse_tsm(struct loader *L, json_object *o)
 	     get_u64(L, o, "register_after_ms", UINT64_MAX, 3600000, &after, "tsm") ?:
 	     get_bool(L, o, "register_manually", false, &t->register_manually, "tsm") ?:
 	     get_bool(L, o, "uevents", true, &t->uevents, "tsm") ?:
+	     get_bool(L, o, "evidence_inputs", false, &t->evidence_inputs, "tsm") ?:
 	     get_u64(L, o, "change_after_ms", 0, 60000, &change, "tsm");
 	if (rc)
 		return rc;
 	t->id = (unsigned)id;
 	t->name = xasprintf("tsm%u", t->id);
+	t->decl_name = strdup(t->name);
 	t->register_after_ms = after == UINT64_MAX ? -1 : (long)after;
 	t->change_after_ms = (long)change;
 	if (t->register_after_ms >= 0 && t->register_manually)
 		return fail(L, "%s: register_after_ms and register_manually exclude each other",
 			    t->name);
+	if (t->evidence_inputs && (!parent || strncmp(parent, "faux:", 5)))
+		return fail(L, "%s: evidence_inputs needs a faux:NAME parent", t->name);
 	/* registered at boot unless late; late ones register in the live mount */
 	t->registered = t->pci_ready = t->register_after_ms < 0 && !t->register_manually;
 	for (size_t i = 0; i + 1 < L->m->nr_tsms; i++)
@@ -1085,12 +1204,14 @@ static int parse_tsm(struct loader *L, json_object *o)
 		struct sim_faux *f = add_faux(L->m, parent + 5);
 
 		t->parent_faux = strdup(parent + 5);
+		t->parent_dir = strdup(f->dir);
 		t->dir = xasprintf("%s/tsm/%s", f->dir, t->name);
 	} else if (!strncmp(parent, "platform:", 9) && parent[9] &&
 		   !strchr(parent + 9, '/')) {
 		struct sim_platform *p = add_platform(L->m, parent + 9);
 
 		t->parent_platform = strdup(parent + 9);
+		t->parent_dir = strdup(p->dir);
 		t->dir = xasprintf("%s/tsm/%s", p->dir, t->name);
 	} else {
 		t->parent_pci = model_find_dev(L->m, parent);
@@ -1098,6 +1219,7 @@ static int parse_tsm(struct loader *L, json_object *o)
 			return fail(L, "%s: parent device %s not in the topology",
 				    t->name, parent);
 		/* the class glue dir is named after the class: "tsm" */
+		t->parent_dir = strdup(t->parent_pci->dir);
 		t->dir = xasprintf("%s/tsm/%s", t->parent_pci->dir, t->name);
 	}
 	v = get(o, "host_bridges");
@@ -1120,7 +1242,7 @@ static int parse_tsm(struct loader *L, json_object *o)
 
 static int parse_modules(struct loader *L, json_object *arr)
 {
-	static const char *const keys[] = { "name", "parameters", NULL };
+	static const char *const keys[] = { "name", "parameters", "loaded", NULL };
 
 	if (!json_object_is_type(arr, json_type_array))
 		return fail(L, "modules must be an array");
@@ -1140,6 +1262,12 @@ static int parse_modules(struct loader *L, json_object *arr)
 		/* In the model before it is filled: a failure below frees it with the model. */
 		APPEND(L->m->modules, L->m->nr_modules, (struct sim_module){ .name = strdup(name) });
 		mod = &L->m->modules[L->m->nr_modules - 1];
+		mod->autoprobe = true;
+		if ((rc = get_bool(L, o, "loaded", true, &mod->loaded, name)))
+			return rc;
+		for (size_t j = 0; j + 1 < L->m->nr_modules; j++)
+			if (!strcmp(L->m->modules[j].name, name))
+				return fail(L, "%s: duplicate module", name);
 		p = get(o, "parameters");
 		if (p) {
 			if (!json_object_is_type(p, json_type_object))
@@ -1149,9 +1277,10 @@ static int parse_modules(struct loader *L, json_object *arr)
 				    strchr(key, '/'))
 					return fail(L, "%s: parameter %s must be a string",
 						    name, key);
-				size_t nk = mod->nr_params;
+				size_t nk = mod->nr_params, nd = mod->nr_params;
 
 				APPEND(mod->keys, nk, strdup(key));
+				APPEND(mod->defaults, nd, strdup(json_object_get_string(val)));
 				APPEND(mod->vals, mod->nr_params,
 				       strdup(json_object_get_string(val)));
 			}
@@ -1193,7 +1322,7 @@ int topology_load(const char *file, struct sim_model **out, char **err)
 {
 	static const char *const keys[] = { "abi", "comment", "modules", "faux",
 					    "platform", "drivers", "report",
-					    "tsms", "host_bridges", NULL };
+					    "tsms", "host_bridges", "debugfs", NULL };
 	struct loader L = { 0 };
 	json_object *root, *v;
 	const char *abi;
@@ -1210,17 +1339,23 @@ int topology_load(const char *file, struct sim_model **out, char **err)
 	if (!L.m)
 		abort();
 	rc = check_keys(&L, root, "topology", keys) ?:
-	     get_str(&L, root, "abi", &abi, "topology");
+	     get_str(&L, root, "abi", &abi, "topology") ?:
+	     get_bool(&L, root, "debugfs", false, &L.m->debugfs, "topology");
 	if (rc)
 		goto out;
 	if (!abi || !strcmp(abi, "v6.19"))
 		L.m->abi = ABI_V619;
 	else if (!strcmp(abi, "proposed"))
 		L.m->abi = ABI_PROPOSED;
+	else if (!strcmp(abi, "v6.19-rc1") || !strcmp(abi, "proposed-rc1")) {
+		/* the TSM-directory stream links of 6.19-rc1 (reverted before v6.19) */
+		L.m->abi = abi[0] == 'v' ? ABI_V619 : ABI_PROPOSED;
+		L.m->rc1_links = true;
+	}
 	else if (!strcmp(abi, "none"))
 		L.m->abi = ABI_NONE;
 	else {
-		rc = fail(&L, "abi is \"v6.19\", \"proposed\" or \"none\"");
+		rc = fail(&L, "abi is \"v6.19\", \"v6.19-rc1\", \"proposed\", \"proposed-rc1\" or \"none\"");
 		goto out;
 	}
 	if ((v = get(root, "modules")) && (rc = parse_modules(&L, v)))
@@ -1230,7 +1365,7 @@ int topology_load(const char *file, struct sim_model **out, char **err)
 	if ((v = get(root, "platform")) &&
 	    (rc = parse_names(&L, v, "platform", add_platform_name)))
 		goto out;
-	if ((v = get(root, "drivers")) && (rc = parse_names(&L, v, "drivers", add_driver)))
+	if ((v = get(root, "drivers")) && (rc = parse_drivers(&L, v)))
 		goto out;
 	if ((v = get(root, "report")) && (rc = parse_report(&L, v)))
 		goto out;
@@ -1289,12 +1424,16 @@ static void dev_free(struct sim_dev *d)
 	free(d->name);
 	free(d->dir);
 	free(d->driver);
+	free(d->boot_driver);
+	free(d->driver_override);
+	free(d->deferred);
 	free(d->children);
 	free(d->vfs);
 	for (size_t i = 0; i < d->nr_doe; i++)
 		free(d->doe[i]);
 	free(d->doe);
 	free(d->ide.sel);
+	free(d->ide.sel_boot);
 	free(d->boot_connect);
 	free(d->boot_lock);
 	free(d);
@@ -1322,6 +1461,11 @@ void model_free(struct sim_model *m)
 			free(hb->dangling[j].target);
 		}
 		free(hb->dangling);
+		for (size_t j = 0; j < hb->nr_windows; j++)
+			free(hb->windows[j].name);
+		free(hb->windows);
+		free(hb->owner);
+		free(hb->acpi);
 		free(hb->devs);
 		free(hb->name);
 		free(hb->dir);
@@ -1336,7 +1480,11 @@ void model_free(struct sim_model *m)
 		free(t->hbs);
 		free(t->hb_refs);
 		free(t->name);
+		free(t->decl_name);
 		free(t->dir);
+		free(t->parent_dir);
+		free(t->certs);
+		free(t->transcript);
 		free(t->parent_faux);
 		free(t->parent_platform);
 		free(t);
@@ -1346,9 +1494,11 @@ void model_free(struct sim_model *m)
 		for (size_t j = 0; j < m->modules[i].nr_params; j++) {
 			free(m->modules[i].keys[j]);
 			free(m->modules[i].vals[j]);
+			free(m->modules[i].defaults[j]);
 		}
 		free(m->modules[i].keys);
 		free(m->modules[i].vals);
+		free(m->modules[i].defaults);
 		free(m->modules[i].name);
 	}
 	free(m->modules);
@@ -1362,9 +1512,21 @@ void model_free(struct sim_model *m)
 		free(m->platform[i].dir);
 	}
 	free(m->platform);
-	for (size_t i = 0; i < m->nr_drivers; i++)
-		free(m->drivers[i]);
+	for (size_t i = 0; i < m->nr_drivers; i++) {
+		struct sim_driver *drv = &m->drivers[i];
+
+		for (size_t j = 0; j < drv->nr_ids; j++)
+			free(drv->ids[j]);
+		for (size_t j = 0; j < drv->nr_dynids; j++)
+			free(drv->dynids[j]);
+		free(drv->ids);
+		free(drv->dynids);
+		free(drv->defer_reason);
+		free(drv->name);
+	}
 	free(m->drivers);
+	events_clear(m);
+	free(m->events);
 	report_free_all(m);
 	free(m);
 }

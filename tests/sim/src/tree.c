@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,7 +94,28 @@ static void prune_links(struct tw *w, const char *dir, const char *prefix,
 
 static void write_faux(struct tw *w, const struct sim_faux *f)
 {
+	char *bl = xasprintf("sys/bus/faux/devices/%s", f->name);
+	char *dl = xasprintf("sys/bus/faux/drivers/faux_driver/%s", f->name);
+	bool evidence = false;
+
+	if (!f->present) {
+		/* faux_device_destroy() */
+		rm(w, f->dir, NULL);
+		rm(w, bl, NULL);
+		rm(w, dl, NULL);
+		free(dl);
+		free(bl);
+		return;
+	}
+	free(dl);
+	free(bl);
 	note(w, fs_mkdir_p(w->root, f->dir));
+	/* the devsec sample's evidence inputs: write-only binary attributes */
+	for (size_t i = 0; i < w->m->nr_tsms; i++)
+		evidence |= w->m->tsms[i]->evidence_inputs &&
+			    !strcmp(w->m->tsms[i]->parent_faux, f->name);
+	attr_opt(w, f->dir, "certs", evidence, "", WO);
+	attr_opt(w, f->dir, "transcript", evidence, "", WO);
 	attr(w, f->dir, "uevent", "DRIVER=faux_driver\n", RW);
 	link_to(w, f->dir, "subsystem", "sys/bus/faux");
 	link_to(w, f->dir, "driver", "sys/bus/faux/drivers/faux_driver");
@@ -126,15 +148,28 @@ static void write_platform(struct tw *w, const struct sim_platform *p)
 	free(drv);
 }
 
-/* sys/bus/pci/drivers/NAME with the driver core's store-only attributes */
-static void write_driver(struct tw *w, const char *name)
+/* sys/bus/pci/drivers/NAME with the driver core's and PCI's store-only attributes */
+static void write_driver(struct tw *w, const struct sim_driver *drv)
 {
-	char *dir = xasprintf("sys/bus/pci/drivers/%s", name);
+	char *dir = xasprintf("sys/bus/pci/drivers/%s", drv->name);
 
+	if (!driver_registered(w->m, drv)) {
+		rm(w, dir, NULL);
+		free(dir);
+		return;
+	}
 	note(w, fs_mkdir_p(w->root, dir));
 	attr(w, dir, "bind", "", WO);
 	attr(w, dir, "unbind", "", WO);
 	attr(w, dir, "uevent", "", WO);
+	attr(w, dir, "new_id", "", WO);
+	attr(w, dir, "remove_id", "", WO);
+	if (model_find_module(w->m, drv->name)) {
+		char *mod = xasprintf("sys/module/%s", drv->name);
+
+		link_to(w, dir, "module", mod);
+		free(mod);
+	}
 	free(dir);
 }
 
@@ -143,6 +178,12 @@ static void write_module(struct tw *w, const struct sim_module *mod)
 	char *dir = xasprintf("sys/module/%s", mod->name);
 	char *pdir = path_join(dir, "parameters");
 
+	if (!mod->loaded) {
+		rm(w, dir, NULL);
+		free(pdir);
+		free(dir);
+		return;
+	}
 	note(w, fs_mkdir_p(w->root, dir));
 	attr(w, dir, "initstate", "live\n", RO);
 	attr(w, dir, "refcnt", "0\n", RO);
@@ -169,12 +210,77 @@ static bool keep_stream(struct tw *w, const void *ctx, const char *name)
 	return false;
 }
 
+/*
+ * The pci_bus class device of bus DOMAIN:BUS below its owner (the host
+ * bridge for a root bus, the bridge for the others): OWNER/pci_bus/DDDD:BB
+ * and sys/class/pci_bus/DDDD:BB (drivers/pci/probe.c pci_register_host_bridge(),
+ * pci_add_new_bus(); attributes of drivers/pci/pci-sysfs.c pcibus_attrs).
+ */
+static void write_pci_bus(struct tw *w, const char *owner, unsigned domain,
+			  unsigned bus, bool present)
+{
+	char *name = xasprintf("%04x:%02x", domain, bus);
+	char *dir = xasprintf("%s/pci_bus/%s", owner, name);
+
+	if (!present) {
+		rm(w, "sys/class/pci_bus", name);
+		free(dir);
+		free(name);
+		return;
+	}
+	note(w, fs_mkdir_p(w->root, dir));
+	attr(w, dir, "uevent", "", RW);
+	attr(w, dir, "cpuaffinity", "ff\n", RO);
+	attr(w, dir, "cpulistaffinity", "0-7\n", RO);
+	attr(w, dir, "rescan", "", WO);
+	link_to(w, dir, "device", owner);
+	link_to(w, dir, "subsystem", "sys/class/pci_bus");
+	link_to(w, "sys/class/pci_bus", name, dir);
+	free(dir);
+	free(name);
+}
+
+/* Every directory on the way to a host bridge is a kobject: each has a uevent. */
+static void write_hb_parents(struct tw *w, const struct host_bridge *hb)
+{
+	char *p = strdup(hb->dir), *slash;
+
+	if (!p)
+		abort();
+	while ((slash = strrchr(p, '/')) && slash - p > (ptrdiff_t)strlen("sys/devices")) {
+		char *u;
+
+		*slash = '\0';
+		u = path_join(p, "uevent");
+		if (!fs_exists(w->root, u))
+			note(w, fs_put_str(w->root, u, "", RW));
+		free(u);
+	}
+	free(p);
+}
+
 static void write_hb(struct tw *w, struct host_bridge *hb)
 {
-	char *v = xasprintf("%u\n", hb_available(hb));
+	char *v;
 
+	if (!hb->present) {
+		write_pci_bus(w, hb->dir, hb->domain, hb->bus, false);
+		rm(w, hb->dir, NULL);
+		return;
+	}
+	v = xasprintf("%u\n", hb_available(hb));
 	note(w, fs_mkdir_p(w->root, hb->dir));
+	write_hb_parents(w, hb);
 	attr(w, hb->dir, "uevent", "", RW);
+	write_pci_bus(w, hb->dir, hb->domain, hb->bus, true);
+	if (hb->acpi) {
+		/* ACPI companion: firmware_node and its physical_node back */
+		note(w, fs_mkdir_p(w->root, hb->acpi));
+		attr(w, hb->acpi, "uevent", "", RW);
+		attr(w, hb->acpi, "path", "\\_SB_.PCI0\n", RO);
+		link_to(w, hb->dir, "firmware_node", hb->acpi);
+		link_to(w, hb->acpi, "physical_node", hb->dir);
+	}
 	/* hidden when the pool size is 0 (pci_ide_attr_visible) */
 	attr_opt(w, hb->dir, "available_secure_streams", hb->nr_streams > 0, v,
 		 RO);
@@ -195,12 +301,14 @@ static void remove_dev(struct tw *w, struct sim_dev *d)
 {
 	char *bl = xasprintf("sys/bus/pci/devices/%s", d->name);
 
+	if (config_is_bridge(d) && d->nr_children)
+		write_pci_bus(w, d->dir, d->domain, d->secondary, false);
 	rm(w, d->dir, NULL);
 	rm(w, bl, NULL);
 	free(bl);
 	for (size_t i = 0; i < w->m->nr_drivers; i++) {
 		char *dl = xasprintf("sys/bus/pci/drivers/%s/%s",
-				     w->m->drivers[i], d->name);
+				     w->m->drivers[i].name, d->name);
 
 		rm(w, dl, NULL);
 		free(dl);
@@ -250,6 +358,155 @@ static void write_ids(struct tw *w, struct sim_dev *d)
 	free(s);
 }
 
+/* pci_speed_string() + " PCIe", as current_link_speed/max_link_speed print it */
+static const char *link_speed(unsigned speed)
+{
+	static const char *const names[] = {
+		"Unknown", "2.5 GT/s PCIe", "5.0 GT/s PCIe", "8.0 GT/s PCIe",
+		"16.0 GT/s PCIe", "32.0 GT/s PCIe", "64.0 GT/s PCIe",
+	};
+
+	return speed < sizeof(names) / sizeof(names[0]) ? names[speed] : "Unknown";
+}
+
+/* a memory BAR's resource flags: IORESOURCE_MEM|SIZEALIGN[|PREFETCH][|MEM_64] and the BAR's low bits */
+static uint64_t bar_flags(const struct bar *b)
+{
+	uint64_t f = 0x200 | 0x40000;
+
+	if (b->prefetch)
+		f |= 0x2000 | 0x8;
+	if (b->is64)
+		f |= 0x100000 | 0x4;
+	return f;
+}
+
+/*
+ * resource_show(): 13 lines (BARs, ROM, SR-IOV BARs), 17 for a bridge (its
+ * windows after); "0x%016llx 0x%016llx 0x%016llx" start, end, flags. A
+ * 64-bit bridge window shows as zeros ("for backwards compatibility").
+ */
+static char *resource_text(const struct sim_dev *d, bool bridge)
+{
+	char *s = strdup(""), *n;
+
+	for (int i = 0; i < (bridge ? 17 : 13); i++) {
+		uint64_t start = 0, end = 0, flags = 0;
+
+		if (i < 6 && d->bars[i].present && d->bars[i].size) {
+			start = d->bars[i].base;
+			end = start + d->bars[i].size - 1;
+			flags = bar_flags(&d->bars[i]);
+		} else if (i == 14 && bridge && d->mem.present) {
+			start = d->mem.base;
+			end = d->mem.limit;
+			flags = 0x200;
+		}
+		n = xasprintf("%s0x%016llx 0x%016llx 0x%016llx\n", s,
+			      (unsigned long long)start, (unsigned long long)end,
+			      (unsigned long long)flags);
+		free(s);
+		s = n;
+	}
+	return s;
+}
+
+/* runtime PM as a device without a driver asking for it shows (drivers/base/power/sysfs.c) */
+static void write_power(struct tw *w, const struct sim_dev *d)
+{
+	static const char *const files[][2] = {
+		{ "async", "enabled\n" }, { "control", "on\n" },
+		{ "runtime_active_kids", "0\n" }, { "runtime_active_time", "0\n" },
+		{ "runtime_enabled", "forbidden\n" }, { "runtime_status", "active\n" },
+		{ "runtime_suspended_time", "0\n" }, { "runtime_usage", "0\n" },
+	};
+	char *dir = path_join(d->dir, "power");
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		attr(w, dir, files[i][0], files[i][1],
+		     !strcmp(files[i][0], "async") || !strcmp(files[i][0], "control") ? RW : RO);
+	free(dir);
+}
+
+/*
+ * The rest of a PCI function's attributes as v6.19 shows them
+ * (drivers/pci/pci-sysfs.c pci_dev_attrs, pcie_dev_attrs, pci_bridge_attrs,
+ * the resource files of pci_create_resource_files(), reset): what lspci and
+ * other tools read besides the ids and config. The host has 8 CPUs, no NUMA.
+ */
+static void write_std_attrs(struct tw *w, struct sim_dev *d)
+{
+	bool bridge = config_is_bridge(d);
+	bool link = dev_is_pcie(d) && d->type != PT_RCIEP && d->type != PT_RCEC;
+	char *s;
+
+	s = resource_text(d, bridge);
+	attr(w, d->dir, "resource", s, RO);
+	free(s);
+	attr(w, d->dir, "irq", "0\n", RO);
+	attr(w, d->dir, "local_cpus", "ff\n", RO);
+	attr(w, d->dir, "local_cpulist", "0-7\n", RO);
+	attr(w, d->dir, "numa_node", "-1\n", RW);
+	attr(w, d->dir, "enable", d->driver ? "1\n" : "0\n", RW);
+	attr(w, d->dir, "msi_bus", "1\n", RW);
+	attr(w, d->dir, "power_state", "D0\n", RO);
+	attr(w, d->dir, "dma_mask_bits", "32\n", RO);
+	attr(w, d->dir, "consistent_dma_mask_bits", "32\n", RO);
+	attr(w, d->dir, "broken_parity_status", "0\n", RW);
+	attr(w, d->dir, "ari_enabled", "0\n", RO);
+	attr(w, d->dir, "d3cold_allowed", "1\n", RW);
+	attr(w, d->dir, "remove", "", WO);
+	attr(w, d->dir, "rescan", "", WO);
+	s = xasprintf("pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X\n", d->vendor,
+		      d->device, d->subvendor, d->subdevice, d->class >> 16,
+		      (d->class >> 8) & 0xff, d->class & 0xff);
+	attr(w, d->dir, "modalias", s, RO);
+	free(s);
+	/* reset and reset_method only where a reset method exists (FLR, or a bus reset below a bridge) */
+	attr_opt(w, d->dir, "reset", d->flr || d->parent, "", WO);
+	s = xasprintf("%s%s%s\n", d->flr ? "flr" : "", d->flr && d->parent ? " " : "",
+		      d->parent ? "bus" : "");
+	attr_opt(w, d->dir, "reset_method", d->flr || d->parent, s, RW);
+	free(s);
+	if (dev_is_pcie(d)) {
+		unsigned speed = link ? d->link_speed : 0, width = link ? d->link_width : 0;
+
+		attr(w, d->dir, "current_link_speed", link_speed(speed), RO);
+		attr(w, d->dir, "max_link_speed", link_speed(speed), RO);
+		s = xasprintf("%u\n", width);
+		attr(w, d->dir, "current_link_width", s, RO);
+		attr(w, d->dir, "max_link_width", s, RO);
+		free(s);
+	}
+	if (bridge) {
+		s = xasprintf("%u\n", d->secondary);
+		attr(w, d->dir, "secondary_bus_number", s, RO);
+		free(s);
+		s = xasprintf("%u\n", d->subordinate);
+		attr(w, d->dir, "subordinate_bus_number", s, RO);
+		free(s);
+	}
+	for (int i = 0; i < 6; i++) {
+		const struct bar *b = &d->bars[i];
+		char *n;
+
+		if (!b->present || !b->size)
+			continue;
+		/* binary, size of the BAR, root only; _wc for prefetchable memory */
+		n = xasprintf("%s/resource%d", d->dir, i);
+		note(w, fs_put_sized(w->root, n, b->size, 0600));
+		free(n);
+		if (b->prefetch) {
+			n = xasprintf("%s/resource%d_wc", d->dir, i);
+			note(w, fs_put_sized(w->root, n, b->size, 0600));
+			free(n);
+		}
+		if (b->is64)
+			i++;	/* the upper half is no BAR of its own */
+	}
+	write_power(w, d);
+}
+
 static void write_sriov(struct tw *w, struct sim_dev *d)
 {
 	char *s;
@@ -280,6 +537,7 @@ static void write_sriov(struct tw *w, struct sim_dev *d)
 	s = xasprintf("%x\n", d->vf_device);
 	attr(w, d->dir, "sriov_vf_device", s, RO);
 	free(s);
+	attr(w, d->dir, "sriov_drivers_autoprobe", "1\n", RW);
 }
 
 static void write_doe(struct tw *w, struct sim_dev *d)
@@ -369,13 +627,19 @@ static void write_dev(struct tw *w, struct sim_dev *d)
 	}
 	/* a driver bound at run time may have been unbound, or replaced */
 	for (size_t i = 0; i < w->m->nr_drivers; i++)
-		if (!d->driver || strcmp(d->driver, w->m->drivers[i])) {
+		if (!d->driver || strcmp(d->driver, w->m->drivers[i].name)) {
 			char *dl = xasprintf("sys/bus/pci/drivers/%s/%s",
-					     w->m->drivers[i], d->name);
+					     w->m->drivers[i].name, d->name);
 
 			rm(w, dl, NULL);
 			free(dl);
 		}
+	p = xasprintf("%s\n", d->driver_override ? d->driver_override : "(null)");
+	attr(w, d->dir, "driver_override", p, RW);
+	free(p);
+	write_std_attrs(w, d);
+	if (config_is_bridge(d) && d->nr_children)
+		write_pci_bus(w, d->dir, d->domain, d->secondary, true);
 	write_sriov(w, d);
 	write_doe(w, d);
 	write_tsm_group(w, d);
@@ -385,11 +649,20 @@ static bool keep_pci_link(struct tw *w, const void *ctx, const char *name)
 {
 	const struct sim_tsm *t = ctx;
 
-	if (w->m->abi != ABI_PROPOSED)
+	if (w->m->abi != ABI_PROPOSED || w->m->rc1_links)
 		return false;
 	for (size_t i = 0; i < w->m->nr_hbs; i++)
 		if (!strcmp(w->m->hbs[i]->name, name))
 			return t->hb_refs[i] > 0;
+	return false;
+}
+
+static bool keep_tsm_stream(struct tw *w, const void *ctx, const char *name)
+{
+	for (struct ide_stream *s = w->m->streams; w->m->rc1_links && s; s = s->next)
+		if (s->tsm == ctx && s->tsm_registered && s->name &&
+		    !strcmp(s->name, name))
+			return true;
 	return false;
 }
 
@@ -398,7 +671,14 @@ static void remove_tsm(struct tw *w, struct sim_tsm *t, const char *parent)
 {
 	char *glue = strdup(t->dir), *slash = strrchr(glue, '/'), *p;
 
-	rm(w, "sys/class/tsm", t->name);
+	bool taken = false;
+
+	/* another TSM may carry the number now (ida) */
+	for (size_t i = 0; i < w->m->nr_tsms; i++)
+		taken |= w->m->tsms[i] != t && w->m->tsms[i]->registered &&
+			 !strcmp(w->m->tsms[i]->name, t->name);
+	if (!taken)
+		rm(w, "sys/class/tsm", t->name);
 	rm(w, t->dir, NULL);
 	/* the driver core drops the class glue dir ("tsm") with its last child */
 	if (slash) {
@@ -443,11 +723,40 @@ static void write_tsm(struct tw *w, struct sim_tsm *t)
 		 t->kind == TSM_LINK ? "link\n" : "devsec\n", RO);
 	/* proposed: tsmN/pciDDDD:BB while this TSM has streams there */
 	prune_links(w, t->dir, "pci", keep_pci_link, t);
-	if (w->m->abi == ABI_PROPOSED)
+	if (w->m->abi == ABI_PROPOSED && !w->m->rc1_links)
 		for (size_t i = 0; i < w->m->nr_hbs; i++)
 			if (t->hb_refs[i])
 				link_to(w, t->dir, w->m->hbs[i]->name,
 					w->m->hbs[i]->dir);
+	/* 6.19-rc1: tsmN/streamH.R.E -> the endpoint */
+	prune_links(w, t->dir, "stream", keep_tsm_stream, t);
+	for (struct ide_stream *s = w->m->streams; w->m->rc1_links && s; s = s->next)
+		if (s->tsm == t && s->tsm_registered && s->name)
+			link_to(w, t->dir, s->name, s->ep->dir);
+}
+
+/* proc/iomem, and debugfs' devices_deferred (drivers/base/dd.c deferred_devs_show) */
+static void write_proc(struct tw *w)
+{
+	char *s = iomem_render(w->m);
+
+	attr(w, "proc", "iomem", s, RO);
+	free(s);
+	if (!w->m->debugfs)
+		return;
+	s = strdup("");
+	for (size_t i = 0; i < w->m->nr_devs; i++) {
+		const struct sim_dev *d = w->m->devs[i];
+		char *n;
+
+		if (!d->present || !d->deferred)
+			continue;
+		n = xasprintf("%s%s\t%s", s, d->name, d->deferred);
+		free(s);
+		s = n;
+	}
+	attr(w, "sys/kernel/debug", "devices_deferred", s, RO);
+	free(s);
 }
 
 int tree_sync(struct sim_model *m, const char *root)
@@ -465,7 +774,7 @@ int tree_sync(struct sim_model *m, const char *root)
 	for (size_t i = 0; i < m->nr_platform; i++)
 		write_platform(&w, &m->platform[i]);
 	for (size_t i = 0; i < m->nr_drivers; i++)
-		write_driver(&w, m->drivers[i]);
+		write_driver(&w, &m->drivers[i]);
 	/* configfs-tsm: the report group; its items are tree_sync_reports()' */
 	if (m->report.present)
 		note(&w, fs_mkdir_p(root, REPORT_ROOT));
@@ -480,7 +789,12 @@ int tree_sync(struct sim_model *m, const char *root)
 	else
 		rm(&w, "sys/class/tsm", NULL);
 	for (size_t i = 0; i < m->nr_tsms; i++)
-		write_tsm(&w, m->tsms[i]);
+		if (!m->tsms[i]->registered)
+			write_tsm(&w, m->tsms[i]);
+	for (size_t i = 0; i < m->nr_tsms; i++)
+		if (m->tsms[i]->registered)
+			write_tsm(&w, m->tsms[i]);
+	write_proc(&w);
 	return w.rc;
 }
 

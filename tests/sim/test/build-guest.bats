@@ -17,7 +17,7 @@ teardown() {
 	[ "$(readlink "$S/devices/platform/sev-guest/subsystem")" = "../../../bus/platform" ]
 	[ "$(readlink "$S/bus/platform/devices/sev-guest")" = "../../../devices/platform/sev-guest" ]
 	grep -qx MODALIAS=platform:sev-guest "$S/devices/platform/sev-guest/uevent"
-	[ "$(ls "$S/devices/pci0000:00" | tr '\n' ' ')" = "0000:00:01.0 0000:00:05.0 0000:00:06.0 available_secure_streams uevent " ]
+	[ "$(ls "$S/devices/pci0000:00" | tr '\n' ' ')" = "0000:00:01.0 0000:00:05.0 0000:00:06.0 available_secure_streams pci_bus uevent " ]
 }
 
 @test "guest-sev: 05.0 unbound, 06.0 bound to mlx5_core, both with lock/accept/unlock" {
@@ -39,11 +39,11 @@ teardown() {
 @test "driver dirs: bind, unbind and uevent (0200), also for drivers nothing uses" {
 	build_tree guest-sev
 	for d in mlx5_core vfio-pci virtio-pci; do
-		for f in bind unbind uevent; do
+		for f in bind unbind uevent new_id remove_id; do
 			[ "$(stat -c %a "$T/sys/bus/pci/drivers/$d/$f")" = 200 ]
 		done
 	done
-	[ "$(ls "$T/sys/bus/pci/drivers/vfio-pci" | tr '\n' ' ')" = "bind uevent unbind " ]
+	[ "$(ls "$T/sys/bus/pci/drivers/vfio-pci" | tr '\n' ' ')" = "bind new_id remove_id uevent unbind " ]
 }
 
 @test "guest-sev: configfs report group exists, empty (items are made by mkdir)" {

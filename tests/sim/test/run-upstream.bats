@@ -1,0 +1,76 @@
+#!/usr/bin/env bats
+# tests/sim/run-upstream on a small script of our own, written the way
+# devsec.sh is (plain paths under /sys and /proc, plain modprobe).
+
+load helper
+
+RUN="$BATS_TEST_DIRNAME/../run-upstream"
+
+setup() {
+	unshare -m -n true 2>/dev/null || skip "cannot create mount and network namespaces"
+	W=$(mktemp -d)
+}
+
+teardown() {
+	rm -rf "$W"
+}
+
+@test "run-upstream: the script sees the mount as /sys and /proc/iomem, modprobe is tsm-sim's" {
+	cat > "$W/t.sh" <<-'EOF'
+	set -e
+	[ "$(command -v modprobe)" != /usr/sbin/modprobe ]
+	cat "$(command -v modprobe)"
+	[ -z "$(ls /sys/bus/pci/devices)" ]
+	modprobe devsec_bus
+	modprobe devsec_link_tsm
+	ls /sys/bus/pci/devices
+	readlink -f /sys/bus/pci/devices/10000:01:00.0
+	cat /sys/class/tsm/tsm0/pci_mode
+	echo tsm0 > /sys/bus/pci/devices/10000:01:00.0/tsm/connect
+	cat /sys/devices/faux/devsec_bus/pci10000:00/available_secure_streams
+	grep -m1 10000:01:00.0 /proc/iomem
+	modprobe -r devsec_nope || echo "rc=$?"
+	echo "args: $*"
+	exit 7
+	EOF
+	run "$RUN" "$W/t.sh" one two
+	[ "$status" -eq 7 ]
+	[[ "$output" == *"10000:01:00.0"*"10001:03:00.1"* ]]
+	[[ "$output" == *"/sys/devices/faux/devsec_bus/pci10000:00/10000:00:00.0/10000:01:00.0"* ]]
+	[[ "$output" == *$'\nlink\n3\n'* ]]
+	[[ "$output" == *"    4000000000-40001fffff : 10000:01:00.0"* ]]
+	[[ "$output" == *"modprobe: FATAL: Module devsec_nope not found."*"rc=1"* ]]
+	[[ "$output" == *"args: one two"* ]]
+	# the wrapper only execs tsm-sim modprobe on the mount
+	[[ "$output" == *'exec "'*'/tsm-sim" modprobe "'*'/mnt" "$@"'* ]]
+	mnt=$(echo "$output" | sed -n 's/^exec ".*" modprobe "\(.*\)" "\$@"$/\1/p')
+	[ -n "$mnt" ]
+	# nothing of it outside the namespace; the simulator is gone, so is its dir
+	[ ! -e /sys/bus/pci/devices/10000:01:00.0 ]
+	! pgrep -f -- "mount .* $mnt" >/dev/null
+	[ ! -e "$mnt" ]
+}
+
+@test "run-upstream: -t picks the topology; a failing script's status comes back" {
+	cat > "$W/t.sh" <<-'EOF'
+	modprobe devsec_bus && modprobe devsec_pci
+	cat /sys/kernel/debug/devices_deferred && false
+	EOF
+	run "$RUN" -t "$TOPO/devsec-staging-rc1.json" "$W/t.sh"
+	[ "$status" -eq 1 ]
+	run "$RUN" "$W/t.sh"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"No such file or directory"* ]]
+}
+
+@test "run-upstream: usage errors" {
+	run "$RUN"
+	[ "$status" -eq 2 ] && [[ "$output" == Usage:* ]]
+	run "$RUN" "$W/missing.sh"
+	[ "$status" -eq 2 ] && [[ "$output" == *"no such script"* ]]
+	echo true > "$W/t.sh"
+	run "$RUN" -t "$W/none.json" "$W/t.sh"
+	[ "$status" -eq 2 ] && [[ "$output" == *"cannot read topology"* ]]
+	run "$RUN" -x "$W/t.sh"
+	[ "$status" -eq 2 ]
+}
