@@ -70,7 +70,7 @@ $(BUILDDIR)/obj/cli.o: $(VERSION_STAMP)
 $(BUILDDIR)/tsmctl: $(OBJS)
 	$(CC) $(CFLAGS) $(TSM_CFLAGS) $(LDFLAGS) -o $@ $(OBJS) $(PKG_LIBS) $(LDLIBS)
 
-$(BUILDDIR)/test-ide: src/ide.c tests/unit/test-ide.c include/tsmctl/ide.h | $(DEPS_STAMP)
+$(BUILDDIR)/test-ide: src/ide.c tests/unit/test-ide.c tests/fuzz/cfg-ranged.h include/tsmctl/ide.h | $(DEPS_STAMP)
 	$(CC) $(CFLAGS) $(TSM_CFLAGS) -o $@ src/ide.c tests/unit/test-ide.c
 
 $(BUILDDIR)/man/%: man/%.scd | $(DEPS_STAMP)
@@ -183,11 +183,11 @@ FUZZ_SAN := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
 FUZZ_CFLAGS := $(FUZZ_SAN) -D_GNU_SOURCE -Iinclude
 FUZZ_SIM_SRCS := $(filter-out tests/sim/src/main.c,$(wildcard tests/sim/src/*.c))
 
-$(FUZZ_DIR)/fuzz-ide: tests/fuzz/fuzz-ide.c tests/fuzz/cfg-check.h src/ide.c $(HDRS)
+$(FUZZ_DIR)/fuzz-ide: tests/fuzz/fuzz-ide.c tests/fuzz/cfg-check.h tests/fuzz/cfg-ranged.h src/ide.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz-ide.c src/ide.c
 
-$(FUZZ_DIR)/fuzz-capwalk: tests/fuzz/fuzz-capwalk.c tests/fuzz/cfg-check.h src/ide.c $(HDRS)
+$(FUZZ_DIR)/fuzz-capwalk: tests/fuzz/fuzz-capwalk.c tests/fuzz/cfg-check.h tests/fuzz/cfg-ranged.h src/ide.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz-capwalk.c src/ide.c
 

@@ -5,8 +5,10 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tsmctl/names.h"
 #include "tsmctl/snapshot.h"
@@ -23,6 +25,8 @@
 struct scan_ctx {
 	struct tsm_snapshot *snap;
 	unsigned int flags;
+	unsigned int plan, partner_plan;	/* enum cfg_part: see read_plan() */
+	size_t cfg_funcs, cfg_reads, cfg_bytes, cfg_cycles;	/* what config reads cost */
 	struct pci_func *hash[FUNC_HASH_SIZE];
 };
 
@@ -201,36 +205,101 @@ static void func_read_ids(struct pci_func *f, bool with_class)
 	f->ids_known = true;
 }
 
-static void func_read_config(struct tsm_snapshot *snap, struct pci_func *f)
+/*
+ * The read plan (pci_cfg_read()): on a host every dword of config is a
+ * config cycle, so a scan reads what its commands show.
+ *   devices, list, connect, watch: header, PCIe type and DEVCAP, the IDE
+ *     capability and where its blocks lie (its "malformed" flag);
+ *   audit, metrics (SCAN_IDE_PORTS): also both chains to their end, the
+ *     Link blocks, whether each Selective block is enabled and the enabled
+ *     ones' registers, but no address ranges;
+ *   a stream partner: also its streams' Selective blocks with their address
+ *     associations; for streams alone, nothing else.
+ */
+#define PLAN_DEVICE	(CFG_PART_HEADER | CFG_PART_PCIE | CFG_PART_EXT | CFG_PART_LAYOUT)
+#define PLAN_AUDIT	(PLAN_DEVICE | CFG_PART_CHAINS | CFG_PART_LINK | CFG_PART_ENABLED)
+#define PLAN_STREAMS	(CFG_PART_EXT | CFG_PART_SEL | CFG_PART_ADDR)
+
+static void read_plan(struct scan_ctx *ctx)
 {
-	uint8_t buf[PCI_CFG_EXP_SIZE];
-	size_t len = 0;
+	unsigned int flags = ctx->flags;
+
+	ctx->plan = flags & SCAN_IDE_PORTS ? PLAN_AUDIT : PLAN_DEVICE;
+	if (!(flags & (SCAN_DEVICES | SCAN_ALL_FUNCS | SCAN_IDE_PORTS)))
+		ctx->partner_plan = PLAN_STREAMS;
+	else
+		ctx->partner_plan = ctx->plan | CFG_PART_SEL |
+				    (flags & SCAN_IDE_PORTS ? 0 : CFG_PART_ADDR);
+}
+
+/* Selective block IDX of F is shown: ask for it before F's config is read (once). */
+static void want_sel_block(struct pci_func *f, unsigned int idx)
+{
+	if (!f->sel_want)
+		f->sel_want = xcalloc(1, IDE_MAX_SEL_BLOCKS / 8);
+	if (idx < IDE_MAX_SEL_BLOCKS)
+		f->sel_want[idx / 8] |= (uint8_t)(1u << (idx % 8));
+}
+
+/* An open config attribute as the decoder's reader, its reads counted. */
+struct cfg_file {
+	int fd;
+	struct scan_ctx *ctx;
+};
+
+static ssize_t cfg_file_read(void *priv, size_t off, uint8_t *buf, size_t n)
+{
+	struct cfg_file *file = priv;
+	ssize_t got = sysfs_pread(file->fd, buf, n, (off_t)off);
+
+	file->ctx->cfg_reads++;
+	if (got > 0) {
+		file->ctx->cfg_bytes += (size_t)got;
+		file->ctx->cfg_cycles += pci_cfg_accesses(off, (size_t)got);
+	}
+	return got;
+}
+
+static void func_read_config(struct scan_ctx *ctx, struct pci_func *f)
+{
+	struct cfg_file file = { .ctx = ctx };
+	struct cfg_reader rd = { .read = cfg_file_read, .priv = &file };
+	struct cfg_want want = { .parts = ctx->plan };
 	char *path;
 
 	if (f->cfg_read || !f->dir)
 		return;
 	f->cfg_read = true;
+	if (f->sel_want) {
+		want.parts = ctx->partner_plan;
+		want.sel = ctx->plan & CFG_PART_SEL ? NULL : f->sel_want;
+	}
 	path = path_join(f->dir, "config");
-	f->cfg_err = sysfs_read_bin(path, buf, sizeof(buf), &len);
+	file.fd = sysfs_open_bin(path);
 	free(path);
+	if (file.fd < 0) {
+		f->cfg_err = file.fd;
+	} else {
+		ctx->cfg_funcs++;
+		f->cfg_err = pci_cfg_read(&rd, &want, &f->cfg);
+		close(file.fd);
+	}
 	if (f->cfg_err) {
 		/* not there (a dangling link's target) is no access problem */
 		if (f->cfg_err != -ENOENT && f->cfg_err != -ENOTDIR) {
-			if (!snap->nr_cfg_unreadable++)
-				snap->cfg_unreadable_err = f->cfg_err;
+			if (!ctx->snap->nr_cfg_unreadable++)
+				ctx->snap->cfg_unreadable_err = f->cfg_err;
 			func_read_ids(f, true);
 		}
 		return;
 	}
-	if (pci_cfg_decode(buf, len, &f->cfg) < 0)
-		f->cfg_err = -ENOMEM;
 	f->ids_known = f->cfg.header_valid;
 	if (f->cfg.header_valid && f->cfg.vendor_id == 0xffff)
 		func_read_ids(f, false);
 	/* Non-root readers get the 64-byte header only (ABI.md §3, last line). */
-	if (len <= PCI_CFG_HDR_SIZE && f->cfg.header_valid) {
+	if (f->cfg.len <= PCI_CFG_HDR_SIZE && f->cfg.header_valid) {
 		f->needs_root = true;
-		snap->any_needs_root = true;
+		ctx->snap->any_needs_root = true;
 	}
 }
 
@@ -352,7 +421,7 @@ static void func_read_detail(struct scan_ctx *ctx, struct pci_func *f)
 	func_resolve(ctx, f);
 	if (!f->dir)
 		return;
-	func_read_config(ctx->snap, f);
+	func_read_config(ctx, f);
 	func_read_tsm(ctx->snap, f);
 	func_read_driver(f);
 	if (ctx->flags & SCAN_IDE_PORTS)
@@ -542,6 +611,7 @@ static int cmp_stream(const void *a, const void *b)
 	return (x->e > y->e) - (x->e < y->e);
 }
 
+/* The link and its partners; their config is read once every link is known. */
 static void stream_resolve(struct scan_ctx *ctx, struct ide_stream *s)
 {
 	char *link = path_join(s->link_dir ? s->link_dir : s->hb->dir, s->name);
@@ -559,23 +629,35 @@ static void stream_resolve(struct scan_ctx *ctx, struct ide_stream *s)
 	}
 	s->endpoint = func_get(ctx, bdf);
 	func_set_dir(ctx, s->endpoint, s->target);
-	func_read_config(ctx->snap, s->endpoint);
+	want_sel_block(s->endpoint, s->e);
+	if (s->endpoint->root_port)
+		want_sel_block(s->endpoint->root_port, s->r);
+out:
+	free(link);
+}
+
+/* Each partner's config once, for every block its streams use; then tsm/connect. */
+static void stream_read_partners(struct scan_ctx *ctx, struct ide_stream *s)
+{
+	if (!s->endpoint)
+		return;
+	func_read_config(ctx, s->endpoint);
 	/* The config read doubles as the existence check of the link target. */
 	if (s->endpoint->cfg_err == -ENOENT || s->endpoint->cfg_err == -ENOTDIR ||
 	    !streq(s->endpoint->dir, s->target)) {
 		s->endpoint = NULL;
 		s->dangling = true;
-		goto out;
+		return;
 	}
 	if (s->endpoint->hb != s->hb)
 		s->dangling = true;	/* points below another host bridge */
 	s->root_port = s->endpoint->root_port;
 	if (s->root_port)
-		func_read_config(ctx->snap, s->root_port);
+		func_read_config(ctx, s->root_port);
 	func_read_connect(ctx->snap, s->endpoint);
-	s->tsm = s->endpoint->connected_tsm;
-out:
-	free(link);
+	/* the endpoint's TSM, else the one whose directory holds the link */
+	if (s->endpoint->connected_tsm)
+		s->tsm = s->endpoint->connected_tsm;
 }
 
 static void hb_read_port(struct scan_ctx *ctx, struct host_bridge *hb, const char *name)
@@ -589,7 +671,7 @@ static void hb_read_port(struct scan_ctx *ctx, struct host_bridge *hb, const cha
 	dir = path_join(hb->dir, name);
 	func_set_dir(ctx, f, dir);
 	free(dir);
-	func_read_config(ctx->snap, f);
+	func_read_config(ctx, f);
 }
 
 static void hb_scan(struct scan_ctx *ctx, struct host_bridge *hb)
@@ -723,6 +805,8 @@ static void scan_hbs(struct scan_ctx *ctx)
 	if (ctx->flags & SCAN_STREAMS)
 		for (size_t i = 0; i < snap->nr_tsms; i++)
 			tsm_stream_links(ctx, snap->tsms[i]);
+	for (size_t i = 0; i < snap->nr_streams; i++)
+		stream_read_partners(ctx, snap->streams[i]);
 }
 
 /* ---- PCI functions ---- */
@@ -898,6 +982,7 @@ int snapshot_scan(struct tsm_snapshot *snap, unsigned int flags)
 	sysfs_forget_cache();
 	ctx->snap = snap;
 	ctx->flags = flags;
+	read_plan(ctx);
 	if (flags & SCAN_STREAMS)
 		flags |= SCAN_HBS;
 	scan_tsms(snap);
@@ -908,6 +993,11 @@ int snapshot_scan(struct tsm_snapshot *snap, unsigned int flags)
 	if (snap->nr_funcs)
 		qsort(snap->funcs, snap->nr_funcs, sizeof(*snap->funcs), cmp_func);
 	link_model(snap);
+	/* What config space cost, for benchmarks: on a host each cycle is a config access. */
+	if (getenv("TSMCTL_CONFIG_STATS"))
+		fprintf(stderr, "tsmctl: config space: %zu functions, %zu reads, %zu bytes, "
+			"%zu config cycles\n", ctx->cfg_funcs, ctx->cfg_reads, ctx->cfg_bytes,
+			ctx->cfg_cycles);
 	free(ctx);
 	return 0;
 }
@@ -925,6 +1015,7 @@ static void func_free(struct pci_func *f)
 	free(f->lock);
 	free(f->accept);
 	free(f->physfn);
+	free(f->sel_want);
 	strv_free(f->doe_features, f->nr_doe_features);
 	free(f);
 }

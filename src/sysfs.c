@@ -344,6 +344,24 @@ int sysfs_read_bin(const char *path, uint8_t *buf, size_t size, size_t *len)
 	return 0;
 }
 
+int sysfs_open_bin(const char *path)
+{
+	return open_regular(path);
+}
+
+ssize_t sysfs_pread(int fd, void *buf, size_t n, off_t off)
+{
+	ssize_t got;
+
+	do
+		got = pread(fd, buf, n, off);
+	while (got < 0 && errno == EINTR);
+	/* a FIFO that slipped through: as read_all() says it */
+	if (got < 0)
+		return errno == EAGAIN || errno == ESPIPE ? -EINVAL : -errno;
+	return got;
+}
+
 int sysfs_read_text(const char *path, char **value)
 {
 	uint8_t buf[SYSFS_ATTR_MAX + 1];
@@ -410,7 +428,8 @@ int sysfs_readlink(const char *path, char **target)
 {
 	const char *name;
 	char *buf = NULL;
-	size_t size = 256;
+	/* a path's worth in one readlinkat(): deep switch hierarchies pass 256 bytes */
+	size_t size = SYSFS_ATTR_MAX;
 	int fd, rc = 0;
 
 	*target = NULL;
@@ -430,7 +449,7 @@ int sysfs_readlink(const char *path, char **target)
 		}
 		if ((size_t)n < size) {
 			buf[n] = '\0';
-			*target = buf;
+			*target = xrealloc(buf, (size_t)n + 1);
 			buf = NULL;
 			break;
 		}

@@ -2,7 +2,9 @@
 /*
  * Pure decoding of PCI config space: header, PCIe capability (type, DEVCAP
  * TEE), DOE presence and the IDE extended capability (ABI.md §3).
- * No I/O: callers hand in the bytes read from sysfs `config`.
+ * No I/O of its own: the decoder asks a reader for the byte ranges it
+ * decodes, as libpci does, because on a host every dword of `config` is a
+ * config cycle (about 1 us bare metal, tens of us in a confidential guest).
  */
 #ifndef TSMCTL_IDE_H
 #define TSMCTL_IDE_H
@@ -10,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define PCI_CFG_HDR_SIZE	64	/* what a non-root reader gets */
 #define PCI_CFG_SIZE		256
@@ -23,6 +26,7 @@
 #define IDE_STATE_SECURE	2
 #define IDE_MAX_ADDR_ASSOC	15	/* 4-bit count field */
 #define IDE_MAX_LINK_BLOCKS	8	/* 3-bit TC count field + 1 */
+#define IDE_MAX_SEL_BLOCKS	256	/* 8-bit count field + 1 */
 
 /* PCIe Capabilities register, Device/Port Type field */
 enum pcie_type {
@@ -94,7 +98,8 @@ struct ide_sel_stream {
 	uint16_t rid_base;	/* rid2 23:8 */
 	uint16_t rid_limit;	/* rid1 23:8 */
 	uint8_t rid_segment;	/* rid2 31:24 */
-	unsigned int nr_addr;	/* cap 3:0, blocks actually decoded */
+	bool decoded;		/* registers read (else only located: offset and cap) */
+	unsigned int nr_addr;	/* address associations decoded: cap 3:0 with CFG_PART_ADDR, else 0 */
 	struct ide_addr_assoc *addr;	/* nr_addr entries, in the cap's pool */
 };
 
@@ -102,23 +107,29 @@ struct ide_cap {
 	bool present;
 	uint16_t offset;	/* of the extended capability header */
 	uint32_t cap;		/* +0x04 */
-	uint32_t ctl;		/* +0x08 */
+	uint32_t ctl;		/* +0x08: CFG_PART_IDE_CTL */
 	bool link_ide, selective_ide, flow_through, partial_header;
 	bool aggregation, pcrc, ide_km, sel_cfg, tee_limited, xt;
 	unsigned int algorithms;	/* cap 12:8 (supported algorithm id) */
 	unsigned int link_tcs;		/* cap 15:13 + 1, 0 without Link IDE */
 	unsigned int sel_streams;	/* cap 23:16 + 1, 0 without Selective IDE */
-	unsigned int nr_link;		/* Link blocks decoded */
-	struct ide_link_stream link[IDE_MAX_LINK_BLOCKS];
-	unsigned int nr_sel;		/* Selective blocks decoded (<= sel_streams) */
+	unsigned int nr_link;		/* Link blocks decoded (CFG_PART_LINK) */
+	struct ide_link_stream *link;	/* heap array of nr_link, owned: most functions have none */
+	unsigned int nr_sel;		/* Selective blocks located (<= sel_streams) */
 	struct ide_sel_stream *sel;	/* heap array of nr_sel, owned */
 	struct ide_addr_assoc *addr_pool;	/* every block's associations, owned */
 };
 
 struct pci_cfg {
-	size_t len;		/* bytes decoded: what was available, capped at 4096 */
-	bool header_valid;	/* >= 64 bytes and not all-ones */
-	uint16_t vendor_id, device_id;
+	unsigned int parts;	/* enum cfg_part: what was decoded */
+	/*
+	 * Size of the config file, capped at 4096: exact when a read found its
+	 * end; else the kernel's own sizing, 4096 once a byte past 256 was read.
+	 */
+	size_t len;
+	/* >= 64 bytes, not all-ones; without CFG_PART_HEADER: the first extended header responds */
+	bool header_valid;
+	uint16_t vendor_id, device_id;	/* the header fields: CFG_PART_HEADER */
 	uint32_t class_code;	/* 24 bits */
 	uint8_t header_type;	/* low 7 bits */
 	bool multifunction;
@@ -126,21 +137,63 @@ struct pci_cfg {
 	uint32_t devcap;
 	bool tee_io;		/* DEVCAP bit 30 */
 	bool ext_readable;	/* len >= 4096: extended space present */
-	unsigned int nr_doe;	/* DOE extended capabilities found */
+	unsigned int nr_doe;	/* DOE capabilities on the chain walked (all: CFG_PART_CHAINS) */
 	uint16_t doe_offset;	/* first DOE capability, 0 if none */
 	struct ide_cap ide;
 	unsigned int malformed;	/* enum cfg_malformed bits */
 };
 
+/* What a decode reads and decodes; each part brings what it needs to locate it. */
+enum cfg_part {
+	CFG_PART_HEADER	= 1u << 0,	/* IDs, class, header type (0x00-0x0f) */
+	CFG_PART_PCIE	= 1u << 1,	/* the standard chain to the PCIe capability: type, DEVCAP */
+	CFG_PART_EXT	= 1u << 2,	/* the extended chain to IDE, and IDE's capability register */
+	CFG_PART_LAYOUT	= 1u << 3,	/* every Selective block located (its capability register) */
+	CFG_PART_LINK	= 1u << 4,	/* the Link blocks */
+	CFG_PART_SEL	= 1u << 5,	/* Selective blocks' registers: want->sel, or all */
+	CFG_PART_ADDR	= 1u << 6,	/* the decoded Selective blocks' address associations */
+	CFG_PART_CHAINS	= 1u << 7,	/* both chains to their end: every pointer checked, DOEs counted */
+	CFG_PART_ENABLED = 1u << 8,	/* every Selective block's control; those enabled decoded */
+	CFG_PART_IDE_CTL = 1u << 9,	/* the IDE Control register */
+	CFG_PART_ALL	= 0x3ffu,
+};
+
+struct cfg_want {
+	unsigned int parts;	/* enum cfg_part */
+	const uint8_t *sel;	/* bitmap of Selective block indexes for CFG_PART_SEL; NULL: all */
+};
+
+/* Where the decoder's bytes come from: a sysfs `config` file, or a buffer. */
+struct cfg_reader {
+	/* Copy up to N bytes at OFF into BUF: the count, short only at the end of the file; or -errno. */
+	ssize_t (*read)(void *priv, size_t off, uint8_t *buf, size_t n);
+	void *priv;
+	bool size_known;	/* a buffer: the decoder knows where it ends without reading */
+	size_t size;
+};
+
 /*
- * Decode up to 4096 bytes of config space. Everything valid is decoded and
- * the rest flagged in cfg->malformed; never reads past buf[len-1].
- * Returns 0, or -ENOMEM (cfg is then zeroed and safe to free).
+ * Decode the parts of config space WANT asks for, reading only the ranges
+ * they need (each byte at most once, adjacent wants in one read). What is
+ * valid is decoded and the rest flagged in cfg->malformed. A file whose size
+ * is not known is taken to end where a read comes back short; past 256
+ * bytes, bytes never read are taken to be there up to 4 KiB, as the kernel
+ * sizes config. Returns 0, or the reader's -errno or -ENOMEM (cfg is then
+ * zeroed and safe to release).
  */
+int pci_cfg_read(const struct cfg_reader *rd, const struct cfg_want *want, struct pci_cfg *cfg);
+
+/* Every part of up to 4096 bytes in memory; never reads past buf[len-1]. */
 int pci_cfg_decode(const uint8_t *buf, size_t len, struct pci_cfg *cfg);
+
+/*
+ * Config cycles the kernel's pci_read_config() makes for a read of N bytes
+ * at OFF: a byte, then a word to align, dwords, a word and a byte at the end.
+ */
+size_t pci_cfg_accesses(size_t off, size_t n);
 void pci_cfg_release(struct pci_cfg *cfg);
 
-/* Selective block by index, or NULL. */
+/* Selective block by index if its registers were decoded, else NULL. */
 const struct ide_sel_stream *ide_sel_block(const struct ide_cap *ide, unsigned int idx);
 
 #endif

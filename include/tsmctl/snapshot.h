@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tsmctl/ide.h"
 
@@ -62,6 +63,7 @@ struct pci_func {
 	bool needs_root;	/* kernel returned only the 64-byte header */
 	struct pci_cfg cfg;
 	bool ids_known;		/* cfg's vendor, device and class: from config or the ID files */
+	uint8_t *sel_want;	/* a stream partner: bitmap of the Selective blocks shown */
 
 	/* tsm/ attribute group (ABI.md §1.2); recognised by its files */
 	bool tsm_dir;

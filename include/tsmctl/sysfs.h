@@ -41,6 +41,15 @@ int sysfs_read_text(const char *path, char **value);
 /* Read a binary attribute (config) into buf; *len receives the byte count. */
 int sysfs_read_bin(const char *path, uint8_t *buf, size_t size, size_t *len);
 
+/*
+ * Open a binary attribute for ranged reads (config: every dword read is a
+ * config cycle): the fd, or -errno as sysfs_read_bin() would fail.
+ */
+int sysfs_open_bin(const char *path);
+
+/* One pread() of up to N bytes at OFF: the count (short only at the end) or -errno. */
+ssize_t sysfs_pread(int fd, void *buf, size_t n, off_t off);
+
 /* Target of a symbolic link, as stored. */
 int sysfs_readlink(const char *path, char **target);
 

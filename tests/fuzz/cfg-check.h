@@ -24,6 +24,10 @@
 		}                                                                    \
 	} while (0)
 
+/* Each read plan on the same bytes, through a reader that does not tell its size. */
+#define RANGED_CHECK(cond) FUZZ_ASSERT(cond)
+#include "cfg-ranged.h"
+
 /* The region [off, off + n) lies inside the LEN bytes that were decoded. */
 static inline int span_in(size_t off, size_t n, size_t len)
 {
@@ -129,7 +133,10 @@ static inline void check_cfg(const struct pci_cfg *cfg, size_t input_len)
 	FUZZ_ASSERT(ide_sel_block(NULL, 0) == NULL);
 }
 
-/* Decode BUF twice: same result (no hidden state), invariants hold, release is clean. */
+/*
+ * Decode BUF twice: same result (no hidden state), invariants hold, release
+ * is clean; every read plan agrees with it and reads no byte twice.
+ */
 static inline void decode_and_check(const uint8_t *buf, size_t len)
 {
 	struct pci_cfg a, b;
@@ -137,6 +144,7 @@ static inline void decode_and_check(const uint8_t *buf, size_t len)
 	if (pci_cfg_decode(buf, len, &a))
 		return;
 	check_cfg(&a, len);
+	ranged_check_plans(buf, len, &a);
 	if (!pci_cfg_decode(buf, len, &b)) {
 		FUZZ_ASSERT(a.ide.nr_sel == b.ide.nr_sel);
 		for (unsigned int i = 0; i < a.ide.nr_sel; i++) {
@@ -151,16 +159,22 @@ static inline void decode_and_check(const uint8_t *buf, size_t len)
 		}
 		struct ide_sel_stream *own = b.ide.sel;
 		struct ide_addr_assoc *own_pool = b.ide.addr_pool;
+		struct ide_link_stream *own_link = b.ide.link;
 
+		FUZZ_ASSERT(a.ide.nr_link == b.ide.nr_link);
+		FUZZ_ASSERT(!a.ide.nr_link ||
+			    !memcmp(a.ide.link, b.ide.link, a.ide.nr_link * sizeof(*a.ide.link)));
 		b.ide.sel = a.ide.sel;
 		b.ide.addr_pool = a.ide.addr_pool;
+		b.ide.link = a.ide.link;
 		FUZZ_ASSERT(!memcmp(&a, &b, sizeof(a)));
 		b.ide.sel = own;
 		b.ide.addr_pool = own_pool;
+		b.ide.link = own_link;
 		pci_cfg_release(&b);
 	}
 	pci_cfg_release(&a);
-	FUZZ_ASSERT(!a.ide.sel && !a.ide.nr_sel);
+	FUZZ_ASSERT(!a.ide.sel && !a.ide.nr_sel && !a.ide.link && !a.ide.nr_link);
 	pci_cfg_release(NULL);
 }
 

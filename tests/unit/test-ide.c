@@ -62,6 +62,10 @@ static void check_str_at(const char *got, const char *want, const char *what, in
 #define CHECK_EQ(got, want)	check_eq_at((uint64_t)(got), (uint64_t)(want), #got, __LINE__)
 #define CHECK_STR(got, want)	check_str_at((got), (want), #got, __LINE__)
 
+/* Every decode below is also run with each read plan through a reader of unknown size. */
+#define RANGED_CHECK(cond)	CHECK(cond)
+#include "../fuzz/cfg-ranged.h"
+
 /* ---- config space builder ---------------------------------------------- */
 
 #define EXT_CAP_VERSION		1
@@ -225,7 +229,11 @@ static void build_rig_endpoint(struct builder *b, const struct test_link *link,
 
 static int decode(const struct builder *b, size_t len, struct pci_cfg *cfg)
 {
-	return pci_cfg_decode(b->cfg, len, cfg);
+	int ret = pci_cfg_decode(b->cfg, len, cfg);
+
+	if (!ret)
+		ranged_check_plans(b->cfg, len, cfg);
+	return ret;
 }
 
 /* ---- invariants every decode must satisfy, checked against the raw bytes ---- */
@@ -1257,6 +1265,7 @@ static void test_every_prefix(void)
 		set_test("prefix len %zu", len);
 		CHECK_EQ(pci_cfg_decode(copy, len, &cfg), 0);
 		check_invariants(copy, len, &cfg);
+		ranged_check_plans(copy, len, &cfg);
 
 		if (len < 64)
 			want_mal = CFG_MAL_SHORT_HEADER;
@@ -1316,6 +1325,7 @@ static void decode_and_check(const uint8_t *bytes, size_t len)
 	memcpy(copy, bytes, len);
 	CHECK_EQ(pci_cfg_decode(copy, len, &cfg), 0);
 	check_invariants(copy, len, &cfg);
+	ranged_check_plans(copy, len, &cfg);
 	pci_cfg_release(&cfg);
 	pci_cfg_release(&cfg);
 	free(copy);
@@ -1424,6 +1434,259 @@ static void test_vf_header(void)
 	pci_cfg_release(&cfg);
 }
 
+
+/* ---- ranged reads: what each plan reads ---------------------------------- */
+
+#define PLAN_DEVICE	(CFG_PART_HEADER | CFG_PART_PCIE | CFG_PART_EXT | CFG_PART_LAYOUT)
+#define PLAN_AUDIT	(PLAN_DEVICE | CFG_PART_CHAINS | CFG_PART_LINK | CFG_PART_ENABLED)
+#define PLAN_STREAMS	(CFG_PART_EXT | CFG_PART_SEL | CFG_PART_ADDR)
+
+/* The reads a plan made, as "off+n" in order. */
+static void check_reads(const struct log_reader *lr, const char *want, int line)
+{
+	char got[1024] = "";
+	size_t used = 0;
+
+	for (unsigned int i = 0; i < lr->reads && i < 64; i++)
+		used += (size_t)snprintf(got + used, sizeof(got) - used, "%s%zx+%zu", i ? " " : "",
+					 lr->log[i].off, lr->log[i].n);
+	check_str_at(got, want, "reads", line);
+}
+#define CHECK_READS(lr, want)	check_reads((lr), (want), __LINE__)
+
+static int plan_decode(const struct builder *b, size_t len, unsigned int parts, const uint8_t *sel,
+		       struct log_reader *lr, struct pci_cfg *cfg)
+{
+	struct cfg_want want = { parts, sel };
+
+	return ranged_decode(b->cfg, len, &want, lr, cfg);
+}
+
+/* The rig endpoint (PCIe 0x40, DOE 0x100, IDE 0x200, 4 Link blocks, one Selective block). */
+static void test_ranged_rig_endpoint(void)
+{
+	static const uint8_t block0[IDE_MAX_SEL_BLOCKS / 8] = { 0x01 };
+	static struct builder b;
+	struct log_reader lr;
+	struct pci_cfg cfg;
+
+	build_rig_endpoint(&b, NULL, NULL);
+
+	set_test("ranged rig endpoint: streams reads the chain, IDE's capability and block 0");
+	CHECK_EQ(plan_decode(&b, sizeof(b.cfg), PLAN_STREAMS, block0, &lr, &cfg), 0);
+	CHECK_READS(&lr, "100+4 200+4 204+4 22c+20 240+12");
+	CHECK_EQ(lr.bytes, 44);
+	CHECK(cfg.header_valid);
+	CHECK_EQ(cfg.parts & CFG_PART_HEADER, 0);
+	CHECK_EQ(cfg.len, PCI_CFG_EXP_SIZE);
+	CHECK(ide_sel_block(&cfg.ide, 0) != NULL);
+	CHECK_EQ(cfg.ide.nr_link, 0);
+	CHECK_EQ(cfg.malformed, 0);
+	pci_cfg_release(&cfg);
+
+	set_test("ranged rig endpoint: devices reads header, PCIe, chain and layout");
+	CHECK_EQ(plan_decode(&b, sizeof(b.cfg), PLAN_DEVICE, NULL, &lr, &cfg), 0);
+	CHECK_READS(&lr, "0+16 34+1 40+4 44+4 100+4 200+4 204+4 22c+4");
+	CHECK_EQ(lr.cycles, 4 + 1 + 1 + 1 + 1 + 1 + 1 + 1);
+	CHECK_EQ(cfg.ide.nr_sel, 1);
+	CHECK(ide_sel_block(&cfg.ide, 0) == NULL);	/* located, not decoded */
+	CHECK(cfg.tee_io);
+	pci_cfg_release(&cfg);
+
+	set_test("ranged rig endpoint: audit adds the Link blocks and whether block 0 is enabled");
+	CHECK_EQ(plan_decode(&b, sizeof(b.cfg), PLAN_AUDIT, NULL, &lr, &cfg), 0);
+	CHECK_READS(&lr, "0+16 34+1 40+4 44+4 100+4 200+4 204+4 20c+32 22c+8");
+	CHECK_EQ(cfg.ide.nr_link, 4);
+	CHECK_EQ(cfg.ide.nr_sel, 1);
+	CHECK(ide_sel_block(&cfg.ide, 0) == NULL);	/* disabled: nothing more to know */
+	pci_cfg_release(&cfg);
+
+	set_test("ranged rig endpoint: audit, block 0 enabled: its registers, no addresses");
+	build_rig_endpoint(&b, NULL, &(struct test_sel){ .cap = 1, .ctl = 0x05000001, .status = 2 });
+	CHECK_EQ(plan_decode(&b, sizeof(b.cfg), PLAN_AUDIT, NULL, &lr, &cfg), 0);
+	CHECK_READS(&lr, "0+16 34+1 40+4 44+4 100+4 200+4 204+4 20c+32 22c+8 234+12");
+	CHECK(ide_sel_block(&cfg.ide, 0) != NULL);
+	CHECK(cfg.ide.nr_sel && cfg.ide.sel[0].regs.stream_id == 5 && cfg.ide.sel[0].regs.state == 2);
+	CHECK(cfg.ide.nr_sel && cfg.ide.sel[0].nr_addr == 0 && cfg.ide.sel[0].addr == NULL);
+	pci_cfg_release(&cfg);
+
+	set_test("ranged rig endpoint: every part");
+	CHECK_EQ(plan_decode(&b, sizeof(b.cfg), CFG_PART_ALL, NULL, &lr, &cfg), 0);
+	CHECK_READS(&lr, "0+16 34+1 40+4 44+4 100+4 200+4 204+4 208+36 22c+20 240+12");
+	CHECK_EQ(lr.bytes, 16 + 1 + 4 + 4 + 4 + 4 + 4 + 36 + 20 + 12);
+	pci_cfg_release(&cfg);
+}
+
+/* A root port with eight Selective blocks of one association each, as gen-large makes. */
+static void build_eight_blocks(struct builder *b, unsigned int odd, unsigned int odd_assoc)
+{
+	struct test_sel sel[8];
+
+	memset(sel, 0, sizeof(sel));
+	for (unsigned int i = 0; i < 8; i++) {
+		sel[i].cap = i == odd ? odd_assoc : 1;
+		sel[i].ctl = (i << 24) | 1;
+		sel[i].status = 2;
+		for (unsigned int a = 0; a < sel[i].cap; a++)
+			sel[i].addr[a].reg1 = 0x00100001u + a;
+	}
+	put_header(b, 0x1022, 0x14ab, 0x060400, 0x81);
+	put_pcie_cap(b, 0x40, PCIE_TYPE_ROOT_PORT, 0);
+	put_ide(b, 0x100, 0x000700c3, 0, 1, NULL, 8, sel);
+}
+
+static void test_ranged_blocks_in_a_row(void)
+{
+	static const uint8_t two_five[IDE_MAX_SEL_BLOCKS / 8] = { 0x24 };
+	static struct builder b;
+	struct log_reader lr;
+	struct pci_cfg cfg, full;
+
+	set_test("ranged: eight blocks alike are read in two reads");
+	build_eight_blocks(&b, 8, 0);
+	CHECK_EQ(plan_decode(&b, sizeof(b.cfg), PLAN_STREAMS, NULL, &lr, &cfg), 0);
+	CHECK_READS(&lr, "100+4 104+4 114+160 1b4+96");
+	CHECK_EQ(lr.bytes, 8 + 8 * 32);
+	CHECK_EQ(cfg.ide.nr_sel, 8);
+	for (unsigned int i = 0; i < cfg.ide.nr_sel; i++)
+		CHECK(ide_sel_block(&cfg.ide, i) && cfg.ide.sel[i].regs.stream_id == i &&
+		      cfg.ide.sel[i].nr_addr == 1);
+	pci_cfg_release(&cfg);
+
+	set_test("ranged: a block unlike the others costs one more read, nothing twice");
+	build_eight_blocks(&b, 3, 3);
+	CHECK_EQ(decode(&b, sizeof(b.cfg), &full), 0);
+	CHECK_EQ(plan_decode(&b, sizeof(b.cfg), PLAN_STREAMS, NULL, &lr, &cfg), 0);
+	CHECK_READS(&lr, "100+4 104+4 114+160 1b4+120");
+	CHECK_EQ(lr.bytes, 8 + 7 * 32 + 56);
+	CHECK_EQ(cfg.ide.nr_sel, 8);
+	for (unsigned int i = 0; i < cfg.ide.nr_sel && i < full.ide.nr_sel; i++) {
+		CHECK(sel_equal(&cfg.ide.sel[i], &full.ide.sel[i]));
+		CHECK_EQ(cfg.ide.sel[i].linux_skips, i >= 3);
+	}
+	pci_cfg_release(&cfg);
+
+	set_test("ranged: blocks 2 and 5 only: the caps before them, and them");
+	CHECK_EQ(plan_decode(&b, sizeof(b.cfg), PLAN_STREAMS, two_five, &lr, &cfg), 0);
+	CHECK_READS(&lr, "100+4 104+4 114+4 134+4 154+32 174+4 1ac+4 1cc+32");
+	CHECK_EQ(cfg.ide.nr_sel, 6);
+	for (unsigned int i = 0; i < cfg.ide.nr_sel; i++) {
+		CHECK_EQ(!!ide_sel_block(&cfg.ide, i), i == 2 || i == 5);
+		if (ide_sel_block(&cfg.ide, i))
+			CHECK(sel_equal(&cfg.ide.sel[i], &full.ide.sel[i]));
+	}
+	pci_cfg_release(&cfg);
+	pci_cfg_release(&full);
+}
+
+/*
+ * A non-root reader gets 64 bytes. Every plan must end up knowing exactly
+ * that (needs root), never decide "no IDE capability". The streams plan
+ * skips the header: once the extended space reads nothing, it reads the
+ * header and two probe bytes to tell.
+ */
+static void test_ranged_needs_root(void)
+{
+	static const uint8_t block0[IDE_MAX_SEL_BLOCKS / 8] = { 0x01 };
+	static const unsigned int plans[] = { PLAN_STREAMS, PLAN_DEVICE, PLAN_AUDIT, CFG_PART_ALL,
+					      CFG_PART_HEADER };
+	static struct builder b;
+	struct log_reader lr;
+	struct pci_cfg cfg;
+
+	build_rig_endpoint(&b, NULL, NULL);
+	for (size_t i = 0; i < sizeof(plans) / sizeof(plans[0]); i++) {
+		set_test("ranged needs root, plan %#x", plans[i]);
+		CHECK_EQ(plan_decode(&b, PCI_CFG_HDR_SIZE, plans[i], block0, &lr, &cfg), 0);
+		CHECK(cfg.header_valid);
+		CHECK_EQ(cfg.len, PCI_CFG_HDR_SIZE);
+		CHECK_EQ(cfg.malformed, 0);
+		CHECK(!cfg.ide.present);
+		CHECK(lr.bytes <= 16 + 1 + 1);
+		pci_cfg_release(&cfg);
+	}
+	set_test("ranged needs root: the streams plan's reads");
+	CHECK_EQ(plan_decode(&b, PCI_CFG_HDR_SIZE, PLAN_STREAMS, block0, &lr, &cfg), 0);
+	CHECK_READS(&lr, "100+4 0+16 3f+1 40+1");
+	pci_cfg_release(&cfg);
+
+	set_test("ranged: 65 bytes is no non-root view");
+	CHECK_EQ(plan_decode(&b, PCI_CFG_HDR_SIZE + 1, PLAN_STREAMS, block0, &lr, &cfg), 0);
+	CHECK(cfg.header_valid);
+	CHECK(cfg.len > PCI_CFG_HDR_SIZE);
+	pci_cfg_release(&cfg);
+
+	set_test("ranged: a function that is gone reads all ones, also without the header asked");
+	memset(b.cfg, 0xff, sizeof(b.cfg));
+	CHECK_EQ(plan_decode(&b, sizeof(b.cfg), PLAN_STREAMS, block0, &lr, &cfg), 0);
+	CHECK(!cfg.header_valid);
+	CHECK_EQ(cfg.malformed, CFG_MAL_ALL_ONES);
+	pci_cfg_release(&cfg);
+}
+
+/* A reader error anywhere voids the decode: nothing half-decoded is left. */
+static void test_ranged_reader_error(void)
+{
+	static struct builder b;
+	struct cfg_want want = { CFG_PART_ALL, NULL };
+	struct cfg_reader rd = { .read = log_read };
+	struct log_reader lr;
+	struct pci_cfg cfg;
+
+	build_rig_endpoint(&b, NULL, NULL);
+	for (unsigned int at = 1; at <= 10; at++) {
+		set_test("ranged reader fails at read %u", at);
+		memset(&lr, 0, sizeof(lr));
+		lr.buf = b.cfg;
+		lr.len = sizeof(b.cfg);
+		lr.hi = SIZE_MAX;
+		lr.fail_at = at;
+		rd.priv = &lr;
+		CHECK_EQ(pci_cfg_read(&rd, &want, &cfg), -EIO);
+		CHECK_EQ(lr.reads, at);
+		CHECK(!cfg.header_valid && !cfg.ide.present && !cfg.ide.sel && !cfg.ide.nr_sel);
+		CHECK(!cfg.ide.addr_pool);
+		pci_cfg_release(&cfg);
+	}
+}
+
+/* pci_read_config()'s accesses, written out as the kernel's loop. */
+static size_t kernel_accesses(size_t off, size_t size)
+{
+	size_t k = 0;
+
+	if ((off & 1) && size) {
+		k++;
+		off++;
+		size--;
+	}
+	if ((off & 3) && size > 2) {
+		k++;
+		off += 2;
+		size -= 2;
+	}
+	while (size > 3) {
+		k++;
+		size -= 4;
+	}
+	if (size >= 2) {
+		k++;
+		size -= 2;
+	}
+	return k + (size > 0);
+}
+
+static void test_accesses(void)
+{
+	set_test("config cycles per read");
+	for (size_t off = 0; off < 12; off++)
+		for (size_t n = 0; n < 40; n++)
+			check_eq_at(pci_cfg_accesses(off, n), kernel_accesses(off, n), "accesses", __LINE__);
+	CHECK_EQ(pci_cfg_accesses(0, 4096), 1024);
+	CHECK_EQ(pci_cfg_accesses(0x34, 1), 1);
+	CHECK_EQ(pci_cfg_accesses(0x102, 6), 2);
+}
+
 int main(void)
 {
 	test_names();
@@ -1446,6 +1709,11 @@ int main(void)
 	test_every_prefix();
 	test_random_bytes();
 	test_release();
+	test_ranged_rig_endpoint();
+	test_ranged_blocks_in_a_row();
+	test_ranged_needs_root();
+	test_ranged_reader_error();
+	test_accesses();
 	printf("%lu passed, %lu failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -2,7 +2,8 @@
 /*
  * config.c: the bytes of a function's config space, generated from the model:
  * type 0/1 header, PCIe capability at 0x40, extended capabilities from 0x100
- * (DOE 0x2E, SR-IOV 0x10, IDE 0x30 laid out as in ABI.md §3).
+ * (the topology's "ext_caps" others, then DOE 0x2E, SR-IOV 0x10, IDE 0x30 laid
+ * out as in ABI.md §3).
  */
 #include <string.h>
 
@@ -152,6 +153,28 @@ static void ext_header(uint8_t *b, unsigned off, unsigned id, unsigned ver,
 	put32(b, off, id | ver << 16 | next << 20);
 }
 
+/*
+ * "ext_caps": capabilities a PCIe function carries besides those modelled,
+ * in a typical order and at their spec sizes; registers read as zero.
+ */
+static const struct { uint16_t id; uint16_t size; } ext_fillers[] = {
+	{ 0x0001, 0x48 },	/* Advanced Error Reporting */
+	{ 0x000d, 0x08 },	/* Access Control Services */
+	{ 0x000e, 0x08 },	/* Alternative Routing-ID */
+	{ 0x0018, 0x08 },	/* Latency Tolerance Reporting */
+	{ 0x001e, 0x10 },	/* L1 PM Substates */
+	{ 0x0019, 0x10 },	/* Secondary PCI Express */
+	{ 0x0025, 0x0c },	/* Data Link Feature */
+	{ 0x0026, 0x20 },	/* Physical Layer 16.0 GT/s */
+	{ 0x001f, 0x0c },	/* Precision Time Measurement */
+	{ 0x000b, 0x14 },	/* Vendor-Specific */
+};
+
+static unsigned ext_filler_size(unsigned i)
+{
+	return ext_fillers[i % (sizeof(ext_fillers) / sizeof(ext_fillers[0]))].size;
+}
+
 static void ide_cap(const struct sim_dev *d, uint8_t *b, unsigned o)
 {
 	const struct dev_ide *ide = &d->ide;
@@ -188,6 +211,8 @@ static unsigned ext_layout(const struct sim_dev *d, unsigned *doe,
 	unsigned off = 0x100;
 
 	*doe = *sriov = *ide = 0;
+	for (unsigned i = 0; i < d->ext_caps; i++)
+		off += ext_filler_size(i);
 	if (d->nr_doe) {
 		*doe = off;
 		off += EXT_DOE_SIZE;
@@ -213,6 +238,16 @@ void config_build(const struct sim_dev *d, uint8_t *b)
 		return;
 	pcie_cap(d, b);
 	ext_layout(d, &doe, &sriov, &ide);
+	for (unsigned i = 0, off = 0x100; i < d->ext_caps; i++) {
+		unsigned next = off + ext_filler_size(i);
+
+		/* the last one leads to the first modelled capability, if any */
+		if (i + 1 == d->ext_caps)
+			next = doe ? doe : sriov ? sriov : ide;
+		ext_header(b, off, ext_fillers[i % (sizeof(ext_fillers) / sizeof(ext_fillers[0]))].id,
+			   1, next);
+		off += ext_filler_size(i);
+	}
 	if (doe)
 		ext_header(b, doe, 0x2e, 1, sriov ? sriov : ide);
 	if (sriov) {

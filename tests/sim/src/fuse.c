@@ -480,6 +480,8 @@ static int sim_read(const char *path, char *buf, size_t size, off_t off,
 	(void)path;
 	if (h->rep)
 		return report_read(h, buf, size, off);
+	if (!h->dev && !strcmp(h->attr, STATS_FILE))
+		return cost_stats_read(buf, size, off);
 	if (locked)
 		pthread_rwlock_rdlock(&FS.rwsem);
 	if (h->dev && !h->dev->present) {
@@ -504,6 +506,8 @@ static int sim_read(const char *path, char *buf, size_t size, off_t off,
 	if (n < 0)
 		n = -errno;
 out:
+	if (n >= 0 && h->dev && !strcmp(h->attr, "config"))
+		cost_config_read(h->dev, off, (size_t)n);
 	if (locked)
 		pthread_rwlock_unlock(&FS.rwsem);
 	return (int)n;
@@ -748,8 +752,10 @@ static int control_store(const char *buf, size_t len)
 {
 	enum control_op op;
 	struct sim_tsm *t;
-	int rc;
+	int rc = cost_control(buf, len);
 
+	if (rc != 1)
+		return rc;
 	pthread_rwlock_wrlock(&FS.rwsem);
 	rc = control_apply(FS.m, buf, len, &op, &t);
 	if (!rc && (op == CTL_NONE || op == CTL_MODULE))
@@ -1154,7 +1160,8 @@ int fuse_serve(struct sim_model *m, const char *mountpoint, bool foreground,
 		return rc;
 	}
 	rc = tree_sync(m, FS.root) ?:
-	     fs_put_str(FS.root, CONTROL_FILE, "", 0200);
+	     fs_put_str(FS.root, CONTROL_FILE, "", 0200) ?:
+	     fs_put_str(FS.root, STATS_FILE, "", 0444);
 	if (rc) {
 		fprintf(stderr, "tsm-sim: building the tree: %s\n", strerror(-rc));
 		goto out;

@@ -12,6 +12,12 @@
  *     and VFs, up to 32 functions a NIC), then to extra root ports with a
  *     multi-function NVMe device and its VFs (up to 252 functions a bus);
  *   - host bridge 0 also holds the PSP (tsm0) behind an internal bridge.
+ *
+ * Options make the other shapes real hosts have (struct gen_params): switches
+ * stacked deeper, NICs with more Selective blocks (their stream on block
+ * j mod K) and address associations, a TSM that gives a DSM's other
+ * functions and VFs contexts, faulty streams and dangling links, IDE on
+ * ports without streams, long extended-capability chains.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,11 +37,18 @@
 #define PSP_FNS 3		/* internal bridge, dummy function 0, the PSP */
 #define WINDOW (256ull << 20)	/* prefetchable window per endpoint bus */
 #define BAR_SIZE (32ull << 20)	/* BAR0 of each PF */
+/* --switch-depth: each switch nests a topology 4 deeper, json-c parses 32 levels */
+#define MAX_SWITCH_DEPTH 5
 
 struct hb_gen {
+	const struct gen_params *p;
 	unsigned domain, bus0, next_bus, next_rp;
+	unsigned long first_stream;	/* host-wide index of this host bridge's stream 0 */
+	unsigned next_stream;		/* streams made on this host bridge so far */
 	uint64_t pref_next;	/* next free endpoint window */
 	json_object *devices;
+	json_object *devices_hb;	/* the host bridge object */
+	json_object *dangling;	/* dangling_links, NULL until one is made */
 };
 
 static json_object *jstr(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -75,6 +88,28 @@ static json_object *window(uint64_t base, uint64_t size)
 	return w;
 }
 
+/* An IDE capability: Selective blocks of the shape's address associations. */
+static json_object *ide_cap(const struct hb_gen *g, unsigned streams, bool link)
+{
+	json_object *ide = json_object_new_object();
+
+	if (link) {
+		set(ide, "link", json_object_new_boolean(true));
+		set(ide, "sel_cfg", json_object_new_boolean(true));
+	}
+	set(ide, "streams", json_object_new_int((int)streams));
+	if (g->p->addr_assoc != 1)
+		set(ide, "addr_assoc", json_object_new_int((int)g->p->addr_assoc));
+	return ide;
+}
+
+/* The capabilities a function carries besides those modelled (--ext-caps). */
+static void ext_caps(const struct hb_gen *g, json_object *d)
+{
+	if (g->p->ext_caps)
+		set(d, "ext_caps", json_object_new_int((int)g->p->ext_caps));
+}
+
 static json_object *port(const struct hb_gen *g, unsigned bus, unsigned slot,
 			 unsigned fn, const char *type, unsigned vendor,
 			 unsigned device)
@@ -86,7 +121,42 @@ static json_object *port(const struct hb_gen *g, unsigned bus, unsigned slot,
 	set(p, "vendor", jstr("0x%04x", vendor));
 	set(p, "device", jstr("0x%04x", device));
 	set(p, "driver", json_object_new_string("pcieport"));
+	ext_caps(g, p);
 	return p;
+}
+
+/* A switch port with no stream of its own: IDE with --port-ide. */
+static json_object *idle_port(const struct hb_gen *g, unsigned bus, unsigned slot,
+			      const char *type)
+{
+	json_object *p = port(g, bus, slot, 0, type, 0x1000, 0xc030);
+
+	if (g->p->port_ide)
+		set(p, "ide", ide_cap(g, 2, true));
+	return p;
+}
+
+/*
+ * The fault of the host's stream S, if it is one of the --faulty ones (spread
+ * evenly): IDE_FAIL on both, a later drop to INSECURE, or (SEV-TIO keeps such
+ * a stream; the generic provider, as pci_ide_stream_enable(), refuses it) a
+ * partner INSECURE from the start.
+ */
+static json_object *stream_fault(const struct gen_params *p, unsigned long s)
+{
+	static const char *const kinds[][2] = {
+		{ "ide_fail", "both" }, { "dropped", "ep" }, { "dropped", "rp" },
+		{ "insecure", "rp" }, { "insecure", "ep" },
+	};
+	unsigned long k = s * p->faulty / p->streams;
+	json_object *f;
+
+	if (!p->faulty || k == (s + 1) * p->faulty / p->streams)
+		return NULL;
+	k %= p->dependents ? 3 : 5;
+	f = json_object_new_object();
+	set(f, kinds[k][0], json_object_new_string(kinds[k][1]));
+	return f;
 }
 
 static void add_child(json_object *parent, json_object *child)
@@ -112,13 +182,32 @@ static json_object *root_port(struct hb_gen *g, unsigned device)
 }
 
 /*
+ * A stream link nothing accounts for, named after the host bridge's stream
+ * K, below the first root port: for the host's fault F, odd to a device
+ * that is not there, even to the switch port below that root port.
+ */
+static void dangling_link(struct hb_gen *g, unsigned k, unsigned long f)
+{
+	json_object *l = json_object_new_object();
+
+	if (!g->dangling) {
+		g->dangling = json_object_new_array();
+		set(g->devices_hb, "dangling_links", g->dangling);
+	}
+	set(l, "name", jstr("stream%u.%u.0", 255 - k, k % 8));
+	set(l, "target", jstr("%04x:%02x:01.0/%04x:%02x:00.0", g->domain, g->bus0, g->domain,
+			      f % 2 ? 0xff : g->bus0 + 1));
+	json_object_array_add(g->dangling, l);
+}
+
+/*
  * A device of @fns functions on @bus: min(@max_pfs, @fns) PFs at
  * 00.0..00.N, the rest as VFs spread over the PFs, packed from 01.0 up.
  * @stream makes PF0 the connected DSM. Functions are appended to @parent.
  */
 static void endpoint(struct hb_gen *g, json_object *parent, unsigned bus,
 		     unsigned fns, unsigned max_pfs, bool stream,
-		     uint64_t base)
+		     uint64_t base, unsigned rp_block)
 {
 	unsigned pfs = fns < max_pfs ? fns : max_pfs, vfs = fns - pfs, rid = 8;
 
@@ -143,17 +232,30 @@ static void endpoint(struct hb_gen *g, json_object *parent, unsigned bus,
 		set(bar, "prefetchable", json_object_new_boolean(true));
 		json_object_array_add(bars, bar);
 		set(d, "bars", bars);
+		ext_caps(g, d);
 		if (stream && p == 0) {
-			json_object *doe = json_object_new_array(), *ide;
+			const struct gen_params *gp = g->p;
+			unsigned j = g->next_stream++;
+			json_object *doe = json_object_new_array(), *ide, *conn, *fault;
 
 			json_object_array_add(doe, json_object_new_string("0001:01"));
 			json_object_array_add(doe, json_object_new_string("0001:02"));
 			set(d, "doe", doe);
-			ide = json_object_new_object();
+			ide = ide_cap(g, (unsigned)gp->sel_blocks, false);
 			set(ide, "tee_limited", json_object_new_boolean(true));
-			set(ide, "streams", json_object_new_int(2));
 			set(d, "ide", ide);
-			set(d, "connected", json_object_new_string("tsm0"));
+			if (gp->sel_blocks == 2) {
+				conn = json_object_new_string("tsm0");
+			} else {
+				/* pinned, to put the stream on a later Selective block */
+				conn = json_object_new_object();
+				set(conn, "tsm", json_object_new_string("tsm0"));
+				set(conn, "stream", jstr("%u.%u.%lu", j, rp_block, j % gp->sel_blocks));
+			}
+			set(d, "connected", conn);
+			fault = stream_fault(gp, g->first_stream + j);
+			if (fault)
+				set(d, "faults", fault);
 		}
 		if (nvf) {
 			v = json_object_new_object();
@@ -176,36 +278,49 @@ static int take_bus(struct hb_gen *g, unsigned *bus)
 	return 0;
 }
 
-/* Root port -> switch -> @n downstream ports -> one stream NIC each. */
+/*
+ * Root port -> switch -> @n downstream ports -> one stream NIC each; with
+ * --switch-depth D, D switches in a row (each further one below downstream
+ * port 0 of the one above).
+ */
 static int stream_tree(struct hb_gen *g, unsigned n, const unsigned *fns)
 {
-	json_object *rp = root_port(g, 0x14ab), *usp, *ide;
-	unsigned rp_bus, usp_bus;
+	json_object *rp = root_port(g, 0x14ab), *usp, *bridges[2 * MAX_SWITCH_DEPTH + 1];
+	unsigned rp_bus, usp_bus, nb = 0;
 	uint64_t first = g->pref_next;
 
-	ide = json_object_new_object();
-	set(ide, "link", json_object_new_boolean(true));
-	set(ide, "sel_cfg", json_object_new_boolean(true));
-	set(ide, "streams", json_object_new_int(STREAMS_PER_RP));
-	set(rp, "ide", ide);
+	set(rp, "ide", ide_cap(g, STREAMS_PER_RP, true));
+	bridges[nb++] = rp;
 	if (take_bus(g, &rp_bus) || take_bus(g, &usp_bus))
 		return -ENOSPC;
-	usp = port(g, rp_bus, 0, 0, "upstream_port", 0x1000, 0xc030);
+	usp = idle_port(g, rp_bus, 0, "upstream_port");
 	add_child(rp, usp);
+	bridges[nb++] = usp;
+	for (unsigned long level = 1; level < g->p->switch_depth; level++) {
+		json_object *dsp = idle_port(g, usp_bus, 0, "downstream_port");
+		unsigned bus;
+
+		if (take_bus(g, &bus) || take_bus(g, &usp_bus))
+			return -ENOSPC;
+		add_child(usp, dsp);
+		usp = idle_port(g, bus, 0, "upstream_port");
+		add_child(dsp, usp);
+		bridges[nb++] = dsp;
+		bridges[nb++] = usp;
+	}
 	for (unsigned i = 0; i < n; i++) {
-		json_object *dsp = port(g, usp_bus, i, 0, "downstream_port",
-					0x1000, 0xc030);
+		json_object *dsp = idle_port(g, usp_bus, i, "downstream_port");
 		unsigned bus;
 
 		if (take_bus(g, &bus))
 			return -ENOSPC;
 		set(dsp, "pref_window", window(g->pref_next, WINDOW));
-		endpoint(g, dsp, bus, fns[i], 2, true, g->pref_next);
+		endpoint(g, dsp, bus, fns[i], 2, true, g->pref_next, i);
 		g->pref_next += WINDOW;
 		add_child(usp, dsp);
 	}
-	set(usp, "pref_window", window(first, g->pref_next - first));
-	set(rp, "pref_window", window(first, g->pref_next - first));
+	for (unsigned i = 0; i < nb; i++)
+		set(bridges[i], "pref_window", window(first, g->pref_next - first));
 	return 0;
 }
 
@@ -219,8 +334,10 @@ static int filler(struct hb_gen *g, unsigned fns)
 		return 0;
 	if (take_bus(g, &bus))
 		return -ENOSPC;
+	if (g->p->port_ide)
+		set(rp, "ide", ide_cap(g, STREAMS_PER_RP, true));
 	set(rp, "pref_window", window(g->pref_next, WINDOW));
-	endpoint(g, rp, bus, fns - 1, 4, false, g->pref_next);
+	endpoint(g, rp, bus, fns - 1, 4, false, g->pref_next, 0);
 	g->pref_next += WINDOW;
 	return 0;
 }
@@ -266,16 +383,19 @@ static unsigned long share(unsigned long total, unsigned long parts,
 	return total / parts + (i < total % parts);
 }
 
-/* One host bridge with @fns functions and @streams connected NICs. */
-static int gen_hb(unsigned long h, unsigned long fns, unsigned long streams,
-		  json_object *hbs, char **psp_bdf, char **err)
+/* One host bridge with @fns functions and @streams connected NICs, stream 0 being the host's @first. */
+static int gen_hb(const struct gen_params *p, unsigned long h, unsigned long fns,
+		  unsigned long streams, unsigned long first, json_object *hbs,
+		  char **psp_bdf, char **err)
 {
 	unsigned long rps = (streams + STREAMS_PER_RP - 1) / STREAMS_PER_RP;
-	unsigned long need = 2 * rps + 2 * streams + (h == 0 ? PSP_FNS : 0);
+	unsigned long need = 2 * rps * p->switch_depth + 2 * streams + (h == 0 ? PSP_FNS : 0);
 	unsigned long rest, extra, fillers;
 	struct hb_gen g = {
+		.p = p,
 		.domain = (unsigned)(h / HBS_PER_DOMAIN),
 		.bus0 = (unsigned)(h % HBS_PER_DOMAIN) * BUSES_PER_HB,
+		.first_stream = first,
 		.pref_next = 0x10000000000ull + ((uint64_t)h << 36),
 		.devices = json_object_new_array(),
 	};
@@ -284,6 +404,7 @@ static int gen_hb(unsigned long h, unsigned long fns, unsigned long streams,
 	int rc = 0;
 
 	g.next_bus = g.bus0 + 1;
+	g.devices_hb = o;
 	set(o, "domain", json_object_new_int((int)g.domain));
 	set(o, "bus", jstr("0x%02x", g.bus0));
 	set(o, "devices", g.devices);
@@ -312,6 +433,11 @@ static int gen_hb(unsigned long h, unsigned long fns, unsigned long streams,
 		rc = stream_tree(&g, (unsigned)n, nic + first);
 	}
 	free(nic);
+	/* as many dangling links as faulty streams, on the host bridges that have those */
+	for (unsigned long s = first; s < first + streams && !rc && rps; s++) {
+		if (stream_fault(p, s))
+			dangling_link(&g, (unsigned)(s - first), s * p->faulty / p->streams);
+	}
 	if (!rc && h == 0)
 		rc = psp(&g, psp_bdf);
 	fillers = (rest + FILLER_MAX_FNS) / (FILLER_MAX_FNS + 1);
@@ -340,10 +466,22 @@ int gen_large(const struct gen_params *p, const char *out, char **err)
 		rc = -EINVAL;
 		goto out;
 	}
+	if (!p->switch_depth || p->switch_depth > MAX_SWITCH_DEPTH || !p->sel_blocks ||
+	    p->sel_blocks > SIM_MAX_BLOCKS || p->addr_assoc > SIM_MAX_ASSOC ||
+	    p->faulty > p->streams || p->ext_caps > SIM_MAX_EXT_CAPS) {
+		*err = xasprintf("--switch-depth must be 1..%u, --sel-blocks 1..%u, --addr-assoc 0..%u, "
+				 "--faulty at most --streams, --ext-caps 0..%u", MAX_SWITCH_DEPTH,
+				 SIM_MAX_BLOCKS, SIM_MAX_ASSOC, SIM_MAX_EXT_CAPS);
+		rc = -EINVAL;
+		goto out;
+	}
 	set(root, "comment",
-	    jstr("tsm-sim gen-large --functions %lu --host-bridges %lu --streams %lu: "
+	    jstr("tsm-sim gen-large --functions %lu --host-bridges %lu --streams %lu "
+		 "--switch-depth %lu --sel-blocks %lu --addr-assoc %lu --faulty %lu --ext-caps %lu%s%s: "
 		 "a large SEV-TIO host, tsm0 on the PSP; every stream is a TEE NIC's PF0 connected at boot",
-		 p->functions, p->host_bridges, p->streams));
+		 p->functions, p->host_bridges, p->streams, p->switch_depth, p->sel_blocks,
+		 p->addr_assoc, p->faulty, p->ext_caps, p->dependents ? " --dependents" : "",
+		 p->port_ide ? " --port-ide" : ""));
 	set(root, "abi", json_object_new_string(p->abi));
 	mods = json_object_new_array();
 	mod = json_object_new_object();
@@ -357,16 +495,19 @@ int gen_large(const struct gen_params *p, const char *out, char **err)
 	set(root, "tsms", tsms);
 	hbs = json_object_new_array();
 	set(root, "host_bridges", hbs);
-	for (unsigned long h = 0; h < p->host_bridges && !rc; h++)
-		rc = gen_hb(h, share(p->functions, p->host_bridges, h),
-			    share(p->streams, p->host_bridges, h), hbs,
+	for (unsigned long h = 0, first = 0; h < p->host_bridges && !rc; h++) {
+		rc = gen_hb(p, h, share(p->functions, p->host_bridges, h),
+			    share(p->streams, p->host_bridges, h), first, hbs,
 			    &psp_bdf, err);
+		first += share(p->streams, p->host_bridges, h);
+	}
 	if (rc)
 		goto out;
 	tsm = json_object_new_object();
 	set(tsm, "id", json_object_new_int(0));
 	set(tsm, "kind", json_object_new_string("link"));
-	set(tsm, "provider", json_object_new_string("sev-tio"));
+	/* SEV-TIO gives a DSM's other functions no context; the generic provider does */
+	set(tsm, "provider", json_object_new_string(p->dependents ? "generic" : "sev-tio"));
 	set(tsm, "parent", json_object_new_string(psp_bdf));
 	json_object_array_add(tsms, tsm);
 	if (json_object_to_file_ext(out, root, JSON_C_TO_STRING_PRETTY |

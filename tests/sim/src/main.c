@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* main.c: the tsm-sim command line: "build" a static tree, "mount" a live one. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,21 +13,28 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage:\n"
 		" tsm-sim build TOPOLOGY.json DIR\n"
-		" tsm-sim mount [-f] [-d] TOPOLOGY.json DIR\n"
+		" tsm-sim mount [-f] [-d] [--config-cycle-ns N] TOPOLOGY.json DIR\n"
 		" tsm-sim gen-large [--functions N] [--host-bridges H] [--streams S]\n"
-		"                   [--abi v6.19|proposed] OUT.json\n"
+		"                   [--abi v6.19|proposed] [--switch-depth D] [--sel-blocks K]\n"
+		"                   [--addr-assoc A] [--faulty F] [--ext-caps X] [--dependents]\n"
+		"                   [--port-ide] OUT.json\n"
 		" tsm-sim modprobe MOUNT [-r] [-q] [--first-time] MODULE [PARAM=VALUE...]\n"
 		"\n"
 		"Lay out (build) or serve through FUSE (mount) the sysfs tree a\n"
 		"Linux v6.19 kernel with PCIe TSM/IDE support would show for\n"
 		"TOPOLOGY, with DIR standing for /; or write the topology of a large\n"
 		"SEV-TIO host (gen-large) with exactly N PCI functions (10000) under\n"
-		"H host bridges (64) and S connected streams (1024); or load and\n"
-		"remove the topology's modules in a live mount (modprobe).\n"
+		"H host bridges (64) and S connected streams (1024), in other shapes: D\n"
+		"switches deep (1), K Selective blocks a NIC (2) of A address\n"
+		"associations (1), F faulty streams and dangling links (0), X other\n"
+		"extended capabilities (0), contexts for a DSM's other functions and\n"
+		"VFs, IDE on every port without a stream; or load and remove the\n"
+		"topology's modules in a live mount (modprobe).\n"
 		"\n"
 		"Options for mount:\n"
 		" -f  stay in the foreground\n"
 		" -d  FUSE debug output (implies -f)\n"
+		" --config-cycle-ns N  a config read sleeps N ns per config access (0)\n"
 		" -h, --help  show this help\n");
 }
 
@@ -69,7 +77,20 @@ static bool count_arg(const char *s, unsigned long max, unsigned long *out)
 
 static int gen_main(int argc, char **argv)
 {
-	struct gen_params p = { 10000, 64, 1024, "v6.19" };
+	struct gen_params p = {
+		.functions = 10000, .host_bridges = 64, .streams = 1024, .abi = "v6.19",
+		.switch_depth = 1, .sel_blocks = 2, .addr_assoc = 1,
+	};
+	static const struct { const char *name; size_t off; } counts[] = {
+		{ "--functions", offsetof(struct gen_params, functions) },
+		{ "--host-bridges", offsetof(struct gen_params, host_bridges) },
+		{ "--streams", offsetof(struct gen_params, streams) },
+		{ "--switch-depth", offsetof(struct gen_params, switch_depth) },
+		{ "--sel-blocks", offsetof(struct gen_params, sel_blocks) },
+		{ "--addr-assoc", offsetof(struct gen_params, addr_assoc) },
+		{ "--faulty", offsetof(struct gen_params, faulty) },
+		{ "--ext-caps", offsetof(struct gen_params, ext_caps) },
+	};
 	const char *out = NULL;
 	char *err = NULL;
 	int rc;
@@ -87,17 +108,18 @@ static int gen_main(int argc, char **argv)
 			out = a;
 			continue;
 		}
+		if (!strcmp(a, "--dependents") || !strcmp(a, "--port-ide")) {
+			*(a[2] == 'd' ? &p.dependents : &p.port_ide) = true;
+			continue;
+		}
 		v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-		if (!strncmp(a, "--functions", n) && n == 11)
-			dst = &p.functions;
-		else if (!strncmp(a, "--host-bridges", n) && n == 14)
-			dst = &p.host_bridges;
-		else if (!strncmp(a, "--streams", n) && n == 9)
-			dst = &p.streams;
-		else if (!strncmp(a, "--abi", n) && n == 5 && v &&
-			 (!strcmp(v, "v6.19") || !strcmp(v, "proposed")))
+		for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++)
+			if (n == strlen(counts[k].name) && !strncmp(a, counts[k].name, n))
+				dst = (unsigned long *)((char *)&p + counts[k].off);
+		if (!dst && !strncmp(a, "--abi", n) && n == 5 && v &&
+		    (!strcmp(v, "v6.19") || !strcmp(v, "proposed")))
 			p.abi = v;
-		else {
+		else if (!dst) {
 			fprintf(stderr, "tsm-sim: gen-large: bad option %s\n", a);
 			usage(stderr);
 			return 2;
@@ -159,6 +181,9 @@ int main(int argc, char **argv)
 				fg = true;
 			else if (!strcmp(argv[i], "-d"))
 				fg = debug = true;
+			else if (!strcmp(argv[i], "--config-cycle-ns") && i + 1 < argc &&
+				 !cost_set_cycle_ns(argv[i + 1]))
+				i++;
 			else {
 				usage(stderr);
 				return 2;

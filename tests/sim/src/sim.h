@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define SIM_MAX_BLOCKS 256	/* Selective stream count field is 8 bits (+1) */
 #define SIM_MAX_ASSOC 15	/* address association count field is 4 bits */
@@ -19,6 +20,7 @@
 #define SIM_POOL_MAX 256	/* pci_ide_set_nr_streams() clamps to 256 */
 #define SIM_RESERVED_ID 255	/* PCI_IDE_RESERVED_STREAM_ID */
 #define SIM_SAMPLE_IDS 4	/* devsec sample's NR_TSM_STREAMS bitmap */
+#define SIM_MAX_EXT_CAPS 64	/* "ext_caps": other extended capabilities */
 
 /* PCIe capability "device/port type" values (PCI_EXP_TYPE_*) */
 enum pcie_type {
@@ -130,6 +132,7 @@ struct sim_dev {
 
 	char **doe;		/* DOE features "VVVV:TT" (w/o discovery) */
 	size_t nr_doe;
+	unsigned ext_caps;	/* other extended capabilities ahead of DOE/SR-IOV/IDE */
 	struct dev_ide ide;
 
 	struct dev_faults faults;
@@ -440,6 +443,14 @@ void report_free_all(struct sim_model *m);
 struct gen_params {
 	unsigned long functions, host_bridges, streams;
 	const char *abi;
+	/* other shapes (1, 2, 1, 0, 0 and false: gen-large's own) */
+	unsigned long switch_depth;	/* switches between a root port and its NICs */
+	unsigned long sel_blocks;	/* a NIC's Selective blocks; its stream uses block j mod K */
+	unsigned long addr_assoc;	/* address associations per Selective block */
+	unsigned long faulty;		/* streams with a fault, and as many dangling links */
+	unsigned long ext_caps;		/* other extended capabilities on PFs and ports */
+	bool dependents;	/* the TSM gives a DSM's other functions and VFs contexts */
+	bool port_ide;		/* every port without a stream has IDE too */
 };
 int gen_large(const struct gen_params *p, const char *out, char **err);
 
@@ -471,6 +482,14 @@ enum control_op { CTL_NONE, CTL_REGISTER, CTL_UNREGISTER, CTL_MODULE };
 /* Parse and apply one command under the lock; op and tsm say what fuse.c must finish. */
 int control_apply(struct sim_model *m, const char *buf, size_t len,
 		  enum control_op *op, struct sim_tsm **tsm);
+
+/* cost.c: the live mount's config space counts and cost per access (outside sys/) */
+#define STATS_FILE "tsm-sim-stats"
+void cost_config_read(const struct sim_dev *d, off_t off, size_t n);
+int cost_stats_read(char *buf, size_t size, off_t off);
+int cost_set_cycle_ns(const char *arg);
+/* 0 or -errno for a cost command on the control file, 1 for any other */
+int cost_control(const char *buf, size_t len);
 
 /* modprobe.c: "tsm-sim modprobe MOUNT ...", kmod's modprobe against a live mount */
 int modprobe_main(int argc, char **argv);

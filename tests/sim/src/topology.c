@@ -665,12 +665,12 @@ static int parse_dev(struct loader *L, json_object *o, struct host_bridge *hb,
 		"subsystem_vendor", "subsystem_device", "driver", "tee", "flr",
 		"link", "mem_window", "pref_window", "secondary", "bars", "doe",
 		"ide", "vfs", "children", "connected", "bound", "locked",
-		"accepted", "preset_streams", "faults", NULL
+		"accepted", "preset_streams", "faults", "ext_caps", NULL
 	};
 	static const char *const link_keys[] = { "port", "speed", "width", NULL };
 	struct sim_dev *d = calloc(1, sizeof(*d));
 	const char *bdf, *type, *drv, *lock;
-	uint64_t vendor, device, class, rev, sv, sd, sec, port, speed, width;
+	uint64_t vendor, device, class, rev, sv, sd, sec, port, speed, width, ext;
 	json_object *v;
 	char *what;
 	int rc;
@@ -725,6 +725,7 @@ static int parse_dev(struct loader *L, json_object *o, struct host_bridge *hb,
 	     get_bool(L, o, "accepted", false, &d->boot_accepted, what) ?:
 	     get_bool(L, o, "flr", d->type == PT_ENDPOINT, &d->flr, what) ?:
 	     get_u64(L, o, "secondary", 0, 0xff, &sec, what) ?:
+	     get_u64(L, o, "ext_caps", 0, SIM_MAX_EXT_CAPS, &ext, what) ?:
 	     parse_window(L, o, "mem_window", &d->mem, what) ?:
 	     parse_window(L, o, "pref_window", &d->pref, what);
 	if (rc)
@@ -736,6 +737,7 @@ static int parse_dev(struct loader *L, json_object *o, struct host_bridge *hb,
 	d->subvendor = (uint16_t)sv;
 	d->subdevice = (uint16_t)sd;
 	d->secondary = (unsigned)sec;
+	d->ext_caps = (unsigned)ext;
 	d->driver = drv ? strdup(drv) : NULL;
 	d->boot_driver = drv ? strdup(drv) : NULL;
 	if (lock && strncmp(lock, "tsm", 3)) {
@@ -763,7 +765,7 @@ static int parse_dev(struct loader *L, json_object *o, struct host_bridge *hb,
 		d->link_width = (uint8_t)width;
 	}
 	if (d->type == PT_CONVENTIONAL && (d->tee || get(o, "ide") ||
-					   get(o, "doe") || get(o, "vfs"))) {
+					   get(o, "doe") || get(o, "vfs") || ext)) {
 		rc = fail(L, "%s: a conventional PCI device has no extended capabilities",
 			  what);
 		goto out;
