@@ -19,6 +19,7 @@ ZSHCOMPDIR ?= $(DATADIR)/zsh/site-functions
 LIBEXECDIR ?= $(PREFIX)/libexec/tsmctl
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
+SCHEMADIR ?= $(DATADIR)/tsmctl/schema
 SYSCONFDIR ?= /etc
 DESTDIR ?=
 
@@ -38,9 +39,10 @@ HDRS := $(wildcard include/tsmctl/*.h)
 BUILD_DEBS := gcc make pkg-config libpci-dev libkmod-dev libjson-c-dev libsmartcols-dev \
 	libfuse3-dev pciutils scdoc
 TEST_DEBS := bats jq fuse3 xz-utils util-linux perl valgrind strace man-db groff-base \
-	python3-prometheus-client
+	python3-prometheus-client python3-jsonschema
 DEPS_STAMP := $(BUILDDIR)/.deps-build
 
+SCHEMAS := $(wildcard schema/*.schema.json)
 MAN_SRCS := $(wildcard man/*.scd)
 MAN_PAGES := $(patsubst man/%.scd,$(BUILDDIR)/man/%,$(MAN_SRCS))
 
@@ -142,11 +144,14 @@ install: $(BUILDDIR)/tsmctl man
 	for p in $(MAN_PAGES); do install -D -m 0644 $$p $(DESTDIR)$(MANDIR)/man8/$$(basename $$p); done
 	install -D -m 0644 completions/tsmctl.bash $(DESTDIR)$(BASHCOMPDIR)/tsmctl
 	install -D -m 0644 completions/_tsmctl $(DESTDIR)$(ZSHCOMPDIR)/_tsmctl
+	for s in $(SCHEMAS); do install -D -m 0644 $$s $(DESTDIR)$(SCHEMADIR)/$$(basename $$s); done
 	$(INSTALL_CONTRIB)
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tsmctl $(DESTDIR)$(BASHCOMPDIR)/tsmctl $(DESTDIR)$(ZSHCOMPDIR)/_tsmctl
 	for p in $(MAN_PAGES); do rm -f $(DESTDIR)$(MANDIR)/man8/$$(basename $$p); done
+	for s in $(SCHEMAS); do rm -f $(DESTDIR)$(SCHEMADIR)/$$(basename $$s); done
+	rmdir $(DESTDIR)$(SCHEMADIR) $(DESTDIR)$(DATADIR)/tsmctl 2>/dev/null || true
 	$(UNINSTALL_CONTRIB)
 
 clean:

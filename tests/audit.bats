@@ -67,16 +67,6 @@ poke32() {
 		dd of="$1" bs=1 seek=$(($2)) conv=notrunc status=none
 }
 
-# Let an unprivileged user reach ROOT below bats' private tmp dirs.
-open_path_to_root() {
-	local d
-	d=$(dirname "$ROOT")
-	while [ "$d" != / ] && [ "$d" != "${TMPDIR:-/tmp}" ]; do
-		chmod o+x "$d"
-		d=$(dirname "$d")
-	done
-}
-
 as_nobody() {
 	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$TSMCTL" --sysroot "$ROOT" audit "$@"
