@@ -7,8 +7,11 @@
 # Missing build or test packages are installed with apt-get when run as root
 # (Debian 12), otherwise the exact command to run is printed.
 
-VERSION_BASE := 0.1
-VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo $(VERSION_BASE))
+# The release number, the one place it is written: make dist, the packages and
+# the man pages carry it. Built from a git checkout (this directory's own .git,
+# not one around an unpacked tarball), --version shows the git description.
+VERSION_BASE := 0.2.0
+VERSION := $(shell test -e .git && git describe --tags --always --dirty 2>/dev/null || echo $(VERSION_BASE))
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/sbin
@@ -66,9 +69,10 @@ $(BUILDDIR)/tsmctl: $(OBJS)
 $(BUILDDIR)/test-ide: src/ide.c tests/unit/test-ide.c include/tsmctl/ide.h | $(DEPS_STAMP)
 	$(CC) $(CFLAGS) $(TSM_CFLAGS) -o $@ src/ide.c tests/unit/test-ide.c
 
-$(BUILDDIR)/man/%: man/%.scd | $(DEPS_STAMP)
+# The release goes into each page's footer (scdoc's preamble: name(8) "footer" "header").
+$(BUILDDIR)/man/%: man/%.scd Makefile | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	scdoc < $< > $@
+	sed '1s/$$/ "tsmctl $(VERSION_BASE)" "System Administration"/' $< | scdoc > $@
 
 man: $(MAN_PAGES)
 
@@ -155,10 +159,33 @@ uninstall:
 	$(UNINSTALL_CONTRIB)
 
 clean:
-	rm -rf obj man/*.8 tsmctl test-ide test-names test-sha256 build-fuzz .deps-build .deps-test $(ASAN_DIR) build-bench
+	rm -rf obj man/*.8 tsmctl test-ide test-names test-sha256 build-fuzz .deps-build .deps-test $(ASAN_DIR) build-bench \
+		$(DIST_NAME).tar.xz
 	$(MAKE) -C tests/sim clean
 
-.PHONY: all sim man unit check check-man check-abi-refs check-valgrind check-asan demo bench install uninstall clean
+# make dist: tsmctl-X.Y.Z.tar.xz of the files git tracks, as the work tree has
+# them; sorted, owned by root, dated by the last commit, so the same tree
+# gives the same bytes. It builds and passes make check without git.
+# make distcheck: that tarball unpacked outside the checkout, then make check there.
+DIST_NAME := tsmctl-$(VERSION_BASE)
+DISTDIR ?= .
+dist:
+	@test -e .git || { echo "make dist: needs a git checkout (this tree has no .git)" >&2; exit 1; }
+	@mkdir -p $(DISTDIR)
+	git ls-files -z | tar --null -T - --transform='flags=r;s|^|$(DIST_NAME)/|' \
+		--owner=0 --group=0 --numeric-owner --mode=u+w,go-w \
+		--mtime=@$$(git log -1 --format=%ct) -cf - | xz -T1 -6 > $(DISTDIR)/$(DIST_NAME).tar.xz
+	@echo "make dist: $(DISTDIR)/$(DIST_NAME).tar.xz"
+
+version:
+	@echo $(VERSION_BASE)
+
+distcheck: dist
+	d=$$(mktemp -d) && tar -C $$d -xJf $(DISTDIR)/$(DIST_NAME).tar.xz && \
+		$(MAKE) -C $$d/$(DIST_NAME) check && rm -rf $$d
+
+.PHONY: all sim man unit check check-man check-abi-refs check-valgrind check-asan demo bench install uninstall clean \
+	dist distcheck version
 
 # fuzzing
 # make fuzz [FUZZ_SECONDS=N]: build the libFuzzer targets of tests/fuzz/ into
