@@ -28,7 +28,7 @@ DESTDIR ?=
 
 CC ?= cc
 BUILDDIR ?= .
-PKGS := libpci libkmod json-c smartcols
+PKGS := libpci libkmod json-c smartcols libcrypto
 CFLAGS ?= -O2 -g
 TSM_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	-D_GNU_SOURCE -Iinclude -DTSMCTL_VERSION='"$(VERSION)"' $(SAN)
@@ -40,7 +40,7 @@ OBJS := $(patsubst src/%.c,$(BUILDDIR)/obj/%.o,$(SRCS))
 HDRS := $(wildcard include/tsmctl/*.h)
 
 BUILD_DEBS := gcc make pkg-config libpci-dev libkmod-dev libjson-c-dev libsmartcols-dev \
-	libfuse3-dev pciutils scdoc
+	libssl-dev libfuse3-dev pciutils scdoc
 TEST_DEBS := bats jq fuse3 xz-utils util-linux perl valgrind strace man-db groff-base \
 	python3-prometheus-client python3-jsonschema
 DEPS_STAMP := $(BUILDDIR)/.deps-build
@@ -232,9 +232,9 @@ $(BUILDDIR)/test-names: src/names.c tests/unit/test-names.c include/tsmctl/names
 unit-names: $(BUILDDIR)/test-names
 	$(BUILDDIR)/test-names
 
-# make unit-sha256: the SHA-256 unit tests (FIPS 180-2 vectors, tests/unit/test-sha256.c).
+# make unit-sha256: the SHA-256 wrapper's unit tests (FIPS 180-2 vectors, tests/unit/test-sha256.c).
 $(BUILDDIR)/test-sha256: src/sha256.c tests/unit/test-sha256.c include/tsmctl/sha256.h | $(DEPS_STAMP)
-	$(CC) $(CFLAGS) $(TSM_CFLAGS) -o $@ src/sha256.c tests/unit/test-sha256.c
+	$(CC) $(CFLAGS) $(TSM_CFLAGS) -o $@ src/sha256.c tests/unit/test-sha256.c $$(pkg-config --libs libcrypto)
 
 unit-sha256: $(BUILDDIR)/test-sha256
 	$(BUILDDIR)/test-sha256
