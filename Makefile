@@ -44,6 +44,8 @@ BUILD_DEBS := gcc make pkg-config libpci-dev libkmod-dev libjson-c-dev libsmartc
 TEST_DEBS := bats jq fuse3 xz-utils util-linux perl valgrind strace man-db groff-base \
 	python3-prometheus-client python3-jsonschema systemd udev
 DEPS_STAMP := $(BUILDDIR)/.deps-build
+# Package builds have their build dependencies already: NEED_PACKAGES=true skips the apt-get.
+NEED_PACKAGES ?= tests/lib/need-packages
 
 SCHEMAS := $(wildcard schema/*.schema.json)
 MAN_SRCS := $(wildcard man/*.scd)
@@ -52,16 +54,16 @@ MAN_PAGES := $(patsubst man/%.scd,$(BUILDDIR)/man/%,$(MAN_SRCS))
 all: $(BUILDDIR)/tsmctl sim man
 
 $(DEPS_STAMP):
-	@tests/lib/need-packages $(BUILD_DEBS)
+	@$(NEED_PACKAGES) $(BUILD_DEBS)
 	@mkdir -p $(BUILDDIR) && touch $@
 
 $(BUILDDIR)/.deps-test: $(DEPS_STAMP)
-	@tests/lib/need-packages $(TEST_DEBS)
+	@$(NEED_PACKAGES) $(TEST_DEBS)
 	@touch $@
 
 $(BUILDDIR)/obj/%.o: src/%.c $(HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(TSM_CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(TSM_CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
 
 $(BUILDDIR)/tsmctl: $(OBJS)
 	$(CC) $(CFLAGS) $(TSM_CFLAGS) $(LDFLAGS) -o $@ $(OBJS) $(PKG_LIBS) $(LDLIBS)
@@ -99,6 +101,7 @@ check: all $(BUILDDIR)/.deps-test unit unit-names unit-sha256 check-man check-ab
 	TSMCTL=$(abspath $(BUILDDIR)/tsmctl) bats --tap tests
 	$(MAKE) check-valgrind
 	$(MAKE) check-asan
+	$(MAKE) check-package
 
 # The read views once under valgrind: any error or definite leak fails.
 check-valgrind: $(BUILDDIR)/tsmctl $(BUILDDIR)/.deps-test
@@ -160,7 +163,7 @@ uninstall:
 
 clean:
 	rm -rf obj man/*.8 tsmctl test-ide test-names test-sha256 build-fuzz .deps-build .deps-test $(ASAN_DIR) build-bench \
-		$(DIST_NAME).tar.xz
+		$(DIST_NAME).tar.xz build-deb
 	$(MAKE) -C tests/sim clean
 
 # make dist: tsmctl-X.Y.Z.tar.xz of the files git tracks, as the work tree has
@@ -180,12 +183,35 @@ dist:
 version:
 	@echo $(VERSION_BASE)
 
+# make check-package: make deb and rpmbuild of contrib/tsmctl.spec, each checked
+# against make install (tests/package); as root their tools are installed first,
+# otherwise what is missing is skipped. make check runs it.
+PACKAGE_DEBS := dpkg-dev debhelper lintian rpm
+check-package: $(BUILDDIR)/.deps-test
+	@if [ "$$(id -u)" -eq 0 ]; then $(NEED_PACKAGES) $(PACKAGE_DEBS); fi
+	TSMCTL=$(abspath $(BUILDDIR)/tsmctl) bats --tap tests/package
+
+# make deb: the Debian package, built the way Debian builds one: contrib/debian
+# as debian/ in an unpacked make-dist tarball (from an unpacked tarball: a copy
+# of this tree), dpkg-buildpackage -b -us -uc there; the .deb lands in DEBDIR.
+DEBDIR ?= build-deb
+deb:
+	rm -rf $(DEBDIR) && mkdir -p $(DEBDIR)
+	if [ -e .git ]; then \
+		$(MAKE) -s dist DISTDIR=$(DEBDIR) && tar -C $(DEBDIR) -xJf $(DEBDIR)/$(DIST_NAME).tar.xz; \
+	else \
+		mkdir $(DEBDIR)/$(DIST_NAME) && tar --exclude=./$(DEBDIR) -cf - . | tar -C $(DEBDIR)/$(DIST_NAME) -xf -; \
+	fi
+	cp -a contrib/debian $(DEBDIR)/$(DIST_NAME)/debian
+	# a clean environment: our command-line variables must not reach debian/rules' make
+	cd $(DEBDIR)/$(DIST_NAME) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL dpkg-buildpackage -b -us -uc
+
 distcheck: dist
 	d=$$(mktemp -d) && tar -C $$d -xJf $(DISTDIR)/$(DIST_NAME).tar.xz && \
 		$(MAKE) -C $$d/$(DIST_NAME) check && rm -rf $$d
 
 .PHONY: all sim man unit check check-man check-abi-refs check-valgrind check-asan demo bench install uninstall clean \
-	dist distcheck version
+	dist distcheck version deb check-package
 
 # fuzzing
 # make fuzz [FUZZ_SECONDS=N]: build the libFuzzer targets of tests/fuzz/ into
