@@ -5,6 +5,8 @@
 # the whole suite from it.)
 
 load lib/helpers
+# run by make check: its flags (-w, variables) must not reach the makes run here
+unset MAKEFLAGS MFLAGS MAKELEVEL
 
 setup() {
 	[ -e "$TOP/.git" ] || skip "make dist needs the git checkout (this is an unpacked tarball)"

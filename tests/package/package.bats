@@ -7,6 +7,8 @@
 # tools are missing (as root, make check-package installs them first).
 
 TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+# run by make check: its flags (-w, variables) must not reach the makes run here
+unset MAKEFLAGS MFLAGS MAKELEVEL
 
 setup_file() {
 	export V PKG=$BATS_FILE_TMPDIR
