@@ -7,7 +7,9 @@
 # Missing build or test packages are installed with apt-get when run as root
 # (Debian 12), otherwise the exact command to run is printed.
 
-# The release number; built from a git checkout, --version adds the git description.
+# The release number, the one place it is written: make dist, the packages and
+# the man pages carry it. Built from a git checkout (this directory's own .git,
+# not one around an unpacked tarball), --version adds the git description.
 VERSION := 0.2.0
 GIT_DESCRIBE := $(shell test -e .git && git describe --always --dirty 2>/dev/null)
 
@@ -20,12 +22,13 @@ ZSHCOMPDIR ?= $(DATADIR)/zsh/site-functions
 LIBEXECDIR ?= $(PREFIX)/libexec/tsmctl
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
+SCHEMADIR ?= $(DATADIR)/tsmctl/schema
 SYSCONFDIR ?= /etc
 DESTDIR ?=
 
 CC ?= cc
 BUILDDIR ?= .
-PKGS := libpci libkmod json-c smartcols
+PKGS := libpci libkmod json-c smartcols libcrypto
 CFLAGS ?= -O2 -g
 TSM_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	-D_GNU_SOURCE -Iinclude -DTSMCTL_VERSION='"$(VERSION)"' \
@@ -38,27 +41,30 @@ OBJS := $(patsubst src/%.c,$(BUILDDIR)/obj/%.o,$(SRCS))
 HDRS := $(wildcard include/tsmctl/*.h)
 
 BUILD_DEBS := gcc make pkg-config libpci-dev libkmod-dev libjson-c-dev libsmartcols-dev \
-	libfuse3-dev pciutils scdoc
+	libssl-dev libfuse3-dev pciutils scdoc
 TEST_DEBS := bats jq fuse3 xz-utils util-linux perl valgrind strace man-db groff-base \
-	python3-prometheus-client
+	python3-prometheus-client python3-jsonschema systemd udev
 DEPS_STAMP := $(BUILDDIR)/.deps-build
+# Package builds have their build dependencies already: NEED_PACKAGES=true skips the apt-get.
+NEED_PACKAGES ?= tests/lib/need-packages
 
+SCHEMAS := $(wildcard schema/*.schema.json)
 MAN_SRCS := $(wildcard man/*.scd)
 MAN_PAGES := $(patsubst man/%.scd,$(BUILDDIR)/man/%,$(MAN_SRCS))
 
 all: $(BUILDDIR)/tsmctl sim man
 
 $(DEPS_STAMP):
-	@tests/lib/need-packages $(BUILD_DEBS)
+	@$(NEED_PACKAGES) $(BUILD_DEBS)
 	@mkdir -p $(BUILDDIR) && touch $@
 
 $(BUILDDIR)/.deps-test: $(DEPS_STAMP)
-	@tests/lib/need-packages $(TEST_DEBS)
+	@$(NEED_PACKAGES) $(TEST_DEBS)
 	@touch $@
 
 $(BUILDDIR)/obj/%.o: src/%.c $(HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(TSM_CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(TSM_CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
 
 # --version is compiled into cli.o: rebuild it whenever the version or git description changes.
 VERSION_STAMP := $(BUILDDIR)/.version
@@ -73,9 +79,10 @@ $(BUILDDIR)/tsmctl: $(OBJS)
 $(BUILDDIR)/test-ide: src/ide.c tests/unit/test-ide.c tests/fuzz/cfg-ranged.h include/tsmctl/ide.h | $(DEPS_STAMP)
 	$(CC) $(CFLAGS) $(TSM_CFLAGS) -o $@ src/ide.c tests/unit/test-ide.c
 
-$(BUILDDIR)/man/%: man/%.scd | $(DEPS_STAMP)
+# The release goes into each page's footer (scdoc's preamble: name(8) "footer" "header").
+$(BUILDDIR)/man/%: man/%.scd Makefile | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	scdoc < $< > $@
+	sed '1s/$$/ "tsmctl $(VERSION)" "System Administration"/' $< | scdoc > $@
 
 man: $(MAN_PAGES)
 
@@ -102,6 +109,7 @@ check: all $(BUILDDIR)/.deps-test unit unit-names unit-sha256 check-man check-ab
 	TSMCTL=$(abspath $(BUILDDIR)/tsmctl) bats --tap tests
 	$(MAKE) check-valgrind
 	$(MAKE) check-asan
+	$(MAKE) check-package
 
 # The read views once under valgrind: any error or definite leak fails.
 check-valgrind: $(BUILDDIR)/tsmctl $(BUILDDIR)/.deps-test
@@ -156,19 +164,67 @@ install: $(BUILDDIR)/tsmctl man
 	for p in $(MAN_PAGES); do install -D -m 0644 $$p $(DESTDIR)$(MANDIR)/man8/$$(basename $$p); done
 	install -D -m 0644 completions/tsmctl.bash $(DESTDIR)$(BASHCOMPDIR)/tsmctl
 	install -D -m 0644 completions/_tsmctl $(DESTDIR)$(ZSHCOMPDIR)/_tsmctl
+	for s in $(SCHEMAS); do install -D -m 0644 $$s $(DESTDIR)$(SCHEMADIR)/$$(basename $$s); done
 	$(INSTALL_CONTRIB)
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tsmctl $(DESTDIR)$(BASHCOMPDIR)/tsmctl $(DESTDIR)$(ZSHCOMPDIR)/_tsmctl
 	for p in $(MAN_PAGES); do rm -f $(DESTDIR)$(MANDIR)/man8/$$(basename $$p); done
+	for s in $(SCHEMAS); do rm -f $(DESTDIR)$(SCHEMADIR)/$$(basename $$s); done
+	rmdir $(DESTDIR)$(SCHEMADIR) $(DESTDIR)$(DATADIR)/tsmctl 2>/dev/null || true
 	$(UNINSTALL_CONTRIB)
 
 clean:
 	rm -rf obj man/*.8 tsmctl test-ide test-names test-sha256 build-fuzz .deps-build .deps-test .version \
-		$(ASAN_DIR) build-bench
+		$(ASAN_DIR) build-bench $(DIST_NAME).tar.xz build-deb
 	$(MAKE) -C tests/sim clean
 
-.PHONY: all sim man unit check check-man check-abi-refs check-valgrind check-asan demo bench install uninstall clean FORCE
+# make dist: tsmctl-X.Y.Z.tar.xz of the files git tracks, as the work tree has
+# them; sorted, owned by root, dated by the last commit, so the same tree
+# gives the same bytes. It builds and passes make check without git.
+# make distcheck: that tarball unpacked outside the checkout, then make check there.
+DIST_NAME := tsmctl-$(VERSION)
+DISTDIR ?= .
+dist:
+	@test -e .git || { echo "make dist: needs a git checkout (this tree has no .git)" >&2; exit 1; }
+	@mkdir -p $(DISTDIR)
+	git ls-files -z | tar --null -T - --transform='flags=r;s|^|$(DIST_NAME)/|' \
+		--owner=0 --group=0 --numeric-owner --mode=u+w,go-w \
+		--mtime=@$$(git log -1 --format=%ct) -cf - | xz -T1 -6 > $(DISTDIR)/$(DIST_NAME).tar.xz
+	@echo "make dist: $(DISTDIR)/$(DIST_NAME).tar.xz"
+
+version:
+	@echo $(VERSION)
+
+# make check-package: make deb and rpmbuild of contrib/tsmctl.spec, each checked
+# against make install (tests/package); as root their tools are installed first,
+# otherwise what is missing is skipped. make check runs it.
+PACKAGE_DEBS := dpkg-dev debhelper lintian rpm
+check-package: $(BUILDDIR)/.deps-test
+	@if [ "$$(id -u)" -eq 0 ]; then $(NEED_PACKAGES) $(PACKAGE_DEBS); fi
+	TSMCTL=$(abspath $(BUILDDIR)/tsmctl) bats --tap tests/package
+
+# make deb: the Debian package, built the way Debian builds one: contrib/debian
+# as debian/ in an unpacked make-dist tarball (from an unpacked tarball: a copy
+# of this tree), dpkg-buildpackage -b -us -uc there; the .deb lands in DEBDIR.
+DEBDIR ?= build-deb
+deb:
+	rm -rf $(DEBDIR) && mkdir -p $(DEBDIR)
+	if [ -e .git ]; then \
+		$(MAKE) -s dist DISTDIR=$(DEBDIR) && tar -C $(DEBDIR) -xJf $(DEBDIR)/$(DIST_NAME).tar.xz; \
+	else \
+		mkdir $(DEBDIR)/$(DIST_NAME) && tar --exclude=./$(DEBDIR) -cf - . | tar -C $(DEBDIR)/$(DIST_NAME) -xf -; \
+	fi
+	cp -a contrib/debian $(DEBDIR)/$(DIST_NAME)/debian
+	# a clean environment: our command-line variables must not reach debian/rules' make
+	cd $(DEBDIR)/$(DIST_NAME) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL dpkg-buildpackage -b -us -uc
+
+distcheck: dist
+	d=$$(mktemp -d) && tar -C $$d -xJf $(DISTDIR)/$(DIST_NAME).tar.xz && \
+		$(MAKE) -C $$d/$(DIST_NAME) check && rm -rf $$d
+
+.PHONY: all sim man unit check check-man check-abi-refs check-valgrind check-asan demo bench install uninstall clean \
+	dist distcheck version deb check-package FORCE
 
 # fuzzing
 # make fuzz [FUZZ_SECONDS=N]: build the libFuzzer targets of tests/fuzz/ into
@@ -215,9 +271,9 @@ $(BUILDDIR)/test-names: src/names.c tests/unit/test-names.c include/tsmctl/names
 unit-names: $(BUILDDIR)/test-names
 	$(BUILDDIR)/test-names
 
-# make unit-sha256: the SHA-256 unit tests (FIPS 180-2 vectors, tests/unit/test-sha256.c).
+# make unit-sha256: the SHA-256 wrapper's unit tests (FIPS 180-2 vectors, tests/unit/test-sha256.c).
 $(BUILDDIR)/test-sha256: src/sha256.c tests/unit/test-sha256.c include/tsmctl/sha256.h | $(DEPS_STAMP)
-	$(CC) $(CFLAGS) $(TSM_CFLAGS) -o $@ src/sha256.c tests/unit/test-sha256.c
+	$(CC) $(CFLAGS) $(TSM_CFLAGS) -o $@ src/sha256.c tests/unit/test-sha256.c $$(pkg-config --libs libcrypto)
 
 unit-sha256: $(BUILDDIR)/test-sha256
 	$(BUILDDIR)/test-sha256

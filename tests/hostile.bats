@@ -14,6 +14,7 @@ load lib/helpers
 # The read commands; each runs as a table and with -J.
 CMDS=("list" "devices" "devices --all" "streams" "streams -v" "host-bridges" "audit")
 JSON_ARRAY=(tsms devices devices streams streams host_bridges checks)
+JSON_SCHEMA=(list devices devices streams streams host-bridges audit)	# schema/NAME.schema.json
 # The ones that read everything the others do (devices --all ⊇ devices, streams -v ⊇ streams):
 # traced, and run as nobody.
 WIDE=(0 2 4 5 6)
@@ -155,6 +156,23 @@ cases() { (cd "$TREES" && ls); }
 		esac
 	done
 	[ "$bad" -eq 0 ]
+}
+
+@test "hostile trees: every -J document validates against its JSON Schema" {
+	local c n man=$BATS_TEST_TMPDIR/manifest
+	for c in $(cases); do
+		for ((n = 1; n < 2 * ${#CMDS[@]}; n += 2)); do
+			# an empty output comes only from a failed run (the test above)
+			[ -s "$OUT/$c/$n.out" ] || continue
+			printf '%s\tdoc\t%s\t%s\n' "${JSON_SCHEMA[$((n / 2))]}" "$OUT/$c/$n.out" "$(describe "$c" "$n")"
+		done
+	done >"$man"
+	run "$TOP/tests/lib/check-json" "$TOP/schema" "$man"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# every case's documents, all but those of a failed run
+	[[ "$output" =~ check-json:\ ([0-9]+)\ documents ]]
+	[ "${BASH_REMATCH[1]}" -ge $(($(cases | wc -l) * ${#CMDS[@]} * 9 / 10)) ]
 }
 
 @test "hostile trees: JSON output is valid UTF-8 whatever bytes the tree held" {

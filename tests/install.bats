@@ -27,6 +27,9 @@ load lib/helpers
 		p=$(basename "$m" .scd)
 		[[ "$output" == *"./usr/share/man/man8/$p"* ]]
 	done
+	for s in "$TOP"/schema/*.schema.json; do
+		cmp "$s" "$D/usr/share/tsmctl/schema/$(basename "$s")"
+	done
 	grep -q 'ExecStart=/usr/libexec/tsmctl/tsmctl-autoconnect' "$D/usr/lib/systemd/system/tsmctl-autoconnect.service"
 	grep -qx 'ExecStart=/usr/sbin/tsmctl metrics --output-file ${TEXTFILE_DIR}/tsmctl.prom' "$D/usr/lib/systemd/system/tsmctl-metrics.service"
 	! grep -rq '@BINDIR@\|@LIBEXECDIR@' "$D"

@@ -28,6 +28,16 @@ unmount_live() {
 	fi
 }
 
+# Let an unprivileged user reach ROOT below bats' private tmp dirs.
+open_path_to_root() {
+	local d
+	d=$(dirname "$ROOT")
+	while [ "$d" != / ] && [ "$d" != "${TMPDIR:-/tmp}" ]; do
+		chmod o+x "$d"
+		d=$(dirname "$d")
+	done
+}
+
 # tsmctl against ROOT; use with bats' run.
 t() {
 	"$TSMCTL" --sysroot "$ROOT" "$@"
