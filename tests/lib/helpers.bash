@@ -129,16 +129,6 @@ poke32() {
 		dd of="$1" bs=1 seek=$(($2)) conv=notrunc status=none
 }
 
-# Let an unprivileged user reach ROOT below bats' private tmp dirs.
-open_path_to_root() {
-	local d
-	d=$(dirname "$ROOT")
-	while [ "$d" != / ] && [ "$d" != "${TMPDIR:-/tmp}" ]; do
-		chmod o+x "$d"
-		d=$(dirname "$d")
-	done
-}
-
 # A private copy of topology NAME's static tree in ROOT, to edit.
 edit_tree() {
 	ROOT="$BATS_TEST_TMPDIR/tree-$1"
