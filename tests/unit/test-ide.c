@@ -1093,6 +1093,7 @@ static void test_ext_chain_faults(void)
 	CHECK(cfg.ide.present);	/* followed masked, as Linux does */
 	CHECK_EQ(cfg.ide.offset, 0x200);
 	CHECK_EQ(cfg.ide.nr_link, 1);
+	pci_cfg_release(&cfg);
 	set_ext_next(&b, 0x100, 0x003);
 	CHECK_EQ(decode(&b, 4096, &cfg), 0);
 	CHECK_EQ(cfg.malformed, CFG_MAL_CAP_POINTER);
