@@ -84,7 +84,7 @@ static struct host_bridge *hb_get(struct tsm_snapshot *snap, const char *name, c
 	hb->domain = domain;
 	hb->bus = bus;
 	hb->available_streams = -1;
-	snap->hbs = xrealloc(snap->hbs, (snap->nr_hbs + 1) * sizeof(*snap->hbs));
+	xgrow(&snap->hbs, &snap->cap_hbs, snap->nr_hbs, sizeof(*snap->hbs));
 	snap->hbs[snap->nr_hbs++] = hb;
 	return hb;
 }
@@ -480,19 +480,20 @@ static void tsm_read(struct tsm_snapshot *snap, const char *name, int id)
 
 			/* 6.19-rc1 flavour: tsmN/streamH.R.E -> the endpoint */
 			if (!stream_name_parse(names[i], &h, &r, &e)) {
-				t->stream_links = xrealloc(t->stream_links,
-							   (t->nr_stream_links + 1) * sizeof(char *));
+				if (!t->stream_links)	/* at most one per entry: no regrowth */
+					t->stream_links = xcalloc(n, sizeof(char *));
 				t->stream_links[t->nr_stream_links++] = xstrdup(names[i]);
 				continue;
 			}
 			if (hb_name_parse(names[i], &d, &b))
 				continue;
-			t->hb_links = xrealloc(t->hb_links, (t->nr_hb_links + 1) * sizeof(char *));
+			if (!t->hb_links)
+				t->hb_links = xcalloc(n, sizeof(char *));
 			t->hb_links[t->nr_hb_links++] = xstrdup(names[i]);
 		}
 		strv_free(names, n);
 	}
-	snap->tsms = xrealloc(snap->tsms, (snap->nr_tsms + 1) * sizeof(*snap->tsms));
+	xgrow(&snap->tsms, &snap->cap_tsms, snap->nr_tsms, sizeof(*snap->tsms));
 	snap->tsms[snap->nr_tsms++] = t;
 }
 
@@ -710,7 +711,7 @@ static void hb_scan(struct scan_ctx *ctx, struct host_bridge *hb)
 			s->r = r;
 			s->e = e;
 			s->hb = hb;
-			hb->streams = xrealloc(hb->streams, (hb->nr_streams + 1) * sizeof(*hb->streams));
+			xgrow(&hb->streams, &hb->cap_streams, hb->nr_streams, sizeof(*hb->streams));
 			hb->streams[hb->nr_streams++] = s;
 		}
 	}
@@ -718,7 +719,7 @@ static void hb_scan(struct scan_ctx *ctx, struct host_bridge *hb)
 		qsort(hb->streams, hb->nr_streams, sizeof(*hb->streams), cmp_stream);
 	for (size_t i = 0; i < hb->nr_streams; i++) {
 		stream_resolve(ctx, hb->streams[i]);
-		snap->streams = xrealloc(snap->streams, (snap->nr_streams + 1) * sizeof(*snap->streams));
+		xgrow(&snap->streams, &snap->cap_streams, snap->nr_streams, sizeof(*snap->streams));
 		snap->streams[snap->nr_streams++] = hb->streams[i];
 	}
 	/* Ports on the root bus of a host bridge with a pool: their IDE blocks (audit). */
@@ -778,16 +779,20 @@ static void tsm_stream_links(struct scan_ctx *ctx, struct tsm *t)
 			s->e = e;
 			s->hb = hb;
 			s->link_dir = t->dir;
-			hb->streams = xrealloc(hb->streams, (hb->nr_streams + 1) * sizeof(*hb->streams));
+			xgrow(&hb->streams, &hb->cap_streams, hb->nr_streams, sizeof(*hb->streams));
 			hb->streams[hb->nr_streams++] = s;
-			qsort(hb->streams, hb->nr_streams, sizeof(*hb->streams), cmp_stream);
 			stream_resolve(ctx, s);
-			snap->streams = xrealloc(snap->streams, (snap->nr_streams + 1) * sizeof(*snap->streams));
+			xgrow(&snap->streams, &snap->cap_streams, snap->nr_streams, sizeof(*snap->streams));
 			snap->streams[snap->nr_streams++] = s;
 		}
 		if (!s->tsm)
 			s->tsm = t;
 	}
+	/* once, not per stream added: a tree may hold thousands of links */
+	for (size_t i = 0; i < snap->nr_hbs; i++)
+		if (snap->hbs[i]->nr_streams)
+			qsort(snap->hbs[i]->streams, snap->hbs[i]->nr_streams,
+			      sizeof(struct ide_stream *), cmp_stream);
 }
 
 static void scan_hbs(struct scan_ctx *ctx)

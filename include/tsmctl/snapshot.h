@@ -44,7 +44,7 @@ struct host_bridge {
 	long long available_streams;	/* -1 when the file is absent */
 	int available_err;		/* -errno reading it, 0 if fine or absent */
 	struct ide_stream **streams;
-	size_t nr_streams;
+	size_t nr_streams, cap_streams;
 	struct tsm *tsm;	/* from the proposed tsmN/pciDDDD:BB link, or the streams' TSM */
 };
 
@@ -102,13 +102,13 @@ struct ide_stream {
 struct tsm_snapshot {
 	bool have_tsm_class;	/* sys/class/tsm exists */
 	struct tsm **tsms;
-	size_t nr_tsms;
+	size_t nr_tsms, cap_tsms;
 	struct host_bridge **hbs;
-	size_t nr_hbs;
+	size_t nr_hbs, cap_hbs;
 	struct pci_func **funcs;	/* only those the scan needed, sorted by BDF */
 	size_t nr_funcs, cap_funcs;
 	struct ide_stream **streams;	/* by host bridge, then H.R.E */
-	size_t nr_streams;
+	size_t nr_streams, cap_streams;
 	bool any_needs_root;	/* some config space came back as 64 bytes */
 	size_t nr_cfg_unreadable;	/* config files that could not be read at all */
 	int cfg_unreadable_err;		/* the first one's -errno */
