@@ -214,3 +214,39 @@ FAIL=84
 	[ "$stderr" = "tsmctl: audit log: cannot send to TSMCTL_SYSLOG_SOCKET $BATS_TEST_TMPDIR/nowhere.sock: No such file or directory" ]
 	expect_log
 }
+
+@test "without TSMCTL_SYSLOG_SOCKET the same line goes through syslog(3) to /dev/log" {
+	command -v unshare >/dev/null || skip "unshare not installed"
+	unshare -m true 2>/dev/null || skip "no private mount namespace here"
+	mount_topo sev-tio
+	sysroot=$(realpath "$ROOT")
+	# a private mount namespace with its own /dev: /dev/log is this test's socket
+	cat > "$BATS_TEST_TMPDIR/devlog.sh" <<'SH'
+set -e
+old=$(mktemp -d)
+mount --bind /dev "$old"
+mount -t tmpfs -o mode=755 none /dev
+touch /dev/null
+mount --bind "$old/null" /dev/null
+python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("/dev/log")
+s.settimeout(10)
+with open(sys.argv[1], "wb") as log:
+    log.write(s.recv(65536) + b"\n")
+' "$1" &
+shift
+for _ in $(seq 200); do [ -S /dev/log ] && break; sleep 0.05; done
+"$@"
+wait
+SH
+	env -u TSMCTL_SYSLOG_SOCKET SUDO_USER=carol unshare -m sh "$BATS_TEST_TMPDIR/devlog.sh" \
+		"$BATS_TEST_TMPDIR/devlog.log" "$TSMCTL" --sysroot "$ROOT" connect 81:00.0 tsm0
+	[ "$(connf 0000:81:00.0)" = tsm0 ]
+	run cat "$BATS_TEST_TMPDIR/devlog.log"
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" =~ ^\<85\>[A-Z][a-z]{2}\ [\ 0-9][0-9]\ [0-9]{2}:[0-9]{2}:[0-9]{2}\ tsmctl\[[0-9]+\]:\ (.*)$ ]]
+	[ "${BASH_REMATCH[1]}" = "op=connect bdf=0000:81:00.0 tsm=tsm0 result=ok uid=0 sudo_user=carol sysroot=$sysroot" ]
+	expect_log
+}
