@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "tsmctl/action.h"
+#include "tsmctl/auditlog.h"
 #include "tsmctl/cli.h"
 #include "tsmctl/names.h"
 #include "tsmctl/render.h"
@@ -179,7 +180,7 @@ static int check_disconnect(const struct pci_func *f, const char *tsm, bool *alr
 }
 
 int action_apply(const struct tsm_snapshot *snap, enum tsm_action action, const char *bdf,
-		 const char *tsm, bool dry_run, struct action_plan *plan)
+		 const char *tsm, unsigned int flags, struct action_plan *plan)
 {
 	const struct pci_func *f = snapshot_find_func(snap, bdf);
 	char canon[BDF_MAX];
@@ -208,7 +209,7 @@ int action_apply(const struct tsm_snapshot *snap, enum tsm_action action, const 
 	}
 	if (!plan->value && plan->tsm)
 		plan->value = xstrdup(plan->tsm);
-	if (plan->err || plan->already || dry_run)
+	if (plan->err || plan->already || (flags & ACTION_DRY_RUN))
 		return plan->err;
 	if (action_signal)
 		return plan->err = -EINTR;	/* abandoned before the store: nothing changed */
@@ -221,6 +222,9 @@ int action_apply(const struct tsm_snapshot *snap, enum tsm_action action, const 
 	}
 	plan->written = true;
 	plan->err = sysfs_write(plan->path, plan->value);
+	/* the one store of tsmctl: logged here, whichever command made it */
+	if (!(flags & ACTION_NO_SYSLOG))
+		auditlog_store(action_name(action), plan->bdf, plan->tsm, plan->err);
 	return plan->err;
 }
 

@@ -29,6 +29,7 @@ static const struct opt_def opt_table[] = {
 	{ OPT_PAIRS, "pairs", no_argument, NULL, "use the key=\"value\" output format" },
 	{ OPT_SHELL, "shell", no_argument, NULL, "use column names usable as shell variables (-P: HOST_BRIDGE=)" },
 	{ OPT_DRY_RUN, "dry-run", no_argument, NULL, "say what would be written where; change nothing" },
+	{ OPT_NO_SYSLOG, "no-syslog", no_argument, NULL, "do not log the stores to the system log (audit trail)" },
 	{ OPT_KEEP_GOING, "keep-going", no_argument, NULL, "go on with the next target after a failure" },
 	{ OPT_STRICT, "strict", no_argument, NULL, "treat 'already done' (or warnings) as failure" },
 	{ OPT_WAIT, "wait", required_argument, "SECONDS", "wait up to SECONDS for the TSM and device" },
@@ -366,6 +367,7 @@ int cmd_parse(struct cmd_ctx *ctx, const struct cmd_def *cmd, int argc, char **a
 		case OPT_ALL: ctx->all = true; break;
 		case OPT_VERBOSE: ctx->verbose = tsmctl_verbose = true; break;
 		case OPT_DRY_RUN: ctx->dry_run = true; break;
+		case OPT_NO_SYSLOG: ctx->no_syslog = true; break;
 		case OPT_KEEP_GOING: ctx->keep_going = true; break;
 		case OPT_STRICT: ctx->strict = true; break;
 		case OPT_SHORT: ctx->shrt = true; break;

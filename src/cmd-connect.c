@@ -91,13 +91,6 @@ static const char *verb_name(const struct batch *b)
 	return action_name(b->verb->action);
 }
 
-static const char *err_name(int err)
-{
-	const char *name = errno_name(err);
-
-	return name ? name : strerrorname_np(err);
-}
-
 static void target_add(struct batch *b, const char *bdf)
 {
 	struct target *t;
@@ -402,7 +395,9 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 	const struct pci_func *f;
 	char *note = NULL;
 
-	action_apply(snap, action, t->bdf, b->tsm, ctx->dry_run, &plan);
+	action_apply(snap, action, t->bdf, b->tsm,
+		     (ctx->dry_run ? ACTION_DRY_RUN : 0) | (ctx->no_syslog ? ACTION_NO_SYSLOG : 0),
+		     &plan);
 	if (plan.written) {
 		snapshot_scan(&after, ACTION_SCAN);
 		now = &after;
@@ -476,7 +471,7 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 
 static void print_target(const struct batch *b, const struct target *t)
 {
-	const char *errname = t->err ? err_name(-t->err) : NULL;
+	const char *errname = t->err ? errno_symbol(-t->err) : NULL;
 	bool dry = b->ctx->dry_run;
 
 	if (result_failed(t->result)) {
@@ -521,7 +516,7 @@ static struct json_object *target_json(const struct batch *b, struct target *t)
 	json_object_object_add(o, "bdf", js_str(t->bdf));
 	json_object_object_add(o, "action", js_str(verb_name(b)));
 	json_object_object_add(o, "result", js_str(result_names[t->result]));
-	json_object_object_add(o, "errno", t->err ? js_str(err_name(-t->err)) : NULL);
+	json_object_object_add(o, "errno", t->err ? js_str(errno_symbol(-t->err)) : NULL);
 	if (t->warning) {
 		char *msg = xasprintf("%s; warning: %s", t->message, t->warning);
 
@@ -581,7 +576,7 @@ static int check_tsm(const struct batch *b, const struct tsm_snapshot *snap)
 	why = action_check_tsm(snap, b->verb->action, b->tsm, &err);
 	if (!why)
 		return -1;
-	errname = err_name(-err);
+	errname = errno_symbol(-err);
 	rc = fail_up_front(b, "tsmctl %s %s: %s (%s)", verb_name(b), b->tsm, why, errname);
 	free(why);
 	return rc;
@@ -705,9 +700,9 @@ static int run_unlock(struct cmd_ctx *ctx)
 }
 
 static const int connect_opts[] = { OPT_ALL, OPT_DRY_RUN, OPT_KEEP_GOING, OPT_STRICT, OPT_WAIT,
-				    OPT_JSON, OPT_END };
-static const int disconnect_opts[] = { OPT_ALL, OPT_DRY_RUN, OPT_KEEP_GOING, OPT_STRICT, OPT_JSON,
-				       OPT_END };
+				    OPT_NO_SYSLOG, OPT_JSON, OPT_END };
+static const int disconnect_opts[] = { OPT_ALL, OPT_DRY_RUN, OPT_KEEP_GOING, OPT_STRICT,
+				       OPT_NO_SYSLOG, OPT_JSON, OPT_END };
 
 const struct cmd_def cmd_connect = {
 	.name = "connect",
@@ -736,8 +731,8 @@ const struct cmd_def cmd_disconnect = {
 	.run = run_disconnect,
 };
 
-static const int tdisp_opts[] = { OPT_ALL, OPT_DRY_RUN, OPT_KEEP_GOING, OPT_STRICT, OPT_JSON,
-				  OPT_END };
+static const int tdisp_opts[] = { OPT_ALL, OPT_DRY_RUN, OPT_KEEP_GOING, OPT_STRICT, OPT_NO_SYSLOG,
+				  OPT_JSON, OPT_END };
 
 const struct cmd_def cmd_lock = {
 	.name = "lock",

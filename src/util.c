@@ -95,6 +95,13 @@ const char *errno_name(int err)
 	return NULL;
 }
 
+const char *errno_symbol(int err)
+{
+	const char *name = errno_name(err);
+
+	return name ? name : strerrorname_np(err);
+}
+
 int write_full(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;

@@ -307,6 +307,19 @@ setup() {
 	[[ "$("$TSMCTL" audit --help)" == *"-v, --verbose"*"description"*"hint"* ]]
 }
 
+@test "--no-syslog belongs to the commands that store, in --help and --list-opts, and to no view" {
+	for c in connect disconnect lock accept unlock; do
+		[[ "$("$TSMCTL" "$c" --help)" == *"--no-syslog"*"system log"* ]] || { echo "$c --help"; return 1; }
+		"$TSMCTL" --list-opts "$c" | grep -qx -- --no-syslog || { echo "$c --list-opts"; return 1; }
+	done
+	for c in list devices host-bridges streams audit wait watch report metrics; do
+		run "$TSMCTL" "$c" --help
+		[[ "$output" != *"--no-syslog"* ]] || { echo "$c: $output"; return 1; }
+		run --separate-stderr "$TSMCTL" "$c" --no-syslog
+		[ "$status" -eq 2 ] || { echo "$c accepted --no-syslog"; return 1; }
+	done
+}
+
 @test "under a sysroot, messages speak of this tree's kernel, not the running one" {
 	ROOT=$(static_tree no-tsm)
 	for c in list devices streams; do

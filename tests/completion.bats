@@ -35,6 +35,12 @@ complete_words() {
 	[[ "$output" != *"--all"* ]]
 	run complete_words tsmctl devices --a
 	[ "$output" = "--all" ]
+	run complete_words tsmctl streams --no
+	[ "$output" = "--noheadings" ]
+	for c in connect disconnect lock accept unlock; do
+		run complete_words tsmctl "$c" --no-s
+		[ "$output" = "--no-syslog" ] || { echo "$c: $output"; return 1; }
+	done
 }
 
 @test "completes column names after -o, also in lists and with +" {

@@ -54,8 +54,16 @@ const char *action_name(enum tsm_action action);
 /* Does sys/bus/pci/devices/BDF exist? BDF must be canonical (no '/'). */
 bool action_device_present(const char *bdf);
 
+/* How action_apply() stores. */
+enum action_flags {
+	ACTION_DRY_RUN = 1 << 0,	/* check only: nothing written, nothing logged */
+	ACTION_NO_SYSLOG = 1 << 1,	/* write without the audit line (auditlog.h) */
+};
+
 /*
- * Check BDF against SNAP and, unless DRY_RUN, write the TSM name once.
+ * Check BDF against SNAP and, unless ACTION_DRY_RUN is in FLAGS, write the
+ * TSM name once and log that store and the kernel's answer to the audit
+ * trail (unless ACTION_NO_SYSLOG). Nothing that is not written is logged.
  * TSM may be NULL for a disconnect or an unlock (the TSM holding the device)
  * and is ignored by accept.
  * Check failures are the errno the kernel would give (ABI.md §1.2); a
@@ -63,7 +71,7 @@ bool action_device_present(const char *bdf);
  * Returns plan->err; release the plan with action_plan_release().
  */
 int action_apply(const struct tsm_snapshot *snap, enum tsm_action action, const char *bdf,
-		 const char *tsm, bool dry_run, struct action_plan *plan);
+		 const char *tsm, unsigned int flags, struct action_plan *plan);
 void action_plan_release(struct action_plan *plan);
 
 /*

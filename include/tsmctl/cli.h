@@ -37,6 +37,7 @@ enum opt_id {
 	OPT_SYSROOT = 0x100,
 	OPT_OUTPUT_ALL,
 	OPT_DRY_RUN,
+	OPT_NO_SYSLOG,
 	OPT_KEEP_GOING,
 	OPT_STRICT,
 	OPT_WAIT,
@@ -86,7 +87,7 @@ struct cmd_ctx {
 	struct output_opts out;
 	const char *output_arg;
 	bool output_all, list_columns, verbose, all;
-	bool dry_run, keep_going, strict, shrt, list_checks;
+	bool dry_run, no_syslog, keep_going, strict, shrt, list_checks;
 	double wait_seconds;	/* < 0: do not wait */
 	const char *require_connected;
 	struct filter devices, tsms, hbs;

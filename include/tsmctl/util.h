@@ -34,6 +34,8 @@ int write_full(int fd, const void *buf, size_t len);
 
 /* "EBUSY" for EBUSY; NULL for an errno we do not name. */
 const char *errno_name(int err);
+/* errno_name(), else glibc's name for ERR (strerrorname_np); NULL when neither knows it. */
+const char *errno_symbol(int err);
 
 /*
  * Length of the valid UTF-8 sequence at P, or 0 (RFC 3629: no overlongs, no
