@@ -54,6 +54,8 @@ LOOP_SETS = [HOST_DSMS[0:5] + ["0001:01:00.0"],
              HOST_DSMS[3:9],
              ["0000:01:00.0", "0000:02:00.0", "0001:02:00.0", "10000:01:00.0",
               "10000:02:00.0"]]
+BATCH_VERBS = ("connect", "disconnect", "lock", "accept", "unlock")
+BATCH_RESULTS = ("ok", "already", "dry-run", "insecure", "failed", "skipped")
 SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGKILL]
 WATCH_INTERVAL = 0.1
 # A scan of the host takes a few hundred ms on a loaded machine: the longest wait for watch.
@@ -269,6 +271,8 @@ class Soak:
             except ValueError as e:
                 self.violation(f"-J output does not parse ({e}): {' '.join(argv)}: "
                                f"{out[:300]!r}", seq)
+        if doc is not None and argv[0] in BATCH_VERBS:
+            self.check_batch(seq, argv, rc, doc, sig)
         if rc == 0 and doc and kind.startswith("connect"):
             for r in doc.get("results", []):
                 if r.get("result") in ("ok", "already"):
@@ -277,6 +281,30 @@ class Soak:
         if store:
             self.op_done(seq)
         return rc, doc
+
+    def check_batch(self, seq, argv, rc, doc, sig):
+        """Nothing half-done goes unreported: one result per device named, each
+        a documented one, and the exit status their verdict."""
+        v = []
+        res = doc.get("results")
+        if not isinstance(res, list):
+            self.violation(f"{' '.join(argv)}: -J without a results array", seq)
+            return
+        named = [a for a in argv[1:] if re.fullmatch(r"[0-9a-f]{4,}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]", a)]
+        bdfs = [r.get("bdf") for r in res]
+        if len(set(bdfs)) != len(bdfs):
+            v.append(f"a device has two results: {bdfs}")
+        if named and sorted(bdfs) != sorted(named):
+            v.append(f"results for {bdfs}, devices named {named}")
+        for r in res:
+            if r.get("action") != argv[0] or r.get("result") not in BATCH_RESULTS:
+                v.append(f"result {r.get('bdf')}: action {r.get('action')!r} result {r.get('result')!r}")
+        ok = all(r.get("result") in ("ok", "already") for r in res)
+        if sig is None or rc in (0, 1):
+            if (rc == 0) != ok and res:
+                v.append(f"exit {rc} with results {[r.get('result') for r in res]}")
+        for what in v:
+            self.violation(f"{' '.join(argv)}: {what}", seq)
 
     # --- the tree and the invariants ---------------------------------------
 
@@ -435,6 +463,8 @@ class Soak:
             if w["tsms"] != s["tsms"]:
                 diffs.append(f"tsms: watch {sorted(w['tsms'])}, tree {sorted(s['tsms'])}")
             ex = {hb for hb, a in s["avail"].items() if a == 0}
+            # watch has no event for a host bridge that goes away (its module removed)
+            w["exhausted"] &= set(s["avail"])
             if w["exhausted"] != ex:
                 diffs.append(f"exhausted pools: watch {sorted(w['exhausted'])}, tree {sorted(ex)}")
             return "; ".join(diffs) or None
@@ -812,8 +842,7 @@ class Soak:
         return 1 if self.violations else 0
 
     def report(self):
-        tsm = os.path.basename(self.args.tsmctl)
-        print(f"soak: {self.args.seconds} s, seed {self.seed}, {self.args.tsmctl}")
+        print(f"soak: {self.args.seconds:g} s, seed {self.seed}, {self.args.tsmctl}")
         print(f"operations ({sum(self.ops.values())}):")
         for k in sorted(self.ops):
             print(f"  {self.ops[k]:7d}  {k}")
@@ -827,8 +856,8 @@ class Soak:
             print(f"  op {v['op']}: {v['what']}")
         if self.violations:
             print(f"operation log: {os.path.join(self.work, 'ops.jsonl')}")
-            print(f"replay: make soak SOAK_SEED={self.seed} SOAK_SECONDS={self.args.seconds}"
-                  f"{'' if tsm == 'tsmctl' and False else ''}")
+            print(f"replay: make soak SOAK_SEED={self.seed} SOAK_SECONDS={self.args.seconds:g} "
+                  f"SOAK_DIGEST={self.args.digest} TSMCTL={self.args.tsmctl}")
         sys.stdout.flush()
 
 
