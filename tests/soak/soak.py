@@ -156,7 +156,7 @@ class Soak:
         self.checked_seq = 0
         self.check_wanted = threading.Condition(self.lock)
         self.claims = []       # (op id, start, bdf): "connected" claimed by an exit 0
-        self.disconnect_starts = {}  # bdf -> latest start time of an op that may disconnect it
+        self.disconnect_ends = {}  # bdf or "*" -> when the last op that may disconnect it ended
         self.work = args.workdir
         self.log = open(os.path.join(self.work, "ops.jsonl"), "w")
         self.env = dict(os.environ)
@@ -219,10 +219,6 @@ class Soak:
         if store:
             self.gate.acquire_shared()
         start = time.monotonic()
-        if disconnects:
-            with self.lock:
-                for b in disconnects:
-                    self.disconnect_starts[b] = start
         cmd = [self.args.tsmctl, "--sysroot", root] + argv
         try:
             p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -241,6 +237,7 @@ class Soak:
                 self.violation(f"tsmctl hung (60 s): {' '.join(argv)}", seq)
             rc = p.returncode
         finally:
+            self.disconnected(disconnects)
             if store:
                 self.gate.release_shared()
         self.count(self.ops, kind)
@@ -281,6 +278,12 @@ class Soak:
         if store:
             self.op_done(seq)
         return rc, doc
+
+    def disconnected(self, devices):
+        """Something that may have disconnected DEVICES ("*": any) ends now."""
+        with self.lock:
+            for b in devices:
+                self.disconnect_ends[b] = time.monotonic()
 
     def check_batch(self, seq, argv, rc, doc, sig):
         """Nothing half-done goes unreported: one result per device named, each
@@ -418,16 +421,16 @@ class Soak:
         for (b, i, sid, sts) in s["enabled"]:
             if (b, i) not in accounted:
                 v.append(f"{b}: Selective block {i} enabled (Stream ID {sid}) with no stream link")
-        # an exit 0 that said "connected": the device was connected then, unless
-        # something that could disconnect it has started since that op did
+        # an exit 0 that said "connected": the device was connected when tsmctl
+        # verified it, so it still is unless something that may disconnect it
+        # was running after that op started (its verification came later)
         with self.lock:
             claims, self.claims = self.claims, []
-            starts = dict(self.disconnect_starts)
-            all_start = starts.get("*", -1)
+            ends = dict(self.disconnect_ends)
         for seq, start, bdf in claims:
             if bdf in s["connected"]:
                 continue
-            if max(starts.get(bdf, -1), all_start) >= start:
+            if max(ends.get(bdf, -1), ends.get("*", -1)) > start:
                 continue
             v.append(f"{bdf}: op {seq} exited 0 reporting it connected, but it is not and "
                      f"nothing has disconnected it since")
@@ -665,12 +668,11 @@ class Soak:
                 seq = self.next_op()
                 self.gate.acquire_shared()
                 try:
-                    if mod in loaded:
-                        with self.lock:
-                            self.disconnect_starts["*"] = time.monotonic()
                     p = subprocess.run([self.args.sim, "modprobe", self.host] + argv,
                                        capture_output=True, text=True)
                 finally:
+                    if mod in loaded:
+                        self.disconnected(["*"])
                     self.gate.release_shared()
                 kind = f"modprobe {'-r ' if mod in loaded else ''}{mod}"
                 self.count(self.faults, kind)
