@@ -269,7 +269,7 @@ class Soak:
                 self.violation(f"-J output does not parse ({e}): {' '.join(argv)}: "
                                f"{out[:300]!r}", seq)
         if doc is not None and argv[0] in BATCH_VERBS:
-            self.check_batch(seq, argv, rc, doc, sig)
+            self.check_batch(seq, argv, rc, doc, sig, errtext)
         if rc == 0 and doc and kind.startswith("connect"):
             for r in doc.get("results", []):
                 if r.get("result") in ("ok", "already"):
@@ -285,9 +285,11 @@ class Soak:
             for b in devices:
                 self.disconnect_ends[b] = time.monotonic()
 
-    def check_batch(self, seq, argv, rc, doc, sig):
+    def check_batch(self, seq, argv, rc, doc, sig, errtext):
         """Nothing half-done goes unreported: one result per device named, each
-        a documented one, and the exit status their verdict."""
+        a documented one, and the exit status their verdict. A command refused
+        before any write (a device or the TSM gone) has no results, exit 1 and
+        says why on stderr."""
         v = []
         res = doc.get("results")
         if not isinstance(res, list):
@@ -297,7 +299,8 @@ class Soak:
         bdfs = [r.get("bdf") for r in res]
         if len(set(bdfs)) != len(bdfs):
             v.append(f"a device has two results: {bdfs}")
-        if named and sorted(bdfs) != sorted(named):
+        refused = not res and rc == 1 and errtext.strip()
+        if named and sorted(bdfs) != sorted(named) and not refused:
             v.append(f"results for {bdfs}, devices named {named}")
         for r in res:
             if r.get("action") != argv[0] or r.get("result") not in BATCH_RESULTS:
