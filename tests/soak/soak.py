@@ -213,7 +213,7 @@ class Soak:
     # --- running tsmctl ----------------------------------------------------
 
     def tsmctl(self, kind, root, argv, json_out=False, sig=None, sig_after=0.0, store=True,
-               disconnects=(), rng=None):
+               disconnects=()):
         """One tsmctl run as an operation: logged, its exit status and output checked."""
         seq = self.next_op()
         if store:
@@ -383,7 +383,7 @@ class Soak:
         return (le32(ep, eb[ep_block][0] + 4), le32(ep, eb[ep_block][0] + 8),
                 le32(rp, rb[rp_block][0] + 4), le32(rp, rb[rp_block][0] + 8))
 
-    def check_host(self, s, ops):
+    def check_host(self, s):
         v = []
         for hb, avail in s["avail"].items():
             n = sum(1 for k in s["streams"] if k.startswith(hb + "/"))
@@ -475,7 +475,7 @@ class Soak:
                 diffs.append(f"exhausted pools: watch {sorted(w['exhausted'])}, tree {sorted(ex)}")
             return "; ".join(diffs) or None
 
-    def check(self, final=False):
+    def check(self):
         """One check at a quiescent point: every store of ours has returned."""
         self.gate.acquire_exclusive()
         try:
@@ -485,7 +485,7 @@ class Soak:
             time.sleep(0.02)
             self.barrier()
             s = self.snapshot()
-            v = self.check_host(s, covered)
+            v = self.check_host(s)
             gv, _ = self.check_guest()
             v += gv
             # watch polls every WATCH_INTERVAL: it must reach this state while it lasts
@@ -820,7 +820,7 @@ class Soak:
             checker.join()
             self.check()
             self.cleanup()
-            self.check(final=True)
+            self.check()
             time.sleep(0.5)
             self.watch_proc.send_signal(signal.SIGTERM)
             try:
