@@ -149,6 +149,7 @@ class Soak:
         self.stop = threading.Event()
         self.violations = []
         self.ops = {}
+        self.statuses = {}     # (kind, exit status) -> count
         self.faults = {}
         self.checks = 0
         self.op_seq = 0
@@ -241,6 +242,7 @@ class Soak:
             if store:
                 self.gate.release_shared()
         self.count(self.ops, kind)
+        self.count(self.statuses, (kind, rc))
         if sig is not None:
             self.count(self.faults, f"signal {signal.Signals(sig).name} mid-store")
         entry = {"op": seq, "kind": kind, "argv": argv, "rc": rc,
@@ -850,7 +852,9 @@ class Soak:
         print(f"soak: {self.args.seconds:g} s, seed {self.seed}, {self.args.tsmctl}")
         print(f"operations ({sum(self.ops.values())}):")
         for k in sorted(self.ops):
-            print(f"  {self.ops[k]:7d}  {k}")
+            rcs = ", ".join(f"{rc}: {n}" for (kind, rc), n in sorted(self.statuses.items())
+                            if kind == k)
+            print(f"  {self.ops[k]:7d}  {k}" + (f" (exit {rcs})" if rcs else ""))
         print(f"faults injected ({sum(self.faults.values())}):")
         for k in sorted(self.faults):
             print(f"  {self.faults[k]:7d}  {k}")
