@@ -622,7 +622,7 @@ class Soak:
                 sig = rng.choice([None, None, signal.SIGINT, signal.SIGTERM])
                 self.tsmctl("report", self.guest,
                             ["report", "--nonce", "%064x" % rng.getrandbits(256), "--outblob", out],
-                            sig=sig, sig_after=rng.random() * 0.05)
+                            sig=sig, sig_after=rng.random() * 0.5)
             time.sleep(rng.random() * 0.05)
 
     def reader_loop(self, n):
@@ -695,7 +695,9 @@ class Soak:
                     self.control(f"{what} {b} {side}", what)
             else:
                 sig = rng.choice(SIGNALS)
-                after = rng.random() * 0.35
+                # tsmctl's checks before its store take up to a second or so on a
+                # loaded machine, the slow devices' store 200-300 ms
+                after = rng.random() * 1.5
                 if rng.random() < 0.5:
                     b = rng.choice(HOST_SLOW)
                     if rng.random() < 0.5:
