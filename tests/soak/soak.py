@@ -244,7 +244,7 @@ class Soak:
         self.count(self.ops, kind)
         self.count(self.statuses, (kind, rc))
         if sig is not None:
-            self.count(self.faults, f"signal {signal.Signals(sig).name} mid-store")
+            self.count(self.faults, f"{signal.Signals(sig).name} sent to tsmctl {argv[0]}")
         entry = {"op": seq, "kind": kind, "argv": argv, "rc": rc,
                  "start": round(start - self.t0, 3), "took": round(time.monotonic() - start, 3)}
         if sig is not None:
