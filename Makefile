@@ -43,7 +43,7 @@ HDRS := $(wildcard include/tsmctl/*.h)
 
 BUILD_DEBS := gcc make pkg-config libpci-dev libkmod-dev libjson-c-dev libsmartcols-dev \
 	libssl-dev libfuse3-dev pciutils scdoc
-TEST_DEBS := bats jq fuse3 xz-utils util-linux perl valgrind strace man-db groff-base \
+TEST_DEBS := bats jq fuse3 python3 xz-utils util-linux perl valgrind strace man-db groff-base \
 	python3-prometheus-client python3-jsonschema systemd udev
 DEPS_STAMP := $(BUILDDIR)/.deps-build
 # Package builds have their build dependencies already: NEED_PACKAGES=true skips the apt-get.
