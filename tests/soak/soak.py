@@ -552,6 +552,17 @@ class Soak:
                         out[rel] = ("error", err.errno)
         return out
 
+    def digests(self):
+        """Both trees' digests, read at once (two simulators serve them)."""
+        out = {}
+        ts = [threading.Thread(target=lambda n=n, r=r: out.__setitem__(n, self.digest(r)))
+              for n, r in (("host", self.host), ("guest", self.guest))]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        return out
+
     def digest_diff(self, before, after):
         """Differences, but a Selective block torn down reads 0 where enumeration stamped 255."""
         diffs = []
@@ -797,8 +808,7 @@ class Soak:
         self.host = self.mount("host")
         self.guest = self.mount("guest")
         try:
-            self.host_before = self.digest(self.host)
-            self.guest_before = self.digest(self.guest)
+            before = self.digests()
             self.watch_proc = subprocess.Popen(
                 [self.args.tsmctl, "--sysroot", self.host, "watch", "-J", "-i", str(WATCH_INTERVAL)],
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=self.env)
@@ -837,9 +847,9 @@ class Soak:
                 self.violation(f"watch exited {self.watch_proc.returncode} on SIGTERM: {werr[:500]}")
             if "Sanitizer" in werr or "runtime error:" in werr:
                 self.violation(f"sanitizer report from watch: {werr[:2000]}")
-            for name, root, before in (("host", self.host, self.host_before),
-                                       ("guest", self.guest, self.guest_before)):
-                diff = self.digest_diff(before, self.digest(root))
+            after = self.digests()
+            for name in ("host", "guest"):
+                diff = self.digest_diff(before[name], after[name])
                 if diff:
                     self.violation(f"{name}: the tree after cleanup differs from mount time: "
                                    f"{diff[:20]}")
