@@ -58,6 +58,9 @@ BATCH_VERBS = ("connect", "disconnect", "lock", "accept", "unlock")
 BATCH_RESULTS = ("ok", "already", "dry-run", "insecure", "failed", "skipped")
 SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGKILL]
 WATCH_INTERVAL = 0.1
+# A connect --all of every device takes a minute on a 2-core machine at load 6
+# (each sysfs access a FUSE round trip): only far beyond that is it a hang.
+HANG_SECONDS = 300
 # A scan of the host takes a few hundred ms on a loaded machine: the longest wait for watch.
 WATCH_CATCH_UP = 15
 
@@ -231,11 +234,11 @@ class Soak:
                 except ProcessLookupError:
                     pass
             try:
-                out, err = p.communicate(timeout=60)
+                out, err = p.communicate(timeout=HANG_SECONDS)
             except subprocess.TimeoutExpired:
                 p.kill()
                 out, err = p.communicate()
-                self.violation(f"tsmctl hung (60 s): {' '.join(argv)}", seq)
+                self.violation(f"tsmctl hung ({HANG_SECONDS} s): {' '.join(argv)}", seq)
             rc = p.returncode
         finally:
             self.disconnected(disconnects)
@@ -339,7 +342,7 @@ class Soak:
         root = self.host
         devs = os.path.join(root, "sys/bus/pci/devices")
         s = {"connected": {}, "streams": {}, "avail": {}, "tsms": set(), "enabled": set(),
-             "dsm": {}, "problems": []}
+             "dsm": {}, "flags": {}}
         cls = os.path.join(root, "sys/class/tsm")
         if os.path.isdir(cls):
             s["tsms"] = set(os.listdir(cls))
@@ -410,6 +413,8 @@ class Soak:
                 v.append(f"{name}: Selective blocks {r} (root port) / {e} (endpoint) missing")
                 continue
             ectl, ests, rctl, rsts = st
+            secure = ectl & rctl & 1 and ests & 0xf == 2 and rsts & 0xf == 2
+            s["flags"][name] = (not secure, bool((ests | rsts) & 1 << 31))
             if not (ectl & 1 and rctl & 1) or ectl >> 24 != rctl >> 24:
                 v.append(f"{name}: partners not both programmed and enabled with one Stream ID "
                          f"(endpoint ctl {ectl:#010x}, root port ctl {rctl:#010x})")
@@ -468,6 +473,11 @@ class Soak:
                 diffs.append(f"connected: watch {sorted(w['connected'])}, tree {sorted(s['connected'])}")
             if set(w["streams"]) != set(s["streams"]):
                 diffs.append(f"streams: watch {sorted(w['streams'])}, tree {sorted(s['streams'])}")
+            # (insecure, IDE_FAIL) of each stream whose registers the check could read
+            for name, flags in s["flags"].items():
+                if name in w["streams"] and tuple(w["streams"][name]) != flags:
+                    diffs.append(f"{name} (insecure, IDE_FAIL): watch {tuple(w['streams'][name])}, "
+                                 f"tree {flags}")
             if w["tsms"] != s["tsms"]:
                 diffs.append(f"tsms: watch {sorted(w['tsms'])}, tree {sorted(s['tsms'])}")
             ex = {hb for hb, a in s["avail"].items() if a == 0}
@@ -775,11 +785,15 @@ class Soak:
                 elif e == "stream-added":
                     if o in w["streams"]:
                         self.violation(f"watch: {o} added twice")
-                    w["streams"][o] = True
+                    w["streams"][o] = [False, False]
                 elif e == "stream-removed":
                     if o not in w["streams"]:
                         self.violation(f"watch: {o} removed while not there")
                     w["streams"].pop(o, None)
+                elif e in ("stream-insecure", "stream-secure") and o in w["streams"]:
+                    w["streams"][o][0] = e == "stream-insecure"
+                elif e in ("stream-ide-fail", "stream-ide-fail-cleared") and o in w["streams"]:
+                    w["streams"][o][1] = e == "stream-ide-fail"
                 elif e == "tsm-added":
                     w["tsms"].add(o)
                 elif e == "tsm-removed":
