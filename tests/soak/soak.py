@@ -156,8 +156,11 @@ class Soak:
         self.faults = {}
         self.checks = 0
         self.op_seq = 0
-        self.done_seq = 0
-        self.checked_seq = 0
+        # operations finished, and how many of them a check has covered: any
+        # operation that finishes after a check (they finish in any order) calls for one more
+        self.done = 0
+        self.checked = 0
+        self.last_done = 0     # the id of the last operation finished, for the log
         self.check_wanted = threading.Condition(self.lock)
         self.claims = []       # (op id, start, bdf): "connected" claimed by an exit 0
         self.disconnect_ends = {}  # bdf or "*" -> when the last op that may disconnect it ended
@@ -199,7 +202,8 @@ class Soak:
 
     def op_done(self, seq):
         with self.lock:
-            self.done_seq = max(self.done_seq, seq)
+            self.done += 1
+            self.last_done = seq
             self.check_wanted.notify_all()
 
     # --- the mounts --------------------------------------------------------
@@ -492,7 +496,7 @@ class Soak:
         self.gate.acquire_exclusive()
         try:
             with self.lock:
-                covered = self.done_seq
+                covered, last = self.done, self.last_done
             self.barrier()
             time.sleep(0.02)
             self.barrier()
@@ -510,10 +514,10 @@ class Soak:
                 v.append(f"watch -J did not report the transitions to this state within {WATCH_CATCH_UP} s: {diff}")
             with self.lock:
                 self.checks += 1
-                self.checked_seq = covered
+                self.checked = covered
             for what in v:
-                self.violation(what, covered)
-            self.log_line({"check": self.checks, "after_op": covered,
+                self.violation(what, last)
+            self.log_line({"check": self.checks, "after_op": last, "ops_done": covered,
                            "connected": sorted(s["connected"]), "streams": sorted(s["streams"]),
                            "violations": len(v)})
         finally:
@@ -522,7 +526,7 @@ class Soak:
     def checker(self):
         while not self.stop.is_set():
             with self.lock:
-                while self.done_seq <= self.checked_seq and not self.stop.is_set():
+                while self.done <= self.checked and not self.stop.is_set():
                     self.check_wanted.wait(0.2)
                 if self.stop.is_set():
                     break
