@@ -3,6 +3,7 @@
 #   make            build ./tsmctl and the simulator
 #   make demo       tsmctl against a simulated SEV-TIO host
 #   make check      the whole test suite, then again under ASan+UBSan
+#   make soak       tsmctl under load and faults against the live simulator
 #
 # Missing build or test packages are installed with apt-get when run as root
 # (Debian 12), otherwise the exact command to run is printed.
@@ -107,6 +108,7 @@ unit: $(BUILDDIR)/test-ide
 check: all $(BUILDDIR)/.deps-test unit unit-names unit-sha256 check-man check-abi-refs
 	$(MAKE) -C tests/sim check
 	TSMCTL=$(abspath $(BUILDDIR)/tsmctl) bats --tap tests
+	$(MAKE) soak SOAK_SECONDS=10 SOAK_DIGEST=state
 	$(MAKE) check-valgrind
 	$(MAKE) check-asan
 	$(MAKE) check-package
@@ -125,6 +127,24 @@ check-asan: $(BUILDDIR)/.deps-test
 	$(ASAN_DIR)/test-sha256
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		TSMCTL=$(abspath $(ASAN_DIR)/tsmctl) bats --tap tests
+
+# make soak [SOAK_SECONDS=N] [SOAK_SEED=N] [TSMCTL=path]: concurrent connect,
+# disconnect, lock, accept, unlock, readers, watch, module removal and injected
+# faults on live mounts, invariants read from the tree (tests/soak/soak.py).
+# The report names the seed; SOAK_SEED=N replays the same operation sequences.
+# make soak-asan: the same against the ASan+UBSan build of check-asan.
+SOAK_SECONDS ?= 60
+SOAK_SEED ?=
+SOAK_DIGEST ?= full
+soak: all $(BUILDDIR)/.deps-test
+	tests/soak/soak.py --tsmctl $(or $(TSMCTL),$(abspath $(BUILDDIR)/tsmctl)) \
+		--seconds $(SOAK_SECONDS) --digest $(SOAK_DIGEST) $(if $(SOAK_SEED),--seed $(SOAK_SEED))
+
+soak-asan: $(BUILDDIR)/.deps-test
+	$(MAKE) BUILDDIR=$(ASAN_DIR) SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+		CFLAGS="-O1 -g" $(ASAN_DIR)/tsmctl
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		$(MAKE) soak TSMCTL=$(abspath $(ASAN_DIR)/tsmctl)
 
 # Figures, not pass/fail: see bench/RESULTS.md for the last run.
 bench: all $(BUILDDIR)/.deps-test
@@ -223,6 +243,7 @@ distcheck: dist
 	d=$$(mktemp -d) && tar -C $$d -xJf $(DISTDIR)/$(DIST_NAME).tar.xz && \
 		$(MAKE) -C $$d/$(DIST_NAME) check && rm -rf $$d
 
+.PHONY: soak soak-asan
 .PHONY: all sim man unit check check-man check-abi-refs check-valgrind check-asan demo bench install uninstall clean \
 	dist distcheck version deb check-package FORCE
 
