@@ -397,7 +397,7 @@ static int tdx_pick_id(struct sim_model *m, struct sim_tsm *t,
 		return -EFAULT;
 	s->ep_default = true;
 	s->rp_pref_only = true;
-	if (!t->nr_module_ids)
+	if (!t->has_module_ids)
 		return generic_pick_id(m, t, s) ? -EFAULT : 0;
 	for (size_t i = 0; i < t->nr_module_ids; i++)
 		if (!module_id_used(m, t, s, t->module_ids[i])) {

@@ -205,7 +205,8 @@ struct sim_tsm {
 	bool evidence_inputs;	/* the sample's certs/transcript on its faux device */
 	uint8_t *certs, *transcript;	/* what was written there */
 	size_t certs_len, transcript_len;
-	/* tdx-connect: Stream IDs the TDX module hands out, in order (NULL: lowest free) */
+	/* tdx-connect: Stream IDs the TDX module hands out, in order (no list: lowest free) */
+	bool has_module_ids;
 	unsigned *module_ids;
 	size_t nr_module_ids;
 	/* tdx-connect: the tdx_host faux device's attributes (NULL: hidden) */

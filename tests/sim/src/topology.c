@@ -1170,6 +1170,7 @@ static int parse_tdx(struct loader *L, json_object *o, struct sim_tsm *t,
 	if (ids) {
 		if (!json_object_is_type(ids, json_type_array))
 			return fail(L, "%s: stream_ids must be an array", t->name);
+		t->has_module_ids = true;
 		for (size_t i = 0; i < json_object_array_length(ids); i++) {
 			json_object *e = json_object_array_get_idx(ids, i);
 			int64_t id = json_object_get_int64(e);
