@@ -463,6 +463,7 @@ struct gen_params {
 	unsigned long ext_caps;		/* other extended capabilities on PFs and ports */
 	bool dependents;	/* the TSM gives a DSM's other functions and VFs contexts */
 	bool port_ide;		/* every port without a stream has IDE too */
+	bool tdx;		/* an Intel TDX Connect host instead (proposed ABI) */
 };
 int gen_large(const struct gen_params *p, const char *out, char **err);
 
