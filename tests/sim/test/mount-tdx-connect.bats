@@ -12,13 +12,12 @@ paths() {
 	NIC=$RP15/0000:16:00.0
 	HB37=$S/devices/pci0000:37
 	NVME=$HB37/0000:37:01.0/0000:38:00.0
+	NIC2=$HB15/0000:15:02.0/0000:17:00.0	# with second_nic
 }
 
 # mount_variant JQ-FILTER: tdx-connect-tiny.json changed by a jq filter
 mount_variant() {
-	J=$(mktemp --suffix=.json)
-	jq "$1" "$TOPO/tdx-connect-tiny.json" > "$J"
-	mount_sim "$J"
+	mount_jq tdx-connect-tiny "$1"
 	paths
 }
 
@@ -133,7 +132,6 @@ teardown() {
 
 @test "a full pool (KEYP 0: one stream) is ENOMEM for the next connect" {
 	mount_variant "$(second_nic) | .host_bridges[0].keyp_streams = 0"
-	NIC2=$HB15/0000:15:02.0/0000:17:00.0
 	echo tsm0 > "$NIC/tsm/connect"
 	[ "$(cat "$HB15/available_secure_streams")" = 0 ]
 	try_write tsm0 "$NIC2/tsm/connect"
@@ -164,14 +162,12 @@ teardown() {
 
 @test "the module out of Stream IDs for the host bridge is EFAULT (the SEAMCALL fails)" {
 	mount_variant "$(second_nic) | .tsms[0].stream_ids = [40, 41]"
-	NIC2=$HB15/0000:15:02.0/0000:17:00.0
 	echo tsm0 > "$NIC2/tsm/connect"
 	echo tsm0 > "$NIC/tsm/connect"
 	[ "$(sel_reg "$NIC2/config" 0 ctl)" = 28c00001 ]
 	[ "$(sel_reg "$NIC/config" 0 ctl)" = 29c00001 ]
 	teardown_sim
 	mount_variant "$(second_nic) | .tsms[0].stream_ids = [40]"
-	NIC2=$HB15/0000:15:02.0/0000:17:00.0
 	echo tsm0 > "$NIC2/tsm/connect"
 	[ "$(cat "$HB15/available_secure_streams")" = 1 ]
 	try_write tsm0 "$NIC/tsm/connect"
