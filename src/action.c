@@ -306,10 +306,11 @@ char *action_check_tsm(const struct tsm_snapshot *snap, enum tsm_action action, 
 	return tsm && action != ACTION_ACCEPT ? explain_tsm(snap, action, tsm) : NULL;
 }
 
-/* pci_ide_stream_alloc() failed: which of its resources ran out (ABI.md §2.1, §2.3). */
+/* pci_ide_stream_alloc() failed: which of its resources ran out (ABI.md §2.1, §2.3, §2.6). */
 static char *explain_no_stream(const struct action_plan *plan, const struct pci_func *f)
 {
 	const char *type = render_pcie_type(f);
+	char *no_pool = render_no_pool_reason(f), *msg;
 
 	if (type && !streq(type, "endpoint"))
 		return xasprintf("%s could not set up an IDE stream: the device is a %s, and the "
@@ -317,13 +318,34 @@ static char *explain_no_stream(const struct action_plan *plan, const struct pci_
 				 plan->tsm, streq(type, "upstream_port") ? "switch upstream port" :
 				 streq(type, "rc_endpoint") ? "root complex integrated endpoint" :
 				 type);
+	if (no_pool) {
+		msg = xasprintf("%s could not set up an IDE stream: %s, so no TSM can connect a "
+				"device below it (on Intel TDX Connect the pool comes from the ACPI "
+				"KEYP table: this host bridge has no entry)", plan->tsm, no_pool);
+		free(no_pool);
+		return msg;
+	}
 	if (f && f->hb && f->hb->available_streams == 0)
 		return xasprintf("the %s stream pool is used up (available_secure_streams 0): "
 				 "disconnect another device below %s first", f->hb->name,
 				 f->hb->name);
 	return xasprintf("%s could not set up an IDE stream: no free Selective IDE register "
-			 "block in the endpoint or in its root port%s%s", plan->tsm,
-			 f && f->root_port ? " " : "", f && f->root_port ? f->root_port->bdf : "");
+			 "block in the endpoint or in its root port%s%s, or the TSM itself ran "
+			 "out of stream resources (the TDX module's, with TDX Connect); see the "
+			 "kernel log", plan->tsm, f && f->root_port ? " " : "",
+			 f && f->root_port ? f->root_port->bdf : "");
+}
+
+/* TDX Connect: a failed SEAMCALL (the module refused the stream or the session) is EFAULT. */
+static char *explain_seamcall(const struct action_plan *plan, const struct tsm_snapshot *now)
+{
+	const struct tsm *t = snapshot_find_tsm(now, plan->tsm);
+
+	return xasprintf("the TDX module refused (a SEAMCALL failed, which %s reports as "
+			 "EFAULT): check that TDX Connect is enabled in the firmware and the "
+			 "module supports it (tdx_host version %s), and the kernel log for the "
+			 "SEAMCALL's status code", plan->tsm,
+			 t && t->provider_version ? t->provider_version : "unknown");
 }
 
 /* Does function 0 of B's slot exist with tsm/ATTR? Its name into PF0. */
@@ -431,6 +453,10 @@ static char *explain_connect(const struct action_plan *plan, const struct tsm_sn
 					"kernel shows no doe_features)");
 		break;
 	case EFAULT:
+		if (tsm_is_tdx_connect(snapshot_find_tsm(now, plan->tsm))) {
+			msg = explain_seamcall(plan, now);
+			break;
+		}
 		if (f && f->doe_known && !render_has_doe(f, DOE_FEATURE_SSESSION)) {
 			msg = xasprintf("%s needs secure SPDM on the CMA mailbox, and doe_features "
 					"lacks %s (SEV-TIO requires it)", plan->tsm, DOE_FEATURE_SSESSION);

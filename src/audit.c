@@ -12,6 +12,7 @@
  * children try (they skip themselves if they need the same bytes).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -475,6 +476,12 @@ static void check_tsm_mode(struct audit_run *run, const struct audit_check *c)
 			done(run, f, AUDIT_PASS, NULL, "no pci_mode: v6.19 ABI: link assumed");
 		else if (!t->mode)
 			done(run, f, AUDIT_FAIL, NULL, "pci_mode exists but could not be read");
+		else if (tsm_is_tdx_connect(t) && streq(t->mode, "link"))
+			done(run, f, AUDIT_PASS, NULL, "pci_mode link: Intel TDX Connect on tdx_host "
+			     "(TDX module %s)", t->provider_version ? t->provider_version : "version unknown");
+		else if (tsm_is_tdx_connect(t))
+			done(run, f, AUDIT_FAIL, NULL, "pci_mode '%s' on tdx_host: the TDX Connect TSM "
+			     "registers as a link TSM", t->mode);
 		else if (streq(t->mode, "link") || streq(t->mode, "devsec"))
 			done(run, f, AUDIT_PASS, NULL, "pci_mode %s", t->mode);
 		else
@@ -515,10 +522,7 @@ static char *why_unconnectable(const struct pci_func *d)
 	if (d->doe_known && !render_has_doe(d, DOE_FEATURE_CMA))
 		return xstrdup("its DOE mailbox has no CMA/SPDM (doe_features lacks "
 			       DOE_FEATURE_CMA ")");
-	if (d->hb && d->hb->available_streams < 0 && !d->hb->available_err)
-		return xasprintf("its host bridge %s has no IDE stream pool (no "
-				 "available_secure_streams)", d->hb->name);
-	return NULL;
+	return render_no_pool_reason(d);
 }
 
 static void check_connected(struct audit_run *run, const struct audit_check *c)
@@ -1217,6 +1221,79 @@ static void eval_rid(struct audit_run *run, struct audit_finding *f, const struc
 	free(bad);
 }
 
+static bool same_range(const struct ide_addr_assoc *a, const struct ide_addr_assoc *b)
+{
+	return a->base == b->base && a->limit == b->limit;
+}
+
+/*
+ * TDX Connect programs only the prefetchable window of the endpoint's
+ * upstream bridge into the root port's address associations (ABI.md §2.6).
+ */
+static void eval_tdx_addr(struct audit_run *run, struct audit_finding *f,
+			  const struct ide_stream *s)
+{
+	const struct ide_addr_assoc *pref = &s->up_pref, *mem = &s->up_mem;
+	char *bad = NULL;
+	bool have_pref = false;
+
+	for (unsigned int i = 0; i < s->rp_nr_addr; i++) {
+		const struct ide_addr_assoc *a = &s->rp_addr[i];
+
+		if (!a->valid)
+			continue;
+		if (pref->valid && same_range(a, pref) && !have_pref)
+			have_pref = true;
+		else
+			add_text(&bad, "association %u %#" PRIx64 "-%#" PRIx64 " is %s", i, a->base,
+				 a->limit, mem->valid && same_range(a, mem) ?
+				 "the non-prefetchable memory window" : "not the prefetchable window");
+	}
+	if (pref->valid && !have_pref)
+		add_text(&bad, "the prefetchable window %#" PRIx64 "-%#" PRIx64 " is not programmed",
+			 pref->base, pref->limit);
+	if (bad)
+		done(run, f, AUDIT_FAIL, NULL, "root port %s block %u: %s (TDX Connect programs "
+		     "the prefetchable window alone)", s->root_port->bdf, s->r, bad);
+	else if (pref->valid)
+		done(run, f, AUDIT_PASS, NULL, "root port %s block %u: the prefetchable window "
+		     "%#" PRIx64 "-%#" PRIx64 " alone, as TDX Connect programs it", s->root_port->bdf,
+		     s->r, pref->base, pref->limit);
+	else
+		done(run, f, AUDIT_PASS, NULL, "root port %s block %u: no association, as TDX "
+		     "Connect leaves it without a prefetchable window above the endpoint",
+		     s->root_port->bdf, s->r);
+	free(bad);
+}
+
+/* The root port's address associations, by the rule of the stream's provider. */
+static void check_stream_addr(struct audit_run *run, const struct audit_check *c)
+{
+	for (size_t i = 0; i < run->snap->nr_streams; i++) {
+		const struct ide_stream *s = run->snap->streams[i];
+		struct audit_finding *f;
+		struct subject subj;
+		char *buf;
+
+		/* only providers with a rule of their own; the others program what the core does */
+		if (!tsm_is_tdx_connect(s->tsm))
+			continue;
+		subj = stream_subject(s, &buf);
+		f = start(run, c, &subj);
+		free(buf);
+		if (!f)
+			continue;
+		if (s->root_port && cfg_needs_root(s->root_port))
+			skip_needs_root(run, f, "address associations of %s unreadable",
+					s->root_port->bdf);
+		else if (!s->assoc_read)
+			done(run, f, AUDIT_SKIP, NULL, "the root port's address associations or the "
+			     "windows of the bridge above the endpoint could not be read");
+		else
+			eval_tdx_addr(run, f, s);
+	}
+}
+
 static void check_stream_enabled(struct audit_run *run, const struct audit_check *c)
 {
 	for_each_stream_blocks(run, c, eval_enabled);
@@ -1495,7 +1572,8 @@ const struct audit_check audit_checks[] = {
 	  "load the TSM provider module (ccp with tio=Y for SEV-TIO, tdx_host for TDX Connect)",
 	  check_tsm_present },
 	{ "platform.tsm-mode", "platform", "platform.tsm-present", AUDIT_SCOPE_TSM,
-	  "Each TSM's pci_mode is link or devsec where the attribute exists.",
+	  "Each TSM's pci_mode is link or devsec where the attribute exists; the TDX Connect TSM "
+	  "(on tdx_host) is link.",
 	  "the TSM driver registered PCI operations that are neither link (connect) nor devsec "
 	  "(lock); update the provider driver",
 	  check_tsm_mode },
@@ -1561,6 +1639,12 @@ const struct audit_check audit_checks[] = {
 	  "traffic outside the RID association is not protected by the stream: disconnect and "
 	  "reconnect the endpoint; never change IDE registers from userspace (setpci)",
 	  check_stream_rid },
+	{ "stream.addr", "stream", "stream.link", AUDIT_SCOPE_STREAM,
+	  "The root port's address associations follow the stream's provider: with Intel TDX "
+	  "Connect the prefetchable window of the bridge above the endpoint, and nothing else.",
+	  "the root port forwards the wrong address ranges into the stream: disconnect and "
+	  "reconnect the endpoint; never change IDE registers from userspace (setpci)",
+	  check_stream_addr },
 	{ "hostbridge.pool", "hostbridge", "platform.tsm-present", AUDIT_SCOPE_HB,
 	  "available_secure_streams is present where streams exist and not exhausted.",
 	  "no further device can get a stream on this host bridge: disconnect devices that do not "

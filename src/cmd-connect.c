@@ -384,6 +384,19 @@ static char *with_note(char *msg, char *note)
 	return s;
 }
 
+/* A connect that cannot get a stream: the host bridge has no pool (ABI.md §1.3, §2.6). */
+static char *no_pool_warning(const struct pci_func *f, const char *tsm)
+{
+	char *why = render_no_pool_reason(f), *s;
+
+	if (!why)
+		return NULL;
+	s = xasprintf("%s, so %s cannot set up an IDE stream and the connect would fail", why,
+		      tsm);
+	free(why);
+	return s;
+}
+
 /* Check, write once, rescan, and judge what the kernel shows; SNAP becomes the rescan. */
 static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target *t)
 {
@@ -421,6 +434,8 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 		set_result(t, RESULT_DRY_RUN, 0, xasprintf("would write '%s' to %s", plan.value,
 							   shown));
 		free(shown);
+		if (action == ACTION_CONNECT)
+			t->warning = no_pool_warning(f, plan.tsm);
 	} else if (plan.written && (!plan.err || plan.err == -EINTR) &&
 		   (verdict == VERDICT_OK || (verdict == VERDICT_WARNING && !ctx->strict))) {
 		set_result(t, RESULT_OK, 0, done_message(b, plan.tsm));

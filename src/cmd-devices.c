@@ -153,6 +153,22 @@ static void explain_filtered(const struct cmd_ctx *ctx, const struct tsm_snapsho
 	free(reason);
 }
 
+/* Said on stderr, after the view: shown devices that no TSM can connect where they are. */
+static void explain_no_pool(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap)
+{
+	for (size_t i = 0; i < snap->nr_funcs; i++) {
+		const struct pci_func *f = snap->funcs[i];
+		char *why;
+
+		if (!dev_selected(ctx, f) || !f->has_connect || (f->connect && *f->connect))
+			continue;
+		why = render_no_pool_reason(f);
+		if (why)
+			fprintf(stderr, "tsmctl devices: %s cannot be connected: %s\n", f->bdf, why);
+		free(why);
+	}
+}
+
 static int run_devices(struct cmd_ctx *ctx)
 {
 	struct tsm_snapshot snap;
@@ -200,6 +216,7 @@ static int run_devices(struct cmd_ctx *ctx)
 			    " that tsmctl could read (see below)" : "");
 	else if (!shown)
 		explain_no_devices(&snap, "devices");
+	explain_no_pool(ctx, &snap);
 	explain_needs_root(&snap, "devices");
 	snapshot_free(&snap);
 	return EXIT_OK;

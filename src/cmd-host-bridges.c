@@ -7,6 +7,7 @@
 #include <libsmartcols.h>
 
 #include "tsmctl/cli.h"
+#include "tsmctl/render.h"
 #include "tsmctl/snapshot.h"
 #include "tsmctl/util.h"
 
@@ -33,7 +34,9 @@ static char *cell(const struct host_bridge *hb, int col)
 	case COL_DOMAIN: return cell_fmt("%04x", hb->domain);
 	case COL_BUS: return cell_fmt("%02x", hb->bus);
 	case COL_AVAILABLE:
-		return hb->available_streams >= 0 ? cell_fmt("%lld", hb->available_streams) : NULL;
+		/* no file: no pool at all, unlike a full one (0) */
+		return hb->available_streams >= 0 ? cell_fmt("%lld", hb->available_streams) :
+		       cell_str(render_hb_no_pool(hb) ? "none" : NULL);
 	case COL_NSTREAMS: return cell_fmt("%zu", hb->nr_streams);
 	case COL_STREAMS: {
 		/* one allocation, not one per link: a host bridge can hold thousands */

@@ -11,7 +11,7 @@
 #include "tsmctl/util.h"
 
 enum { COL_NAME, COL_ID, COL_MODE, COL_PROVIDER, COL_DRIVER, COL_MODULE,
-       COL_DEVICES, COL_STREAMS, COL_HBS, COL_LOCKED, COL_ACCEPTED };
+       COL_DEVICES, COL_STREAMS, COL_HBS, COL_LOCKED, COL_ACCEPTED, COL_VERSION };
 
 static const struct column list_columns[] = {
 	[COL_NAME] = { "NAME", 6, 0, "TSM class device name" },
@@ -26,6 +26,7 @@ static const struct column list_columns[] = {
 	[COL_LOCKED] = { "LOCKED", 3, SCOLS_FL_RIGHT, "devices locked to the TSM (TDISP, guest)" },
 	[COL_ACCEPTED] = { "ACCEPTED", 3, SCOLS_FL_RIGHT,
 			   "locked devices also accepted (TDISP RUN)" },
+	[COL_VERSION] = { "VERSION", 7, 0, "provider's version attribute (the TDX module's)" },
 };
 
 static const int list_defaults[] = { COL_NAME, COL_MODE, COL_PROVIDER, COL_DRIVER,
@@ -34,6 +35,9 @@ static const int list_defaults[] = { COL_NAME, COL_MODE, COL_PROVIDER, COL_DRIVE
 static const int list_defaults_devsec[] = { COL_NAME, COL_MODE, COL_PROVIDER, COL_DRIVER,
 					    COL_DEVICES, COL_LOCKED, COL_ACCEPTED, COL_STREAMS,
 					    COL_HBS };
+/* A provider with a version (tdx_host: the TDX module): that too. */
+static const int list_defaults_version[] = { COL_NAME, COL_MODE, COL_PROVIDER, COL_DRIVER,
+					     COL_VERSION, COL_DEVICES, COL_STREAMS, COL_HBS };
 
 /* Functions whose TDISP lock this TSM holds; of those accepted into *accepted. */
 static size_t tsm_locked(const struct tsm_snapshot *snap, const struct tsm *t, size_t *accepted)
@@ -83,6 +87,7 @@ static char *cell(const struct tsm_snapshot *snap, const struct tsm *t, int col)
 	case COL_PROVIDER: return cell_str(t->provider);
 	case COL_DRIVER: return cell_str(t->driver);
 	case COL_MODULE: return cell_str(t->module);
+	case COL_VERSION: return cell_str(t->provider_version);
 	case COL_DEVICES: return cell_fmt("%zu", t->connected_devices);
 	case COL_STREAMS: return cell_fmt("%zu", t->nr_streams);
 	case COL_LOCKED: return cell_fmt("%zu", tsm_locked(snap, t, &acc));
@@ -116,6 +121,7 @@ static struct json_object *tsm_json(const struct tsm_snapshot *snap, const struc
 	json_object_object_add(o, "provider", js_str(t->provider));
 	json_object_object_add(o, "driver", js_str(t->driver));
 	json_object_object_add(o, "module", js_str(t->module));
+	json_object_object_add(o, "provider_version", js_str(t->provider_version));
 	json_object_object_add(o, "connected_devices", js_u64(t->connected_devices));
 	json_object_object_add(o, "locked_devices", js_u64(locked));
 	json_object_object_add(o, "accepted_devices", js_u64(acc));
@@ -125,6 +131,28 @@ static struct json_object *tsm_json(const struct tsm_snapshot *snap, const struc
 	json_object_object_add(o, "host_bridges", arr);
 	free(hbs);
 	return o;
+}
+
+/* Default columns follow the tree: TDISP counts with a devsec TSM, else a provider's version. */
+static void tree_defaults(struct cmd_ctx *ctx, const struct tsm_snapshot *snap)
+{
+	bool devsec = false, version = false;
+
+	for (size_t i = 0; i < snap->nr_tsms; i++) {
+		devsec |= streq(snap->tsms[i]->mode, "devsec");
+		version |= snap->tsms[i]->provider_version != NULL;
+	}
+	/* the same -o argument passed view_columns() already */
+	if (ctx->output_all || (ctx->output_arg && *ctx->output_arg != '+'))
+		return;
+	if (devsec)
+		columns_select(&ctx->out, list_columns, ARRAY_SIZE(list_columns),
+			       list_defaults_devsec, ARRAY_SIZE(list_defaults_devsec),
+			       ctx->output_arg, false, NULL);
+	else if (version)
+		columns_select(&ctx->out, list_columns, ARRAY_SIZE(list_columns),
+			       list_defaults_version, ARRAY_SIZE(list_defaults_version),
+			       ctx->output_arg, false, NULL);
 }
 
 static int run_list(struct cmd_ctx *ctx)
@@ -141,16 +169,7 @@ static int run_list(struct cmd_ctx *ctx)
 		snapshot_free(&snap);
 		return rc;
 	}
-	for (size_t i = 0; i < snap.nr_tsms; i++) {
-		/* the same -o argument passed view_columns() already */
-		if (streq(snap.tsms[i]->mode, "devsec") && !ctx->output_all &&
-		    (!ctx->output_arg || *ctx->output_arg == '+')) {
-			columns_select(&ctx->out, list_columns, ARRAY_SIZE(list_columns),
-				       list_defaults_devsec, ARRAY_SIZE(list_defaults_devsec),
-				       ctx->output_arg, false, NULL);
-			break;
-		}
-	}
+	tree_defaults(ctx, &snap);
 	if (ctx->out.json)
 		json_list_begin(stdout, "tsms");
 	else

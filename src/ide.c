@@ -277,6 +277,33 @@ static bool decode_header(struct cfg_bytes *c, struct pci_cfg *cfg)
 	return true;
 }
 
+/*
+ * A bridge's memory window (0x20/0x22: address bits 31:20 in 15:4) and
+ * prefetchable window (0x24/0x26, with the upper halves at 0x28/0x2c when
+ * 64-bit); limits end in 0xfffff. A window whose base is above its limit is
+ * closed.
+ */
+static void decode_windows(struct cfg_bytes *c, struct pci_cfg *cfg)
+{
+	uint16_t pb, pl;
+
+	if (cfg->header_type != PCI_HEADER_TYPE_BRIDGE || !cfg_fetch(c, 0x20, 16))
+		return;
+	cfg->mem_window.base = (uint64_t)(cfg_read16(c, 0x20) & 0xfff0) << 16;
+	cfg->mem_window.limit = (uint64_t)(cfg_read16(c, 0x22) & 0xfff0) << 16 |
+				IDE_ADDR_LIMIT_LOW;
+	pb = cfg_read16(c, 0x24);
+	pl = cfg_read16(c, 0x26);
+	cfg->pref_window.base = (uint64_t)(pb & 0xfff0) << 16;
+	cfg->pref_window.limit = (uint64_t)(pl & 0xfff0) << 16 | IDE_ADDR_LIMIT_LOW;
+	if ((pb & 0xf) == 1) {
+		cfg->pref_window.base |= (uint64_t)cfg_read32(c, 0x28) << 32;
+		cfg->pref_window.limit |= (uint64_t)cfg_read32(c, 0x2c) << 32;
+	}
+	cfg->mem_window.valid = cfg->mem_window.base <= cfg->mem_window.limit;
+	cfg->pref_window.valid = cfg->pref_window.base <= cfg->pref_window.limit;
+}
+
 /* Where the capability pointer lives for this header layout; 0 if it has none. */
 static size_t cap_list_register(uint8_t header_type)
 {
@@ -760,13 +787,15 @@ int pci_cfg_read(const struct cfg_reader *rd, const struct cfg_want *want, struc
 	if (parts & (CFG_PART_LAYOUT | CFG_PART_LINK | CFG_PART_SEL | CFG_PART_ADDR |
 		     CFG_PART_ENABLED | CFG_PART_IDE_CTL))
 		parts |= CFG_PART_EXT;
-	if (parts & CFG_PART_PCIE)
+	if (parts & (CFG_PART_PCIE | CFG_PART_WINDOWS))
 		parts |= CFG_PART_HEADER;
 	if (rd->size_known)
 		c.lo = c.hi = rd->size < PCI_CFG_EXP_SIZE ? rd->size : PCI_CFG_EXP_SIZE;
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->pcie_type = PCIE_TYPE_NONE;
 	if (!(parts & CFG_PART_HEADER) || decode_header(&c, cfg)) {
+		if (parts & CFG_PART_WINDOWS)
+			decode_windows(&c, cfg);
 		if (parts & CFG_PART_PCIE)
 			walk_std_caps(&c, cfg, parts & CFG_PART_CHAINS);
 		if (parts & CFG_PART_EXT)

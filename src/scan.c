@@ -260,12 +260,28 @@ static ssize_t cfg_file_read(void *priv, size_t off, uint8_t *buf, size_t n)
 	return got;
 }
 
-static void func_read_config(struct scan_ctx *ctx, struct pci_func *f)
+/* Decode WANT of the config file in DIR, its reads counted: 0 or -errno. */
+static int config_read(struct scan_ctx *ctx, const char *dir, const struct cfg_want *want,
+		       struct pci_cfg *cfg)
 {
 	struct cfg_file file = { .ctx = ctx };
 	struct cfg_reader rd = { .read = cfg_file_read, .priv = &file };
+	char *path = path_join(dir, "config");
+	int rc;
+
+	file.fd = sysfs_open_bin(path);
+	free(path);
+	if (file.fd < 0)
+		return file.fd;
+	ctx->cfg_funcs++;
+	rc = pci_cfg_read(&rd, want, cfg);
+	close(file.fd);
+	return rc;
+}
+
+static void func_read_config(struct scan_ctx *ctx, struct pci_func *f)
+{
 	struct cfg_want want = { .parts = ctx->plan };
-	char *path;
 
 	if (f->cfg_read || !f->dir)
 		return;
@@ -274,16 +290,7 @@ static void func_read_config(struct scan_ctx *ctx, struct pci_func *f)
 		want.parts = ctx->partner_plan;
 		want.sel = ctx->plan & CFG_PART_SEL ? NULL : f->sel_want;
 	}
-	path = path_join(f->dir, "config");
-	file.fd = sysfs_open_bin(path);
-	free(path);
-	if (file.fd < 0) {
-		f->cfg_err = file.fd;
-	} else {
-		ctx->cfg_funcs++;
-		f->cfg_err = pci_cfg_read(&rd, &want, &f->cfg);
-		close(file.fd);
-	}
+	f->cfg_err = config_read(ctx, f->dir, &want, &f->cfg);
 	if (f->cfg_err) {
 		/* not there (a dangling link's target) is no access problem */
 		if (f->cfg_err != -ENOENT && f->cfg_err != -ENOTDIR) {
@@ -430,6 +437,18 @@ static void func_read_detail(struct scan_ctx *ctx, struct pci_func *f)
 
 /* ---- TSMs ---- */
 
+/* The provider device's own "version" (the tdx_host faux device: the TDX module's, ABI.md §2.6). */
+static void read_provider_version(struct tsm *t)
+{
+	char *path = path_join(t->provider_dir, "version");
+
+	if (sysfs_read_text(path, &t->provider_version) || !*t->provider_version) {
+		free(t->provider_version);
+		t->provider_version = NULL;
+	}
+	free(path);
+}
+
 static void tsm_read(struct tsm_snapshot *snap, const char *name, int id)
 {
 	struct tsm *t = xcalloc(1, sizeof(*t));
@@ -452,6 +471,7 @@ static void tsm_read(struct tsm_snapshot *snap, const char *name, int id)
 		char *drv = path_join(t->provider_dir, "driver");
 
 		t->provider = xstrdup(path_base(t->provider_dir));
+		read_provider_version(t);
 		if (!sysfs_readlink(drv, &target)) {
 			char *mod = path_join3(t->provider_dir, "driver", "module"), *modtarget;
 
@@ -661,6 +681,51 @@ static void stream_read_partners(struct scan_ctx *ctx, struct ide_stream *s)
 		s->tsm = s->endpoint->connected_tsm;
 }
 
+bool tsm_is_tdx_connect(const struct tsm *t)
+{
+	return t && streq(t->provider, "tdx_host");
+}
+
+/*
+ * What a provider's address-association rule needs (an audit only, so other
+ * views pay nothing): root port block R's associations, and the windows of
+ * the bridge right above the endpoint, whose ranges the kernel programs.
+ */
+static void stream_read_assoc(struct scan_ctx *ctx, struct ide_stream *s)
+{
+	uint8_t sel[IDE_MAX_SEL_BLOCKS / 8] = { 0 };
+	struct cfg_want want = { CFG_PART_SEL | CFG_PART_ADDR, sel };
+	struct cfg_want windows = { CFG_PART_WINDOWS, NULL };
+	const struct ide_sel_stream *b;
+	struct pci_cfg cfg;
+	char *up;
+
+	if (!s->endpoint || !s->root_port || s->dangling || !s->root_port->dir ||
+	    s->r >= IDE_MAX_SEL_BLOCKS)
+		return;
+	sel[s->r / 8] = (uint8_t)(1u << (s->r % 8));
+	if (config_read(ctx, s->root_port->dir, &want, &cfg))
+		return;
+	b = ide_sel_block(&cfg.ide, s->r);
+	if (b && b->nr_addr) {
+		s->rp_addr = xcalloc(b->nr_addr, sizeof(*s->rp_addr));
+		memcpy(s->rp_addr, b->addr, b->nr_addr * sizeof(*s->rp_addr));
+		s->rp_nr_addr = b->nr_addr;
+	}
+	pci_cfg_release(&cfg);
+	if (!b)
+		return;
+	up = xstrdup(s->endpoint->dir);
+	*strrchr(up, '/') = '\0';
+	if (!config_read(ctx, up, &windows, &cfg)) {
+		s->up_mem = cfg.mem_window;
+		s->up_pref = cfg.pref_window;
+		s->assoc_read = true;
+		pci_cfg_release(&cfg);
+	}
+	free(up);
+}
+
 static void hb_read_port(struct scan_ctx *ctx, struct host_bridge *hb, const char *name)
 {
 	char canon[BDF_MAX], *dir;
@@ -812,6 +877,10 @@ static void scan_hbs(struct scan_ctx *ctx)
 			tsm_stream_links(ctx, snap->tsms[i]);
 	for (size_t i = 0; i < snap->nr_streams; i++)
 		stream_read_partners(ctx, snap->streams[i]);
+	if (ctx->flags & SCAN_IDE_PORTS)
+		for (size_t i = 0; i < snap->nr_streams; i++)
+			if (tsm_is_tdx_connect(snap->streams[i]->tsm))
+				stream_read_assoc(ctx, snap->streams[i]);
 }
 
 /* ---- PCI functions ---- */
@@ -1035,6 +1104,7 @@ void snapshot_free(struct tsm_snapshot *snap)
 		free(t->mode);
 		free(t->provider);
 		free(t->provider_dir);
+		free(t->provider_version);
 		free(t->driver);
 		free(t->module);
 		strv_free(t->hb_links, t->nr_hb_links);
@@ -1045,6 +1115,7 @@ void snapshot_free(struct tsm_snapshot *snap)
 	for (size_t i = 0; i < snap->nr_streams; i++) {
 		free(snap->streams[i]->name);
 		free(snap->streams[i]->target);
+		free(snap->streams[i]->rp_addr);
 		free(snap->streams[i]);
 	}
 	free(snap->streams);

@@ -12,7 +12,7 @@ setup() {
 	[ "$status" -eq 0 ]
 	json_is '.schema_version' 1
 	json_is '.tsms | length' 1
-	json_is '.tsms[0] | keys' '["accepted_devices","connected_devices","driver","host_bridges","id","locked_devices","mode","module","name","provider","streams"]'
+	json_is '.tsms[0] | keys' '["accepted_devices","connected_devices","driver","host_bridges","id","locked_devices","mode","module","name","provider","provider_version","streams"]'
 	json_is '.tsms[0].name' '"tsm0"'
 	json_is '.tsms[0].id' 0
 	json_is '.tsms[0].mode' null
@@ -88,13 +88,14 @@ setup() {
 	run t list -P -o NAME,ID
 	[ "$output" = 'NAME="tsm0" ID="0"' ]
 	run t list --output-all -n -r
-	[ "$output" = "tsm0 0  0000:02:00.1 ccp ccp 1 1 pci0000:40 0 0" ]
+	# the last column, VERSION, is empty: the PSP has no version attribute
+	[ "$output" = "tsm0 0  0000:02:00.1 ccp ccp 1 1 pci0000:40 0 0 " ]
 }
 
 @test "list -H names every column" {
 	run t list -H
 	[ "$status" -eq 0 ]
-	for c in NAME ID MODE PROVIDER DRIVER MODULE DEVICES STREAMS HOST-BRIDGES; do
+	for c in NAME ID MODE PROVIDER DRIVER MODULE DEVICES STREAMS HOST-BRIDGES VERSION; do
 		[[ "$output" == *"$c"* ]]
 	done
 }

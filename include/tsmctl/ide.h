@@ -140,6 +140,8 @@ struct pci_cfg {
 	unsigned int nr_doe;	/* DOE capabilities on the chain walked (all: CFG_PART_CHAINS) */
 	uint16_t doe_offset;	/* first DOE capability, 0 if none */
 	struct ide_cap ide;
+	/* a type 1 header's downstream windows (CFG_PART_WINDOWS); valid: base <= limit */
+	struct ide_addr_assoc mem_window, pref_window;
 	unsigned int malformed;	/* enum cfg_malformed bits */
 };
 
@@ -155,7 +157,8 @@ enum cfg_part {
 	CFG_PART_CHAINS	= 1u << 7,	/* both chains to their end: every pointer checked, DOEs counted */
 	CFG_PART_ENABLED = 1u << 8,	/* every Selective block's control; those enabled decoded */
 	CFG_PART_IDE_CTL = 1u << 9,	/* the IDE Control register */
-	CFG_PART_ALL	= 0x3ffu,
+	CFG_PART_WINDOWS = 1u << 10,	/* a bridge's memory and prefetchable windows (0x20-0x2f) */
+	CFG_PART_ALL	= 0x7ffu,
 };
 
 struct cfg_want {

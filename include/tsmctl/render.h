@@ -43,5 +43,9 @@ int render_accepted(const struct pci_func *f);
 #define DOE_FEATURE_SSESSION	"0001:02"	/* secure CMA/SPDM */
 /* Does doe_features list FEATURE ("VVVV:TT")? False also when they are unknown. */
 bool render_has_doe(const struct pci_func *f, const char *feature);
+/* The host bridge shows no available_secure_streams (and reading did not fail): no IDE pool. */
+bool render_hb_no_pool(const struct host_bridge *hb);
+/* "its host bridge pciDDDD:BB has no IDE stream pool (...)" when F's has none, else NULL. */
+char *render_no_pool_reason(const struct pci_func *f);
 
 #endif

@@ -28,6 +28,7 @@ struct tsm {
 	char *provider_dir;
 	char *driver;		/* provider's driver, NULL if unbound */
 	char *module;		/* provider driver's module, NULL if built in */
+	char *provider_version;	/* the provider device's version (the TDX module's), NULL if none */
 	char **hb_links;	/* proposed ABI: pciDDDD:BB entries, NULL if none */
 	size_t nr_hb_links;
 	char **stream_links;	/* 6.19-rc1 flavour: streamH.R.E entries, NULL if none */
@@ -97,6 +98,15 @@ struct ide_stream {
 	struct pci_func *root_port;
 	struct tsm *tsm;	/* the endpoint's connected TSM, else the TSM naming it (rc1) */
 	const char *link_dir;	/* where the link is: NULL = the host bridge dir */
+	/*
+	 * For a provider with its own address-association rule (TDX Connect),
+	 * read by an audit scan: the root port block's associations and the
+	 * windows of the endpoint's upstream bridge (ABI.md §2.3, §2.6).
+	 */
+	bool assoc_read;
+	unsigned int rp_nr_addr;
+	struct ide_addr_assoc *rp_addr;
+	struct ide_addr_assoc up_mem, up_pref;
 };
 
 struct tsm_snapshot {
@@ -129,6 +139,8 @@ int snapshot_scan(struct tsm_snapshot *snap, unsigned int flags);
 void snapshot_free(struct tsm_snapshot *snap);
 
 struct tsm *snapshot_find_tsm(const struct tsm_snapshot *snap, const char *name);
+/* Intel TDX Connect's link TSM: registered on the tdx_host faux device (ABI.md §2.6). */
+bool tsm_is_tdx_connect(const struct tsm *t);
 struct host_bridge *snapshot_find_hb(const struct tsm_snapshot *snap, const char *name);
 struct pci_func *snapshot_find_func(const struct tsm_snapshot *snap, const char *bdf);
 

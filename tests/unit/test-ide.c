@@ -1463,6 +1463,50 @@ static int plan_decode(const struct builder *b, size_t len, unsigned int parts, 
 	return ranged_decode(b->cfg, len, &want, lr, cfg);
 }
 
+/* A bridge's windows (0x20-0x2f): 32-bit memory, 64-bit prefetchable, closed ones, not a bridge. */
+static void test_bridge_windows(void)
+{
+	static struct builder b;
+	struct log_reader lr;
+	struct pci_cfg cfg;
+
+	set_test("bridge windows: memory and 64-bit prefetchable, read alone");
+	put_header(&b, 0x8086, 0x352a, 0x060400, 0x01);
+	put16(&b, 0x20, 0xa400);	/* memory 0xa4000000-0xa41fffff */
+	put16(&b, 0x22, 0xa410);
+	put16(&b, 0x24, 0x0001);	/* prefetchable, 64-bit: 0x21000000000-0x2100fffffff */
+	put16(&b, 0x26, 0x0ff1);
+	put32(&b, 0x28, 0x210);
+	put32(&b, 0x2c, 0x210);
+	CHECK_EQ(plan_decode(&b, sizeof(b.cfg), CFG_PART_WINDOWS, NULL, &lr, &cfg), 0);
+	CHECK_READS(&lr, "0+16 20+16 3f+1 40+1");
+	CHECK(cfg.mem_window.valid);
+	CHECK_EQ(cfg.mem_window.base, 0xa4000000);
+	CHECK_EQ(cfg.mem_window.limit, 0xa41fffff);
+	CHECK(cfg.pref_window.valid);
+	CHECK_EQ(cfg.pref_window.base, 0x21000000000ull);
+	CHECK_EQ(cfg.pref_window.limit, 0x2100fffffffull);
+	CHECK_EQ(cfg.malformed, 0);
+	pci_cfg_release(&cfg);
+
+	set_test("bridge windows: 32-bit prefetchable ignores the upper halves; closed is not valid");
+	put16(&b, 0x24, 0xfff0);	/* base above limit: closed */
+	put16(&b, 0x26, 0x0000);
+	put16(&b, 0x22, 0xa400);
+	CHECK_EQ(decode(&b, sizeof(b.cfg), &cfg), 0);
+	CHECK(!cfg.pref_window.valid);
+	CHECK(cfg.mem_window.valid);
+	CHECK_EQ(cfg.mem_window.limit, 0xa40fffff);
+	pci_cfg_release(&cfg);
+
+	set_test("bridge windows: an endpoint header has none");
+	put8(&b, 0x0e, 0x00);
+	CHECK_EQ(decode(&b, sizeof(b.cfg), &cfg), 0);
+	CHECK(!cfg.mem_window.valid);
+	CHECK(!cfg.pref_window.valid);
+	pci_cfg_release(&cfg);
+}
+
 /* The rig endpoint (PCIe 0x40, DOE 0x100, IDE 0x200, 4 Link blocks, one Selective block). */
 static void test_ranged_rig_endpoint(void)
 {
@@ -1710,6 +1754,7 @@ int main(void)
 	test_every_prefix();
 	test_random_bytes();
 	test_release();
+	test_bridge_windows();
 	test_ranged_rig_endpoint();
 	test_ranged_blocks_in_a_row();
 	test_ranged_needs_root();

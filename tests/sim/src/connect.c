@@ -2,7 +2,8 @@
 /*
  * connect.c: what a store to tsm/connect or tsm/disconnect does in v6.19
  * (drivers/pci/tsm.c) and in the low-level TSM drivers we model: AMD
- * SEV-TIO (ccp), the kernel's devsec sample link TSM, and a generic one.
+ * SEV-TIO (ccp), the kernel's devsec sample link TSM, Intel TDX Connect
+ * (proposed) and a generic one.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -315,9 +316,14 @@ release:
 	return rc;
 }
 
-/* A link TSM that uses the core helpers in their documented order */
-static int generic_connect(struct sim_model *m, struct sim_tsm *t,
-			   struct sim_dev *d)
+/* How a provider that follows the core helpers' order differs: the Stream ID and the setup. */
+struct core_flavour {
+	int (*pick_id)(struct sim_model *m, struct sim_tsm *t, struct ide_stream *s);
+};
+
+/* A link TSM that uses the core helpers in their documented order (ABI.md §2.3) */
+static int core_connect(struct sim_model *m, struct sim_tsm *t,
+			struct sim_dev *d, const struct core_flavour *f)
 {
 	struct ide_stream *s;
 	int rc;
@@ -328,16 +334,9 @@ static int generic_connect(struct sim_model *m, struct sim_tsm *t,
 	s->tsm = t;
 	if (fault_hits(d, STAGE_ALLOC, &rc))
 		goto release;
-	/* lowest Stream ID free on this host bridge; 255 stays reserved */
-	for (int i = 0; i < SIM_RESERVED_ID; i++)
-		if (!d->hb->ids[i]) {
-			s->stream_id = i;
-			break;
-		}
-	if (s->stream_id < 0) {
-		rc = -EBUSY;
+	rc = f->pick_id(m, t, s);
+	if (rc)
 		goto release;
-	}
 	rc = ide_stream_register(m, s);
 	if (rc || fault_hits(d, STAGE_REGISTER, &rc))
 		goto release;
@@ -359,6 +358,57 @@ release:
 	ide_stream_release(m, s);
 	return rc;
 }
+
+/* generic: lowest Stream ID free on this host bridge; 255 stays reserved */
+static int generic_pick_id(struct sim_model *m, struct sim_tsm *t,
+			   struct ide_stream *s)
+{
+	(void)m;
+	(void)t;
+	for (int i = 0; i < SIM_RESERVED_ID; i++)
+		if (!s->hb->ids[i]) {
+			s->stream_id = i;
+			return 0;
+		}
+	return -EBUSY;
+}
+
+static bool module_id_used(struct sim_model *m, struct sim_tsm *t,
+			   struct ide_stream *s, unsigned id)
+{
+	for (struct ide_stream *o = m->streams; o; o = o->next)
+		if (o != s && o->tsm == t && o->hb == s->hb &&
+		    o->stream_id == (int)id)
+			return true;
+	return false;
+}
+
+/*
+ * tdx-connect (ABI.md §2.6): the stream-create SEAMCALL returns the Stream ID
+ * the TDX module chose (the topology's "stream_ids", first one this module
+ * does not use on the host bridge; without the list the lowest free one).
+ * Any SEAMCALL failure is EFAULT. The endpoint block is the default stream
+ * and only the prefetchable window goes into the root port's association.
+ */
+static int tdx_pick_id(struct sim_model *m, struct sim_tsm *t,
+		       struct ide_stream *s)
+{
+	if (s->ep->faults.seamcall_fail)
+		return -EFAULT;
+	s->ep_default = true;
+	s->rp_pref_only = true;
+	if (!t->has_module_ids)
+		return generic_pick_id(m, t, s) ? -EFAULT : 0;
+	for (size_t i = 0; i < t->nr_module_ids; i++)
+		if (!module_id_used(m, t, s, t->module_ids[i])) {
+			s->stream_id = (int)t->module_ids[i];
+			return 0;
+		}
+	return -EFAULT;	/* the module has no stream left to create */
+}
+
+static const struct core_flavour generic_flavour = { generic_pick_id };
+static const struct core_flavour tdx_flavour = { tdx_pick_id };
 
 /* connect_store() + pci_tsm_connect() */
 int sim_connect(struct sim_model *m, struct sim_dev *d, long tsm_id)
@@ -383,8 +433,11 @@ int sim_connect(struct sim_model *m, struct sim_dev *d, long tsm_id)
 	case PROV_DEVSEC_SAMPLE:
 		rc = sample_connect(m, t, d);
 		break;
+	case PROV_TDX_CONNECT:
+		rc = core_connect(m, t, d, &tdx_flavour);
+		break;
 	default:
-		rc = generic_connect(m, t, d);
+		rc = core_connect(m, t, d, &generic_flavour);
 		break;
 	}
 	if (rc) {

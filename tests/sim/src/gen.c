@@ -175,7 +175,7 @@ static json_object *root_port(struct hb_gen *g, unsigned device)
 {
 	unsigned k = g->next_rp++;
 	json_object *rp = port(g, g->bus0, 1 + k / 8, k % 8, "root_port",
-			       0x1022, device);
+			       g->p->tdx ? 0x8086 : 0x1022, g->p->tdx ? 0x352a : device);
 
 	json_object_array_add(g->devices, rp);
 	return rp;
@@ -342,9 +342,14 @@ static int filler(struct hb_gen *g, unsigned fns)
 	return 0;
 }
 
-/* The PSP as on an EPYC host: internal bridge, a dummy function 0, then ccp. */
+/*
+ * The PSP as on an EPYC host: internal bridge, a dummy function 0, then ccp.
+ * A TDX host has its TSM on a faux device: there, as many functions of an
+ * Intel accelerator (DSA, idxd) take the place, so the counts stay the same.
+ */
 static int psp(struct hb_gen *g, char **psp_bdf)
 {
+	bool tdx = g->p->tdx;
 	json_object *rp = root_port(g, 0x14a7), *f0, *f1, *bars, *bar;
 	unsigned bus;
 
@@ -354,17 +359,17 @@ static int psp(struct hb_gen *g, char **psp_bdf)
 	f0 = json_object_new_object();
 	set(f0, "bdf", bdf(g, bus, 0, 0));
 	set(f0, "type", json_object_new_string("endpoint"));
-	set(f0, "vendor", jstr("0x1022"));
-	set(f0, "device", jstr("0x14c9"));
-	set(f0, "class", jstr("0x130000"));
+	set(f0, "vendor", jstr(tdx ? "0x8086" : "0x1022"));
+	set(f0, "device", jstr(tdx ? "0x0b25" : "0x14c9"));
+	set(f0, "class", jstr(tdx ? "0x088000" : "0x130000"));
 	add_child(rp, f0);
 	f1 = json_object_new_object();
 	set(f1, "bdf", bdf(g, bus, 0, 1));
 	set(f1, "type", json_object_new_string("endpoint"));
-	set(f1, "vendor", jstr("0x1022"));
-	set(f1, "device", jstr("0x14ca"));
-	set(f1, "class", jstr("0x108000"));
-	set(f1, "driver", json_object_new_string("ccp"));
+	set(f1, "vendor", jstr(tdx ? "0x8086" : "0x1022"));
+	set(f1, "device", jstr(tdx ? "0x0b25" : "0x14ca"));
+	set(f1, "class", jstr(tdx ? "0x088000" : "0x108000"));
+	set(f1, "driver", json_object_new_string(tdx ? "idxd" : "ccp"));
 	bars = json_object_new_array();
 	bar = json_object_new_object();
 	set(bar, "index", json_object_new_int(2));
@@ -407,6 +412,10 @@ static int gen_hb(const struct gen_params *p, unsigned long h, unsigned long fns
 	g.devices_hb = o;
 	set(o, "domain", json_object_new_int((int)g.domain));
 	set(o, "bus", jstr("0x%02x", g.bus0));
+	/* TDX: a KEYP entry (16 spare streams) where there are streams, none elsewhere */
+	if (p->tdx && streams)
+		set(o, "keyp_streams", json_object_new_int((int)(streams + 15 > 255 ? 255 :
+								  streams + 15)));
 	set(o, "devices", g.devices);
 	json_object_array_add(hbs, o);
 	if (fns < need) {
@@ -453,6 +462,25 @@ static int gen_hb(const struct gen_params *p, unsigned long h, unsigned long fns
 	return rc;
 }
 
+/* tdx-connect on tdx_host; the module hands out Stream IDs from 32 while the most streams of a host bridge fit */
+static void tdx_tsm(const struct gen_params *p, json_object *tsm)
+{
+	unsigned long most = share(p->streams, p->host_bridges, 0);
+	json_object *mod = json_object_new_object();
+
+	set(tsm, "provider", json_object_new_string("tdx-connect"));
+	set(tsm, "parent", json_object_new_string("faux:tdx_host"));
+	if (most <= 255 - 32) {
+		json_object *ids = json_object_new_array();
+
+		for (unsigned long i = 0; i < most; i++)
+			json_object_array_add(ids, json_object_new_int((int)(32 + i)));
+		set(tsm, "stream_ids", ids);
+	}
+	set(mod, "version", json_object_new_string("2.0.08"));
+	set(tsm, "tdx_module", mod);
+}
+
 int gen_large(const struct gen_params *p, const char *out, char **err)
 {
 	json_object *root = json_object_new_object(), *hbs, *mods, *mod, *par,
@@ -463,6 +491,12 @@ int gen_large(const struct gen_params *p, const char *out, char **err)
 	*err = NULL;
 	if (!p->host_bridges || p->host_bridges > 4096) {
 		*err = xasprintf("--host-bridges must be 1..4096");
+		rc = -EINVAL;
+		goto out;
+	}
+	if (p->tdx && (p->dependents || strcmp(p->abi, "proposed"))) {
+		*err = xasprintf("--tdx is the proposed ABI, and TDX Connect gives dependents "
+				 "contexts itself (no --dependents)");
 		rc = -EINVAL;
 		goto out;
 	}
@@ -477,17 +511,19 @@ int gen_large(const struct gen_params *p, const char *out, char **err)
 	}
 	set(root, "comment",
 	    jstr("tsm-sim gen-large --functions %lu --host-bridges %lu --streams %lu "
-		 "--switch-depth %lu --sel-blocks %lu --addr-assoc %lu --faulty %lu --ext-caps %lu%s%s: "
-		 "a large SEV-TIO host, tsm0 on the PSP; every stream is a TEE NIC's PF0 connected at boot",
+		 "--switch-depth %lu --sel-blocks %lu --addr-assoc %lu --faulty %lu --ext-caps %lu%s%s%s: "
+		 "a large %s; every stream is a TEE NIC's PF0 connected at boot",
 		 p->functions, p->host_bridges, p->streams, p->switch_depth, p->sel_blocks,
 		 p->addr_assoc, p->faulty, p->ext_caps, p->dependents ? " --dependents" : "",
-		 p->port_ide ? " --port-ide" : ""));
+		 p->port_ide ? " --port-ide" : "", p->tdx ? " --tdx" : "",
+		 p->tdx ? "Intel TDX Connect host, tsm0 on tdx_host" : "SEV-TIO host, tsm0 on the PSP"));
 	set(root, "abi", json_object_new_string(p->abi));
 	mods = json_object_new_array();
 	mod = json_object_new_object();
 	par = json_object_new_object();
-	set(mod, "name", json_object_new_string("ccp"));
-	set(par, "tio", json_object_new_string("Y"));
+	set(mod, "name", json_object_new_string(p->tdx ? "tdx_host" : "ccp"));
+	if (!p->tdx)
+		set(par, "tio", json_object_new_string("Y"));
 	set(mod, "parameters", par);
 	json_object_array_add(mods, mod);
 	set(root, "modules", mods);
@@ -506,9 +542,13 @@ int gen_large(const struct gen_params *p, const char *out, char **err)
 	tsm = json_object_new_object();
 	set(tsm, "id", json_object_new_int(0));
 	set(tsm, "kind", json_object_new_string("link"));
-	/* SEV-TIO gives a DSM's other functions no context; the generic provider does */
-	set(tsm, "provider", json_object_new_string(p->dependents ? "generic" : "sev-tio"));
-	set(tsm, "parent", json_object_new_string(psp_bdf));
+	if (p->tdx) {
+		tdx_tsm(p, tsm);
+	} else {
+		/* SEV-TIO gives a DSM's other functions no context; the generic provider does */
+		set(tsm, "provider", json_object_new_string(p->dependents ? "generic" : "sev-tio"));
+		set(tsm, "parent", json_object_new_string(psp_bdf));
+	}
 	json_object_array_add(tsms, tsm);
 	if (json_object_to_file_ext(out, root, JSON_C_TO_STRING_PRETTY |
 					       JSON_C_TO_STRING_NOSLASHESCAPE)) {

@@ -159,7 +159,7 @@ int ide_stream_alloc(struct sim_model *m, struct sim_dev *ep,
 
 	(void)m;
 	if (!dev_is_pcie(ep) || ep->type != PT_ENDPOINT || !ep->ide.usable ||
-	    !rp || !ep->parent)
+	    !rp || !ep->parent || ep->faults.stream_alloc_fail)
 		return -ENOSPC;
 	h = lowest_free(hb->pool, hb->nr_streams, ep->boot_h);
 	if (h < 0)
@@ -282,7 +282,7 @@ void ide_stream_setup(struct ide_stream *s, bool rp)
 		/* downstream windows of the endpoint's upstream bridge */
 		const struct sim_dev *br = s->ep->parent;
 
-		if (d->ide.k_nr_mem > n && br->mem.present)
+		if (d->ide.k_nr_mem > n && br->mem.present && !s->rp_pref_only)
 			set_assoc(b, n++, &br->mem);
 		if (d->ide.k_nr_mem > n && br->pref.present)
 			set_assoc(b, n++, &br->pref);

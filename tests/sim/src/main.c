@@ -17,7 +17,7 @@ static void usage(FILE *f)
 		" tsm-sim gen-large [--functions N] [--host-bridges H] [--streams S]\n"
 		"                   [--abi v6.19|proposed] [--switch-depth D] [--sel-blocks K]\n"
 		"                   [--addr-assoc A] [--faulty F] [--ext-caps X] [--dependents]\n"
-		"                   [--port-ide] OUT.json\n"
+		"                   [--port-ide] [--tdx] OUT.json\n"
 		" tsm-sim modprobe MOUNT [-r] [-q] [--first-time] MODULE [PARAM=VALUE...]\n"
 		"\n"
 		"Lay out (build) or serve through FUSE (mount) the sysfs tree a\n"
@@ -28,8 +28,9 @@ static void usage(FILE *f)
 		"switches deep (1), K Selective blocks a NIC (2) of A address\n"
 		"associations (1), F faulty streams and dangling links (0), X other\n"
 		"extended capabilities (0), contexts for a DSM's other functions and\n"
-		"VFs, IDE on every port without a stream; or load and remove the\n"
-		"topology's modules in a live mount (modprobe).\n"
+		"VFs, IDE on every port without a stream, or an Intel TDX Connect\n"
+		"host (--tdx); or load and remove the topology's modules in a live\n"
+		"mount (modprobe).\n"
 		"\n"
 		"Options for mount:\n"
 		" -f  stay in the foreground\n"
@@ -93,6 +94,7 @@ static int gen_main(int argc, char **argv)
 	};
 	const char *out = NULL;
 	char *err = NULL;
+	bool abi_set = false;
 	int rc;
 
 	for (int i = 2; i < argc; i++) {
@@ -112,13 +114,22 @@ static int gen_main(int argc, char **argv)
 			*(a[2] == 'd' ? &p.dependents : &p.port_ide) = true;
 			continue;
 		}
+		if (!strcmp(a, "--tdx")) {
+			/* TDX Connect is the proposed series: its ABI unless told otherwise */
+			if (!abi_set)
+				p.abi = "proposed";
+			p.tdx = true;
+			continue;
+		}
 		v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
 		for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++)
 			if (n == strlen(counts[k].name) && !strncmp(a, counts[k].name, n))
 				dst = (unsigned long *)((char *)&p + counts[k].off);
 		if (!dst && !strncmp(a, "--abi", n) && n == 5 && v &&
-		    (!strcmp(v, "v6.19") || !strcmp(v, "proposed")))
+		    (!strcmp(v, "v6.19") || !strcmp(v, "proposed"))) {
 			p.abi = v;
+			abi_set = true;
+		}
 		else if (!dst) {
 			fprintf(stderr, "tsm-sim: gen-large: bad option %s\n", a);
 			usage(stderr);

@@ -37,7 +37,8 @@ enum pcie_type {
 
 enum abi_flavour { ABI_NONE, ABI_V619, ABI_PROPOSED };
 enum tsm_kind { TSM_LINK, TSM_DEVSEC };
-enum tsm_provider { PROV_SEV_TIO, PROV_DEVSEC_SAMPLE, PROV_GENERIC };
+enum tsm_provider { PROV_SEV_TIO, PROV_DEVSEC_SAMPLE, PROV_GENERIC,
+		    PROV_TDX_CONNECT };
 
 /* connect() stages after which an injected error can hit */
 enum fault_stage { STAGE_NONE, STAGE_ALLOC, STAGE_REGISTER, STAGE_SETUP,
@@ -78,6 +79,8 @@ struct dev_faults {
 	long vanish_after_opens;
 	long write_delay_ms;
 	int lock_errno, accept_errno;	/* the devsec TSM's lock/accept op fails */
+	bool stream_alloc_fail;	/* tdx-connect: no stream resources (ENOMEM) */
+	bool seamcall_fail;	/* tdx-connect: the TDX module refuses (EFAULT) */
 	long writes, opens;	/* counters */
 };
 
@@ -163,6 +166,7 @@ struct host_bridge {
 	char *dir;
 	unsigned domain, bus;
 	unsigned nr_streams;	/* pool size, 0 hides available_secure_streams */
+	int keyp_streams;	/* ACPI KEYP entry's stream count, -1 = no entry */
 	uint8_t pool[SIM_POOL_MAX];	/* hb->ide_stream_ida */
 	uint8_t ids[256];	/* hb->ide_stream_ids_ida */
 	struct sim_dev **devs;	/* devices on the root bus */
@@ -201,6 +205,13 @@ struct sim_tsm {
 	bool evidence_inputs;	/* the sample's certs/transcript on its faux device */
 	uint8_t *certs, *transcript;	/* what was written there */
 	size_t certs_len, transcript_len;
+	/* tdx-connect: Stream IDs the TDX module hands out, in order (no list: lowest free) */
+	bool has_module_ids;
+	unsigned *module_ids;
+	size_t nr_module_ids;
+	/* tdx-connect: the tdx_host faux device's attributes (NULL: hidden) */
+	char *tdx_version, *seamldr_version;
+	long remaining_updates;
 };
 
 struct ide_stream {
@@ -214,6 +225,7 @@ struct ide_stream {
 	bool id_reserved, tsm_registered;
 	bool rp_setup, ep_setup, rp_enable, ep_enable;
 	bool rp_default, ep_default;
+	bool rp_pref_only;	/* RP address association: the prefetchable window alone */
 	bool rp_cfg, rp_tee, ep_cfg, ep_tee;
 	unsigned rp_rid_start, rp_rid_end, ep_rid_start, ep_rid_end;
 	struct ide_stream *next;
@@ -451,6 +463,7 @@ struct gen_params {
 	unsigned long ext_caps;		/* other extended capabilities on PFs and ports */
 	bool dependents;	/* the TSM gives a DSM's other functions and VFs contexts */
 	bool port_ide;		/* every port without a stream has IDE too */
+	bool tdx;		/* an Intel TDX Connect host instead (proposed ABI) */
 };
 int gen_large(const struct gen_params *p, const char *out, char **err);
 

@@ -354,7 +354,8 @@ static int parse_faults(struct loader *L, json_object *o, struct sim_dev *d,
 	static const char *const keys[] = {
 		"connect_errno", "connect_after", "insecure", "ide_fail", "dropped",
 		"vanish_after_writes", "vanish_after_opens", "write_delay_ms",
-		"lock_errno", "accept_errno", NULL
+		"lock_errno", "accept_errno", "stream_alloc_fail", "seamcall_fail",
+		NULL
 	};
 	struct dev_faults *f = &d->faults;
 	char *wh = xasprintf("%s: faults", what);
@@ -427,6 +428,9 @@ static int parse_faults(struct loader *L, json_object *o, struct sim_dev *d,
 	if (!rc)
 		rc = get_u64(L, o, "write_delay_ms", 0, 600000, &n, wh);
 	f->write_delay_ms = (long)n;
+	if (!rc)
+		rc = get_bool(L, o, "stream_alloc_fail", false, &f->stream_alloc_fail, wh) ?:
+		     get_bool(L, o, "seamcall_fail", false, &f->seamcall_fail, wh);
 out:
 	free(wh);
 	return rc;
@@ -1033,11 +1037,11 @@ static int parse_hb(struct loader *L, json_object *o)
 {
 	static const char *const keys[] = { "domain", "bus", "parent", "streams",
 					    "dangling_links", "devices", "windows",
-					    "acpi", NULL };
+					    "acpi", "keyp_streams", NULL };
 	static const char *const dkeys[] = { "name", "target", NULL };
 	static const char *const wkeys[] = { "name", "base", "limit", NULL };
 	struct host_bridge *hb = calloc(1, sizeof(*hb));
-	uint64_t dom, bus, streams;
+	uint64_t dom, bus, streams, keyp;
 	const char *parent, *acpi;
 	json_object *v;
 	int rc;
@@ -1050,10 +1054,14 @@ static int parse_hb(struct loader *L, json_object *o)
 	     get_u64(L, o, "bus", 0, 0xff, &bus, "host bridge") ?:
 	     get_u64(L, o, "streams", L->m->abi == ABI_NONE ? 0 : 256,
 		     SIM_POOL_MAX, &streams, "host bridge") ?:
+	     get_u64(L, o, "keyp_streams", UINT64_MAX, 255, &keyp, "host bridge") ?:
 	     get_str(L, o, "parent", &parent, "host bridge") ?:
 	     get_str(L, o, "acpi", &acpi, "host bridge");
 	if (rc)
 		return rc;
+	if (keyp != UINT64_MAX && get(o, "streams"))
+		return fail(L, "host bridge: keyp_streams sets the pool, streams must not");
+	hb->keyp_streams = keyp == UINT64_MAX ? -1 : (int)keyp;
 	if ((parent && (!*parent || parent[0] == '/' || strstr(parent, ".."))) ||
 	    (acpi && (!*acpi || acpi[0] == '/' || strstr(acpi, ".."))))
 		return fail(L, "host bridge: parent and acpi are paths below sys/devices");
@@ -1140,12 +1148,79 @@ static int parse_hb(struct loader *L, json_object *o)
 	return rc;
 }
 
+/* tdx-connect: the link TSM on the tdx_host faux device, the module's Stream IDs and versions */
+static int parse_tdx(struct loader *L, json_object *o, struct sim_tsm *t,
+		     const char *parent)
+{
+	static const char *const keys[] = { "version", "seamldr_version",
+					    "num_remaining_updates", NULL };
+	json_object *ids = get(o, "stream_ids"), *mod = get(o, "tdx_module");
+	const char *ver = NULL, *ldr = NULL;
+	uint64_t left = 0;
+	int rc;
+
+	if (t->provider != PROV_TDX_CONNECT) {
+		if (ids || mod)
+			return fail(L, "%s: stream_ids and tdx_module need the tdx-connect provider",
+				    t->name);
+		return 0;
+	}
+	if (t->kind != TSM_LINK || !parent || strcmp(parent, "faux:tdx_host"))
+		return fail(L, "%s: tdx-connect is a link TSM on faux:tdx_host", t->name);
+	if (ids) {
+		if (!json_object_is_type(ids, json_type_array))
+			return fail(L, "%s: stream_ids must be an array", t->name);
+		t->has_module_ids = true;
+		for (size_t i = 0; i < json_object_array_length(ids); i++) {
+			json_object *e = json_object_array_get_idx(ids, i);
+			int64_t id = json_object_get_int64(e);
+
+			if (!json_object_is_type(e, json_type_int) || id < 0 || id > 254)
+				return fail(L, "%s: stream_ids holds numbers 0..254", t->name);
+			APPEND(t->module_ids, t->nr_module_ids, (unsigned)id);
+		}
+	}
+	if (mod) {
+		rc = check_keys(L, mod, "tdx_module", keys) ?:
+		     get_str(L, mod, "version", &ver, "tdx_module") ?:
+		     get_str(L, mod, "seamldr_version", &ldr, "tdx_module") ?:
+		     get_u64(L, mod, "num_remaining_updates", 0, UINT32_MAX, &left,
+			     "tdx_module");
+		if (rc)
+			return rc;
+		if (!ldr && get(mod, "num_remaining_updates"))
+			return fail(L, "%s: num_remaining_updates needs seamldr_version",
+				    t->name);
+	}
+	t->tdx_version = strdup(ver ? ver : "1.5.16");
+	t->seamldr_version = ldr ? strdup(ldr) : NULL;
+	t->remaining_updates = (long)left;
+	return 0;
+}
+
+/*
+ * The TDX host driver sets every host bridge's pool from ACPI KEYP: the
+ * entry's stream count plus one, none without an entry (ABI.md §2.6).
+ */
+static void keyp_pools(struct sim_model *m)
+{
+	bool tdx = false;
+
+	for (size_t i = 0; i < m->nr_tsms; i++)
+		tdx |= m->tsms[i]->provider == PROV_TDX_CONNECT;
+	for (size_t i = 0; tdx && m->abi != ABI_NONE && i < m->nr_hbs; i++) {
+		struct host_bridge *hb = m->hbs[i];
+
+		hb->nr_streams = hb->keyp_streams < 0 ? 0 : (unsigned)hb->keyp_streams + 1;
+	}
+}
+
 static int parse_tsm(struct loader *L, json_object *o)
 {
 	static const char *const keys[] = { "id", "kind", "provider", "parent",
 					    "host_bridges", "register_after_ms",
 					    "register_manually", "uevents", "change_after_ms",
-					    "evidence_inputs", NULL };
+					    "evidence_inputs", "stream_ids", "tdx_module", NULL };
 	struct sim_tsm *t = calloc(1, sizeof(*t));
 	const char *kind, *prov, *parent;
 	uint64_t id, after, change;
@@ -1194,9 +1269,14 @@ static int parse_tsm(struct loader *L, json_object *o)
 		t->provider = PROV_SEV_TIO;
 	else if (!strcmp(prov, "devsec-sample"))
 		t->provider = PROV_DEVSEC_SAMPLE;
+	else if (!strcmp(prov, "tdx-connect"))
+		t->provider = PROV_TDX_CONNECT;
 	else
-		return fail(L, "%s: provider is sev-tio, devsec-sample or generic",
+		return fail(L, "%s: provider is sev-tio, devsec-sample, tdx-connect or generic",
 			    t->name);
+	rc = parse_tdx(L, o, t, parent);
+	if (rc)
+		return rc;
 	if (!parent)
 		return fail(L, "%s: \"parent\" is required (a BDF, faux:NAME or platform:NAME)",
 			    t->name);
@@ -1406,6 +1486,7 @@ int topology_load(const char *file, struct sim_model **out, char **err)
 		if (rc)
 			goto out;
 	}
+	keyp_pools(L.m);
 	rc = check_model(&L);
 out:
 	json_object_put(root);
@@ -1486,6 +1567,9 @@ void model_free(struct sim_model *m)
 		free(t->certs);
 		free(t->transcript);
 		free(t->parent_faux);
+		free(t->module_ids);
+		free(t->tdx_version);
+		free(t->seamldr_version);
 		free(t->parent_platform);
 		free(t);
 	}

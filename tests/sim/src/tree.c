@@ -92,6 +92,29 @@ static void prune_links(struct tw *w, const char *dir, const char *prefix,
 	closedir(dh);
 }
 
+/* tdx-host.c: the module version, and the P-SEAMLDR's (admin-only, hidden without runtime updates) */
+static void write_tdx_host(struct tw *w, const struct sim_faux *f)
+{
+	const struct sim_tsm *t = NULL;
+	char *n;
+
+	for (size_t i = 0; i < w->m->nr_tsms && !t; i++)
+		if (w->m->tsms[i]->provider == PROV_TDX_CONNECT &&
+		    !strcmp(w->m->tsms[i]->parent_faux, f->name))
+			t = w->m->tsms[i];
+	if (!t)
+		return;
+	n = xasprintf("%s\n", t->tdx_version);
+	attr(w, f->dir, "version", n, RO);
+	free(n);
+	n = t->seamldr_version ? xasprintf("%s\n", t->seamldr_version) : NULL;
+	attr_opt(w, f->dir, "seamldr_version", n, n ? n : "", 0400);
+	free(n);
+	n = xasprintf("%ld\n", t->remaining_updates);
+	attr_opt(w, f->dir, "num_remaining_updates", t->seamldr_version, n, 0400);
+	free(n);
+}
+
 static void write_faux(struct tw *w, const struct sim_faux *f)
 {
 	char *bl = xasprintf("sys/bus/faux/devices/%s", f->name);
@@ -116,6 +139,7 @@ static void write_faux(struct tw *w, const struct sim_faux *f)
 			    !strcmp(w->m->tsms[i]->parent_faux, f->name);
 	attr_opt(w, f->dir, "certs", evidence, "", WO);
 	attr_opt(w, f->dir, "transcript", evidence, "", WO);
+	write_tdx_host(w, f);
 	attr(w, f->dir, "uevent", "DRIVER=faux_driver\n", RW);
 	link_to(w, f->dir, "subsystem", "sys/bus/faux");
 	link_to(w, f->dir, "driver", "sys/bus/faux/drivers/faux_driver");

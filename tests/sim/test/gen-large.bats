@@ -133,6 +133,30 @@ counts() {
 	[ "$(ls -d "$T"/tree/sys/class/tsm/tsm0/pci[0-9a-f]* | wc -l)" = 4 ]
 }
 
+@test "gen-large --tdx: a TDX Connect host with the same counts: tdx_host, KEYP pools only where streams are" {
+	T=$(mktemp -d)
+	"$SIM" gen-large --tdx --functions 700 --host-bridges 6 --streams 4 "$T/t.json"
+	jq -e '.abi == "proposed" and .tsms[0].provider == "tdx-connect" and
+		.tsms[0].parent == "faux:tdx_host" and .tsms[0].stream_ids == [32]' "$T/t.json"
+	"$SIM" build "$T/t.json" "$T/tree"
+	[ "$(counts "$T/tree")" = "700 6 4" ]
+	S=$T/tree/sys
+	[ "$(cat "$S/devices/faux/tdx_host/version")" = 2.0.08 ]
+	[ "$(readlink -f "$S/class/tsm/tsm0/device")" = "$(readlink -f "$S/devices/faux/tdx_host")" ]
+	# host bridges 0-3 carry a stream each (KEYP 16: pool 17, one in use); 4 and 5 have no entry
+	[ "$(cat "$S"/devices/pci0000:00/available_secure_streams)" = 16 ]
+	[ ! -e "$S/devices/pci0001:00/available_secure_streams" ]
+	# the module's Stream ID 32 (0x20) in the root port's control register (config-over-IDE
+	# from its capability), not the pool index 0
+	rp=$S/devices/pci0000:00/0000:00:01.0/config
+	[ "$(sel_reg "$rp" 0 ctl)" = 20000201 ]
+	run "$SIM" gen-large --tdx --abi v6.19 "$T/x.json"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--tdx is the proposed ABI"* ]]
+	run "$SIM" gen-large --tdx --dependents "$T/x.json"
+	[ "$status" -eq 1 ]
+}
+
 @test "gen-large errors: too few functions, too many streams for the buses, usage" {
 	T=$(mktemp -d)
 	run "$SIM" gen-large --functions 100 --streams 1024 "$T/x.json"

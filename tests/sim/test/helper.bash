@@ -19,6 +19,13 @@ mount_topo() {
 	mount_sim "$TOPO/$1.json"
 }
 
+# mount_jq NAME JQ-FILTER: live tree of a shipped topology changed by a jq filter
+mount_jq() {
+	J=$(mktemp --suffix=.json)
+	jq "$2" "$TOPO/$1.json" > "$J"
+	mount_sim "$J"
+}
+
 teardown_sim() {
 	if [ -n "${M:-}" ]; then
 		if mountpoint -q "$M"; then

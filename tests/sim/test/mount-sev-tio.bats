@@ -17,9 +17,7 @@ paths() {
 
 # mount_variant JQ-FILTER: sev-tio.json changed by a jq filter
 mount_variant() {
-	J=$(mktemp --suffix=.json)
-	jq "$1" "$TOPO/sev-tio.json" > "$J"
-	mount_sim "$J"
+	mount_jq sev-tio "$1"
 	paths
 }
 
