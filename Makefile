@@ -1,12 +1,14 @@
 # tsmctl — build, test, install.
 #
-#   make            build ./tsmctl and the simulator
+#   make            build ./tsmctl and the simulator (never installs anything)
+#   make deps       install the build and test packages (Debian 12, as root)
 #   make demo       tsmctl against a simulated SEV-TIO host
 #   make check      the whole test suite, then again under ASan+UBSan
 #   make soak       tsmctl under load and faults against the live simulator
 #
-# Missing build or test packages are installed with apt-get when run as root
-# (Debian 12), otherwise the exact command to run is printed.
+# demo, check, bench, soak and deps install missing packages with apt-get when
+# run as root (Debian 12), otherwise they print the exact command to run. A
+# plain build only checks for them and says what is missing.
 
 # The release number, the one place it is written: make dist, the packages and
 # the man pages carry it. Built from a git checkout (this directory's own .git,
@@ -55,6 +57,8 @@ MAN_PAGES := $(patsubst man/%.scd,$(BUILDDIR)/man/%,$(MAN_SRCS))
 
 all: $(BUILDDIR)/tsmctl sim man
 
+deps: $(BUILDDIR)/.deps-test
+
 $(DEPS_STAMP):
 	@$(NEED_PACKAGES) $(BUILD_DEBS)
 	@mkdir -p $(BUILDDIR) && touch $@
@@ -63,7 +67,27 @@ $(BUILDDIR)/.deps-test: $(DEPS_STAMP)
 	@$(NEED_PACKAGES) $(TEST_DEBS)
 	@touch $@
 
-$(BUILDDIR)/obj/%.o: src/%.c $(HDRS) | $(DEPS_STAMP)
+# The goals that may install packages put that first; any other build only
+# checks that the libraries, scdoc and FUSE are there and names what is not.
+INSTALL_GOALS := deps demo check check-% bench soak soak-asan distcheck
+ifneq ($(filter $(INSTALL_GOALS),$(MAKECMDGOALS)),)
+NEED_LIBS := $(DEPS_STAMP)
+NEED_SCDOC := $(DEPS_STAMP)
+NEED_FUSE := $(DEPS_STAMP)
+else
+NEED_LIBS := need-libs
+NEED_SCDOC := need-scdoc
+NEED_FUSE := need-fuse
+endif
+missing = { echo "make: $(1) not found: 'make deps' installs the build packages (as root), or: apt-get install $(BUILD_DEBS)" >&2; exit 1; }
+need-libs:
+	@pkg-config --exists $(PKGS) 2>/dev/null || $(call missing,development files of $(PKGS))
+need-scdoc:
+	@command -v scdoc >/dev/null || $(call missing,scdoc)
+need-fuse:
+	@pkg-config --exists json-c fuse3 2>/dev/null || $(call missing,development files of json-c fuse3)
+
+$(BUILDDIR)/obj/%.o: src/%.c $(HDRS) | $(NEED_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(TSM_CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
 
@@ -77,11 +101,27 @@ $(BUILDDIR)/obj/cli.o: $(VERSION_STAMP)
 $(BUILDDIR)/tsmctl: $(OBJS)
 	$(CC) $(CFLAGS) $(TSM_CFLAGS) $(LDFLAGS) -o $@ $(OBJS) $(PKG_LIBS) $(LDLIBS)
 
-$(BUILDDIR)/test-ide: src/ide.c tests/unit/test-ide.c tests/fuzz/cfg-ranged.h include/tsmctl/ide.h | $(DEPS_STAMP)
-	$(CC) $(CFLAGS) $(TSM_CFLAGS) -o $@ src/ide.c tests/unit/test-ide.c
+# Unit tests: tests/unit/test-NAME.c with the sources UNIT_SRCS_NAME (and
+# libraries UNIT_LIBS_NAME) becomes test-NAME; make unit runs them all, make
+# unit-NAME one.
+UNIT_TESTS := ide names sha256
+UNIT_SRCS_ide := src/ide.c tests/fuzz/cfg-ranged.h
+UNIT_SRCS_names := src/names.c
+UNIT_SRCS_sha256 := src/sha256.c
+UNIT_LIBS_sha256 = $(shell pkg-config --libs libcrypto)
+
+.SECONDEXPANSION:
+$(BUILDDIR)/test-%: tests/unit/test-%.c $$(UNIT_SRCS_$$*) $(HDRS) | $(NEED_LIBS)
+	$(CC) $(CFLAGS) $(TSM_CFLAGS) $(PKG_CFLAGS) -o $@ $(filter %.c,$^) $(UNIT_LIBS_$*)
+
+UNIT_RUNS := $(addprefix unit-,$(UNIT_TESTS))
+$(UNIT_RUNS): unit-%: $(BUILDDIR)/test-%
+	$(BUILDDIR)/test-$*
+
+unit: $(UNIT_RUNS)
 
 # The release goes into each page's footer (scdoc's preamble: name(8) "footer" "header").
-$(BUILDDIR)/man/%: man/%.scd Makefile | $(DEPS_STAMP)
+$(BUILDDIR)/man/%: man/%.scd Makefile | $(NEED_SCDOC)
 	@mkdir -p $(dir $@)
 	sed '1s/$$/ "tsmctl $(VERSION)" "System Administration"/' $< | scdoc > $@
 
@@ -98,14 +138,12 @@ check-man: man
 check-abi-refs:
 	@tests/lib/check-abi-refs
 
-sim: | $(DEPS_STAMP)
+sim: | $(NEED_FUSE)
 	$(MAKE) -C tests/sim
 
-unit: $(BUILDDIR)/test-ide
-	$(BUILDDIR)/test-ide
 
 # The suite: decoder unit tests, the simulator's own tests, then tsmctl's.
-check: all $(BUILDDIR)/.deps-test unit unit-names unit-sha256 check-man check-abi-refs
+check: $(BUILDDIR)/.deps-test all unit check-man check-abi-refs
 	$(MAKE) -C tests/sim check
 	TSMCTL=$(abspath $(BUILDDIR)/tsmctl) bats --tap tests
 	$(MAKE) soak SOAK_SECONDS=10 SOAK_DIGEST=state
@@ -121,10 +159,8 @@ check-valgrind: $(BUILDDIR)/tsmctl $(BUILDDIR)/.deps-test
 ASAN_DIR := build-asan
 check-asan: $(BUILDDIR)/.deps-test
 	$(MAKE) BUILDDIR=$(ASAN_DIR) SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-		CFLAGS="-O1 -g" $(ASAN_DIR)/tsmctl $(ASAN_DIR)/test-ide $(ASAN_DIR)/test-names $(ASAN_DIR)/test-sha256
-	$(ASAN_DIR)/test-ide
-	$(ASAN_DIR)/test-names
-	$(ASAN_DIR)/test-sha256
+		CFLAGS="-O1 -g" $(ASAN_DIR)/tsmctl $(addprefix $(ASAN_DIR)/test-,$(UNIT_TESTS))
+	for t in $(UNIT_TESTS); do $(ASAN_DIR)/test-$$t || exit 1; done
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		TSMCTL=$(abspath $(ASAN_DIR)/tsmctl) bats --tap tests
 
@@ -136,7 +172,7 @@ check-asan: $(BUILDDIR)/.deps-test
 SOAK_SECONDS ?= 60
 SOAK_SEED ?=
 SOAK_DIGEST ?= full
-soak: all $(BUILDDIR)/.deps-test
+soak: $(BUILDDIR)/.deps-test all
 	tests/soak/soak.py --tsmctl $(or $(TSMCTL),$(abspath $(BUILDDIR)/tsmctl)) \
 		--seconds $(SOAK_SECONDS) --digest $(SOAK_DIGEST) $(if $(SOAK_SEED),--seed $(SOAK_SEED))
 
@@ -147,11 +183,11 @@ soak-asan: $(BUILDDIR)/.deps-test
 		$(MAKE) soak TSMCTL=$(abspath $(ASAN_DIR)/tsmctl)
 
 # Figures, not pass/fail: see bench/RESULTS.md for the last run.
-bench: all $(BUILDDIR)/.deps-test
+bench: $(BUILDDIR)/.deps-test all
 	@tests/lib/need-packages time bc strace
 	@TSMCTL=$(abspath $(BUILDDIR)/tsmctl) bench/run
 
-demo: all $(BUILDDIR)/.deps-test
+demo: $(BUILDDIR)/.deps-test all
 	@tests/lib/demo $(abspath $(BUILDDIR)/tsmctl)
 
 CONTRIB_UNITS := tsmctl-autoconnect.service tsmctl-audit.service tsmctl-audit.timer \
@@ -195,7 +231,7 @@ uninstall:
 	$(UNINSTALL_CONTRIB)
 
 clean:
-	rm -rf obj man/*.8 tsmctl test-ide test-names test-sha256 build-fuzz .deps-build .deps-test .version \
+	rm -rf obj man/*.8 tsmctl $(addprefix test-,$(UNIT_TESTS)) build-fuzz .deps-build .deps-test .version \
 		$(ASAN_DIR) build-bench $(DIST_NAME).tar.xz build-deb
 	$(MAKE) -C tests/sim clean
 
@@ -244,13 +280,12 @@ distcheck: dist
 		$(MAKE) -C $$d/$(DIST_NAME) check && rm -rf $$d
 
 .PHONY: soak soak-asan
-.PHONY: all sim man unit check check-man check-abi-refs check-valgrind check-asan demo bench install uninstall clean \
+.PHONY: all deps need-libs need-scdoc need-fuse sim man unit check check-man check-abi-refs check-valgrind check-asan demo bench install uninstall clean \
 	dist distcheck version deb check-package FORCE
 
 # fuzzing
 # make fuzz [FUZZ_SECONDS=N]: build the libFuzzer targets of tests/fuzz/ into
 # build-fuzz/ (clang, ASan+UBSan) and run each N seconds on a copy of its corpus.
-# make unit-names: the name parser unit tests (tests/unit/test-names.c).
 FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 FUZZ_DIR := build-fuzz
@@ -286,17 +321,5 @@ $(FUZZ_DIR)/fuzz-topology: tests/fuzz/fuzz-topology.c $(FUZZ_SIM_SRCS) tests/sim
 fuzz: $(addprefix $(FUZZ_DIR)/fuzz-,$(FUZZ_TARGETS))
 	tests/fuzz/run $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-$(BUILDDIR)/test-names: src/names.c tests/unit/test-names.c include/tsmctl/names.h | $(DEPS_STAMP)
-	$(CC) $(CFLAGS) $(TSM_CFLAGS) -o $@ src/names.c tests/unit/test-names.c
 
-unit-names: $(BUILDDIR)/test-names
-	$(BUILDDIR)/test-names
-
-# make unit-sha256: the SHA-256 wrapper's unit tests (FIPS 180-2 vectors, tests/unit/test-sha256.c).
-$(BUILDDIR)/test-sha256: src/sha256.c tests/unit/test-sha256.c include/tsmctl/sha256.h | $(DEPS_STAMP)
-	$(CC) $(CFLAGS) $(TSM_CFLAGS) -o $@ src/sha256.c tests/unit/test-sha256.c $$(pkg-config --libs libcrypto)
-
-unit-sha256: $(BUILDDIR)/test-sha256
-	$(BUILDDIR)/test-sha256
-
-.PHONY: fuzz unit-names unit-sha256
+.PHONY: fuzz $(UNIT_RUNS)

@@ -85,3 +85,24 @@ load lib/helpers
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"lint clean"* ]]
 }
+
+@test "plain make and make install only check for packages; demo, check and deps install them" {
+	for goal in "" all tsmctl man sim unit install; do
+		run make -n -B -C "$TOP" $goal DESTDIR="$BATS_TEST_TMPDIR/dest"
+		[ "$status" -eq 0 ]
+		[[ "$output" != *need-packages* ]] || {
+			echo "make $goal would install packages: $output" | head -5; false; }
+	done
+	for goal in deps demo check bench soak; do
+		run make -n -B -C "$TOP" $goal
+		[[ "$output" == *"tests/lib/need-packages"* ]] || { echo "make $goal installs nothing"; false; }
+	done
+}
+
+@test "a missing library is named, with the command that installs it" {
+	run make -C "$TOP" need-libs PKGS=no-such-library-tsmctl
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"development files of no-such-library-tsmctl not found"* ]]
+	[[ "$output" == *"make deps"* ]]
+	[[ "$output" == *"apt-get install"*libpci-dev* ]]
+}
