@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * libFuzzer target for the simulator's topology loader (tests/sim/src), linked
- * with every simulator object except main.c. The input is a topology file:
+ * with every simulator object except sim-main.c. The input is a topology file:
  * it is handed over through a memfd, since topology_load() takes a path. A
  * topology that loads is brought to its boot state as `tsm-sim build` does
  * (IDE enumeration, build-time connects and locks) and its config spaces are
