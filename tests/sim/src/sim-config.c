@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * config.c: the bytes of a function's config space, generated from the model:
+ * sim-config.c: the bytes of a function's config space, generated from the model:
  * type 0/1 header, PCIe capability at 0x40, extended capabilities from 0x100
  * (the topology's "ext_caps" others, then DOE 0x2E, SR-IOV 0x10, IDE 0x30 laid
  * out as in ABI.md §3).
@@ -93,7 +93,7 @@ static void header(const struct sim_dev *d, uint8_t *b)
 		}
 	} else {
 		for (int i = 0; i < 6; i++) {
-			const struct bar *bar = &d->bars[i];
+			const struct sim_bar *bar = &d->bars[i];
 			uint32_t lo;
 
 			if (!bar->present)
@@ -138,7 +138,7 @@ static void pcie_cap(const struct sim_dev *d, uint8_t *b)
 	}
 }
 
-static unsigned ide_cap_size(const struct dev_ide *ide)
+static unsigned ide_cap_size(const struct sim_dev_ide *ide)
 {
 	unsigned sz = 0x0c + 8 * ide->nr_link;
 
@@ -177,7 +177,7 @@ static unsigned ext_filler_size(unsigned i)
 
 static void ide_cap(const struct sim_dev *d, uint8_t *b, unsigned o)
 {
-	const struct dev_ide *ide = &d->ide;
+	const struct sim_dev_ide *ide = &d->ide;
 	unsigned p = o + 0x0c;
 
 	put32(b, o + 0x04, ide->cap);
@@ -188,7 +188,7 @@ static void ide_cap(const struct sim_dev *d, uint8_t *b, unsigned o)
 	}
 	/* spec layout: each block sized by its own association count */
 	for (unsigned i = 0; i < ide->nr_sel; i++) {
-		const struct sel_block *s = &ide->sel[i];
+		const struct sim_sel_block *s = &ide->sel[i];
 
 		put32(b, p + 0x00, s->nr_assoc & 0xf);
 		put32(b, p + 0x04, s->ctl);

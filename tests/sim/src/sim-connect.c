@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * connect.c: what a store to tsm/connect or tsm/disconnect does in v6.19
+ * sim-connect.c: what a store to tsm/connect or tsm/disconnect does in v6.19
  * (drivers/pci/tsm.c) and in the low-level TSM drivers we model: AMD
  * SEV-TIO (ccp), the kernel's devsec sample link TSM, Intel TDX Connect
  * (proposed) and a generic one.
@@ -213,7 +213,7 @@ static void unbind_cb(struct sim_dev *d, void *arg)
 	d->bound = false;
 }
 
-static bool fault_hits(const struct sim_dev *d, enum fault_stage st, int *rc)
+static bool fault_hits(const struct sim_dev *d, enum sim_fault_stage st, int *rc)
 {
 	if (d->faults.connect_errno && d->faults.connect_after == st) {
 		*rc = -d->faults.connect_errno;
@@ -226,7 +226,7 @@ static bool fault_hits(const struct sim_dev *d, enum fault_stage st, int *rc)
 static int sev_tio_connect(struct sim_model *m, struct sim_tsm *t,
 			   struct sim_dev *d)
 {
-	struct ide_stream *s;
+	struct sim_ide_stream *s;
 	int rc;
 
 	if (!dev_has_doe(d, "0001:02"))
@@ -273,7 +273,7 @@ release:
 static int sample_connect(struct sim_model *m, struct sim_tsm *t,
 			  struct sim_dev *d)
 {
-	struct ide_stream *s;
+	struct sim_ide_stream *s;
 	int id = -1, rc;
 
 	for (int i = 0; i < SIM_SAMPLE_IDS; i++)
@@ -318,14 +318,14 @@ release:
 
 /* How a provider that follows the core helpers' order differs: the Stream ID and the setup. */
 struct core_flavour {
-	int (*pick_id)(struct sim_model *m, struct sim_tsm *t, struct ide_stream *s);
+	int (*pick_id)(struct sim_model *m, struct sim_tsm *t, struct sim_ide_stream *s);
 };
 
 /* A link TSM that uses the core helpers in their documented order (ABI.md §2.3) */
 static int core_connect(struct sim_model *m, struct sim_tsm *t,
 			struct sim_dev *d, const struct core_flavour *f)
 {
-	struct ide_stream *s;
+	struct sim_ide_stream *s;
 	int rc;
 
 	rc = ide_stream_alloc(m, d, &s);
@@ -361,7 +361,7 @@ release:
 
 /* generic: lowest Stream ID free on this host bridge; 255 stays reserved */
 static int generic_pick_id(struct sim_model *m, struct sim_tsm *t,
-			   struct ide_stream *s)
+			   struct sim_ide_stream *s)
 {
 	(void)m;
 	(void)t;
@@ -374,9 +374,9 @@ static int generic_pick_id(struct sim_model *m, struct sim_tsm *t,
 }
 
 static bool module_id_used(struct sim_model *m, struct sim_tsm *t,
-			   struct ide_stream *s, unsigned id)
+			   struct sim_ide_stream *s, unsigned id)
 {
-	for (struct ide_stream *o = m->streams; o; o = o->next)
+	for (struct sim_ide_stream *o = m->streams; o; o = o->next)
 		if (o != s && o->tsm == t && o->hb == s->hb &&
 		    o->stream_id == (int)id)
 			return true;
@@ -391,7 +391,7 @@ static bool module_id_used(struct sim_model *m, struct sim_tsm *t,
  * and only the prefetchable window goes into the root port's association.
  */
 static int tdx_pick_id(struct sim_model *m, struct sim_tsm *t,
-		       struct ide_stream *s)
+		       struct sim_ide_stream *s)
 {
 	if (s->ep->faults.seamcall_fail)
 		return -EFAULT;
@@ -446,7 +446,7 @@ int sim_connect(struct sim_model *m, struct sim_dev *d, long tsm_id)
 	}
 	/* a later Secure->Insecure transition (link-down like, ABI.md §3) */
 	if (d->stream && (d->faults.rp_dropped || d->faults.ep_dropped)) {
-		struct ide_stream *s = d->stream;
+		struct sim_ide_stream *s = d->stream;
 
 		if (d->faults.rp_dropped)
 			s->rp->ide.sel[s->r].sts &= ~0xfu;

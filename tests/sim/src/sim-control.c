@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * control.c: the live mount's test-only control file, DIR/tsm-sim-control
+ * sim-control.c: the live mount's test-only control file, DIR/tsm-sim-control
  * (outside sys/, so no tool reading sysfs meets it). One command per write:
  *
  *   register tsmN          a TSM not registered now (late, or unregistered)
@@ -9,10 +9,10 @@
  *   drop BDF rp|ep|both    the stream of DSM BDF drops to INSECURE on that
  *                          partner (the asynchronous Secure->Insecure transition)
  *   ide-fail BDF rp|ep|both  that partner's status gets bit 31 (received IDE Fail)
- *   modprobe NAME [PARAM=VALUE...]  module_load() (module.c)
+ *   modprobe NAME [PARAM=VALUE...]  module_load() (sim-module.c)
  *   rmmod NAME             module_unload()
  *
- * The register/unregister steps and their uevents are fuse.c's (they take
+ * The register/unregister steps and their uevents are sim-fuse.c's (they take
  * the lock twice); this file checks the command and does the register edits.
  */
 #define _GNU_SOURCE
@@ -36,7 +36,7 @@ static int stream_fault(struct sim_model *m, const char *verb, const char *bdf,
 			const char *which)
 {
 	struct sim_dev *d = model_find_dev(m, bdf);
-	struct ide_stream *s;
+	struct sim_ide_stream *s;
 	bool rp, ep;
 
 	if (partner(which, &rp, &ep))
@@ -73,7 +73,7 @@ static struct sim_tsm *tsm_by_name(struct sim_model *m, const char *name)
 }
 
 int control_apply(struct sim_model *m, const char *buf, size_t len,
-		  enum control_op *op, struct sim_tsm **tsm)
+		  enum sim_control_op *op, struct sim_tsm **tsm)
 {
 	char *line = strndup(buf, len), *w[64] = { 0 }, *save = NULL;
 	int n = 0, rc = -EINVAL;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * cost.c: the live mount as a cost model of config space. On a host each
+ * sim-cost.c: the live mount as a cost model of config space. On a host each
  * read of a function's `config` is a run of config accesses: the kernel's
  * pci_read_config() reads a byte and a word to align, then dwords, then a
  * word and a byte, each one access to the device (through ECAM about a

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* fsutil.c: idempotent file/dir/link writers below a root directory. */
+/* sim-fsutil.c: idempotent file/dir/link writers below a root directory. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>

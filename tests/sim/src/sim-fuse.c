@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * fuse.c: the live tree. A passthrough over a private backing directory
- * that tree.c keeps in step with the model; stores to tsm/ attributes run
+ * sim-fuse.c: the live tree. A passthrough over a private backing directory
+ * that sim-tree.c keeps in step with the model; stores to tsm/ attributes run
  * the kernel's connect/disconnect logic under one lock that stands in for
  * pci_tsm_rwsem, then re-sync the tree.
  */
@@ -31,7 +31,7 @@ struct simfs {
 	char *root;		/* backing/root: the tree */
 	pthread_rwlock_t rwsem;	/* pci_tsm_rwsem */
 	pthread_mutex_t count_lock;	/* fault counters */
-	pthread_mutex_t report_lock;	/* report.c's tsm_rwsem and the report subtree */
+	pthread_mutex_t report_lock;	/* sim-report.c's tsm_rwsem and the report subtree */
 	/* the late-registration timer (register_after_ms) */
 	pthread_t timer;
 	bool timer_running, stopping;
@@ -50,8 +50,8 @@ struct handle {
 	char *attr;		/* path below the device dir, or the full path */
 	char *path;		/* as opened: FUSE passes NULL once it is removed */
 	/* configfs report attribute: its configfs_buffer */
-	struct report_entry *rep;
-	int rattr;		/* enum report_attr */
+	struct sim_report_entry *rep;
+	int rattr;		/* enum sim_report_attr */
 	uint8_t *buf;		/* read: the show()/report; write: inblob so far */
 	size_t len;
 	bool filled;		/* read buffer holds the show() result */
@@ -750,7 +750,7 @@ static void tsm_unregister_live(struct sim_tsm *t)
 
 static int control_store(const char *buf, size_t len)
 {
-	enum control_op op;
+	enum sim_control_op op;
 	struct sim_tsm *t;
 	int rc = cost_control(buf, len);
 
@@ -1048,7 +1048,7 @@ static void *timer_main(void *arg)
 	}
 }
 
-/* Late TSMs that send uevents need a private network namespace (uevent.c). */
+/* Late TSMs that send uevents need a private network namespace (sim-uevent.c). */
 static int check_late_tsms(struct sim_model *m, bool *timer)
 {
 	bool events = false;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * gen.c: "tsm-sim gen-large" writes the topology of a large SEV-TIO-like
+ * sim-gen.c: "tsm-sim gen-large" writes the topology of a large SEV-TIO-like
  * host for benchmarks: exactly the requested number of PCI functions and
  * of established streams, spread evenly over the host bridges.
  *
@@ -13,7 +13,7 @@
  *     multi-function NVMe device and its VFs (up to 252 functions a bus);
  *   - host bridge 0 also holds the PSP (tsm0) behind an internal bridge.
  *
- * Options make the other shapes real hosts have (struct gen_params): switches
+ * Options make the other shapes real hosts have (struct sim_gen_params): switches
  * stacked deeper, NICs with more Selective blocks (their stream on block
  * j mod K) and address associations, a TSM that gives a DSM's other
  * functions and VFs contexts, faulty streams and dangling links, IDE on
@@ -41,7 +41,7 @@
 #define MAX_SWITCH_DEPTH 5
 
 struct hb_gen {
-	const struct gen_params *p;
+	const struct sim_gen_params *p;
 	unsigned domain, bus0, next_bus, next_rp;
 	unsigned long first_stream;	/* host-wide index of this host bridge's stream 0 */
 	unsigned next_stream;		/* streams made on this host bridge so far */
@@ -142,7 +142,7 @@ static json_object *idle_port(const struct hb_gen *g, unsigned bus, unsigned slo
  * a stream; the generic provider, as pci_ide_stream_enable(), refuses it) a
  * partner INSECURE from the start.
  */
-static json_object *stream_fault(const struct gen_params *p, unsigned long s)
+static json_object *stream_fault(const struct sim_gen_params *p, unsigned long s)
 {
 	static const char *const kinds[][2] = {
 		{ "ide_fail", "both" }, { "dropped", "ep" }, { "dropped", "rp" },
@@ -234,7 +234,7 @@ static void endpoint(struct hb_gen *g, json_object *parent, unsigned bus,
 		set(d, "bars", bars);
 		ext_caps(g, d);
 		if (stream && p == 0) {
-			const struct gen_params *gp = g->p;
+			const struct sim_gen_params *gp = g->p;
 			unsigned j = g->next_stream++;
 			json_object *doe = json_object_new_array(), *ide, *conn, *fault;
 
@@ -389,7 +389,7 @@ static unsigned long share(unsigned long total, unsigned long parts,
 }
 
 /* One host bridge with @fns functions and @streams connected NICs, stream 0 being the host's @first. */
-static int gen_hb(const struct gen_params *p, unsigned long h, unsigned long fns,
+static int gen_hb(const struct sim_gen_params *p, unsigned long h, unsigned long fns,
 		  unsigned long streams, unsigned long first, json_object *hbs,
 		  char **psp_bdf, char **err)
 {
@@ -463,7 +463,7 @@ static int gen_hb(const struct gen_params *p, unsigned long h, unsigned long fns
 }
 
 /* tdx-connect on tdx_host; the module hands out Stream IDs from 32 while the most streams of a host bridge fit */
-static void tdx_tsm(const struct gen_params *p, json_object *tsm)
+static void tdx_tsm(const struct sim_gen_params *p, json_object *tsm)
 {
 	unsigned long most = share(p->streams, p->host_bridges, 0);
 	json_object *mod = json_object_new_object();
@@ -481,7 +481,7 @@ static void tdx_tsm(const struct gen_params *p, json_object *tsm)
 	set(tsm, "tdx_module", mod);
 }
 
-int gen_large(const struct gen_params *p, const char *out, char **err)
+int gen_large(const struct sim_gen_params *p, const char *out, char **err)
 {
 	json_object *root = json_object_new_object(), *hbs, *mods, *mod, *par,
 		    *tsms, *tsm;

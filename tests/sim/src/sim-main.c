@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* main.c: the tsm-sim command line: "build" a static tree, "mount" a live one. */
+/* sim-main.c: the tsm-sim command line: "build" a static tree, "mount" a live one. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -78,19 +78,19 @@ static bool count_arg(const char *s, unsigned long max, unsigned long *out)
 
 static int gen_main(int argc, char **argv)
 {
-	struct gen_params p = {
+	struct sim_gen_params p = {
 		.functions = 10000, .host_bridges = 64, .streams = 1024, .abi = "v6.19",
 		.switch_depth = 1, .sel_blocks = 2, .addr_assoc = 1,
 	};
 	static const struct { const char *name; size_t off; } counts[] = {
-		{ "--functions", offsetof(struct gen_params, functions) },
-		{ "--host-bridges", offsetof(struct gen_params, host_bridges) },
-		{ "--streams", offsetof(struct gen_params, streams) },
-		{ "--switch-depth", offsetof(struct gen_params, switch_depth) },
-		{ "--sel-blocks", offsetof(struct gen_params, sel_blocks) },
-		{ "--addr-assoc", offsetof(struct gen_params, addr_assoc) },
-		{ "--faulty", offsetof(struct gen_params, faulty) },
-		{ "--ext-caps", offsetof(struct gen_params, ext_caps) },
+		{ "--functions", offsetof(struct sim_gen_params, functions) },
+		{ "--host-bridges", offsetof(struct sim_gen_params, host_bridges) },
+		{ "--streams", offsetof(struct sim_gen_params, streams) },
+		{ "--switch-depth", offsetof(struct sim_gen_params, switch_depth) },
+		{ "--sel-blocks", offsetof(struct sim_gen_params, sel_blocks) },
+		{ "--addr-assoc", offsetof(struct sim_gen_params, addr_assoc) },
+		{ "--faulty", offsetof(struct sim_gen_params, faulty) },
+		{ "--ext-caps", offsetof(struct sim_gen_params, ext_caps) },
 	};
 	const char *out = NULL;
 	char *err = NULL;

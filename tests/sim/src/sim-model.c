@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* model.c: lookups and the kernel's visibility predicates over the model. */
+/* sim-model.c: lookups and the kernel's visibility predicates over the model. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,7 +69,7 @@ struct sim_tsm *model_find_tsm(struct sim_model *m, long id)
 	return NULL;
 }
 
-size_t model_hb_index(struct sim_model *m, const struct host_bridge *hb)
+size_t model_hb_index(struct sim_model *m, const struct sim_host_bridge *hb)
 {
 	for (size_t i = 0; i < m->nr_hbs; i++)
 		if (m->hbs[i] == hb)
@@ -166,7 +166,7 @@ bool driver_registered(const struct sim_model *m, const struct sim_driver *drv)
 	return module_live(m, drv->name);
 }
 
-unsigned hb_available(const struct host_bridge *hb)
+unsigned hb_available(const struct sim_host_bridge *hb)
 {
 	unsigned n = hb->nr_streams;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * modprobe.c: "tsm-sim modprobe MOUNT ARGS" behaves like kmod's modprobe
+ * sim-modprobe.c: "tsm-sim modprobe MOUNT ARGS" behaves like kmod's modprobe
  * ARGS (tools/modprobe.c) against the live mount at MOUNT: the same options
  * that matter here, messages and exit status. Without --first-time loading
  * a loaded module and removing one that is not loaded succeed silently

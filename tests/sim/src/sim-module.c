@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * module.c: loadable modules and the PCI driver model they bring along.
+ * sim-module.c: loadable modules and the PCI driver model they bring along.
  *
  * A module of the topology is what its name stands for elsewhere in it: the
  * faux device NAME (kernel/module + drivers/base/faux.c), with the TSMs and
@@ -324,7 +324,7 @@ static bool tsm_is_late(const struct sim_tsm *t)
 }
 
 /* pci_stop_root_bus() + pci_remove_root_bus(): devices go in reverse, then the bridge */
-static void remove_host_bridge(struct sim_model *m, struct host_bridge *hb)
+static void remove_host_bridge(struct sim_model *m, struct sim_host_bridge *hb)
 {
 	for (size_t i = m->nr_devs; i > 0; i--) {
 		struct sim_dev *d = m->devs[i - 1];
@@ -341,7 +341,7 @@ static void remove_host_bridge(struct sim_model *m, struct host_bridge *hb)
 }
 
 /* pci_scan_root_bus_bridge() + pci_bus_add_devices(): enumerate, then initial probe */
-static void add_host_bridge(struct sim_model *m, struct host_bridge *hb)
+static void add_host_bridge(struct sim_model *m, struct sim_host_bridge *hb)
 {
 	hb->present = true;
 	for (size_t i = 0; i < m->nr_devs; i++) {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tdisp.c: the proposed guest-side TDISP verbs of a devsec TSM (tsm/lock,
+ * sim-tdisp.c: the proposed guest-side TDISP verbs of a devsec TSM (tsm/lock,
  * tsm/accept, tsm/unlock; ABI.md §1.2). Whether a driver is bound (the state
- * they refuse to disturb) is module.c's driver model.
+ * they refuse to disturb) is sim-module.c's driver model.
  */
 #include <errno.h>
 #include <stdio.h>

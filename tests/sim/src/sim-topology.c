@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * topology.c: reads a topology JSON file into the model and checks it.
+ * sim-topology.c: reads a topology JSON file into the model and checks it.
  * Every object accepts only the keys documented in README.md, so a typo
  * is an error rather than a silently ignored knob.
  */
@@ -213,7 +213,7 @@ static char *bdf_name(unsigned dom, unsigned bus, unsigned slot, unsigned fn)
 }
 
 static int parse_window(struct loader *L, json_object *o, const char *key,
-			struct window *w, const char *what)
+			struct sim_window *w, const char *what)
 {
 	static const char *const keys[] = { "base", "limit", NULL };
 	json_object *v = get(o, key);
@@ -246,7 +246,7 @@ static int parse_ide(struct loader *L, json_object *o, struct sim_dev *d,
 		"aggregation", "pcrc", "ide_km", "sel_cfg", "algorithms",
 		"link_tcs", "streams", "tee_limited", "xt", "addr_assoc", NULL
 	};
-	struct dev_ide *ide = &d->ide;
+	struct sim_dev_ide *ide = &d->ide;
 	bool link, sel, ft, phe, agg, pcrc, km, selcfg, tee, xt;
 	uint64_t cap, alg, tcs, streams, assoc;
 	json_object *av;
@@ -357,7 +357,7 @@ static int parse_faults(struct loader *L, json_object *o, struct sim_dev *d,
 		"lock_errno", "accept_errno", "stream_alloc_fail", "seamcall_fail",
 		NULL
 	};
-	struct dev_faults *f = &d->faults;
+	struct sim_dev_faults *f = &d->faults;
 	char *wh = xasprintf("%s: faults", what);
 	const char *s;
 	json_object *v;
@@ -454,7 +454,7 @@ static int parse_presets(struct loader *L, json_object *arr, struct sim_dev *d,
 		json_object *o = json_object_array_get_idx(arr, i);
 		uint64_t blk, id, base, limit;
 		bool fail_bit, def, tee, cfg;
-		struct sel_block *b;
+		struct sim_sel_block *b;
 		int state = STATE_SECURE;
 		const char *s;
 		unsigned rp_rid = 0;
@@ -556,7 +556,7 @@ static int parse_bars(struct loader *L, json_object *arr, struct sim_dev *d,
 		     get_bool(L, o, "prefetchable", false, &pf, wh);
 		if (rc)
 			goto out;
-		d->bars[idx] = (struct bar){ .present = true, .is64 = is64,
+		d->bars[idx] = (struct sim_bar){ .present = true, .is64 = is64,
 					     .prefetch = pf, .base = base,
 					     .size = size };
 	}
@@ -590,7 +590,7 @@ static int parse_doe(struct loader *L, json_object *arr, struct sim_dev *d,
 	return 0;
 }
 
-static int parse_dev(struct loader *L, json_object *o, struct host_bridge *hb,
+static int parse_dev(struct loader *L, json_object *o, struct sim_host_bridge *hb,
 		     struct sim_dev *parent);
 
 static int make_vfs(struct loader *L, json_object *o, struct sim_dev *pf,
@@ -661,7 +661,7 @@ out:
 	return rc;
 }
 
-static int parse_dev(struct loader *L, json_object *o, struct host_bridge *hb,
+static int parse_dev(struct loader *L, json_object *o, struct sim_host_bridge *hb,
 		     struct sim_dev *parent)
 {
 	static const char *const keys[] = {
@@ -986,7 +986,7 @@ static int parse_report(struct loader *L, json_object *o)
 					     "outblob_errno",
 					     "outblob_errno_reads",
 					     "commit_errno", NULL };
-	struct report_cfg *c = &L->m->report;
+	struct sim_report_cfg *c = &L->m->report;
 	const char *prov;
 	uint64_t floor, n;
 	json_object *f, *v;
@@ -1040,7 +1040,7 @@ static int parse_hb(struct loader *L, json_object *o)
 					    "acpi", "keyp_streams", NULL };
 	static const char *const dkeys[] = { "name", "target", NULL };
 	static const char *const wkeys[] = { "name", "base", "limit", NULL };
-	struct host_bridge *hb = calloc(1, sizeof(*hb));
+	struct sim_host_bridge *hb = calloc(1, sizeof(*hb));
 	uint64_t dom, bus, streams, keyp;
 	const char *parent, *acpi;
 	json_object *v;
@@ -1095,7 +1095,7 @@ static int parse_hb(struct loader *L, json_object *o)
 		for (size_t i = 0; i < json_object_array_length(v); i++) {
 			json_object *e = json_object_array_get_idx(v, i);
 			const char *name, *target;
-			struct dangling_link dl;
+			struct sim_dangling_link dl;
 
 			rc = check_keys(L, e, hb->name, dkeys) ?:
 			     get_str(L, e, "name", &name, hb->name) ?:
@@ -1116,7 +1116,7 @@ static int parse_hb(struct loader *L, json_object *o)
 			return fail(L, "%s: windows must be an array", hb->name);
 		for (size_t i = 0; i < json_object_array_length(v); i++) {
 			json_object *e = json_object_array_get_idx(v, i);
-			struct hb_window w = { 0 };
+			struct sim_hb_window w = { 0 };
 			const char *name;
 
 			rc = check_keys(L, e, hb->name, wkeys) ?:
@@ -1209,7 +1209,7 @@ static void keyp_pools(struct sim_model *m)
 	for (size_t i = 0; i < m->nr_tsms; i++)
 		tdx |= m->tsms[i]->provider == PROV_TDX_CONNECT;
 	for (size_t i = 0; tdx && m->abi != ABI_NONE && i < m->nr_hbs; i++) {
-		struct host_bridge *hb = m->hbs[i];
+		struct sim_host_bridge *hb = m->hbs[i];
 
 		hb->nr_streams = hb->keyp_streams < 0 ? 0 : (unsigned)hb->keyp_streams + 1;
 	}
@@ -1459,7 +1459,7 @@ int topology_load(const char *file, struct sim_model **out, char **err)
 	if (rc)
 		goto out;
 	for (size_t i = 0; i < L.m->nr_hbs; i++) {
-		struct host_bridge *hb = L.m->hbs[i];
+		struct sim_host_bridge *hb = L.m->hbs[i];
 
 		for (size_t j = 0; j < hb->nr_devs; j++)
 			if (!hb->devs[j]->physfn) {
@@ -1525,7 +1525,7 @@ void model_free(struct sim_model *m)
 	if (!m)
 		return;
 	while (m->streams) {
-		struct ide_stream *s = m->streams;
+		struct sim_ide_stream *s = m->streams;
 
 		m->streams = s->next;
 		free(s->name);
@@ -1535,7 +1535,7 @@ void model_free(struct sim_model *m)
 		dev_free(m->devs[i]);
 	free(m->devs);
 	for (size_t i = 0; i < m->nr_hbs; i++) {
-		struct host_bridge *hb = m->hbs[i];
+		struct sim_host_bridge *hb = m->hbs[i];
 
 		for (size_t j = 0; j < hb->nr_dangling; j++) {
 			free(hb->dangling[j].name);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tree.c: mirrors the model into a sysfs-shaped tree. It is idempotent:
+ * sim-tree.c: mirrors the model into a sysfs-shaped tree. It is idempotent:
  * every call makes the tree match the model (writing only what changed and
  * removing what the kernel would no longer show), so the static build and
  * the live mount share one writer.
@@ -223,9 +223,9 @@ static void write_module(struct tw *w, const struct sim_module *mod)
 
 static bool keep_stream(struct tw *w, const void *ctx, const char *name)
 {
-	const struct host_bridge *hb = ctx;
+	const struct sim_host_bridge *hb = ctx;
 
-	for (struct ide_stream *s = w->m->streams; s; s = s->next)
+	for (struct sim_ide_stream *s = w->m->streams; s; s = s->next)
 		if (s->hb == hb && s->name && !strcmp(s->name, name))
 			return true;
 	for (size_t i = 0; i < hb->nr_dangling; i++)
@@ -265,7 +265,7 @@ static void write_pci_bus(struct tw *w, const char *owner, unsigned domain,
 }
 
 /* Every directory on the way to a host bridge is a kobject: each has a uevent. */
-static void write_hb_parents(struct tw *w, const struct host_bridge *hb)
+static void write_hb_parents(struct tw *w, const struct sim_host_bridge *hb)
 {
 	char *p = strdup(hb->dir), *slash;
 
@@ -283,7 +283,7 @@ static void write_hb_parents(struct tw *w, const struct host_bridge *hb)
 	free(p);
 }
 
-static void write_hb(struct tw *w, struct host_bridge *hb)
+static void write_hb(struct tw *w, struct sim_host_bridge *hb)
 {
 	char *v;
 
@@ -310,7 +310,7 @@ static void write_hb(struct tw *w, struct host_bridge *hb)
 		 RO);
 	free(v);
 	prune_links(w, hb->dir, "stream", keep_stream, hb);
-	for (struct ide_stream *s = w->m->streams; s; s = s->next)
+	for (struct sim_ide_stream *s = w->m->streams; s; s = s->next)
 		if (s->hb == hb && s->name)
 			link_to(w, hb->dir, s->name, s->ep->dir);
 	for (size_t i = 0; i < hb->nr_dangling; i++) {
@@ -394,7 +394,7 @@ static const char *link_speed(unsigned speed)
 }
 
 /* a memory BAR's resource flags: IORESOURCE_MEM|SIZEALIGN[|PREFETCH][|MEM_64] and the BAR's low bits */
-static uint64_t bar_flags(const struct bar *b)
+static uint64_t bar_flags(const struct sim_bar *b)
 {
 	uint64_t f = 0x200 | 0x40000;
 
@@ -511,7 +511,7 @@ static void write_std_attrs(struct tw *w, struct sim_dev *d)
 		free(s);
 	}
 	for (int i = 0; i < 6; i++) {
-		const struct bar *b = &d->bars[i];
+		const struct sim_bar *b = &d->bars[i];
 		char *n;
 
 		if (!b->present || !b->size)
@@ -683,7 +683,7 @@ static bool keep_pci_link(struct tw *w, const void *ctx, const char *name)
 
 static bool keep_tsm_stream(struct tw *w, const void *ctx, const char *name)
 {
-	for (struct ide_stream *s = w->m->streams; w->m->rc1_links && s; s = s->next)
+	for (struct sim_ide_stream *s = w->m->streams; w->m->rc1_links && s; s = s->next)
 		if (s->tsm == ctx && s->tsm_registered && s->name &&
 		    !strcmp(s->name, name))
 			return true;
@@ -754,7 +754,7 @@ static void write_tsm(struct tw *w, struct sim_tsm *t)
 					w->m->hbs[i]->dir);
 	/* 6.19-rc1: tsmN/streamH.R.E -> the endpoint */
 	prune_links(w, t->dir, "stream", keep_tsm_stream, t);
-	for (struct ide_stream *s = w->m->streams; w->m->rc1_links && s; s = s->next)
+	for (struct sim_ide_stream *s = w->m->streams; w->m->rc1_links && s; s = s->next)
 		if (s->tsm == t && s->tsm_registered && s->name)
 			link_to(w, t->dir, s->name, s->ep->dir);
 }
@@ -827,7 +827,7 @@ int tree_sync_reports(struct sim_model *m, const char *root)
 {
 	struct tw w = { .m = m, .root = root };
 
-	for (struct report_entry *e = m->reports; e; e = e->next) {
+	for (struct sim_report_entry *e = m->reports; e; e = e->next) {
 		note(&w, fs_mkdir_p(root, e->dir));
 		for (int a = 0; a < RA_COUNT; a++) {
 			uint8_t *v = NULL;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * uevent.c: the kobject uevents the kernel multicasts on NETLINK_KOBJECT_UEVENT
+ * sim-uevent.c: the kobject uevents the kernel multicasts on NETLINK_KOBJECT_UEVENT
  * group 1 ("ACTION@DEVPATH\0ACTION=...\0DEVPATH=...\0SUBSYSTEM=...\0SEQNUM=...\0",
  * lib/kobject_uevent.c). A root process may send to that group too; the
  * message then reaches every listener in the sender's network namespace,
