@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * sim-topology.c: reads a topology JSON file into the model and checks it.
+ * sim-topology.c: reads a topology JSON file into the model.
  * Every object accepts only the keys documented in README.md, so a typo
  * is an error rather than a silently ignored knob.
  */
@@ -105,32 +105,36 @@ static int get_u64(struct loader *L, json_object *o, const char *key,
 	return 0;
 }
 
+/* @key's value in *v (NULL when absent); an error when it is not of @type. */
+static int get_typed(struct loader *L, json_object *o, const char *key,
+		     json_type type, const char *want, json_object **v,
+		     const char *what)
+{
+	*v = get(o, key);
+	if (*v && !json_object_is_type(*v, type))
+		return fail(L, "%s: %s must be %s", what, key, want);
+	return 0;
+}
+
 static int get_bool(struct loader *L, json_object *o, const char *key,
 		    bool def, bool *out, const char *what)
 {
-	json_object *v = get(o, key);
+	json_object *v;
+	int rc = get_typed(L, o, key, json_type_boolean, "true or false", &v,
+			   what);
 
-	*out = def;
-	if (!v)
-		return 0;
-	if (!json_object_is_type(v, json_type_boolean))
-		return fail(L, "%s: %s must be true or false", what, key);
-	*out = json_object_get_boolean(v);
-	return 0;
+	*out = v && !rc ? json_object_get_boolean(v) : def;
+	return rc;
 }
 
 static int get_str(struct loader *L, json_object *o, const char *key,
 		   const char **out, const char *what)
 {
-	json_object *v = get(o, key);
+	json_object *v;
+	int rc = get_typed(L, o, key, json_type_string, "a string", &v, what);
 
-	*out = NULL;
-	if (!v)
-		return 0;
-	if (!json_object_is_type(v, json_type_string))
-		return fail(L, "%s: %s must be a string", what, key);
-	*out = json_object_get_string(v);
-	return 0;
+	*out = v && !rc ? json_object_get_string(v) : NULL;
+	return rc;
 }
 
 static const struct {
@@ -1369,34 +1373,6 @@ static int parse_modules(struct loader *L, json_object *arr)
 	return 0;
 }
 
-static int check_model(struct loader *L)
-{
-	struct sim_model *m = L->m;
-
-	if (m->abi == ABI_NONE && m->nr_tsms)
-		return fail(L, "abi \"none\" (no PCI TSM support) cannot have TSMs");
-	for (size_t i = 0; i < m->nr_devs; i++) {
-		struct sim_dev *d = m->devs[i];
-
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(m->devs[j]->name, d->name))
-				return fail(L, "%s: duplicate device", d->name);
-		if (dev_is_pcie(d) && config_ext_end(d) > 4096)
-			return fail(L, "%s: extended capabilities exceed 4096 bytes",
-				    d->name);
-	}
-	for (size_t i = 0; i < m->nr_tsms; i++)
-		for (size_t j = 0; j < m->tsms[i]->nr_hbs; j++) {
-			bool ok = false;
-
-			for (size_t k = 0; k < m->nr_hbs; k++)
-				ok |= !strcmp(m->hbs[k]->name, m->tsms[i]->hbs[j]);
-			if (!ok)
-				return fail(L, "%s: unknown host bridge %s",
-					    m->tsms[i]->name, m->tsms[i]->hbs[j]);
-		}
-	return 0;
-}
 
 int topology_load(const char *file, struct sim_model **out, char **err)
 {
@@ -1487,7 +1463,7 @@ int topology_load(const char *file, struct sim_model **out, char **err)
 			goto out;
 	}
 	keyp_pools(L.m);
-	rc = check_model(&L);
+	rc = topology_check(L.m, &L.err);
 out:
 	json_object_put(root);
 	if (L.err) {
@@ -1498,119 +1474,4 @@ out:
 	}
 	*out = L.m;
 	return 0;
-}
-
-static void dev_free(struct sim_dev *d)
-{
-	free(d->name);
-	free(d->dir);
-	free(d->driver);
-	free(d->boot_driver);
-	free(d->driver_override);
-	free(d->deferred);
-	free(d->children);
-	free(d->vfs);
-	for (size_t i = 0; i < d->nr_doe; i++)
-		free(d->doe[i]);
-	free(d->doe);
-	free(d->ide.sel);
-	free(d->ide.sel_boot);
-	free(d->boot_connect);
-	free(d->boot_lock);
-	free(d);
-}
-
-void model_free(struct sim_model *m)
-{
-	if (!m)
-		return;
-	while (m->streams) {
-		struct sim_ide_stream *s = m->streams;
-
-		m->streams = s->next;
-		free(s->name);
-		free(s);
-	}
-	for (size_t i = 0; i < m->nr_devs; i++)
-		dev_free(m->devs[i]);
-	free(m->devs);
-	for (size_t i = 0; i < m->nr_hbs; i++) {
-		struct sim_host_bridge *hb = m->hbs[i];
-
-		for (size_t j = 0; j < hb->nr_dangling; j++) {
-			free(hb->dangling[j].name);
-			free(hb->dangling[j].target);
-		}
-		free(hb->dangling);
-		for (size_t j = 0; j < hb->nr_windows; j++)
-			free(hb->windows[j].name);
-		free(hb->windows);
-		free(hb->owner);
-		free(hb->acpi);
-		free(hb->devs);
-		free(hb->name);
-		free(hb->dir);
-		free(hb);
-	}
-	free(m->hbs);
-	for (size_t i = 0; i < m->nr_tsms; i++) {
-		struct sim_tsm *t = m->tsms[i];
-
-		for (size_t j = 0; j < t->nr_hbs; j++)
-			free(t->hbs[j]);
-		free(t->hbs);
-		free(t->hb_refs);
-		free(t->name);
-		free(t->decl_name);
-		free(t->dir);
-		free(t->parent_dir);
-		free(t->certs);
-		free(t->transcript);
-		free(t->parent_faux);
-		free(t->module_ids);
-		free(t->tdx_version);
-		free(t->seamldr_version);
-		free(t->parent_platform);
-		free(t);
-	}
-	free(m->tsms);
-	for (size_t i = 0; i < m->nr_modules; i++) {
-		for (size_t j = 0; j < m->modules[i].nr_params; j++) {
-			free(m->modules[i].keys[j]);
-			free(m->modules[i].vals[j]);
-			free(m->modules[i].defaults[j]);
-		}
-		free(m->modules[i].keys);
-		free(m->modules[i].vals);
-		free(m->modules[i].defaults);
-		free(m->modules[i].name);
-	}
-	free(m->modules);
-	for (size_t i = 0; i < m->nr_faux; i++) {
-		free(m->faux[i].name);
-		free(m->faux[i].dir);
-	}
-	free(m->faux);
-	for (size_t i = 0; i < m->nr_platform; i++) {
-		free(m->platform[i].name);
-		free(m->platform[i].dir);
-	}
-	free(m->platform);
-	for (size_t i = 0; i < m->nr_drivers; i++) {
-		struct sim_driver *drv = &m->drivers[i];
-
-		for (size_t j = 0; j < drv->nr_ids; j++)
-			free(drv->ids[j]);
-		for (size_t j = 0; j < drv->nr_dynids; j++)
-			free(drv->dynids[j]);
-		free(drv->ids);
-		free(drv->dynids);
-		free(drv->defer_reason);
-		free(drv->name);
-	}
-	free(m->drivers);
-	events_clear(m);
-	free(m->events);
-	report_free_all(m);
-	free(m);
 }

@@ -335,8 +335,11 @@ struct sim_model {
 	struct sim_report_entry *reports;
 };
 
-/* sim-topology.c */
+/* sim-topology.c: a topology file into a model (checked by topology_check()) */
 int topology_load(const char *file, struct sim_model **out, char **err);
+/* sim-topology-check.c: what must hold across the whole loaded topology */
+int topology_check(const struct sim_model *m, char **err);
+/* sim-topology-free.c */
 void model_free(struct sim_model *m);
 
 /* sim-model.c: derived kernel predicates */
