@@ -12,7 +12,7 @@
  *   modprobe NAME [PARAM=VALUE...]  module_load() (sim-module.c)
  *   rmmod NAME             module_unload()
  *
- * The register/unregister steps and their uevents are sim-fuse.c's (they take
+ * The register/unregister steps and their uevents are sim-fuse-timer.c's (they take
  * the lock twice); this file checks the command and does the register edits.
  */
 #define _GNU_SOURCE

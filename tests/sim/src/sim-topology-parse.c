@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * sim-topology.c: reads a topology JSON file into the model.
+ * sim-topology-parse.c: reads a topology JSON file into the model.
  * Every object accepts only the keys documented in README.md, so a typo
  * is an error rather than a silently ignored knob.
  */

@@ -256,7 +256,7 @@ struct sim_driver {
 	int accepted_errno;	/* probe of an accepted (RUN) device fails with this */
 };
 
-/* a uevent queued under the lock, sent after it (sim-fuse.c) */
+/* a uevent queued under the lock, sent after it (sim-fuse-store.c) */
 struct sim_event {
 	char *action, *dir, *subsystem;
 };
@@ -335,7 +335,7 @@ struct sim_model {
 	struct sim_report_entry *reports;
 };
 
-/* sim-topology.c: a topology file into a model (checked by topology_check()) */
+/* sim-topology-parse.c: a topology file into a model (checked by topology_check()) */
 int topology_load(const char *file, struct sim_model **out, char **err);
 /* sim-topology-check.c: what must hold across the whole loaded topology */
 int topology_check(const struct sim_model *m, char **err);
@@ -495,7 +495,7 @@ int uevent_send(const char *action, const char *dir, const char *subsystem);
 /* sim-control.c: the live mount's test-only control file (outside sys/) */
 #define CONTROL_FILE "tsm-sim-control"
 enum sim_control_op { CTL_NONE, CTL_REGISTER, CTL_UNREGISTER, CTL_MODULE };
-/* Parse and apply one command under the lock; op and tsm say what sim-fuse.c must finish. */
+/* Parse and apply one command under the lock; op and tsm say what sim-fuse-store.c must finish. */
 int control_apply(struct sim_model *m, const char *buf, size_t len,
 		  enum sim_control_op *op, struct sim_tsm **tsm);
 
@@ -510,7 +510,7 @@ int cost_control(const char *buf, size_t len);
 /* sim-modprobe.c: "tsm-sim modprobe MOUNT ...", kmod's modprobe against a live mount */
 int modprobe_main(int argc, char **argv);
 
-/* sim-fuse.c */
+/* sim-fuse.c: the live mount */
 int fuse_serve(struct sim_model *m, const char *mountpoint, bool foreground,
 	       bool debug);
 
