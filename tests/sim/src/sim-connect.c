@@ -98,20 +98,10 @@ static struct sim_dev *find_dsm(struct sim_dev *d)
 	return NULL;
 }
 
-static bool provider_accepts(const struct sim_tsm *t, const struct sim_dev *d)
-{
-	if (!t->nr_hbs)
-		return true;
-	for (size_t i = 0; i < t->nr_hbs; i++)
-		if (!strcmp(t->hbs[i], d->hb->name))
-			return true;
-	return false;
-}
-
 /* ops->probe() for a DSM candidate: 0 or -ENXIO (the NULL return) */
 static int probe_pf0(struct sim_tsm *t, struct sim_dev *d)
 {
-	if (!provider_accepts(t, d) || !dev_is_pf0(d))
+	if (!tsm_serves_dev(t, d) || !dev_is_pf0(d))
 		return -ENXIO;
 	/* pci_tsm_pf0_constructor(): no CMA mailbox, no context */
 	if (!dev_has_doe(d, "0001:01"))
@@ -127,7 +117,7 @@ static void probe_fn(struct sim_tsm *t, struct sim_dev *dsm, struct sim_dev *d)
 	if (!d->present || dev_has_ctx(d))
 		return;
 	/* SEV-TIO declines every function but the DSM (ABI.md §2.2) */
-	if (t->provider == PROV_SEV_TIO || !provider_accepts(t, d))
+	if (t->provider == PROV_SEV_TIO || !tsm_serves_dev(t, d))
 		return;
 	if (dev_is_pf0(d) && !dev_has_doe(d, "0001:01"))
 		return;
@@ -222,6 +212,55 @@ static bool fault_hits(const struct sim_dev *d, enum sim_fault_stage st, int *rc
 	return false;
 }
 
+/*
+ * The core helpers' order after the Stream ID is chosen: register, set up
+ * both ends, register with the TSM, enable the Root Port then the endpoint,
+ * with the injected faults between the steps. 0 or -errno; the caller
+ * releases the stream on failure.
+ */
+static int stream_bring_up(struct sim_model *m, struct sim_dev *d,
+			   struct sim_ide_stream *s)
+{
+	int rc = ide_stream_register(m, s);
+
+	if (rc || fault_hits(d, STAGE_REGISTER, &rc))
+		return rc;
+	ide_stream_setup(s, false);
+	ide_stream_setup(s, true);
+	if (fault_hits(d, STAGE_SETUP, &rc))
+		return rc;
+	rc = tsm_stream_register(m, s);
+	if (rc)
+		return rc;
+	rc = ide_stream_enable(s, true);
+	if (!rc)
+		rc = ide_stream_enable(s, false);
+	if (!rc)
+		fault_hits(d, STAGE_ENABLE, &rc);
+	return rc;
+}
+
+/* Undo a connect that failed part way: the stream, and a sample's Stream ID slot. */
+static int connect_abort(struct sim_model *m, struct sim_ide_stream *s, int rc)
+{
+	if (s->sample_id >= 0)
+		s->tsm->sample_ids[s->sample_id] = 0;
+	ide_stream_release(m, s);
+	return rc;
+}
+
+/* The rest of a core-order connect once the Stream ID is chosen. */
+static int connect_finish(struct sim_model *m, struct sim_dev *d,
+			  struct sim_ide_stream *s)
+{
+	int rc = stream_bring_up(m, d, s);
+
+	if (rc)
+		return connect_abort(m, s, rc);
+	d->stream = s;
+	return 0;
+}
+
 /* drivers/crypto/ccp/sev-dev-tsm.c dsm_connect(), v6.19 */
 static int sev_tio_connect(struct sim_model *m, struct sim_tsm *t,
 			   struct sim_dev *d)
@@ -291,29 +330,9 @@ static int sample_connect(struct sim_model *m, struct sim_tsm *t,
 	s->sample_id = id;
 	s->stream_id = id;
 	if (fault_hits(d, STAGE_ALLOC, &rc))
-		goto release;
-	rc = ide_stream_register(m, s);
-	if (rc || fault_hits(d, STAGE_REGISTER, &rc))
-		goto release;
-	ide_stream_setup(s, false);
-	ide_stream_setup(s, true);
-	if (fault_hits(d, STAGE_SETUP, &rc))
-		goto release;
-	rc = tsm_stream_register(m, s);
-	if (rc)
-		goto release;
+		return connect_abort(m, s, rc);
 	/* the modelled TSM enables the Root Port side, the sample the EP */
-	rc = ide_stream_enable(s, true);
-	if (!rc)
-		rc = ide_stream_enable(s, false);
-	if (rc || fault_hits(d, STAGE_ENABLE, &rc))
-		goto release;
-	d->stream = s;
-	return 0;
-release:
-	t->sample_ids[id] = 0;
-	ide_stream_release(m, s);
-	return rc;
+	return connect_finish(m, d, s);
 }
 
 /* How a provider that follows the core helpers' order differs: the Stream ID and the setup. */
@@ -332,31 +351,9 @@ static int core_connect(struct sim_model *m, struct sim_tsm *t,
 	if (rc)
 		return -ENOMEM;
 	s->tsm = t;
-	if (fault_hits(d, STAGE_ALLOC, &rc))
-		goto release;
-	rc = f->pick_id(m, t, s);
-	if (rc)
-		goto release;
-	rc = ide_stream_register(m, s);
-	if (rc || fault_hits(d, STAGE_REGISTER, &rc))
-		goto release;
-	ide_stream_setup(s, false);
-	ide_stream_setup(s, true);
-	if (fault_hits(d, STAGE_SETUP, &rc))
-		goto release;
-	rc = tsm_stream_register(m, s);
-	if (rc)
-		goto release;
-	rc = ide_stream_enable(s, true);
-	if (!rc)
-		rc = ide_stream_enable(s, false);
-	if (rc || fault_hits(d, STAGE_ENABLE, &rc))
-		goto release;
-	d->stream = s;
-	return 0;
-release:
-	ide_stream_release(m, s);
-	return rc;
+	if (fault_hits(d, STAGE_ALLOC, &rc) || (rc = f->pick_id(m, t, s)))
+		return connect_abort(m, s, rc);
+	return connect_finish(m, d, s);
 }
 
 /* generic: lowest Stream ID free on this host bridge; 255 stays reserved */

@@ -13,20 +13,28 @@
 
 #include "sim.h"
 
+char *xvasprintf(const char *fmt, va_list ap)
+{
+	char *s;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	if (!s) {
+		/* out of memory in a test tool: nothing sensible to recover */
+		perror("tsm-sim");
+		abort();
+	}
+	return s;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (!s) {
-		/* out of memory in a test tool: nothing sensible to recover */
-		perror("tsm-sim");
-		abort();
-	}
 	return s;
 }
 

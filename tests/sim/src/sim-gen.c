@@ -342,6 +342,20 @@ static int filler(struct hb_gen *g, unsigned fns)
 	return 0;
 }
 
+/* Function @fn of the PSP's device (or the accelerator in its place on a TDX host) */
+static json_object *psp_fn(const struct hb_gen *g, unsigned bus, unsigned fn,
+			   const char *device, const char *class)
+{
+	json_object *f = json_object_new_object();
+
+	set(f, "bdf", bdf(g, bus, 0, fn));
+	set(f, "type", json_object_new_string("endpoint"));
+	set(f, "vendor", jstr(g->p->tdx ? "0x8086" : "0x1022"));
+	set(f, "device", jstr("%s", device));
+	set(f, "class", jstr("%s", class));
+	return f;
+}
+
 /*
  * The PSP as on an EPYC host: internal bridge, a dummy function 0, then ccp.
  * A TDX host has its TSM on a faux device: there, as many functions of an
@@ -356,19 +370,11 @@ static int psp(struct hb_gen *g, char **psp_bdf)
 	if (take_bus(g, &bus))
 		return -ENOSPC;
 	set(rp, "mem_window", window(0xf0000000, 0x500000));
-	f0 = json_object_new_object();
-	set(f0, "bdf", bdf(g, bus, 0, 0));
-	set(f0, "type", json_object_new_string("endpoint"));
-	set(f0, "vendor", jstr(tdx ? "0x8086" : "0x1022"));
-	set(f0, "device", jstr(tdx ? "0x0b25" : "0x14c9"));
-	set(f0, "class", jstr(tdx ? "0x088000" : "0x130000"));
+	f0 = psp_fn(g, bus, 0, tdx ? "0x0b25" : "0x14c9",
+		    tdx ? "0x088000" : "0x130000");
 	add_child(rp, f0);
-	f1 = json_object_new_object();
-	set(f1, "bdf", bdf(g, bus, 0, 1));
-	set(f1, "type", json_object_new_string("endpoint"));
-	set(f1, "vendor", jstr(tdx ? "0x8086" : "0x1022"));
-	set(f1, "device", jstr(tdx ? "0x0b25" : "0x14ca"));
-	set(f1, "class", jstr(tdx ? "0x088000" : "0x108000"));
+	f1 = psp_fn(g, bus, 1, tdx ? "0x0b25" : "0x14ca",
+		    tdx ? "0x088000" : "0x108000");
 	set(f1, "driver", json_object_new_string(tdx ? "idxd" : "ccp"));
 	bars = json_object_new_array();
 	bar = json_object_new_object();

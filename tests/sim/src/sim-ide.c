@@ -198,8 +198,9 @@ int ide_stream_alloc(struct sim_model *m, struct sim_dev *ep,
 	return 0;
 }
 
-static bool name_taken(struct sim_model *m, struct sim_host_bridge *hb,
-		       const char *name)
+/* Is streamH.R.E @name linked below @hb, by a stream or a dangling link? */
+bool ide_stream_name_taken(const struct sim_model *m,
+			   const struct sim_host_bridge *hb, const char *name)
 {
 	for (struct sim_ide_stream *s = m->streams; s; s = s->next)
 		if (s->hb == hb && s->name && !strcmp(s->name, name))
@@ -220,7 +221,7 @@ int ide_stream_register(struct sim_model *m, struct sim_ide_stream *s)
 	if (s->hb->ids[s->stream_id])
 		return -EBUSY;
 	name = xasprintf("stream%u.%u.%u", s->h, s->r, s->e);
-	if (name_taken(m, s->hb, name)) {
+	if (ide_stream_name_taken(m, s->hb, name)) {
 		free(name);
 		return -EEXIST;	/* sysfs_create_link() on an existing name */
 	}

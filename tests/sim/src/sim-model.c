@@ -175,3 +175,14 @@ unsigned hb_available(const struct sim_host_bridge *hb)
 			n--;
 	return n;
 }
+
+/* Does @t's provider take @d's host bridge (its "host_bridges" list, or all)? */
+bool tsm_serves_dev(const struct sim_tsm *t, const struct sim_dev *d)
+{
+	if (!t->nr_hbs)
+		return true;
+	for (size_t i = 0; i < t->nr_hbs; i++)
+		if (!strcmp(t->hbs[i], d->hb->name))
+			return true;
+	return false;
+}

@@ -75,6 +75,13 @@ static char *normalize(const char *name)
 	return s;
 }
 
+/* modprobe's exit status for @rc, once its message is out */
+static int finish(char *mod, int rc)
+{
+	free(mod);
+	return rc ? 1 : 0;
+}
+
 static int load(const struct mp *o, const char *name, char **params, int n)
 {
 	char *mod = normalize(name), *cmd = xasprintf("modprobe %s", mod), *t;
@@ -88,10 +95,10 @@ static int load(const struct mp *o, const char *name, char **params, int n)
 	}
 	rc = control(o, cmd);
 	free(cmd);
-	if (rc == -EBADF) {
-		free(mod);
-		return 1;
-	}
+	if (rc == -EBADF)
+		return finish(mod, rc);
+	if (rc == -EEXIST && !o->first_time)
+		rc = 0;	/* already in the kernel: done, unless --first-time */
 	switch (rc) {
 	case 0:
 		break;
@@ -102,10 +109,7 @@ static int load(const struct mp *o, const char *name, char **params, int n)
 		    mod, u.release);
 		break;
 	case -EEXIST:
-		if (!o->first_time)
-			rc = 0;
-		else
-			say(o, "ERROR", "could not insert '%s': Module already in kernel\n", mod);
+		say(o, "ERROR", "could not insert '%s': Module already in kernel\n", mod);
 		break;
 	case -EBADMSG:
 		say(o, "ERROR", "could not insert '%s': Unknown symbol in module, or unknown parameter (see dmesg)\n",
@@ -115,8 +119,7 @@ static int load(const struct mp *o, const char *name, char **params, int n)
 		say(o, "ERROR", "could not insert '%s': %s\n", mod, strerror(-rc));
 		break;
 	}
-	free(mod);
-	return rc ? 1 : 0;
+	return finish(mod, rc);
 }
 
 static int unload(const struct mp *o, const char *name)
@@ -125,6 +128,8 @@ static int unload(const struct mp *o, const char *name)
 	int rc = control(o, cmd);
 
 	free(cmd);
+	if (rc == -ESRCH && !o->first_time)
+		rc = 0;	/* not in the kernel: done, unless --first-time */
 	switch (rc) {
 	case 0:
 		break;
@@ -137,17 +142,13 @@ static int unload(const struct mp *o, const char *name)
 		say(o, "FATAL", "Module %s is builtin.\n", mod);
 		break;
 	case -ESRCH:
-		if (!o->first_time)
-			rc = 0;
-		else
-			say(o, "FATAL", "Module %s is not in kernel.\n", mod);
+		say(o, "FATAL", "Module %s is not in kernel.\n", mod);
 		break;
 	default:
 		say(o, "ERROR", "could not remove '%s': %s\n", mod, strerror(-rc));
 		break;
 	}
-	free(mod);
-	return rc ? 1 : 0;
+	return finish(mod, rc);
 }
 
 int modprobe_main(int argc, char **argv)

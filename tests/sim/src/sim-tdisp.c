@@ -35,16 +35,6 @@ int kstrtobool(const char *s, bool *res)
 	return -EINVAL;
 }
 
-static bool tsm_serves(const struct sim_tsm *t, const struct sim_dev *d)
-{
-	if (!t->nr_hbs)
-		return true;
-	for (size_t i = 0; i < t->nr_hbs; i++)
-		if (!strcmp(t->hbs[i], d->hb->name))
-			return true;
-	return false;
-}
-
 /*
  * lock_store() after its sscanf: EBUSY for any existing context, ENXIO
  * unless tsmN is a devsec TSM, EBUSY while a driver is bound, then the
@@ -61,7 +51,7 @@ int sim_lock(struct sim_model *m, struct sim_dev *d, long tsm_id)
 		return -ENXIO;
 	if (d->driver)
 		return -EBUSY;	/* LOCKED would surprise a live driver */
-	if (!tsm_serves(t, d))
+	if (!tsm_serves_dev(t, d))
 		return -ENXIO;
 	if (d->faults.lock_errno)
 		return -d->faults.lock_errno;

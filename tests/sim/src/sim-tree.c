@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,24 @@ static void attr(struct tw *w, const char *dir, const char *name,
 
 	note(w, fs_put_str(w->root, p, content, mode));
 	free(p);
+}
+
+static void attrf(struct tw *w, const char *dir, const char *name,
+		  unsigned mode, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* attr() with printf-style content */
+static void attrf(struct tw *w, const char *dir, const char *name,
+		  unsigned mode, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = xvasprintf(fmt, ap);
+	va_end(ap);
+	attr(w, dir, name, s, mode);
+	free(s);
 }
 
 static void attr_opt(struct tw *w, const char *dir, const char *name,
@@ -104,9 +123,7 @@ static void write_tdx_host(struct tw *w, const struct sim_faux *f)
 			t = w->m->tsms[i];
 	if (!t)
 		return;
-	n = xasprintf("%s\n", t->tdx_version);
-	attr(w, f->dir, "version", n, RO);
-	free(n);
+	attrf(w, f->dir, "version", RO, "%s\n", t->tdx_version);
 	n = t->seamldr_version ? xasprintf("%s\n", t->seamldr_version) : NULL;
 	attr_opt(w, f->dir, "seamldr_version", n, n ? n : "", 0400);
 	free(n);
@@ -175,24 +192,22 @@ static void write_platform(struct tw *w, const struct sim_platform *p)
 /* sys/bus/pci/drivers/NAME with the driver core's and PCI's store-only attributes */
 static void write_driver(struct tw *w, const struct sim_driver *drv)
 {
+	static const char *const stores[] = { "bind", "unbind", "uevent",
+					      "new_id", "remove_id" };
 	char *dir = xasprintf("sys/bus/pci/drivers/%s", drv->name);
 
 	if (!driver_registered(w->m, drv)) {
 		rm(w, dir, NULL);
-		free(dir);
-		return;
-	}
-	note(w, fs_mkdir_p(w->root, dir));
-	attr(w, dir, "bind", "", WO);
-	attr(w, dir, "unbind", "", WO);
-	attr(w, dir, "uevent", "", WO);
-	attr(w, dir, "new_id", "", WO);
-	attr(w, dir, "remove_id", "", WO);
-	if (model_find_module(w->m, drv->name)) {
-		char *mod = xasprintf("sys/module/%s", drv->name);
+	} else {
+		note(w, fs_mkdir_p(w->root, dir));
+		for (size_t i = 0; i < sizeof(stores) / sizeof(stores[0]); i++)
+			attr(w, dir, stores[i], "", WO);
+		if (model_find_module(w->m, drv->name)) {
+			char *mod = xasprintf("sys/module/%s", drv->name);
 
-		link_to(w, dir, "module", mod);
-		free(mod);
+			link_to(w, dir, "module", mod);
+			free(mod);
+		}
 	}
 	free(dir);
 }
@@ -223,15 +238,7 @@ static void write_module(struct tw *w, const struct sim_module *mod)
 
 static bool keep_stream(struct tw *w, const void *ctx, const char *name)
 {
-	const struct sim_host_bridge *hb = ctx;
-
-	for (struct sim_ide_stream *s = w->m->streams; s; s = s->next)
-		if (s->hb == hb && s->name && !strcmp(s->name, name))
-			return true;
-	for (size_t i = 0; i < hb->nr_dangling; i++)
-		if (!strcmp(hb->dangling[i].name, name))
-			return true;
-	return false;
+	return ide_stream_name_taken(w->m, ctx, name);
 }
 
 /*
@@ -248,18 +255,16 @@ static void write_pci_bus(struct tw *w, const char *owner, unsigned domain,
 
 	if (!present) {
 		rm(w, "sys/class/pci_bus", name);
-		free(dir);
-		free(name);
-		return;
+	} else {
+		note(w, fs_mkdir_p(w->root, dir));
+		attr(w, dir, "uevent", "", RW);
+		attr(w, dir, "cpuaffinity", "ff\n", RO);
+		attr(w, dir, "cpulistaffinity", "0-7\n", RO);
+		attr(w, dir, "rescan", "", WO);
+		link_to(w, dir, "device", owner);
+		link_to(w, dir, "subsystem", "sys/class/pci_bus");
+		link_to(w, "sys/class/pci_bus", name, dir);
 	}
-	note(w, fs_mkdir_p(w->root, dir));
-	attr(w, dir, "uevent", "", RW);
-	attr(w, dir, "cpuaffinity", "ff\n", RO);
-	attr(w, dir, "cpulistaffinity", "0-7\n", RO);
-	attr(w, dir, "rescan", "", WO);
-	link_to(w, dir, "device", owner);
-	link_to(w, dir, "subsystem", "sys/class/pci_bus");
-	link_to(w, "sys/class/pci_bus", name, dir);
 	free(dir);
 	free(name);
 }
@@ -350,36 +355,21 @@ static void remove_dev(struct tw *w, struct sim_dev *d)
 
 static void write_ids(struct tw *w, struct sim_dev *d)
 {
-	char *s;
-
-	s = xasprintf("0x%04x\n", d->vendor);
-	attr(w, d->dir, "vendor", s, RO);
-	free(s);
-	s = xasprintf("0x%04x\n", d->device);
-	attr(w, d->dir, "device", s, RO);
-	free(s);
-	s = xasprintf("0x%06x\n", d->class);
-	attr(w, d->dir, "class", s, RO);
-	free(s);
-	s = xasprintf("0x%04x\n", d->subvendor);
-	attr(w, d->dir, "subsystem_vendor", s, RO);
-	free(s);
-	s = xasprintf("0x%04x\n", d->subdevice);
-	attr(w, d->dir, "subsystem_device", s, RO);
-	free(s);
-	s = xasprintf("0x%02x\n", d->revision);
-	attr(w, d->dir, "revision", s, RO);
-	free(s);
-	s = xasprintf("%s%s%sPCI_CLASS=%X\nPCI_ID=%04X:%04X\n"
-		      "PCI_SUBSYS_ID=%04X:%04X\nPCI_SLOT_NAME=%s\n"
-		      "MODALIAS=pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X\n",
-		      d->driver ? "DRIVER=" : "", d->driver ? d->driver : "",
-		      d->driver ? "\n" : "", d->class, d->vendor, d->device,
-		      d->subvendor, d->subdevice, d->name, d->vendor, d->device,
-		      d->subvendor, d->subdevice, d->class >> 16,
-		      (d->class >> 8) & 0xff, d->class & 0xff);
-	attr(w, d->dir, "uevent", s, RW);
-	free(s);
+	attrf(w, d->dir, "vendor", RO, "0x%04x\n", d->vendor);
+	attrf(w, d->dir, "device", RO, "0x%04x\n", d->device);
+	attrf(w, d->dir, "class", RO, "0x%06x\n", d->class);
+	attrf(w, d->dir, "subsystem_vendor", RO, "0x%04x\n", d->subvendor);
+	attrf(w, d->dir, "subsystem_device", RO, "0x%04x\n", d->subdevice);
+	attrf(w, d->dir, "revision", RO, "0x%02x\n", d->revision);
+	attrf(w, d->dir, "uevent", RW,
+	      "%s%s%sPCI_CLASS=%X\nPCI_ID=%04X:%04X\n"
+	      "PCI_SUBSYS_ID=%04X:%04X\nPCI_SLOT_NAME=%s\n"
+	      "MODALIAS=pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X\n",
+	      d->driver ? "DRIVER=" : "", d->driver ? d->driver : "",
+	      d->driver ? "\n" : "", d->class, d->vendor, d->device,
+	      d->subvendor, d->subdevice, d->name, d->vendor, d->device,
+	      d->subvendor, d->subdevice, d->class >> 16,
+	      (d->class >> 8) & 0xff, d->class & 0xff);
 }
 
 /* pci_speed_string() + " PCIe", as current_link_speed/max_link_speed print it */
@@ -481,11 +471,10 @@ static void write_std_attrs(struct tw *w, struct sim_dev *d)
 	attr(w, d->dir, "d3cold_allowed", "1\n", RW);
 	attr(w, d->dir, "remove", "", WO);
 	attr(w, d->dir, "rescan", "", WO);
-	s = xasprintf("pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X\n", d->vendor,
-		      d->device, d->subvendor, d->subdevice, d->class >> 16,
-		      (d->class >> 8) & 0xff, d->class & 0xff);
-	attr(w, d->dir, "modalias", s, RO);
-	free(s);
+	attrf(w, d->dir, "modalias", RO,
+	      "pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X\n", d->vendor,
+	      d->device, d->subvendor, d->subdevice, d->class >> 16,
+	      (d->class >> 8) & 0xff, d->class & 0xff);
 	/* reset and reset_method only where a reset method exists (FLR, or a bus reset below a bridge) */
 	attr_opt(w, d->dir, "reset", d->flr || d->parent, "", WO);
 	s = xasprintf("%s%s%s\n", d->flr ? "flr" : "", d->flr && d->parent ? " " : "",
@@ -503,12 +492,8 @@ static void write_std_attrs(struct tw *w, struct sim_dev *d)
 		free(s);
 	}
 	if (bridge) {
-		s = xasprintf("%u\n", d->secondary);
-		attr(w, d->dir, "secondary_bus_number", s, RO);
-		free(s);
-		s = xasprintf("%u\n", d->subordinate);
-		attr(w, d->dir, "subordinate_bus_number", s, RO);
-		free(s);
+		attrf(w, d->dir, "secondary_bus_number", RO, "%u\n", d->secondary);
+		attrf(w, d->dir, "subordinate_bus_number", RO, "%u\n", d->subordinate);
 	}
 	for (int i = 0; i < 6; i++) {
 		const struct sim_bar *b = &d->bars[i];
@@ -552,15 +537,9 @@ static void write_sriov(struct tw *w, struct sim_dev *d)
 	attr(w, d->dir, "sriov_totalvfs", s, RO);
 	attr(w, d->dir, "sriov_numvfs", s, 0664);
 	free(s);
-	s = xasprintf("%u\n", d->vf_offset);
-	attr(w, d->dir, "sriov_offset", s, RO);
-	free(s);
-	s = xasprintf("%u\n", d->vf_stride);
-	attr(w, d->dir, "sriov_stride", s, RO);
-	free(s);
-	s = xasprintf("%x\n", d->vf_device);
-	attr(w, d->dir, "sriov_vf_device", s, RO);
-	free(s);
+	attrf(w, d->dir, "sriov_offset", RO, "%u\n", d->vf_offset);
+	attrf(w, d->dir, "sriov_stride", RO, "%u\n", d->vf_stride);
+	attrf(w, d->dir, "sriov_vf_device", RO, "%x\n", d->vf_device);
 	attr(w, d->dir, "sriov_drivers_autoprobe", "1\n", RW);
 }
 
@@ -658,9 +637,8 @@ static void write_dev(struct tw *w, struct sim_dev *d)
 			rm(w, dl, NULL);
 			free(dl);
 		}
-	p = xasprintf("%s\n", d->driver_override ? d->driver_override : "(null)");
-	attr(w, d->dir, "driver_override", p, RW);
-	free(p);
+	attrf(w, d->dir, "driver_override", RW, "%s\n",
+	      d->driver_override ? d->driver_override : "(null)");
 	write_std_attrs(w, d);
 	if (config_is_bridge(d) && d->nr_children)
 		write_pci_bus(w, d->dir, d->domain, d->secondary, true);

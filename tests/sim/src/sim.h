@@ -9,6 +9,7 @@
 #ifndef TSM_SIM_H
 #define TSM_SIM_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -365,6 +366,7 @@ bool module_live(const struct sim_model *m, const char *name);
 bool driver_registered(const struct sim_model *m, const struct sim_driver *drv);
 bool dev_has_ctx(const struct sim_dev *d);
 unsigned hb_available(const struct sim_host_bridge *hb);
+bool tsm_serves_dev(const struct sim_tsm *t, const struct sim_dev *d);
 
 /* sim-ide.c: register-level IDE model, mirrors drivers/pci/ide.c */
 void ide_boot(struct sim_model *m);
@@ -372,6 +374,8 @@ int ide_stream_alloc(struct sim_model *m, struct sim_dev *ep,
 		     struct sim_ide_stream **out);
 int ide_stream_register(struct sim_model *m, struct sim_ide_stream *s);
 void ide_stream_unregister(struct sim_ide_stream *s);
+bool ide_stream_name_taken(const struct sim_model *m,
+			   const struct sim_host_bridge *hb, const char *name);
 void ide_stream_setup(struct sim_ide_stream *s, bool rp);
 void ide_stream_teardown(struct sim_ide_stream *s, bool rp);
 int ide_stream_enable(struct sim_ide_stream *s, bool rp);
@@ -477,6 +481,7 @@ int tree_sync_reports(struct sim_model *m, const char *root);
 /* sim-fsutil.c */
 char *path_join(const char *a, const char *b);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 char *rel_link(const char *from_dir, const char *to);
 int fs_mkdir_p(const char *root, const char *rel);
 int fs_put(const char *root, const char *rel, const void *data, size_t len,
