@@ -26,13 +26,13 @@ static void put32(uint8_t *b, unsigned off, uint32_t v)
 		b[off + i] = (v >> (8 * i)) & 0xff;
 }
 
-size_t config_size(const struct sim_dev *d)
+size_t sim_config_size(const struct sim_dev *d)
 {
 	/* conventional PCI functions have no extended config space */
-	return dev_is_pcie(d) ? 4096 : 256;
+	return sim_dev_is_pcie(d) ? 4096 : 256;
 }
 
-bool config_is_bridge(const struct sim_dev *d)
+bool sim_config_is_bridge(const struct sim_dev *d)
 {
 	return d->type == PT_ROOT_PORT || d->type == PT_UPSTREAM ||
 	       d->type == PT_DOWNSTREAM || d->type == PT_PCIE_PCI_BRIDGE ||
@@ -60,14 +60,14 @@ static void header(const struct sim_dev *d, uint8_t *b)
 	/* a VF's Vendor/Device ID registers read all-ones (SR-IOV spec) */
 	put16(b, 0x00, vf ? 0xffff : d->vendor);
 	put16(b, 0x02, vf ? 0xffff : d->device);
-	put16(b, 0x04, d->driver || config_is_bridge(d) ? 0x0006 : 0x0000);
-	put16(b, 0x06, dev_is_pcie(d) ? 0x0010 : 0x0000);
+	put16(b, 0x04, d->driver || sim_config_is_bridge(d) ? 0x0006 : 0x0000);
+	put16(b, 0x06, sim_dev_is_pcie(d) ? 0x0010 : 0x0000);
 	b[0x08] = d->revision;
 	b[0x09] = d->class & 0xff;
 	b[0x0a] = (d->class >> 8) & 0xff;
 	b[0x0b] = (d->class >> 16) & 0xff;
-	b[0x0e] = (config_is_bridge(d) ? 1 : 0) | (multifunction(d) ? 0x80 : 0);
-	if (config_is_bridge(d)) {
+	b[0x0e] = (sim_config_is_bridge(d) ? 1 : 0) | (multifunction(d) ? 0x80 : 0);
+	if (sim_config_is_bridge(d)) {
 		b[0x18] = d->bus;
 		b[0x19] = d->secondary;
 		b[0x1a] = d->subordinate;
@@ -107,7 +107,7 @@ static void header(const struct sim_dev *d, uint8_t *b)
 		put16(b, 0x2c, d->subvendor);
 		put16(b, 0x2e, d->subdevice);
 	}
-	if (dev_is_pcie(d))
+	if (sim_dev_is_pcie(d))
 		b[0x34] = CAP_PCIE_OFF;
 }
 
@@ -228,13 +228,13 @@ static unsigned ext_layout(const struct sim_dev *d, unsigned *doe,
 	return off;
 }
 
-void config_build(const struct sim_dev *d, uint8_t *b)
+void sim_config_build(const struct sim_dev *d, uint8_t *b)
 {
 	unsigned doe, sriov, ide;
 
-	memset(b, 0, config_size(d));
+	memset(b, 0, sim_config_size(d));
 	header(d, b);
-	if (!dev_is_pcie(d))
+	if (!sim_dev_is_pcie(d))
 		return;
 	pcie_cap(d, b);
 	ext_layout(d, &doe, &sriov, &ide);
@@ -270,7 +270,7 @@ void config_build(const struct sim_dev *d, uint8_t *b)
 }
 
 /* Bytes the extended capabilities need; the loader refuses what does not fit. */
-unsigned config_ext_end(const struct sim_dev *d)
+unsigned sim_config_ext_end(const struct sim_dev *d)
 {
 	unsigned a, b, c;
 

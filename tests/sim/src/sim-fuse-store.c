@@ -3,16 +3,10 @@
 #define FUSE_USE_VERSION 35
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <fuse.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/statvfs.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "sim-fuse.h"
 
@@ -45,30 +39,30 @@ static int tsm_store(struct sim_dev *d, const char *attr, const char *buf,
 	if (!str)
 		return -ENOMEM;
 	/* connect and lock parse before taking the lock, as their store()s do */
-	if ((conn || lock) && parse_tsm_name(buf, len, &id)) {
+	if ((conn || lock) && sim_parse_tsm_name(buf, len, &id)) {
 		free(str);
 		return -EINVAL;
 	}
-	pthread_rwlock_wrlock(&sim_fs.rwsem);
+	pthread_rwlock_wrlock(&sim_fuse.rwsem);
 	if (!d->present) {
 		rc = -ENODEV;
 		goto out;
 	}
 	if (d->faults.write_delay_ms)
-		sim_fs_sleep_ms(d->faults.write_delay_ms);
+		sim_fuse_sleep_ms(d->faults.write_delay_ms);
 	if (conn)
-		rc = sim_connect(sim_fs.m, d, id);
+		rc = sim_connect(sim_fuse.m, d, id);
 	else if (lock)
-		rc = sim_lock(sim_fs.m, d, id);
+		rc = sim_lock(sim_fuse.m, d, id);
 	else if (!strcmp(attr, "tsm/accept"))
-		rc = sim_accept(sim_fs.m, d, str);
+		rc = sim_accept(sim_fuse.m, d, str);
 	else if (!strcmp(attr, "tsm/unlock"))
-		rc = sim_unlock(sim_fs.m, d, buf, len);
+		rc = sim_unlock(sim_fuse.m, d, buf, len);
 	else
-		rc = sim_disconnect(sim_fs.m, d, buf, len);
-	tree_sync(sim_fs.m, sim_fs.root);
+		rc = sim_disconnect(sim_fuse.m, d, buf, len);
+	sim_tree_sync(sim_fuse.m, sim_fuse.root);
 out:
-	pthread_rwlock_unlock(&sim_fs.rwsem);
+	pthread_rwlock_unlock(&sim_fuse.rwsem);
 	free(str);
 	return rc;
 }
@@ -77,8 +71,8 @@ out:
 static bool faux_attr_is(const char *attr, const char *faux, const char *a,
 			 const char *b, bool *first)
 {
-	char *pa = xasprintf("sys/devices/faux/%s/%s", faux, a);
-	char *pb = xasprintf("sys/devices/faux/%s/%s", faux, b);
+	char *pa = sim_xasprintf("sys/devices/faux/%s/%s", faux, a);
+	char *pb = sim_xasprintf("sys/devices/faux/%s/%s", faux, b);
 	bool hit;
 
 	*first = !strcmp(attr, pa);
@@ -91,8 +85,8 @@ static bool faux_attr_is(const char *attr, const char *faux, const char *a,
 /* The devsec sample link TSM whose faux dir holds @attr as tsm_bind/tsm_unbind */
 static struct sim_tsm *sample_trigger(const char *attr, bool *bind)
 {
-	for (size_t i = 0; i < sim_fs.m->nr_tsms; i++) {
-		struct sim_tsm *t = sim_fs.m->tsms[i];
+	for (size_t i = 0; i < sim_fuse.m->nr_tsms; i++) {
+		struct sim_tsm *t = sim_fuse.m->tsms[i];
 
 		if (t->provider == PROV_DEVSEC_SAMPLE && t->kind == TSM_LINK &&
 		    t->parent_faux && t->pci_ready &&
@@ -122,11 +116,11 @@ static struct sim_driver *driver_trigger(const char *attr, enum drv_op *op)
 			n = strndup(name, slash - name);
 			if (!n)
 				return NULL;
-			drv = model_find_driver(sim_fs.m, n);
+			drv = sim_model_find_driver(sim_fuse.m, n);
 			free(n);
 			break;
 		}
-	return drv && driver_registered(sim_fs.m, drv) ? drv : NULL;
+	return drv && sim_driver_registered(sim_fuse.m, drv) ? drv : NULL;
 }
 
 /* Send what the last operation queued (taken under the lock, sent after it). */
@@ -135,15 +129,15 @@ static void flush_events(void)
 	struct sim_event *ev;
 	size_t n;
 
-	pthread_rwlock_wrlock(&sim_fs.rwsem);
-	ev = sim_fs.m->events;
-	n = sim_fs.m->nr_events;
-	sim_fs.m->events = NULL;
-	sim_fs.m->nr_events = 0;
-	pthread_rwlock_unlock(&sim_fs.rwsem);
+	pthread_rwlock_wrlock(&sim_fuse.rwsem);
+	ev = sim_fuse.m->events;
+	n = sim_fuse.m->nr_events;
+	sim_fuse.m->events = NULL;
+	sim_fuse.m->nr_events = 0;
+	pthread_rwlock_unlock(&sim_fuse.rwsem);
 	for (size_t i = 0; i < n; i++) {
-		if (sim_fs.uevents_ok)
-			uevent_send(ev[i].action, ev[i].dir, ev[i].subsystem);
+		if (sim_fuse.uevents_ok)
+			sim_uevent_send(ev[i].action, ev[i].dir, ev[i].subsystem);
 		free(ev[i].action);
 		free(ev[i].dir);
 		free(ev[i].subsystem);
@@ -154,8 +148,8 @@ static void flush_events(void)
 /* The evidence-input TSM whose faux device holds @attr (certs or transcript) */
 static struct sim_tsm *evidence_input(const char *attr, bool *certs)
 {
-	for (size_t i = 0; i < sim_fs.m->nr_tsms; i++) {
-		struct sim_tsm *t = sim_fs.m->tsms[i];
+	for (size_t i = 0; i < sim_fuse.m->nr_tsms; i++) {
+		struct sim_tsm *t = sim_fuse.m->tsms[i];
 
 		if (t->evidence_inputs &&
 		    faux_attr_is(attr, t->parent_faux, "certs", "transcript", certs))
@@ -175,7 +169,7 @@ static int evidence_write(struct sim_tsm *t, bool certs, const char *buf,
 	size_t end = (size_t)off + size;
 	int rc = (int)size;
 
-	pthread_rwlock_wrlock(&sim_fs.rwsem);
+	pthread_rwlock_wrlock(&sim_fuse.rwsem);
 	if (end > EVIDENCE_MAX) {
 		rc = -EFBIG;
 	} else {
@@ -193,7 +187,7 @@ static int evidence_write(struct sim_tsm *t, bool certs, const char *buf,
 		memcpy(*data + off, buf, size);
 	}
 out:
-	pthread_rwlock_unlock(&sim_fs.rwsem);
+	pthread_rwlock_unlock(&sim_fuse.rwsem);
 	return rc;
 }
 
@@ -201,27 +195,27 @@ static int control_store(const char *buf, size_t len)
 {
 	enum sim_control_op op;
 	struct sim_tsm *t;
-	int rc = cost_control(buf, len);
+	int rc = sim_cost_control(buf, len);
 
 	if (rc != 1)
 		return rc;
-	pthread_rwlock_wrlock(&sim_fs.rwsem);
-	rc = control_apply(sim_fs.m, buf, len, &op, &t);
+	pthread_rwlock_wrlock(&sim_fuse.rwsem);
+	rc = sim_control_apply(sim_fuse.m, buf, len, &op, &t);
 	if (!rc && (op == CTL_NONE || op == CTL_MODULE))
-		tree_sync(sim_fs.m, sim_fs.root);
-	pthread_rwlock_unlock(&sim_fs.rwsem);
+		sim_tree_sync(sim_fuse.m, sim_fuse.root);
+	pthread_rwlock_unlock(&sim_fuse.rwsem);
 	if (!rc && op == CTL_REGISTER)
-		sim_fs_tsm_register(t);
+		sim_fuse_tsm_register(t);
 	else if (!rc && op == CTL_UNREGISTER)
-		sim_fs_tsm_unregister(t);
+		sim_fuse_tsm_unregister(t);
 	flush_events();
 	return rc;
 }
 
-int sim_fs_write(const char *path, const char *buf, size_t size, off_t off,
+int sim_fuse_write(const char *path, const char *buf, size_t size, off_t off,
 		     struct fuse_file_info *fi)
 {
-	struct sim_fs_handle *h = (struct sim_fs_handle *)(uintptr_t)fi->fh;
+	struct sim_fuse_handle *h = (struct sim_fuse_handle *)(uintptr_t)fi->fh;
 	const char *attr = h->attr;
 	struct sim_driver *drv;
 	struct sim_tsm *t;
@@ -232,15 +226,15 @@ int sim_fs_write(const char *path, const char *buf, size_t size, off_t off,
 	(void)path;
 	if (!size)
 		return 0;
-	if (h->rep && report_attr_is_bin(h->rattr))
-		return sim_fs_report_write_bin(h, buf, size, off);
+	if (h->rep && sim_report_attr_is_bin(h->rattr))
+		return sim_fuse_report_write_bin(h, buf, size, off);
 	if (!h->dev && (t = evidence_input(attr, &bind)))
 		return evidence_write(t, bind, buf, size, off);
 	/* sysfs stores see each write() whole, at any offset */
 	if (size > SYSFS_PAGE - 1)
 		size = SYSFS_PAGE - 1;
 	if (h->rep)
-		return sim_fs_report_write_text(h, buf, size);
+		return sim_fuse_report_write_text(h, buf, size);
 	if (h->dev && !h->dev->present)
 		return -ENODEV;
 	if (h->dev && (!strcmp(attr, "tsm/connect") ||
@@ -254,35 +248,35 @@ int sim_fs_write(const char *path, const char *buf, size_t size, off_t off,
 
 		if (!str)
 			return -ENOMEM;
-		pthread_rwlock_wrlock(&sim_fs.rwsem);
+		pthread_rwlock_wrlock(&sim_fuse.rwsem);
 		if (op == DRV_BIND || op == DRV_UNBIND)
-			rc = driver_bind_store(sim_fs.m, drv, buf, size, op == DRV_BIND);
+			rc = sim_driver_bind_store(sim_fuse.m, drv, buf, size, op == DRV_BIND);
 		else
-			rc = driver_id_store(sim_fs.m, drv, str, op == DRV_NEW_ID);
-		tree_sync(sim_fs.m, sim_fs.root);
-		pthread_rwlock_unlock(&sim_fs.rwsem);
+			rc = sim_driver_id_store(sim_fuse.m, drv, str, op == DRV_NEW_ID);
+		sim_tree_sync(sim_fuse.m, sim_fuse.root);
+		pthread_rwlock_unlock(&sim_fuse.rwsem);
 		free(str);
 		flush_events();
 	} else if (h->dev && !strcmp(attr, "driver_override")) {
-		pthread_rwlock_wrlock(&sim_fs.rwsem);
-		rc = h->dev->present ? driver_override_store(h->dev, buf, size) : -ENODEV;
-		tree_sync(sim_fs.m, sim_fs.root);
-		pthread_rwlock_unlock(&sim_fs.rwsem);
+		pthread_rwlock_wrlock(&sim_fuse.rwsem);
+		rc = h->dev->present ? sim_driver_override_store(h->dev, buf, size) : -ENODEV;
+		sim_tree_sync(sim_fuse.m, sim_fuse.root);
+		pthread_rwlock_unlock(&sim_fuse.rwsem);
 	} else if (h->dev && !strcmp(attr, "config")) {
 		rc = -EPERM;	/* deliberate: the tool must never write config */
 	} else if (!h->dev && (t = sample_trigger(attr, &bind))) {
-		pthread_rwlock_wrlock(&sim_fs.rwsem);
-		rc = sim_sample_bind(sim_fs.m, t, buf, size, bind);
-		tree_sync(sim_fs.m, sim_fs.root);
-		pthread_rwlock_unlock(&sim_fs.rwsem);
+		pthread_rwlock_wrlock(&sim_fuse.rwsem);
+		rc = sim_sample_bind(sim_fuse.m, t, buf, size, bind);
+		sim_tree_sync(sim_fuse.m, sim_fuse.root);
+		pthread_rwlock_unlock(&sim_fuse.rwsem);
 	} else if (!h->dev && !strcmp(attr, CONTROL_FILE)) {
 		rc = control_store(buf, size);
-	} else if (!strcmp(sim_fs_base_name(attr), "uevent")) {
+	} else if (!strcmp(sim_fuse_base_name(attr), "uevent")) {
 		rc = uevent_store(buf, size);
 	} else {
 		rc = -EOPNOTSUPP;	/* e.g. sriov_numvfs: not simulated */
 	}
 	if (h->dev)
-		sim_fs_count_op(h->dev, true);
+		sim_fuse_count_op(h->dev, true);
 	return rc ? rc : (int)size;
 }

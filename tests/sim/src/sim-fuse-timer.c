@@ -1,22 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* sim-fuse-timer.c: late TSM registration: the timer thread and the live register/unregister steps. */
-#define FUSE_USE_VERSION 35
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
-#include <fuse.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "sim-fuse.h"
 
-void sim_fs_sleep_ms(long ms)
+/* A store's injected delay or a provider's pause, resumed across signals */
+void sim_fuse_sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
@@ -28,45 +22,45 @@ void sim_fs_sleep_ms(long ms)
 static void tsm_uevent(struct sim_tsm *t, const char *action)
 {
 	if (t->uevents)
-		uevent_send(action, t->dir, "tsm");
+		sim_uevent_send(action, t->dir, "tsm");
 }
 
 /*
  * tsm_register(): device_add() (tsmN appears, KOBJ_ADD), then the PCI/TSM
  * registration re-evaluates the tsm/ groups and sends KOBJ_CHANGE (ABI.md §1.1).
  */
-void sim_fs_tsm_register(struct sim_tsm *t)
+void sim_fuse_tsm_register(struct sim_tsm *t)
 {
-	pthread_rwlock_wrlock(&sim_fs.rwsem);
+	pthread_rwlock_wrlock(&sim_fuse.rwsem);
 	if (t->registered) {
-		pthread_rwlock_unlock(&sim_fs.rwsem);
+		pthread_rwlock_unlock(&sim_fuse.rwsem);
 		return;
 	}
-	tsm_assign_id(sim_fs.m, t);
+	sim_tsm_assign_id(sim_fuse.m, t);
 	t->registered = true;
-	tree_sync(sim_fs.m, sim_fs.root);
-	pthread_rwlock_unlock(&sim_fs.rwsem);
+	sim_tree_sync(sim_fuse.m, sim_fuse.root);
+	pthread_rwlock_unlock(&sim_fuse.rwsem);
 	tsm_uevent(t, "add");
 	/* a provider may take its time before the PCI layer takes it on */
 	if (t->change_after_ms)
-		sim_fs_sleep_ms(t->change_after_ms);
-	pthread_rwlock_wrlock(&sim_fs.rwsem);
+		sim_fuse_sleep_ms(t->change_after_ms);
+	pthread_rwlock_wrlock(&sim_fuse.rwsem);
 	t->pci_ready = true;
-	tree_sync(sim_fs.m, sim_fs.root);
-	pthread_rwlock_unlock(&sim_fs.rwsem);
+	sim_tree_sync(sim_fuse.m, sim_fuse.root);
+	pthread_rwlock_unlock(&sim_fuse.rwsem);
 	tsm_uevent(t, "change");
 }
 
 /* tsm_unregister(): contexts and the PCI side go first, then device_unregister() (KOBJ_REMOVE). */
-void sim_fs_tsm_unregister(struct sim_tsm *t)
+void sim_fuse_tsm_unregister(struct sim_tsm *t)
 {
-	pthread_rwlock_wrlock(&sim_fs.rwsem);
-	sim_tsm_teardown(sim_fs.m, t);
+	pthread_rwlock_wrlock(&sim_fuse.rwsem);
+	sim_tsm_teardown(sim_fuse.m, t);
 	t->pci_ready = false;
-	tree_sync(sim_fs.m, sim_fs.root);
+	sim_tree_sync(sim_fuse.m, sim_fuse.root);
 	t->registered = false;
-	tree_sync(sim_fs.m, sim_fs.root);
-	pthread_rwlock_unlock(&sim_fs.rwsem);
+	sim_tree_sync(sim_fuse.m, sim_fuse.root);
+	pthread_rwlock_unlock(&sim_fuse.rwsem);
 	tsm_uevent(t, "remove");
 }
 
@@ -78,8 +72,8 @@ static void *timer_main(void *arg)
 		struct sim_tsm *next = NULL;
 		struct timespec due;
 
-		for (size_t i = 0; i < sim_fs.m->nr_tsms; i++) {
-			struct sim_tsm *t = sim_fs.m->tsms[i];
+		for (size_t i = 0; i < sim_fuse.m->nr_tsms; i++) {
+			struct sim_tsm *t = sim_fuse.m->tsms[i];
 
 			if (t->register_after_ms >= 0 && !t->registered &&
 			    (!next || t->register_after_ms < next->register_after_ms))
@@ -87,29 +81,29 @@ static void *timer_main(void *arg)
 		}
 		if (!next)
 			return NULL;
-		due = sim_fs.mounted_at;
+		due = sim_fuse.mounted_at;
 		due.tv_sec += next->register_after_ms / 1000;
 		due.tv_nsec += (next->register_after_ms % 1000) * 1000000L;
 		if (due.tv_nsec >= 1000000000L) {
 			due.tv_sec++;
 			due.tv_nsec -= 1000000000L;
 		}
-		pthread_mutex_lock(&sim_fs.timer_lock);
-		while (!sim_fs.stopping &&
-		       pthread_cond_timedwait(&sim_fs.timer_cond, &sim_fs.timer_lock, &due) != ETIMEDOUT)
+		pthread_mutex_lock(&sim_fuse.timer_lock);
+		while (!sim_fuse.stopping &&
+		       pthread_cond_timedwait(&sim_fuse.timer_cond, &sim_fuse.timer_lock, &due) != ETIMEDOUT)
 			;
-		if (sim_fs.stopping) {
-			pthread_mutex_unlock(&sim_fs.timer_lock);
+		if (sim_fuse.stopping) {
+			pthread_mutex_unlock(&sim_fuse.timer_lock);
 			return NULL;
 		}
-		pthread_mutex_unlock(&sim_fs.timer_lock);
+		pthread_mutex_unlock(&sim_fuse.timer_lock);
 		next->register_after_ms = -1;	/* done: a later unregister is final */
-		sim_fs_tsm_register(next);
+		sim_fuse_tsm_register(next);
 	}
 }
 
 /* Late TSMs that send uevents need a private network namespace (sim-uevent.c). */
-int sim_fs_check_late_tsms(struct sim_model *m, bool *timer)
+int sim_fuse_check_late_tsms(struct sim_model *m, bool *timer)
 {
 	bool events = false;
 	char *why = NULL;
@@ -127,39 +121,39 @@ int sim_fs_check_late_tsms(struct sim_model *m, bool *timer)
 	}
 	if (!events)
 		return 0;
-	rc = uevent_allowed(&why);
+	rc = sim_uevent_allowed(&why);
 	if (rc)
 		fprintf(stderr, "tsm-sim: %s\n", why);
 	free(why);
 	return rc;
 }
 
-int sim_fs_start_timer(void)
+int sim_fuse_start_timer(void)
 {
 	pthread_condattr_t ca;
 	int rc;
 
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&sim_fs.timer_cond, &ca);
+	pthread_cond_init(&sim_fuse.timer_cond, &ca);
 	pthread_condattr_destroy(&ca);
-	pthread_mutex_init(&sim_fs.timer_lock, NULL);
-	clock_gettime(CLOCK_MONOTONIC, &sim_fs.mounted_at);
-	rc = -pthread_create(&sim_fs.timer, NULL, timer_main, NULL);
-	sim_fs.timer_running = !rc;
+	pthread_mutex_init(&sim_fuse.timer_lock, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &sim_fuse.mounted_at);
+	rc = -pthread_create(&sim_fuse.timer, NULL, timer_main, NULL);
+	sim_fuse.timer_running = !rc;
 	return rc;
 }
 
-void sim_fs_stop_timer(void)
+void sim_fuse_stop_timer(void)
 {
-	if (!sim_fs.timer_running)
+	if (!sim_fuse.timer_running)
 		return;
-	pthread_mutex_lock(&sim_fs.timer_lock);
-	sim_fs.stopping = true;
-	pthread_cond_signal(&sim_fs.timer_cond);
-	pthread_mutex_unlock(&sim_fs.timer_lock);
-	pthread_join(sim_fs.timer, NULL);
-	pthread_cond_destroy(&sim_fs.timer_cond);
-	pthread_mutex_destroy(&sim_fs.timer_lock);
-	sim_fs.timer_running = false;
+	pthread_mutex_lock(&sim_fuse.timer_lock);
+	sim_fuse.stopping = true;
+	pthread_cond_signal(&sim_fuse.timer_cond);
+	pthread_mutex_unlock(&sim_fuse.timer_lock);
+	pthread_join(sim_fuse.timer, NULL);
+	pthread_cond_destroy(&sim_fuse.timer_cond);
+	pthread_mutex_destroy(&sim_fuse.timer_lock);
+	sim_fuse.timer_running = false;
 }

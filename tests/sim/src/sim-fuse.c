@@ -19,18 +19,17 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sim-fuse.h"
 
 #define CONFIG_USER_BYTES 64	/* pci_read_config() without CAP_SYS_ADMIN */
 
-struct sim_fs sim_fs;
+struct sim_fuse sim_fuse;
 
 static char *backing_path(const char *path)
 {
-	return xasprintf("%s%s", sim_fs.root, path);
+	return sim_xasprintf("%s%s", sim_fuse.root, path);
 }
 
 /* The device whose directory holds @path (deepest match) and the rest of the path. */
@@ -40,8 +39,8 @@ static struct sim_dev *owner(const char *path, const char **attr)
 	struct sim_dev *best = NULL;
 	size_t best_len = 0;
 
-	for (size_t i = 0; i < sim_fs.m->nr_devs; i++) {
-		struct sim_dev *d = sim_fs.m->devs[i];
+	for (size_t i = 0; i < sim_fuse.m->nr_devs; i++) {
+		struct sim_dev *d = sim_fuse.m->devs[i];
 		size_t n = strlen(d->dir);
 
 		if (n > best_len && !strncmp(rel, d->dir, n) && rel[n] == '/') {
@@ -67,7 +66,7 @@ static bool locked_attr(const char *attr)
 	return false;
 }
 
-const char *sim_fs_base_name(const char *p)
+const char *sim_fuse_base_name(const char *p)
 {
 	const char *s = strrchr(p, '/');
 
@@ -103,21 +102,21 @@ static bool resource_file(const char *name)
 static void fix_attr(const char *path, struct stat *st)
 {
 	const char *attr;
-	char *item = sim_fs_report_item(path, &attr);
+	char *item = sim_fuse_report_item(path, &attr);
 	int a;
 
 	/* configfs: text attributes PAGE_SIZE, binary ones 0 */
 	if (S_ISREG(st->st_mode) && item && attr &&
-	    (a = report_attr_lookup(attr)) >= 0)
-		st->st_size = report_attr_is_bin(a) ? 0 : SYSFS_PAGE;
+	    (a = sim_report_attr_lookup(attr)) >= 0)
+		st->st_size = sim_report_attr_is_bin(a) ? 0 : SYSFS_PAGE;
 	/* procfs files and the size-less binary attributes report 0 */
 	else if (S_ISREG(st->st_mode) && (!strncmp(path, "/proc/", 6) ||
-					  !strcmp(sim_fs_base_name(path), "certs") ||
-					  !strcmp(sim_fs_base_name(path), "transcript")))
+					  !strcmp(sim_fuse_base_name(path), "certs") ||
+					  !strcmp(sim_fuse_base_name(path), "transcript")))
 		st->st_size = 0;
 	/* sysfs reports PAGE_SIZE for text attributes; binary ones keep their size */
-	else if (S_ISREG(st->st_mode) && strcmp(sim_fs_base_name(path), "config") &&
-		 !resource_file(sim_fs_base_name(path)))
+	else if (S_ISREG(st->st_mode) && strcmp(sim_fuse_base_name(path), "config") &&
+		 !resource_file(sim_fuse_base_name(path)))
 		st->st_size = SYSFS_PAGE;
 	free(item);
 	st->st_uid = 0;
@@ -131,7 +130,7 @@ static int sim_getattr(const char *path, struct stat *st,
 	int rc = 0;
 
 	if (fi) {
-		struct sim_fs_handle *h = (struct sim_fs_handle *)(uintptr_t)fi->fh;
+		struct sim_fuse_handle *h = (struct sim_fuse_handle *)(uintptr_t)fi->fh;
 
 		if (fstat(h->fd, st))
 			return -errno;
@@ -208,11 +207,11 @@ static void maybe_vanish(struct sim_dev *d, long count, long limit)
 {
 	if (!limit || count < limit || !d->present)
 		return;
-	sim_vanish(sim_fs.m, d);
-	tree_sync(sim_fs.m, sim_fs.root);
+	sim_vanish(sim_fuse.m, d);
+	sim_tree_sync(sim_fuse.m, sim_fuse.root);
 }
 
-void sim_fs_count_op(struct sim_dev *d, bool write)
+void sim_fuse_count_op(struct sim_dev *d, bool write)
 {
 	long limit = write ? d->faults.vanish_after_writes :
 			     d->faults.vanish_after_opens;
@@ -220,21 +219,21 @@ void sim_fs_count_op(struct sim_dev *d, bool write)
 
 	if (!limit)
 		return;
-	pthread_mutex_lock(&sim_fs.count_lock);
+	pthread_mutex_lock(&sim_fuse.count_lock);
 	n = write ? ++d->faults.writes : ++d->faults.opens;
-	pthread_mutex_unlock(&sim_fs.count_lock);
+	pthread_mutex_unlock(&sim_fuse.count_lock);
 	if (n < limit)
 		return;
-	pthread_rwlock_wrlock(&sim_fs.rwsem);
+	pthread_rwlock_wrlock(&sim_fuse.rwsem);
 	maybe_vanish(d, n, limit);
-	pthread_rwlock_unlock(&sim_fs.rwsem);
+	pthread_rwlock_unlock(&sim_fuse.rwsem);
 }
 
 static int sim_open(const char *path, struct fuse_file_info *fi)
 {
 	struct fuse_context *ctx = fuse_get_context();
 	int acc = fi->flags & O_ACCMODE;
-	struct sim_fs_handle *h;
+	struct sim_fuse_handle *h;
 	const char *attr;
 	struct stat st;
 	char *p;
@@ -268,25 +267,25 @@ static int sim_open(const char *path, struct fuse_file_info *fi)
 	h->path = strdup(path);
 	h->rattr = -1;
 	if (!h->dev)
-		sim_fs_attach_report(h, path);
+		sim_fuse_attach_report(h, path);
 	fi->fh = (uintptr_t)h;
 	fi->direct_io = 1;
 	fi->keep_cache = 0;
 	if (h->dev)
-		sim_fs_count_op(h->dev, false);
+		sim_fuse_count_op(h->dev, false);
 	return 0;
 }
 
 static int sim_release(const char *path, struct fuse_file_info *fi)
 {
-	struct sim_fs_handle *h = (struct sim_fs_handle *)(uintptr_t)fi->fh;
+	struct sim_fuse_handle *h = (struct sim_fuse_handle *)(uintptr_t)fi->fh;
 
 	(void)path;
-	sim_fs_report_commit(h);
+	sim_fuse_report_commit(h);
 	if (h->rep) {
-		pthread_mutex_lock(&sim_fs.report_lock);
-		report_put(h->rep);
-		pthread_mutex_unlock(&sim_fs.report_lock);
+		pthread_mutex_lock(&sim_fuse.report_lock);
+		sim_report_put(h->rep);
+		pthread_mutex_unlock(&sim_fuse.report_lock);
 	}
 	close(h->fd);
 	free(h->buf);
@@ -303,30 +302,30 @@ static int sim_release(const char *path, struct fuse_file_info *fi)
 static int sim_flush(const char *path, struct fuse_file_info *fi)
 {
 	(void)path;
-	sim_fs_report_commit((struct sim_fs_handle *)(uintptr_t)fi->fh);
+	sim_fuse_report_commit((struct sim_fuse_handle *)(uintptr_t)fi->fh);
 	return 0;
 }
 
 static int sim_read(const char *path, char *buf, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
-	struct sim_fs_handle *h = (struct sim_fs_handle *)(uintptr_t)fi->fh;
+	struct sim_fuse_handle *h = (struct sim_fuse_handle *)(uintptr_t)fi->fh;
 	bool locked = h->dev && locked_attr(h->attr);
 	ssize_t n;
 
 	(void)path;
 	if (h->rep)
-		return sim_fs_report_read(h, buf, size, off);
+		return sim_fuse_report_read(h, buf, size, off);
 	if (!h->dev && !strcmp(h->attr, STATS_FILE))
-		return cost_stats_read(buf, size, off);
+		return sim_cost_stats_read(buf, size, off);
 	if (locked)
-		pthread_rwlock_rdlock(&sim_fs.rwsem);
+		pthread_rwlock_rdlock(&sim_fuse.rwsem);
 	if (h->dev && !h->dev->present) {
 		n = -ENODEV;	/* kernfs: the attribute's node was removed */
 		goto out;
 	}
 	/* a memory BAR's resourceN has mmap only: sysfs_kf_bin_read() says EIO */
-	if (h->dev && resource_file(sim_fs_base_name(h->attr))) {
+	if (h->dev && resource_file(sim_fuse_base_name(h->attr))) {
 		n = -EIO;
 		goto out;
 	}
@@ -344,9 +343,9 @@ static int sim_read(const char *path, char *buf, size_t size, off_t off,
 		n = -errno;
 out:
 	if (n >= 0 && h->dev && !strcmp(h->attr, "config"))
-		cost_config_read(h->dev, off, (size_t)n);
+		sim_cost_config_read(h->dev, off, (size_t)n);
 	if (locked)
-		pthread_rwlock_unlock(&sim_fs.rwsem);
+		pthread_rwlock_unlock(&sim_fuse.rwsem);
 	return (int)n;
 }
 
@@ -358,7 +357,7 @@ static int sim_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 
 	(void)size;
 	if (fi) {
-		struct sim_fs_handle *h = (struct sim_fs_handle *)(uintptr_t)fi->fh;
+		struct sim_fuse_handle *h = (struct sim_fuse_handle *)(uintptr_t)fi->fh;
 
 		rc = fstat(h->fd, &st) ? -errno : 0;
 	} else {
@@ -448,7 +447,7 @@ static int sim_utimens(const char *path, const struct timespec tv[2],
 static int sim_statfs(const char *path, struct statvfs *st)
 {
 	(void)path;
-	return statvfs(sim_fs.root, st) ? -errno : 0;
+	return statvfs(sim_fuse.root, st) ? -errno : 0;
 }
 
 static const struct fuse_operations sim_ops = {
@@ -462,13 +461,13 @@ static const struct fuse_operations sim_ops = {
 	.release = sim_release,
 	.flush = sim_flush,
 	.read = sim_read,
-	.write = sim_fs_write,
+	.write = sim_fuse_write,
 	.truncate = sim_truncate,
 	.create = sim_create,
 	.mknod = sim_mknod,
-	.mkdir = sim_fs_mkdir,
+	.mkdir = sim_fuse_mkdir,
 	.unlink = sim_unlink,
-	.rmdir = sim_fs_rmdir,
+	.rmdir = sim_fuse_rmdir,
 	.symlink = sim_symlink,
 	.rename = sim_rename,
 	.link = sim_link,
@@ -485,20 +484,20 @@ static int make_backing(void)
 
 	if (!tmp || tmp[0] != '/')
 		tmp = "/tmp";
-	tmpl = xasprintf("%s/tsm-sim.XXXXXX", tmp);
+	tmpl = sim_xasprintf("%s/tsm-sim.XXXXXX", tmp);
 	if (!mkdtemp(tmpl)) {
 		int rc = -errno;
 
 		free(tmpl);
 		return rc;
 	}
-	sim_fs.backing = tmpl;
-	sim_fs.root = path_join(tmpl, "root");
+	sim_fuse.backing = tmpl;
+	sim_fuse.root = sim_path_join(tmpl, "root");
 	return 0;
 }
 
-int fuse_serve(struct sim_model *m, const char *mountpoint, bool foreground,
-	       bool debug)
+int sim_fuse_serve(struct sim_model *m, const char *mountpoint, bool foreground,
+		   bool debug)
 {
 	char *argv[] = { "tsm-sim", "-o",
 			 "allow_other,default_permissions,fsname=tsm-sim,subtype=tsm-sim",
@@ -510,32 +509,32 @@ int fuse_serve(struct sim_model *m, const char *mountpoint, bool foreground,
 	bool mounted = false, timer;
 	int rc;
 
-	sim_fs.m = m;
-	rc = sim_fs_check_late_tsms(m, &timer);
+	sim_fuse.m = m;
+	rc = sim_fuse_check_late_tsms(m, &timer);
 	if (rc)
 		return rc;
 	{
 		char *why = NULL;
 
-		sim_fs.uevents_ok = uevent_allowed(&why) == 0;
+		sim_fuse.uevents_ok = sim_uevent_allowed(&why) == 0;
 		free(why);
 	}
 	/* writers must not starve behind a stream of readers, as with an rwsem */
 	pthread_rwlockattr_init(&ra);
 	pthread_rwlockattr_setkind_np(&ra,
 				      PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-	pthread_rwlock_init(&sim_fs.rwsem, &ra);
+	pthread_rwlock_init(&sim_fuse.rwsem, &ra);
 	pthread_rwlockattr_destroy(&ra);
-	pthread_mutex_init(&sim_fs.count_lock, NULL);
-	pthread_mutex_init(&sim_fs.report_lock, NULL);
+	pthread_mutex_init(&sim_fuse.count_lock, NULL);
+	pthread_mutex_init(&sim_fuse.report_lock, NULL);
 	rc = make_backing();
 	if (rc) {
 		fprintf(stderr, "tsm-sim: backing dir: %s\n", strerror(-rc));
 		return rc;
 	}
-	rc = tree_sync(m, sim_fs.root) ?:
-	     fs_put_str(sim_fs.root, CONTROL_FILE, "", 0200) ?:
-	     fs_put_str(sim_fs.root, STATS_FILE, "", 0444);
+	rc = sim_tree_sync(m, sim_fuse.root) ?:
+	     sim_fs_put_str(sim_fuse.root, CONTROL_FILE, "", 0200) ?:
+	     sim_fs_put_str(sim_fuse.root, STATS_FILE, "", 0444);
 	if (rc) {
 		fprintf(stderr, "tsm-sim: building the tree: %s\n", strerror(-rc));
 		goto out;
@@ -566,15 +565,15 @@ int fuse_serve(struct sim_model *m, const char *mountpoint, bool foreground,
 	}
 	fuse_loop_cfg_set_max_threads(lc, 16);
 	/* after fuse_daemonize(): its fork would not carry the thread along */
-	if (timer && (rc = sim_fs_start_timer())) {
+	if (timer && (rc = sim_fuse_start_timer())) {
 		fprintf(stderr, "tsm-sim: timer thread: %s\n", strerror(-rc));
 		goto out;
 	}
 	rc = fuse_loop_mt(fuse, lc) ? -EIO : 0;
-	sim_fs_stop_timer();
+	sim_fuse_stop_timer();
 	fuse_remove_signal_handlers(fuse_get_session(fuse));
 out:
-	sim_fs_stop_timer();
+	sim_fuse_stop_timer();
 	if (lc)
 		fuse_loop_cfg_destroy(lc);
 	if (mounted)
@@ -582,11 +581,11 @@ out:
 	if (fuse)
 		fuse_destroy(fuse);
 	fuse_opt_free_args(&args);
-	fs_rm_rf(sim_fs.backing);
-	free(sim_fs.backing);
-	free(sim_fs.root);
-	pthread_rwlock_destroy(&sim_fs.rwsem);
-	pthread_mutex_destroy(&sim_fs.count_lock);
-	pthread_mutex_destroy(&sim_fs.report_lock);
+	sim_fs_rm_rf(sim_fuse.backing);
+	free(sim_fuse.backing);
+	free(sim_fuse.root);
+	pthread_rwlock_destroy(&sim_fuse.rwsem);
+	pthread_mutex_destroy(&sim_fuse.count_lock);
+	pthread_mutex_destroy(&sim_fuse.report_lock);
 	return rc;
 }

@@ -15,7 +15,7 @@
 
 struct fuse_file_info;
 
-struct sim_fs {
+struct sim_fuse {
 	struct sim_model *m;
 	char *backing;		/* mkdtemp() dir, removed at exit */
 	char *root;		/* backing/root: the tree */
@@ -31,7 +31,7 @@ struct sim_fs {
 	bool uevents_ok;	/* a private network namespace: queued uevents go out */
 };
 
-struct sim_fs_handle {
+struct sim_fuse_handle {
 	int fd;
 	bool privileged;	/* opener had uid 0 (CAP_SYS_ADMIN stand-in) */
 	struct sim_dev *dev;	/* device the file belongs to, or NULL */
@@ -47,33 +47,33 @@ struct sim_fs_handle {
 };
 
 /* the mounted simulator (one per process) */
-extern struct sim_fs sim_fs;
+extern struct sim_fuse sim_fuse;
 
 /* sim-fuse.c: the passthrough */
-const char *sim_fs_base_name(const char *p);
-void sim_fs_count_op(struct sim_dev *d, bool write);
+const char *sim_fuse_base_name(const char *p);
+void sim_fuse_count_op(struct sim_dev *d, bool write);
 
 /* sim-fuse-configfs.c */
-char *sim_fs_report_item(const char *path, const char **attr);
-void sim_fs_attach_report(struct sim_fs_handle *h, const char *path);
-void sim_fs_report_commit(struct sim_fs_handle *h);
-int sim_fs_report_read(struct sim_fs_handle *h, char *buf, size_t size, off_t off);
-int sim_fs_report_write_bin(struct sim_fs_handle *h, const char *buf, size_t size,
-			    off_t off);
-int sim_fs_report_write_text(struct sim_fs_handle *h, const char *buf, size_t size);
-int sim_fs_mkdir(const char *path, mode_t mode);
-int sim_fs_rmdir(const char *path);
+char *sim_fuse_report_item(const char *path, const char **attr);
+void sim_fuse_attach_report(struct sim_fuse_handle *h, const char *path);
+void sim_fuse_report_commit(struct sim_fuse_handle *h);
+int sim_fuse_report_read(struct sim_fuse_handle *h, char *buf, size_t size, off_t off);
+int sim_fuse_report_write_bin(struct sim_fuse_handle *h, const char *buf, size_t size,
+			      off_t off);
+int sim_fuse_report_write_text(struct sim_fuse_handle *h, const char *buf, size_t size);
+int sim_fuse_mkdir(const char *path, mode_t mode);
+int sim_fuse_rmdir(const char *path);
 
 /* sim-fuse-store.c */
-int sim_fs_write(const char *path, const char *buf, size_t size, off_t off,
-		 struct fuse_file_info *fi);
+int sim_fuse_write(const char *path, const char *buf, size_t size, off_t off,
+		   struct fuse_file_info *fi);
 
 /* sim-fuse-timer.c */
-void sim_fs_sleep_ms(long ms);
-void sim_fs_tsm_register(struct sim_tsm *t);
-void sim_fs_tsm_unregister(struct sim_tsm *t);
-int sim_fs_check_late_tsms(struct sim_model *m, bool *timer);
-int sim_fs_start_timer(void);
-void sim_fs_stop_timer(void);
+void sim_fuse_sleep_ms(long ms);
+void sim_fuse_tsm_register(struct sim_tsm *t);
+void sim_fuse_tsm_unregister(struct sim_tsm *t);
+int sim_fuse_check_late_tsms(struct sim_model *m, bool *timer);
+int sim_fuse_start_timer(void);
+void sim_fuse_stop_timer(void);
 
 #endif

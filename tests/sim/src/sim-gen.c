@@ -384,7 +384,7 @@ static int psp(struct hb_gen *g, char **psp_bdf)
 	json_object_array_add(bars, bar);
 	set(f1, "bars", bars);
 	add_child(rp, f1);
-	*psp_bdf = xasprintf("%04x:%02x:00.1", g->domain, bus);
+	*psp_bdf = sim_xasprintf("%04x:%02x:00.1", g->domain, bus);
 	return 0;
 }
 
@@ -425,8 +425,8 @@ static int gen_hb(const struct sim_gen_params *p, unsigned long h, unsigned long
 	set(o, "devices", g.devices);
 	json_object_array_add(hbs, o);
 	if (fns < need) {
-		*err = xasprintf("host bridge %lu: %lu functions cannot hold %lu streams (%lu needed)",
-				 h, fns, streams, need);
+		*err = sim_xasprintf("host bridge %lu: %lu functions cannot hold %lu streams (%lu needed)",
+				     h, fns, streams, need);
 		return -EINVAL;
 	}
 	/* the budget beyond the minimum: first to the NICs, then to fillers */
@@ -463,8 +463,8 @@ static int gen_hb(const struct sim_gen_params *p, unsigned long h, unsigned long
 			rc = filler(&g, (unsigned)share(rest, fillers, j));
 	}
 	if (rc == -ENOSPC)
-		*err = xasprintf("host bridge %lu: %lu functions and %lu streams need more than %u buses; use more host bridges",
-				 h, fns, streams, BUSES_PER_HB - 1);
+		*err = sim_xasprintf("host bridge %lu: %lu functions and %lu streams need more than %u buses; use more host bridges",
+				     h, fns, streams, BUSES_PER_HB - 1);
 	return rc;
 }
 
@@ -487,7 +487,7 @@ static void tdx_tsm(const struct sim_gen_params *p, json_object *tsm)
 	set(tsm, "tdx_module", mod);
 }
 
-int gen_large(const struct sim_gen_params *p, const char *out, char **err)
+int sim_gen_large(const struct sim_gen_params *p, const char *out, char **err)
 {
 	json_object *root = json_object_new_object(), *hbs, *mods, *mod, *par,
 		    *tsms, *tsm;
@@ -496,22 +496,22 @@ int gen_large(const struct sim_gen_params *p, const char *out, char **err)
 
 	*err = NULL;
 	if (!p->host_bridges || p->host_bridges > 4096) {
-		*err = xasprintf("--host-bridges must be 1..4096");
+		*err = sim_xasprintf("--host-bridges must be 1..4096");
 		rc = -EINVAL;
 		goto out;
 	}
 	if (p->tdx && (p->dependents || strcmp(p->abi, "proposed"))) {
-		*err = xasprintf("--tdx is the proposed ABI, and TDX Connect gives dependents "
-				 "contexts itself (no --dependents)");
+		*err = sim_xasprintf("--tdx is the proposed ABI, and TDX Connect gives dependents "
+				     "contexts itself (no --dependents)");
 		rc = -EINVAL;
 		goto out;
 	}
 	if (!p->switch_depth || p->switch_depth > MAX_SWITCH_DEPTH || !p->sel_blocks ||
 	    p->sel_blocks > SIM_MAX_BLOCKS || p->addr_assoc > SIM_MAX_ASSOC ||
 	    p->faulty > p->streams || p->ext_caps > SIM_MAX_EXT_CAPS) {
-		*err = xasprintf("--switch-depth must be 1..%u, --sel-blocks 1..%u, --addr-assoc 0..%u, "
-				 "--faulty at most --streams, --ext-caps 0..%u", MAX_SWITCH_DEPTH,
-				 SIM_MAX_BLOCKS, SIM_MAX_ASSOC, SIM_MAX_EXT_CAPS);
+		*err = sim_xasprintf("--switch-depth must be 1..%u, --sel-blocks 1..%u, --addr-assoc 0..%u, "
+				     "--faulty at most --streams, --ext-caps 0..%u", MAX_SWITCH_DEPTH,
+				     SIM_MAX_BLOCKS, SIM_MAX_ASSOC, SIM_MAX_EXT_CAPS);
 		rc = -EINVAL;
 		goto out;
 	}
@@ -558,7 +558,7 @@ int gen_large(const struct sim_gen_params *p, const char *out, char **err)
 	json_object_array_add(tsms, tsm);
 	if (json_object_to_file_ext(out, root, JSON_C_TO_STRING_PRETTY |
 					       JSON_C_TO_STRING_NOSLASHESCAPE)) {
-		*err = xasprintf("%s: %s", out, json_util_get_last_err());
+		*err = sim_xasprintf("%s: %s", out, json_util_get_last_err());
 		rc = -EIO;
 	}
 out:

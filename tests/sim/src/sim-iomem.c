@@ -125,12 +125,12 @@ static void window(struct res *root, const struct sim_dev *d,
 
 	if (!w->present)
 		return;
-	name = xasprintf("PCI Bus %04x:%02x", d->domain, d->secondary);
+	name = sim_xasprintf("PCI Bus %04x:%02x", d->domain, d->secondary);
 	request(root, res_new(w->base, w->limit, name));
 	free(name);
 }
 
-char *iomem_render(const struct sim_model *m)
+char *sim_iomem_render(const struct sim_model *m)
 {
 	struct res root = { .end = UINT64_MAX };
 	char *out = NULL;

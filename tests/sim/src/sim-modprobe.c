@@ -44,7 +44,7 @@ static void say(const struct mp *o, const char *level, const char *fmt, ...)
 /* One control-file command; 0 or -errno. */
 static int control(const struct mp *o, const char *cmd)
 {
-	char *p = xasprintf("%s/%s", o->mount, CONTROL_FILE);
+	char *p = sim_xasprintf("%s/%s", o->mount, CONTROL_FILE);
 	int fd = open(p, O_WRONLY | O_CLOEXEC), rc = 0;
 	ssize_t n;
 
@@ -84,12 +84,12 @@ static int finish(char *mod, int rc)
 
 static int load(const struct mp *o, const char *name, char **params, int n)
 {
-	char *mod = normalize(name), *cmd = xasprintf("modprobe %s", mod), *t;
+	char *mod = normalize(name), *cmd = sim_xasprintf("modprobe %s", mod), *t;
 	struct utsname u;
 	int rc;
 
 	for (int i = 0; i < n; i++) {
-		t = xasprintf("%s %s", cmd, params[i]);
+		t = sim_xasprintf("%s %s", cmd, params[i]);
 		free(cmd);
 		cmd = t;
 	}
@@ -124,7 +124,7 @@ static int load(const struct mp *o, const char *name, char **params, int n)
 
 static int unload(const struct mp *o, const char *name)
 {
-	char *mod = normalize(name), *cmd = xasprintf("rmmod %s", mod);
+	char *mod = normalize(name), *cmd = sim_xasprintf("rmmod %s", mod);
 	int rc = control(o, cmd);
 
 	free(cmd);
@@ -151,7 +151,7 @@ static int unload(const struct mp *o, const char *name)
 	return finish(mod, rc);
 }
 
-int modprobe_main(int argc, char **argv)
+int sim_modprobe_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "remove", no_argument, 0, 'r' },

@@ -36,22 +36,22 @@ static const struct {
 	[RA_SERVICE_MANIFEST_VERSION] = { "service_manifest_version", false, 0200 },
 };
 
-const char *report_attr_name(enum sim_report_attr a)
+const char *sim_report_attr_name(enum sim_report_attr a)
 {
 	return attrs[a].name;
 }
 
-bool report_attr_is_bin(enum sim_report_attr a)
+bool sim_report_attr_is_bin(enum sim_report_attr a)
 {
 	return attrs[a].bin;
 }
 
-unsigned report_attr_mode(enum sim_report_attr a)
+unsigned sim_report_attr_mode(enum sim_report_attr a)
 {
 	return attrs[a].mode;
 }
 
-int report_attr_lookup(const char *name)
+int sim_report_attr_lookup(const char *name)
 {
 	for (int a = 0; a < RA_COUNT; a++)
 		if (!strcmp(attrs[a].name, name))
@@ -59,14 +59,14 @@ int report_attr_lookup(const char *name)
 	return -1;
 }
 
-const char *report_provider_name(enum sim_report_provider p)
+const char *sim_report_provider_name(enum sim_report_provider p)
 {
 	return p == REPORT_SEV_GUEST ? "sev_guest" :
 	       p == REPORT_TDX_GUEST ? "tdx_guest" : "";
 }
 
 /* the providers' report_attr_visible()/report_bin_attr_visible() */
-bool report_attr_visible(const struct sim_model *m, enum sim_report_attr a)
+bool sim_report_attr_visible(const struct sim_model *m, enum sim_report_attr a)
 {
 	const struct sim_report_cfg *c = &m->report;
 
@@ -84,7 +84,7 @@ bool report_attr_visible(const struct sim_model *m, enum sim_report_attr a)
 	}
 }
 
-struct sim_report_entry *report_find(struct sim_model *m, const char *name)
+struct sim_report_entry *sim_report_find(struct sim_model *m, const char *name)
 {
 	for (struct sim_report_entry *e = m->reports; e; e = e->next)
 		if (!strcmp(e->name, name))
@@ -101,19 +101,19 @@ static void entry_free(struct sim_report_entry *e)
 }
 
 /* tsm_report_make_item(): ENXIO while no provider is registered */
-int report_mkdir(struct sim_model *m, const char *name)
+int sim_report_mkdir(struct sim_model *m, const char *name)
 {
 	struct sim_report_entry *e, **pp;
 
 	if (m->report.provider == REPORT_NONE)
 		return -ENXIO;
-	if (report_find(m, name))
+	if (sim_report_find(m, name))
 		return -EEXIST;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
 	e->name = strdup(name);
-	e->dir = xasprintf("%s/%s", REPORT_ROOT, name);
+	e->dir = sim_xasprintf("%s/%s", REPORT_ROOT, name);
 	if (!e->name) {
 		entry_free(e);
 		return -ENOMEM;
@@ -125,7 +125,7 @@ int report_mkdir(struct sim_model *m, const char *name)
 }
 
 /* rmdir: configfs drops the attributes itself; open handles keep the entry */
-int report_rmdir(struct sim_model *m, const char *name)
+int sim_report_rmdir(struct sim_model *m, const char *name)
 {
 	for (struct sim_report_entry **pp = &m->reports; *pp; pp = &(*pp)->next) {
 		struct sim_report_entry *e = *pp;
@@ -142,13 +142,13 @@ int report_rmdir(struct sim_model *m, const char *name)
 	return -ENOENT;
 }
 
-void report_put(struct sim_report_entry *e)
+void sim_report_put(struct sim_report_entry *e)
 {
 	if (--e->refs == 0 && e->dead)
 		entry_free(e);
 }
 
-void report_free_all(struct sim_model *m)
+void sim_report_free_all(struct sim_model *m)
 {
 	while (m->reports) {
 		struct sim_report_entry *e = m->reports;
@@ -245,8 +245,8 @@ static int parse_guid(const char *s, uint8_t g[16])
 }
 
 /* A text store; @buf is the NUL-terminated copy configfs hands over. */
-int report_store(struct sim_model *m, struct sim_report_entry *e,
-		 enum sim_report_attr a, const char *buf)
+int sim_report_store(struct sim_model *m, struct sim_report_entry *e,
+		     enum sim_report_attr a, const char *buf)
 {
 	size_t len = strlen(buf);
 	unsigned v;
@@ -298,8 +298,8 @@ int report_store(struct sim_model *m, struct sim_report_entry *e,
 }
 
 /* tsm_report_inblob_write(), run by configfs when the file is closed */
-int report_commit_inblob(struct sim_model *m, struct sim_report_entry *e,
-			 const uint8_t *data, size_t len)
+int sim_report_commit_inblob(struct sim_model *m, struct sim_report_entry *e,
+			     const uint8_t *data, size_t len)
 {
 	int rc;
 
@@ -356,7 +356,7 @@ static void put_str(uint8_t *b, size_t *pos, const char *s)
 static void build_report(struct sim_model *m, struct sim_report_entry *e,
 			 enum sim_report_attr a, uint8_t **out, size_t *len)
 {
-	const char *prov = report_provider_name(m->report.provider);
+	const char *prov = sim_report_provider_name(m->report.provider);
 	size_t pos = 0;
 	char num[16];
 	uint8_t *b;
@@ -398,21 +398,21 @@ static void build_report(struct sim_model *m, struct sim_report_entry *e,
  * text attributes their line; binary ones the report for the current
  * generation, regenerated when an input changed (tsm_report_read()).
  */
-int report_show(struct sim_model *m, struct sim_report_entry *e,
-		enum sim_report_attr a, uint8_t **out, size_t *len)
+int sim_report_show(struct sim_model *m, struct sim_report_entry *e,
+		    enum sim_report_attr a, uint8_t **out, size_t *len)
 {
 	char *s = NULL;
 	int rc;
 
 	switch (a) {
 	case RA_PROVIDER:
-		s = xasprintf("%s\n", report_provider_name(m->report.provider));
+		s = sim_xasprintf("%s\n", sim_report_provider_name(m->report.provider));
 		break;
 	case RA_GENERATION:
-		s = xasprintf("%lu\n", e->write_gen);
+		s = sim_xasprintf("%lu\n", e->write_gen);
 		break;
 	case RA_PRIVLEVEL_FLOOR:
-		s = xasprintf("%u\n", m->report.privlevel_floor);
+		s = sim_xasprintf("%u\n", m->report.privlevel_floor);
 		break;
 	case RA_OUTBLOB:
 	case RA_AUXBLOB:

@@ -9,10 +9,10 @@
 #include "sim.h"
 
 /* 0, or -EINVAL with *err set to the first problem. */
-int topology_check(const struct sim_model *m, char **err)
+int sim_topology_check(const struct sim_model *m, char **err)
 {
 	if (m->abi == ABI_NONE && m->nr_tsms) {
-		*err = xasprintf("abi \"none\" (no PCI TSM support) cannot have TSMs");
+		*err = sim_xasprintf("abi \"none\" (no PCI TSM support) cannot have TSMs");
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < m->nr_devs; i++) {
@@ -20,12 +20,12 @@ int topology_check(const struct sim_model *m, char **err)
 
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(m->devs[j]->name, d->name)) {
-				*err = xasprintf("%s: duplicate device", d->name);
+				*err = sim_xasprintf("%s: duplicate device", d->name);
 				return -EINVAL;
 			}
-		if (dev_is_pcie(d) && config_ext_end(d) > 4096) {
-			*err = xasprintf("%s: extended capabilities exceed 4096 bytes",
-					 d->name);
+		if (sim_dev_is_pcie(d) && sim_config_ext_end(d) > 4096) {
+			*err = sim_xasprintf("%s: extended capabilities exceed 4096 bytes",
+					     d->name);
 			return -EINVAL;
 		}
 	}
@@ -36,8 +36,8 @@ int topology_check(const struct sim_model *m, char **err)
 			for (size_t k = 0; k < m->nr_hbs; k++)
 				ok |= !strcmp(m->hbs[k]->name, m->tsms[i]->hbs[j]);
 			if (!ok) {
-				*err = xasprintf("%s: unknown host bridge %s",
-						 m->tsms[i]->name, m->tsms[i]->hbs[j]);
+				*err = sim_xasprintf("%s: unknown host bridge %s",
+						     m->tsms[i]->name, m->tsms[i]->hbs[j]);
 				return -EINVAL;
 			}
 		}

@@ -30,7 +30,7 @@ static void dev_free(struct sim_dev *d)
 	free(d);
 }
 
-void model_free(struct sim_model *m)
+void sim_model_free(struct sim_model *m)
 {
 	if (!m)
 		return;
@@ -108,8 +108,8 @@ void model_free(struct sim_model *m)
 		free(drv->name);
 	}
 	free(m->drivers);
-	events_clear(m);
+	sim_events_clear(m);
 	free(m->events);
-	report_free_all(m);
+	sim_report_free_all(m);
 	free(m);
 }

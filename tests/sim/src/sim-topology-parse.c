@@ -213,7 +213,7 @@ static int parse_bdf(const char *s, unsigned *dom, unsigned *bus,
 
 static char *bdf_name(unsigned dom, unsigned bus, unsigned slot, unsigned fn)
 {
-	return xasprintf("%04x:%02x:%02x.%x", dom, bus, slot, fn);
+	return sim_xasprintf("%04x:%02x:%02x.%x", dom, bus, slot, fn);
 }
 
 static int parse_window(struct loader *L, json_object *o, const char *key,
@@ -227,7 +227,7 @@ static int parse_window(struct loader *L, json_object *o, const char *key,
 	w->present = false;
 	if (!v)
 		return 0;
-	wh = xasprintf("%s: %s", what, key);
+	wh = sim_xasprintf("%s: %s", what, key);
 	rc = check_keys(L, v, wh, keys);
 	if (!rc)
 		rc = get_u64(L, v, "base", 0, UINT64_MAX, &w->base, wh);
@@ -254,7 +254,7 @@ static int parse_ide(struct loader *L, json_object *o, struct sim_dev *d,
 	bool link, sel, ft, phe, agg, pcrc, km, selcfg, tee, xt;
 	uint64_t cap, alg, tcs, streams, assoc;
 	json_object *av;
-	char *wh = xasprintf("%s: ide", what);
+	char *wh = sim_xasprintf("%s: ide", what);
 	int rc;
 
 	rc = check_keys(L, o, wh, keys);
@@ -362,7 +362,7 @@ static int parse_faults(struct loader *L, json_object *o, struct sim_dev *d,
 		NULL
 	};
 	struct sim_dev_faults *f = &d->faults;
-	char *wh = xasprintf("%s: faults", what);
+	char *wh = sim_xasprintf("%s: faults", what);
 	const char *s;
 	json_object *v;
 	uint64_t n = 0;
@@ -447,7 +447,7 @@ static int parse_presets(struct loader *L, json_object *arr, struct sim_dev *d,
 		"block", "stream_id", "state", "ide_fail", "rid_base",
 		"rid_limit", "default", "tee_limited", "cfg", NULL
 	};
-	char *wh = xasprintf("%s: preset_streams", what);
+	char *wh = sim_xasprintf("%s: preset_streams", what);
 	int rc = 0;
 
 	if (!json_object_is_type(arr, json_type_array)) {
@@ -464,7 +464,7 @@ static int parse_presets(struct loader *L, json_object *arr, struct sim_dev *d,
 		unsigned rp_rid = 0;
 
 		if (d->parent)
-			rp_rid = dev_rid(d->parent);
+			rp_rid = sim_dev_rid(d->parent);
 		rc = check_keys(L, o, wh, keys) ?:
 		     get_u64(L, o, "block", 0, SIM_MAX_BLOCKS - 1, &blk, wh) ?:
 		     get_u64(L, o, "stream_id", 0, 255, &id, wh) ?:
@@ -540,7 +540,7 @@ static int parse_bars(struct loader *L, json_object *arr, struct sim_dev *d,
 {
 	static const char *const keys[] = { "index", "base", "size", "64bit",
 					    "prefetchable", NULL };
-	char *wh = xasprintf("%s: bars", what);
+	char *wh = sim_xasprintf("%s: bars", what);
 	int rc = 0;
 
 	if (!json_object_is_type(arr, json_type_array)) {
@@ -586,11 +586,11 @@ static int parse_doe(struct loader *L, json_object *arr, struct sim_dev *d,
 		if (sscanf(s, "%4x:%2x%c", &vid, &type, &tail) != 2)
 			return fail(L, "%s: bad DOE feature \"%s\"", what, s);
 		/* sysfs names use lower-case %04lx:%02lx */
-		APPEND(d->doe, d->nr_doe, xasprintf("%04x:%02x", vid, type));
+		APPEND(d->doe, d->nr_doe, sim_xasprintf("%04x:%02x", vid, type));
 	}
 	/* the discovery feature is always there on a DOE mailbox */
-	if (d->nr_doe && !dev_has_doe(d, "0001:00"))
-		APPEND(d->doe, d->nr_doe, xasprintf("0001:00"));
+	if (d->nr_doe && !sim_dev_has_doe(d, "0001:00"))
+		APPEND(d->doe, d->nr_doe, sim_xasprintf("0001:00"));
 	return 0;
 }
 
@@ -602,7 +602,7 @@ static int make_vfs(struct loader *L, json_object *o, struct sim_dev *pf,
 {
 	static const char *const keys[] = { "count", "offset", "stride",
 					    "device", "tee", "driver", NULL };
-	char *wh = xasprintf("%s: vfs", what);
+	char *wh = sim_xasprintf("%s: vfs", what);
 	uint64_t count, offset, stride, dev;
 	const char *drv;
 	bool tee;
@@ -621,7 +621,7 @@ static int make_vfs(struct loader *L, json_object *o, struct sim_dev *pf,
 	pf->vf_stride = (unsigned)stride;
 	pf->vf_device = (uint16_t)dev;
 	for (unsigned i = 0; i < count; i++) {
-		unsigned rid = dev_rid(pf) + (unsigned)offset + i * (unsigned)stride;
+		unsigned rid = sim_dev_rid(pf) + (unsigned)offset + i * (unsigned)stride;
 		struct sim_dev *vf = calloc(1, sizeof(*vf));
 
 		if (!vf)
@@ -697,7 +697,7 @@ static int parse_dev(struct loader *L, json_object *o, struct sim_host_bridge *h
 
 	if (get_str(L, o, "bdf", &bdf, "device") || !bdf)
 		return fail(L, "%s: every device needs a \"bdf\"", hb->name);
-	what = xasprintf("%s", bdf);
+	what = sim_xasprintf("%s", bdf);
 	rc = check_keys(L, o, what, keys);
 	if (rc)
 		goto out;
@@ -809,12 +809,12 @@ out:
 
 static void set_dirs(struct sim_dev *d, const char *parent_dir)
 {
-	d->dir = path_join(parent_dir, d->name);
+	d->dir = sim_path_join(parent_dir, d->name);
 	for (size_t i = 0; i < d->nr_children; i++)
 		if (!d->children[i]->physfn)
 			set_dirs(d->children[i], d->dir);
 	for (unsigned i = 0; i < d->nr_vfs; i++)
-		d->vfs[i]->dir = path_join(parent_dir, d->vfs[i]->name);
+		d->vfs[i]->dir = sim_path_join(parent_dir, d->vfs[i]->name);
 }
 
 /* secondary/subordinate bus numbers from what sits below each bridge */
@@ -855,7 +855,7 @@ static struct sim_faux *add_faux(struct sim_model *m, const char *name)
 		if (!strcmp(m->faux[i].name, name))
 			return &m->faux[i];
 	struct sim_faux f = { .name = strdup(name), .present = true,
-			      .dir = xasprintf("sys/devices/faux/%s", name) };
+			      .dir = sim_xasprintf("sys/devices/faux/%s", name) };
 	APPEND(m->faux, m->nr_faux, f);
 	return &m->faux[m->nr_faux - 1];
 }
@@ -866,14 +866,14 @@ static struct sim_platform *add_platform(struct sim_model *m, const char *name)
 		if (!strcmp(m->platform[i].name, name))
 			return &m->platform[i];
 	struct sim_platform p = { .name = strdup(name),
-				  .dir = xasprintf("sys/devices/platform/%s", name) };
+				  .dir = sim_xasprintf("sys/devices/platform/%s", name) };
 	APPEND(m->platform, m->nr_platform, p);
 	return &m->platform[m->nr_platform - 1];
 }
 
 static struct sim_driver *add_driver_named(struct sim_model *m, const char *name)
 {
-	struct sim_driver *drv = model_find_driver(m, name);
+	struct sim_driver *drv = sim_model_find_driver(m, name);
 
 	if (!drv) {
 		APPEND(m->drivers, m->nr_drivers, (struct sim_driver){ .name = strdup(name) });
@@ -895,7 +895,7 @@ static char *pci_id(const char *s)
 
 	if (sscanf(s, "%4x:%4x%c", &v, &d, &tail) != 2)
 		return NULL;
-	return xasprintf("%04x:%04x", v, d);
+	return sim_xasprintf("%04x:%04x", v, d);
 }
 
 /* drivers[]: a name, or { name, ids, override_only, probe_defer_unaccepted, probe_accepted_errno } */
@@ -1069,16 +1069,16 @@ static int parse_hb(struct loader *L, json_object *o)
 	if ((parent && (!*parent || parent[0] == '/' || strstr(parent, ".."))) ||
 	    (acpi && (!*acpi || acpi[0] == '/' || strstr(acpi, ".."))))
 		return fail(L, "host bridge: parent and acpi are paths below sys/devices");
-	hb->acpi = acpi ? xasprintf("sys/devices/%s", acpi) : NULL;
+	hb->acpi = acpi ? sim_xasprintf("sys/devices/%s", acpi) : NULL;
 	hb->domain = (unsigned)dom;
 	hb->bus = (unsigned)bus;
 	hb->present = true;
 	hb->nr_streams = L->m->abi == ABI_NONE ? 0 : (unsigned)streams;
-	hb->name = xasprintf("pci%04x:%02x", hb->domain, hb->bus);
+	hb->name = sim_xasprintf("pci%04x:%02x", hb->domain, hb->bus);
 	if (parent) {
-		char *p = xasprintf("sys/devices/%s", parent);
+		char *p = sim_xasprintf("sys/devices/%s", parent);
 
-		hb->dir = path_join(p, hb->name);
+		hb->dir = sim_path_join(p, hb->name);
 		free(p);
 		/* "faux/NAME[/...]": the bus module NAME creates the faux device */
 		if (!strncmp(parent, "faux/", 5) && parent[5]) {
@@ -1090,7 +1090,7 @@ static int parse_hb(struct loader *L, json_object *o)
 			hb->owner = n;
 		}
 	} else {
-		hb->dir = xasprintf("sys/devices/%s", hb->name);
+		hb->dir = sim_xasprintf("sys/devices/%s", hb->name);
 	}
 	v = get(o, "dangling_links");
 	if (v) {
@@ -1247,7 +1247,7 @@ static int parse_tsm(struct loader *L, json_object *o)
 	if (rc)
 		return rc;
 	t->id = (unsigned)id;
-	t->name = xasprintf("tsm%u", t->id);
+	t->name = sim_xasprintf("tsm%u", t->id);
 	t->decl_name = strdup(t->name);
 	t->register_after_ms = after == UINT64_MAX ? -1 : (long)after;
 	t->change_after_ms = (long)change;
@@ -1289,22 +1289,22 @@ static int parse_tsm(struct loader *L, json_object *o)
 
 		t->parent_faux = strdup(parent + 5);
 		t->parent_dir = strdup(f->dir);
-		t->dir = xasprintf("%s/tsm/%s", f->dir, t->name);
+		t->dir = sim_xasprintf("%s/tsm/%s", f->dir, t->name);
 	} else if (!strncmp(parent, "platform:", 9) && parent[9] &&
 		   !strchr(parent + 9, '/')) {
 		struct sim_platform *p = add_platform(L->m, parent + 9);
 
 		t->parent_platform = strdup(parent + 9);
 		t->parent_dir = strdup(p->dir);
-		t->dir = xasprintf("%s/tsm/%s", p->dir, t->name);
+		t->dir = sim_xasprintf("%s/tsm/%s", p->dir, t->name);
 	} else {
-		t->parent_pci = model_find_dev(L->m, parent);
+		t->parent_pci = sim_model_find_dev(L->m, parent);
 		if (!t->parent_pci)
 			return fail(L, "%s: parent device %s not in the topology",
 				    t->name, parent);
 		/* the class glue dir is named after the class: "tsm" */
 		t->parent_dir = strdup(t->parent_pci->dir);
-		t->dir = xasprintf("%s/tsm/%s", t->parent_pci->dir, t->name);
+		t->dir = sim_xasprintf("%s/tsm/%s", t->parent_pci->dir, t->name);
 	}
 	v = get(o, "host_bridges");
 	if (v) {
@@ -1374,7 +1374,7 @@ static int parse_modules(struct loader *L, json_object *arr)
 }
 
 
-int topology_load(const char *file, struct sim_model **out, char **err)
+int sim_topology_load(const char *file, struct sim_model **out, char **err)
 {
 	static const char *const keys[] = { "abi", "comment", "modules", "faux",
 					    "platform", "drivers", "report",
@@ -1388,7 +1388,7 @@ int topology_load(const char *file, struct sim_model **out, char **err)
 	*err = NULL;
 	root = json_object_from_file(file);
 	if (!root) {
-		*err = xasprintf("%s: %s", file, json_util_get_last_err());
+		*err = sim_xasprintf("%s: %s", file, json_util_get_last_err());
 		return -EINVAL;
 	}
 	L.m = calloc(1, sizeof(*L.m));
@@ -1463,13 +1463,13 @@ int topology_load(const char *file, struct sim_model **out, char **err)
 			goto out;
 	}
 	keyp_pools(L.m);
-	rc = topology_check(L.m, &L.err);
+	rc = sim_topology_check(L.m, &L.err);
 out:
 	json_object_put(root);
 	if (L.err) {
 		rc = -EINVAL;
 		*err = L.err;
-		model_free(L.m);
+		sim_model_free(L.m);
 		return rc;
 	}
 	*out = L.m;

@@ -336,65 +336,65 @@ struct sim_model {
 	struct sim_report_entry *reports;
 };
 
-/* sim-topology-parse.c: a topology file into a model (checked by topology_check()) */
-int topology_load(const char *file, struct sim_model **out, char **err);
+/* sim-topology-parse.c: a topology file into a model (checked by sim_topology_check()) */
+int sim_topology_load(const char *file, struct sim_model **out, char **err);
 /* sim-topology-check.c: what must hold across the whole loaded topology */
-int topology_check(const struct sim_model *m, char **err);
+int sim_topology_check(const struct sim_model *m, char **err);
 /* sim-topology-free.c */
-void model_free(struct sim_model *m);
+void sim_model_free(struct sim_model *m);
 
 /* sim-model.c: derived kernel predicates */
-unsigned dev_rid(const struct sim_dev *d);
-bool dev_is_pcie(const struct sim_dev *d);
-bool dev_is_pf0(const struct sim_dev *d);
-bool dev_has_doe(const struct sim_dev *d, const char *feature);
-struct sim_dev *dev_root_port(struct sim_dev *d);
-struct sim_dev *model_find_dev(struct sim_model *m, const char *bdf);
-struct sim_dev *model_find_dev_dir(struct sim_model *m, const char *dir);
-struct sim_tsm *model_find_tsm(struct sim_model *m, long id);
-size_t model_hb_index(struct sim_model *m, const struct sim_host_bridge *hb);
-unsigned model_link_tsms(const struct sim_model *m);
-unsigned model_devsec_tsms(const struct sim_model *m);
-bool vis_link_group(const struct sim_model *m, const struct sim_dev *d);
-bool vis_connect(const struct sim_model *m, const struct sim_dev *d);
-bool vis_dsm(const struct sim_model *m, const struct sim_dev *d);
-bool vis_bound(const struct sim_model *m, const struct sim_dev *d);
-bool vis_devsec(const struct sim_model *m, const struct sim_dev *d);
-struct sim_driver *model_find_driver(struct sim_model *m, const char *name);
-struct sim_module *model_find_module(struct sim_model *m, const char *name);
-bool module_live(const struct sim_model *m, const char *name);
-bool driver_registered(const struct sim_model *m, const struct sim_driver *drv);
-bool dev_has_ctx(const struct sim_dev *d);
-unsigned hb_available(const struct sim_host_bridge *hb);
-bool tsm_serves_dev(const struct sim_tsm *t, const struct sim_dev *d);
+unsigned sim_dev_rid(const struct sim_dev *d);
+bool sim_dev_is_pcie(const struct sim_dev *d);
+bool sim_dev_is_pf0(const struct sim_dev *d);
+bool sim_dev_has_doe(const struct sim_dev *d, const char *feature);
+struct sim_dev *sim_dev_root_port(struct sim_dev *d);
+struct sim_dev *sim_model_find_dev(struct sim_model *m, const char *bdf);
+struct sim_dev *sim_model_find_dev_dir(struct sim_model *m, const char *dir);
+struct sim_tsm *sim_model_find_tsm(struct sim_model *m, long id);
+size_t sim_model_hb_index(struct sim_model *m, const struct sim_host_bridge *hb);
+unsigned sim_model_link_tsms(const struct sim_model *m);
+unsigned sim_model_devsec_tsms(const struct sim_model *m);
+bool sim_vis_link_group(const struct sim_model *m, const struct sim_dev *d);
+bool sim_vis_connect(const struct sim_model *m, const struct sim_dev *d);
+bool sim_vis_dsm(const struct sim_model *m, const struct sim_dev *d);
+bool sim_vis_bound(const struct sim_model *m, const struct sim_dev *d);
+bool sim_vis_devsec(const struct sim_model *m, const struct sim_dev *d);
+struct sim_driver *sim_model_find_driver(struct sim_model *m, const char *name);
+struct sim_module *sim_model_find_module(struct sim_model *m, const char *name);
+bool sim_module_live(const struct sim_model *m, const char *name);
+bool sim_driver_registered(const struct sim_model *m, const struct sim_driver *drv);
+bool sim_dev_has_ctx(const struct sim_dev *d);
+unsigned sim_hb_available(const struct sim_host_bridge *hb);
+bool sim_tsm_serves_dev(const struct sim_tsm *t, const struct sim_dev *d);
 
 /* sim-ide.c: register-level IDE model, mirrors drivers/pci/ide.c */
-void ide_boot(struct sim_model *m);
-int ide_stream_alloc(struct sim_model *m, struct sim_dev *ep,
-		     struct sim_ide_stream **out);
-int ide_stream_register(struct sim_model *m, struct sim_ide_stream *s);
-void ide_stream_unregister(struct sim_ide_stream *s);
-bool ide_stream_name_taken(const struct sim_model *m,
-			   const struct sim_host_bridge *hb, const char *name);
-void ide_stream_setup(struct sim_ide_stream *s, bool rp);
-void ide_stream_teardown(struct sim_ide_stream *s, bool rp);
-int ide_stream_enable(struct sim_ide_stream *s, bool rp);
-void ide_stream_disable(struct sim_ide_stream *s, bool rp);
-void ide_stream_free(struct sim_model *m, struct sim_ide_stream *s);
-void ide_stream_release(struct sim_model *m, struct sim_ide_stream *s);
-int tsm_stream_register(struct sim_model *m, struct sim_ide_stream *s);
-void ide_enumerate_hb(struct sim_model *m, struct sim_host_bridge *hb);
-void tsm_stream_unregister(struct sim_model *m, struct sim_ide_stream *s);
+void sim_ide_boot(struct sim_model *m);
+int sim_ide_stream_alloc(struct sim_model *m, struct sim_dev *ep,
+			 struct sim_ide_stream **out);
+int sim_ide_stream_register(struct sim_model *m, struct sim_ide_stream *s);
+void sim_ide_stream_unregister(struct sim_ide_stream *s);
+bool sim_ide_stream_name_taken(const struct sim_model *m,
+			       const struct sim_host_bridge *hb, const char *name);
+void sim_ide_stream_setup(struct sim_ide_stream *s, bool rp);
+void sim_ide_stream_teardown(struct sim_ide_stream *s, bool rp);
+int sim_ide_stream_enable(struct sim_ide_stream *s, bool rp);
+void sim_ide_stream_disable(struct sim_ide_stream *s, bool rp);
+void sim_ide_stream_free(struct sim_model *m, struct sim_ide_stream *s);
+void sim_ide_stream_release(struct sim_model *m, struct sim_ide_stream *s);
+int sim_tsm_stream_register(struct sim_model *m, struct sim_ide_stream *s);
+void sim_ide_enumerate_hb(struct sim_model *m, struct sim_host_bridge *hb);
+void sim_tsm_stream_unregister(struct sim_model *m, struct sim_ide_stream *s);
 
 /* sim-config.c */
-size_t config_size(const struct sim_dev *d);
-void config_build(const struct sim_dev *d, uint8_t *buf);
-unsigned config_ext_end(const struct sim_dev *d);
-bool config_is_bridge(const struct sim_dev *d);
+size_t sim_config_size(const struct sim_dev *d);
+void sim_config_build(const struct sim_dev *d, uint8_t *buf);
+unsigned sim_config_ext_end(const struct sim_dev *d);
+bool sim_config_is_bridge(const struct sim_dev *d);
 
 /* sim-connect.c: pci_tsm_connect()/disconnect() and the providers */
-int parse_tsm_name(const char *buf, size_t len, long *id);
-bool sysfs_streq(const char *buf, size_t len, const char *name);
+int sim_parse_tsm_name(const char *buf, size_t len, long *id);
+bool sim_sysfs_streq(const char *buf, size_t len, const char *name);
 int sim_connect(struct sim_model *m, struct sim_dev *d, long tsm_id);
 int sim_disconnect(struct sim_model *m, struct sim_dev *d, const char *buf,
 		   size_t len);
@@ -405,7 +405,7 @@ int sim_sample_bind(struct sim_model *m, struct sim_tsm *t, const char *buf,
 void sim_tsm_teardown(struct sim_model *m, struct sim_tsm *t);
 
 /* sim-tdisp.c: proposed devsec lock/accept/unlock, driver bind/unbind */
-int kstrtobool(const char *s, bool *res);
+int sim_kstrtobool(const char *s, bool *res);
 int sim_lock(struct sim_model *m, struct sim_dev *d, long tsm_id);
 int sim_accept(struct sim_model *m, struct sim_dev *d, const char *buf);
 int sim_unlock(struct sim_model *m, struct sim_dev *d, const char *buf,
@@ -415,22 +415,22 @@ void sim_unlock_dev(struct sim_dev *d);
 
 /* sim-module.c: modules, the PCI driver model, TSM ids (drivers/base, kernel/module) */
 #define EPROBE_DEFER 517
-int module_boot(struct sim_model *m, char **err);
-int module_load(struct sim_model *m, const char *name, char **params, size_t n);
-int module_unload(struct sim_model *m, const char *name);
-void tsm_assign_id(struct sim_model *m, struct sim_tsm *t);
-void tsm_unregister_now(struct sim_model *m, struct sim_tsm *t);
-int driver_bind_store(struct sim_model *m, struct sim_driver *drv,
-		      const char *buf, size_t len, bool bind);
-int driver_id_store(struct sim_model *m, struct sim_driver *drv,
-		    const char *buf, bool add);
-int driver_override_store(struct sim_dev *d, const char *buf, size_t len);
-void event_queue(struct sim_model *m, const char *action, const char *dir,
-		 const char *subsystem);
-void events_clear(struct sim_model *m);
+int sim_module_boot(struct sim_model *m, char **err);
+int sim_module_load(struct sim_model *m, const char *name, char **params, size_t n);
+int sim_module_unload(struct sim_model *m, const char *name);
+void sim_tsm_assign_id(struct sim_model *m, struct sim_tsm *t);
+void sim_tsm_unregister_now(struct sim_model *m, struct sim_tsm *t);
+int sim_driver_bind_store(struct sim_model *m, struct sim_driver *drv,
+			  const char *buf, size_t len, bool bind);
+int sim_driver_id_store(struct sim_model *m, struct sim_driver *drv,
+			const char *buf, bool add);
+int sim_driver_override_store(struct sim_dev *d, const char *buf, size_t len);
+void sim_event_queue(struct sim_model *m, const char *action, const char *dir,
+		     const char *subsystem);
+void sim_events_clear(struct sim_model *m);
 
 /* sim-iomem.c: proc/iomem (kernel/resource.c r_show) */
-char *iomem_render(const struct sim_model *m);
+char *sim_iomem_render(const struct sim_model *m);
 
 /* sim-report.c: configfs-tsm attestation reports (drivers/virt/coco/guest/report.c) */
 enum sim_report_attr {
@@ -440,23 +440,23 @@ enum sim_report_attr {
 	RA_COUNT
 };
 #define REPORT_ROOT "sys/kernel/config/tsm/report"
-const char *report_attr_name(enum sim_report_attr a);
-bool report_attr_is_bin(enum sim_report_attr a);
-unsigned report_attr_mode(enum sim_report_attr a);
-bool report_attr_visible(const struct sim_model *m, enum sim_report_attr a);
-int report_attr_lookup(const char *name);
-const char *report_provider_name(enum sim_report_provider p);
-struct sim_report_entry *report_find(struct sim_model *m, const char *name);
-int report_mkdir(struct sim_model *m, const char *name);
-int report_rmdir(struct sim_model *m, const char *name);
-void report_put(struct sim_report_entry *e);
-int report_store(struct sim_model *m, struct sim_report_entry *e,
-		 enum sim_report_attr a, const char *buf);
-int report_commit_inblob(struct sim_model *m, struct sim_report_entry *e,
-			 const uint8_t *data, size_t len);
-int report_show(struct sim_model *m, struct sim_report_entry *e,
-		enum sim_report_attr a, uint8_t **out, size_t *len);
-void report_free_all(struct sim_model *m);
+const char *sim_report_attr_name(enum sim_report_attr a);
+bool sim_report_attr_is_bin(enum sim_report_attr a);
+unsigned sim_report_attr_mode(enum sim_report_attr a);
+bool sim_report_attr_visible(const struct sim_model *m, enum sim_report_attr a);
+int sim_report_attr_lookup(const char *name);
+const char *sim_report_provider_name(enum sim_report_provider p);
+struct sim_report_entry *sim_report_find(struct sim_model *m, const char *name);
+int sim_report_mkdir(struct sim_model *m, const char *name);
+int sim_report_rmdir(struct sim_model *m, const char *name);
+void sim_report_put(struct sim_report_entry *e);
+int sim_report_store(struct sim_model *m, struct sim_report_entry *e,
+		     enum sim_report_attr a, const char *buf);
+int sim_report_commit_inblob(struct sim_model *m, struct sim_report_entry *e,
+			     const uint8_t *data, size_t len);
+int sim_report_show(struct sim_model *m, struct sim_report_entry *e,
+		    enum sim_report_attr a, uint8_t **out, size_t *len);
+void sim_report_free_all(struct sim_model *m);
 
 /* sim-gen.c: the large benchmark topology */
 struct sim_gen_params {
@@ -472,51 +472,51 @@ struct sim_gen_params {
 	bool port_ide;		/* every port without a stream has IDE too */
 	bool tdx;		/* an Intel TDX Connect host instead (proposed ABI) */
 };
-int gen_large(const struct sim_gen_params *p, const char *out, char **err);
+int sim_gen_large(const struct sim_gen_params *p, const char *out, char **err);
 
 /* sim-tree.c */
-int tree_sync(struct sim_model *m, const char *root);
-int tree_sync_reports(struct sim_model *m, const char *root);
+int sim_tree_sync(struct sim_model *m, const char *root);
+int sim_tree_sync_reports(struct sim_model *m, const char *root);
 
 /* sim-fsutil.c */
-char *path_join(const char *a, const char *b);
-char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
-char *rel_link(const char *from_dir, const char *to);
-int fs_mkdir_p(const char *root, const char *rel);
-int fs_put(const char *root, const char *rel, const void *data, size_t len,
-	   unsigned mode);
-int fs_put_str(const char *root, const char *rel, const char *s, unsigned mode);
-int fs_put_sized(const char *root, const char *rel, uint64_t size, unsigned mode);
-int fs_link(const char *root, const char *rel, const char *target);
-int fs_remove(const char *root, const char *rel);
-int fs_rm_rf(const char *path);
-bool fs_exists(const char *root, const char *rel);
+char *sim_path_join(const char *a, const char *b);
+char *sim_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *sim_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+char *sim_rel_link(const char *from_dir, const char *to);
+int sim_fs_mkdir_p(const char *root, const char *rel);
+int sim_fs_put(const char *root, const char *rel, const void *data, size_t len,
+	       unsigned mode);
+int sim_fs_put_str(const char *root, const char *rel, const char *s, unsigned mode);
+int sim_fs_put_sized(const char *root, const char *rel, uint64_t size, unsigned mode);
+int sim_fs_link(const char *root, const char *rel, const char *target);
+int sim_fs_remove(const char *root, const char *rel);
+int sim_fs_rm_rf(const char *path);
+bool sim_fs_exists(const char *root, const char *rel);
 
 /* sim-uevent.c: kobject uevents on NETLINK_KOBJECT_UEVENT group 1 */
-int uevent_allowed(char **why);
-int uevent_send(const char *action, const char *dir, const char *subsystem);
+int sim_uevent_allowed(char **why);
+int sim_uevent_send(const char *action, const char *dir, const char *subsystem);
 
 /* sim-control.c: the live mount's test-only control file (outside sys/) */
 #define CONTROL_FILE "tsm-sim-control"
 enum sim_control_op { CTL_NONE, CTL_REGISTER, CTL_UNREGISTER, CTL_MODULE };
 /* Parse and apply one command under the lock; op and tsm say what sim-fuse-store.c must finish. */
-int control_apply(struct sim_model *m, const char *buf, size_t len,
-		  enum sim_control_op *op, struct sim_tsm **tsm);
+int sim_control_apply(struct sim_model *m, const char *buf, size_t len,
+		      enum sim_control_op *op, struct sim_tsm **tsm);
 
 /* sim-cost.c: the live mount's config space counts and cost per access (outside sys/) */
 #define STATS_FILE "tsm-sim-stats"
-void cost_config_read(const struct sim_dev *d, off_t off, size_t n);
-int cost_stats_read(char *buf, size_t size, off_t off);
-int cost_set_cycle_ns(const char *arg);
+void sim_cost_config_read(const struct sim_dev *d, off_t off, size_t n);
+int sim_cost_stats_read(char *buf, size_t size, off_t off);
+int sim_cost_set_cycle_ns(const char *arg);
 /* 0 or -errno for a cost command on the control file, 1 for any other */
-int cost_control(const char *buf, size_t len);
+int sim_cost_control(const char *buf, size_t len);
 
 /* sim-modprobe.c: "tsm-sim modprobe MOUNT ...", kmod's modprobe against a live mount */
-int modprobe_main(int argc, char **argv);
+int sim_modprobe_main(int argc, char **argv);
 
 /* sim-fuse.c: the live mount */
-int fuse_serve(struct sim_model *m, const char *mountpoint, bool foreground,
-	       bool debug);
+int sim_fuse_serve(struct sim_model *m, const char *mountpoint, bool foreground,
+		   bool debug);
 
 #endif
