@@ -440,6 +440,13 @@ out:
 	return rc;
 }
 
+static int want_array(struct loader *L, json_object *v, const char *what)
+{
+	if (!json_object_is_type(v, json_type_array))
+		return fail(L, "%s: must be an array", what);
+	return 0;
+}
+
 static int parse_presets(struct loader *L, json_object *arr, struct sim_dev *d,
 			 const char *what)
 {
@@ -448,13 +455,9 @@ static int parse_presets(struct loader *L, json_object *arr, struct sim_dev *d,
 		"rid_limit", "default", "tee_limited", "cfg", NULL
 	};
 	char *wh = sim_xasprintf("%s: preset_streams", what);
-	int rc = 0;
+	int rc = want_array(L, arr, wh);
 
-	if (!json_object_is_type(arr, json_type_array)) {
-		rc = fail(L, "%s: must be an array", wh);
-		goto out;
-	}
-	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+	for (size_t i = 0; !rc && i < json_object_array_length(arr); i++) {
 		json_object *o = json_object_array_get_idx(arr, i);
 		uint64_t blk, id, base, limit;
 		bool fail_bit, def, tee, cfg;
@@ -541,13 +544,9 @@ static int parse_bars(struct loader *L, json_object *arr, struct sim_dev *d,
 	static const char *const keys[] = { "index", "base", "size", "64bit",
 					    "prefetchable", NULL };
 	char *wh = sim_xasprintf("%s: bars", what);
-	int rc = 0;
+	int rc = want_array(L, arr, wh);
 
-	if (!json_object_is_type(arr, json_type_array)) {
-		rc = fail(L, "%s: must be an array", wh);
-		goto out;
-	}
-	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+	for (size_t i = 0; !rc && i < json_object_array_length(arr); i++) {
 		json_object *o = json_object_array_get_idx(arr, i);
 		uint64_t idx, base, size;
 		bool is64, pf;
