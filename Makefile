@@ -293,7 +293,7 @@ FUZZ_TARGETS := ide capwalk names jsstr topology
 FUZZ_SAN := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -std=gnu11
 FUZZ_CFLAGS := $(FUZZ_SAN) -D_GNU_SOURCE -Iinclude
-FUZZ_SIM_SRCS := $(filter-out tests/sim/src/main.c,$(wildcard tests/sim/src/*.c))
+FUZZ_SIM_SRCS := $(filter-out tests/sim/src/sim-main.c,$(wildcard tests/sim/src/*.c))
 
 $(FUZZ_DIR)/fuzz-ide: tests/fuzz/fuzz-ide.c tests/fuzz/cfg-check.h tests/fuzz/cfg-ranged.h src/ide.c $(HDRS)
 	@mkdir -p $(dir $@)

@@ -3,12 +3,13 @@
  * tsm-sim: a stand-in for the Linux v6.19 PCIe TSM / IDE sysfs ABI.
  *
  * The model (this header) holds the topology and the dynamic kernel state
- * (TSM contexts, IDE register blocks, stream allocations). tree.c mirrors it
+ * (TSM contexts, IDE register blocks, stream allocations). sim-tree.c mirrors it
  * into a directory tree after every change, so the tree is what readers see.
  */
 #ifndef TSM_SIM_H
 #define TSM_SIM_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,7 +24,7 @@
 #define SIM_MAX_EXT_CAPS 64	/* "ext_caps": other extended capabilities */
 
 /* PCIe capability "device/port type" values (PCI_EXP_TYPE_*) */
-enum pcie_type {
+enum sim_pcie_type {
 	PT_ENDPOINT = 0x0,
 	PT_LEGACY_ENDPOINT = 0x1,
 	PT_ROOT_PORT = 0x4,
@@ -35,33 +36,33 @@ enum pcie_type {
 	PT_CONVENTIONAL = -1,	/* plain PCI device: no PCIe capability */
 };
 
-enum abi_flavour { ABI_NONE, ABI_V619, ABI_PROPOSED };
-enum tsm_kind { TSM_LINK, TSM_DEVSEC };
-enum tsm_provider { PROV_SEV_TIO, PROV_DEVSEC_SAMPLE, PROV_GENERIC,
+enum sim_abi_flavour { ABI_NONE, ABI_V619, ABI_PROPOSED };
+enum sim_tsm_kind { TSM_LINK, TSM_DEVSEC };
+enum sim_tsm_provider { PROV_SEV_TIO, PROV_DEVSEC_SAMPLE, PROV_GENERIC,
 		    PROV_TDX_CONNECT };
 
 /* connect() stages after which an injected error can hit */
-enum fault_stage { STAGE_NONE, STAGE_ALLOC, STAGE_REGISTER, STAGE_SETUP,
+enum sim_fault_stage { STAGE_NONE, STAGE_ALLOC, STAGE_REGISTER, STAGE_SETUP,
 		   STAGE_ENABLE };
 
 #define STATE_INSECURE 0
 #define STATE_SECURE 2
 
-struct sel_block {
+struct sim_sel_block {
 	unsigned nr_assoc;	/* Selective IDE Stream Capability bits 3:0 */
 	uint32_t ctl, sts, rid1, rid2;
 	uint32_t assoc[SIM_MAX_ASSOC][3];
 };
 
-struct dev_ide {
+struct sim_dev_ide {
 	bool present;		/* IDE extended capability in config space */
 	uint32_t cap;		/* IDE Capability register (+0x04) */
 	uint32_t ctl;		/* IDE Control register (+0x08) */
 	unsigned nr_link;	/* Link IDE register blocks */
 	uint32_t link_ctl[SIM_MAX_LINK], link_sts[SIM_MAX_LINK];
 	unsigned nr_sel;	/* Selective blocks in config (cap field + 1) */
-	struct sel_block *sel;
-	struct sel_block *sel_boot;	/* the hardware state at power-on (re-enumeration) */
+	struct sim_sel_block *sel;
+	struct sim_sel_block *sel_boot;	/* the hardware state at power-on (re-enumeration) */
 	/* what pci_ide_init() concluded (pdev->ide_cap != 0 and friends) */
 	bool usable;
 	unsigned k_nr_sel, k_nr_mem;
@@ -69,9 +70,9 @@ struct dev_ide {
 	uint8_t used[SIM_MAX_BLOCKS];	/* pdev->ide_stream_ida */
 };
 
-struct dev_faults {
+struct sim_dev_faults {
 	int connect_errno;	/* positive errno, 0 = none */
-	enum fault_stage connect_after;
+	enum sim_fault_stage connect_after;
 	int rp_state, ep_state;	/* state reported when the partner enables */
 	bool rp_ide_fail, ep_ide_fail;
 	bool rp_dropped, ep_dropped;	/* drop to Insecure right after connect */
@@ -85,24 +86,24 @@ struct dev_faults {
 };
 
 /* host bridge window shown in proc/iomem above the bridges' windows */
-struct hb_window {
+struct sim_hb_window {
 	char *name;
 	uint64_t base, limit;
 };
 
-struct bar {
+struct sim_bar {
 	bool present, is64, prefetch;
 	uint64_t base, size;
 };
 
-struct window {
+struct sim_window {
 	bool present;
 	uint64_t base, limit;
 };
 
 struct sim_tsm;
-struct host_bridge;
-struct ide_stream;
+struct sim_host_bridge;
+struct sim_ide_stream;
 
 struct sim_dev {
 	char *name;		/* BDF, "DDDD:BB:DD.F" */
@@ -111,7 +112,7 @@ struct sim_dev {
 	uint16_t vendor, device, subvendor, subdevice;
 	uint32_t class;
 	uint8_t revision;
-	int type;		/* enum pcie_type */
+	int type;		/* enum sim_pcie_type */
 	bool tee, flr;
 	char *driver;		/* bound driver now */
 	char *boot_driver;	/* bound at enumeration (topology "driver") */
@@ -120,13 +121,13 @@ struct sim_dev {
 	bool encrypted;		/* accepted by a devsec TSM: "PCI MMIO Encrypted" in iomem */
 	uint8_t link_port, link_speed, link_width;
 
-	struct host_bridge *hb;
+	struct sim_host_bridge *hb;
 	struct sim_dev *parent;	/* upstream bridge, NULL on the root bus */
 	struct sim_dev **children;	/* devices on the secondary bus */
 	size_t nr_children;
 	unsigned secondary, subordinate;
-	struct window mem, pref;
-	struct bar bars[6];
+	struct sim_window mem, pref;
+	struct sim_bar bars[6];
 
 	struct sim_dev *physfn;	/* set on VFs */
 	struct sim_dev **vfs;
@@ -136,9 +137,9 @@ struct sim_dev {
 	char **doe;		/* DOE features "VVVV:TT" (w/o discovery) */
 	size_t nr_doe;
 	unsigned ext_caps;	/* other extended capabilities ahead of DOE/SR-IOV/IDE */
-	struct dev_ide ide;
+	struct sim_dev_ide ide;
 
-	struct dev_faults faults;
+	struct sim_dev_faults faults;
 
 	/* build-time connect request */
 	char *boot_connect;
@@ -151,17 +152,17 @@ struct sim_dev {
 	bool present;
 	struct sim_tsm *ctx_tsm;	/* pdev->tsm->tsm_dev, NULL = no context */
 	struct sim_dev *ctx_dsm;	/* pdev->tsm->dsm_dev */
-	struct ide_stream *stream;	/* stream this DSM owns */
+	struct sim_ide_stream *stream;	/* stream this DSM owns */
 	bool bound;
 	struct sim_tsm *lock_tsm;	/* proposed: devsec context (TDI LOCKED) */
 	bool accepted;		/* TDI in RUN (tsm/accept reads 1) */
 };
 
-struct dangling_link {
+struct sim_dangling_link {
 	char *name, *target;	/* target relative to the host bridge dir */
 };
 
-struct host_bridge {
+struct sim_host_bridge {
 	char *name;		/* "pciDDDD:BB" */
 	char *dir;
 	unsigned domain, bus;
@@ -171,9 +172,9 @@ struct host_bridge {
 	uint8_t ids[256];	/* hb->ide_stream_ids_ida */
 	struct sim_dev **devs;	/* devices on the root bus */
 	size_t nr_devs;
-	struct dangling_link *dangling;
+	struct sim_dangling_link *dangling;
 	size_t nr_dangling;
-	struct hb_window *windows;
+	struct sim_hb_window *windows;
 	size_t nr_windows;
 	char *owner;		/* module whose faux device is the parent, NULL = always there */
 	char *acpi;		/* ACPI companion below sys/devices (firmware_node), or NULL */
@@ -186,8 +187,8 @@ struct sim_tsm {
 	char *decl_name;	/* "tsmN" as the topology names it (control file) */
 	char *dir;		/* class device dir */
 	char *parent_dir;	/* the parent device's dir */
-	enum tsm_kind kind;
-	enum tsm_provider provider;
+	enum sim_tsm_kind kind;
+	enum sim_tsm_provider provider;
 	struct sim_dev *parent_pci;
 	char *parent_faux;
 	char *parent_platform;
@@ -214,8 +215,8 @@ struct sim_tsm {
 	long remaining_updates;
 };
 
-struct ide_stream {
-	struct host_bridge *hb;
+struct sim_ide_stream {
+	struct sim_host_bridge *hb;
 	struct sim_dev *ep, *rp;
 	struct sim_tsm *tsm;
 	unsigned h, r, e;
@@ -228,11 +229,11 @@ struct ide_stream {
 	bool rp_pref_only;	/* RP address association: the prefetchable window alone */
 	bool rp_cfg, rp_tee, ep_cfg, ep_tee;
 	unsigned rp_rid_start, rp_rid_end, ep_rid_start, ep_rid_end;
-	struct ide_stream *next;
+	struct sim_ide_stream *next;
 };
 
 /* the generic module option of the later staging tree ("trust=") */
-enum trust_policy { TRUST_AUTO, TRUST_NONE, TRUST_TCB };
+enum sim_trust_policy { TRUST_AUTO, TRUST_NONE, TRUST_TCB };
 
 struct sim_module {
 	char *name;
@@ -240,7 +241,7 @@ struct sim_module {
 	size_t nr_params;
 	bool loaded;		/* in the kernel (sys/module/NAME exists) */
 	bool autoprobe;		/* module->autoprobe: drivers attach on their own */
-	enum trust_policy trust;
+	enum sim_trust_policy trust;
 };
 
 /* a PCI driver (sys/bus/pci/drivers/NAME); module NAME when one is declared */
@@ -256,7 +257,7 @@ struct sim_driver {
 	int accepted_errno;	/* probe of an accepted (RUN) device fails with this */
 };
 
-/* a uevent queued under the lock, sent after it (fuse.c) */
+/* a uevent queued under the lock, sent after it (sim-fuse-store.c) */
 struct sim_event {
 	char *action, *dir, *subsystem;
 };
@@ -274,15 +275,15 @@ struct sim_platform {
 };
 
 /* configfs-tsm report providers (drivers/virt/coco/guest/report.c users) */
-enum report_provider { REPORT_NONE, REPORT_SEV_GUEST, REPORT_TDX_GUEST };
+enum sim_report_provider { REPORT_NONE, REPORT_SEV_GUEST, REPORT_TDX_GUEST };
 
 #define REPORT_INBLOB_MAX 64	/* TSM_REPORT_INBLOB_MAX */
 #define REPORT_PRIVLEVEL_MAX 3	/* TSM_REPORT_PRIVLEVEL_MAX */
 
 /* the topology's "report" object: configfs-tsm is loaded when present */
-struct report_cfg {
+struct sim_report_cfg {
 	bool present;
-	enum report_provider provider;
+	enum sim_report_provider provider;
 	unsigned privlevel_floor;
 	bool svsm;		/* sev_guest below an SVSM (VMPL > 0) */
 	long concurrent_writer;	/* phantom generation bump after this input write */
@@ -292,7 +293,7 @@ struct report_cfg {
 };
 
 /* one mkdir'ed sys/kernel/config/tsm/report/NAME */
-struct report_entry {
+struct sim_report_entry {
 	char *name;
 	char *dir;
 	unsigned long write_gen, read_gen;
@@ -307,12 +308,12 @@ struct report_entry {
 	long failed_reads;	/* outblob_errno hits so far */
 	bool dead;		/* rmdir'ed; freed when the last handle goes */
 	int refs;		/* open handles */
-	struct report_entry *next;
+	struct sim_report_entry *next;
 };
 
 struct sim_model {
-	enum abi_flavour abi;
-	struct host_bridge **hbs;
+	enum sim_abi_flavour abi;
+	struct sim_host_bridge **hbs;
 	size_t nr_hbs;
 	struct sim_dev **devs;	/* every function, topology order */
 	size_t nr_devs;
@@ -330,64 +331,70 @@ struct sim_model {
 	bool debugfs;		/* sys/kernel/debug/devices_deferred */
 	struct sim_event *events;
 	size_t nr_events;
-	struct ide_stream *streams;
-	struct report_cfg report;
-	struct report_entry *reports;
+	struct sim_ide_stream *streams;
+	struct sim_report_cfg report;
+	struct sim_report_entry *reports;
 };
 
-/* topology.c */
-int topology_load(const char *file, struct sim_model **out, char **err);
-void model_free(struct sim_model *m);
+/* sim-topology-parse.c: a topology file into a model (checked by sim_topology_check()) */
+int sim_topology_load(const char *file, struct sim_model **out, char **err);
+/* sim-topology-check.c: what must hold across the whole loaded topology */
+int sim_topology_check(const struct sim_model *m, char **err);
+/* sim-topology-free.c */
+void sim_model_free(struct sim_model *m);
 
-/* model.c: derived kernel predicates */
-unsigned dev_rid(const struct sim_dev *d);
-bool dev_is_pcie(const struct sim_dev *d);
-bool dev_is_pf0(const struct sim_dev *d);
-bool dev_has_doe(const struct sim_dev *d, const char *feature);
-struct sim_dev *dev_root_port(struct sim_dev *d);
-struct sim_dev *model_find_dev(struct sim_model *m, const char *bdf);
-struct sim_dev *model_find_dev_dir(struct sim_model *m, const char *dir);
-struct sim_tsm *model_find_tsm(struct sim_model *m, long id);
-size_t model_hb_index(struct sim_model *m, const struct host_bridge *hb);
-unsigned model_link_tsms(const struct sim_model *m);
-unsigned model_devsec_tsms(const struct sim_model *m);
-bool vis_link_group(const struct sim_model *m, const struct sim_dev *d);
-bool vis_connect(const struct sim_model *m, const struct sim_dev *d);
-bool vis_dsm(const struct sim_model *m, const struct sim_dev *d);
-bool vis_bound(const struct sim_model *m, const struct sim_dev *d);
-bool vis_devsec(const struct sim_model *m, const struct sim_dev *d);
-struct sim_driver *model_find_driver(struct sim_model *m, const char *name);
-struct sim_module *model_find_module(struct sim_model *m, const char *name);
-bool module_live(const struct sim_model *m, const char *name);
-bool driver_registered(const struct sim_model *m, const struct sim_driver *drv);
-bool dev_has_ctx(const struct sim_dev *d);
-unsigned hb_available(const struct host_bridge *hb);
+/* sim-model.c: derived kernel predicates */
+unsigned sim_dev_rid(const struct sim_dev *d);
+bool sim_dev_is_pcie(const struct sim_dev *d);
+bool sim_dev_is_pf0(const struct sim_dev *d);
+bool sim_dev_has_doe(const struct sim_dev *d, const char *feature);
+struct sim_dev *sim_dev_root_port(struct sim_dev *d);
+struct sim_dev *sim_model_find_dev(struct sim_model *m, const char *bdf);
+struct sim_dev *sim_model_find_dev_dir(struct sim_model *m, const char *dir);
+struct sim_tsm *sim_model_find_tsm(struct sim_model *m, long id);
+size_t sim_model_hb_index(struct sim_model *m, const struct sim_host_bridge *hb);
+unsigned sim_model_link_tsms(const struct sim_model *m);
+unsigned sim_model_devsec_tsms(const struct sim_model *m);
+bool sim_vis_link_group(const struct sim_model *m, const struct sim_dev *d);
+bool sim_vis_connect(const struct sim_model *m, const struct sim_dev *d);
+bool sim_vis_dsm(const struct sim_model *m, const struct sim_dev *d);
+bool sim_vis_bound(const struct sim_model *m, const struct sim_dev *d);
+bool sim_vis_devsec(const struct sim_model *m, const struct sim_dev *d);
+struct sim_driver *sim_model_find_driver(struct sim_model *m, const char *name);
+struct sim_module *sim_model_find_module(struct sim_model *m, const char *name);
+bool sim_module_live(const struct sim_model *m, const char *name);
+bool sim_driver_registered(const struct sim_model *m, const struct sim_driver *drv);
+bool sim_dev_has_ctx(const struct sim_dev *d);
+unsigned sim_hb_available(const struct sim_host_bridge *hb);
+bool sim_tsm_serves_dev(const struct sim_tsm *t, const struct sim_dev *d);
 
-/* ide.c: register-level IDE model, mirrors drivers/pci/ide.c */
-void ide_boot(struct sim_model *m);
-int ide_stream_alloc(struct sim_model *m, struct sim_dev *ep,
-		     struct ide_stream **out);
-int ide_stream_register(struct sim_model *m, struct ide_stream *s);
-void ide_stream_unregister(struct ide_stream *s);
-void ide_stream_setup(struct ide_stream *s, bool rp);
-void ide_stream_teardown(struct ide_stream *s, bool rp);
-int ide_stream_enable(struct ide_stream *s, bool rp);
-void ide_stream_disable(struct ide_stream *s, bool rp);
-void ide_stream_free(struct sim_model *m, struct ide_stream *s);
-void ide_stream_release(struct sim_model *m, struct ide_stream *s);
-int tsm_stream_register(struct sim_model *m, struct ide_stream *s);
-void ide_enumerate_hb(struct sim_model *m, struct host_bridge *hb);
-void tsm_stream_unregister(struct sim_model *m, struct ide_stream *s);
+/* sim-ide.c: register-level IDE model, mirrors drivers/pci/ide.c */
+void sim_ide_boot(struct sim_model *m);
+int sim_ide_stream_alloc(struct sim_model *m, struct sim_dev *ep,
+			 struct sim_ide_stream **out);
+int sim_ide_stream_register(struct sim_model *m, struct sim_ide_stream *s);
+void sim_ide_stream_unregister(struct sim_ide_stream *s);
+bool sim_ide_stream_name_taken(const struct sim_model *m,
+			       const struct sim_host_bridge *hb, const char *name);
+void sim_ide_stream_setup(struct sim_ide_stream *s, bool rp);
+void sim_ide_stream_teardown(struct sim_ide_stream *s, bool rp);
+int sim_ide_stream_enable(struct sim_ide_stream *s, bool rp);
+void sim_ide_stream_disable(struct sim_ide_stream *s, bool rp);
+void sim_ide_stream_free(struct sim_model *m, struct sim_ide_stream *s);
+void sim_ide_stream_release(struct sim_model *m, struct sim_ide_stream *s);
+int sim_tsm_stream_register(struct sim_model *m, struct sim_ide_stream *s);
+void sim_ide_enumerate_hb(struct sim_model *m, struct sim_host_bridge *hb);
+void sim_tsm_stream_unregister(struct sim_model *m, struct sim_ide_stream *s);
 
-/* config.c */
-size_t config_size(const struct sim_dev *d);
-void config_build(const struct sim_dev *d, uint8_t *buf);
-unsigned config_ext_end(const struct sim_dev *d);
-bool config_is_bridge(const struct sim_dev *d);
+/* sim-config.c */
+size_t sim_config_size(const struct sim_dev *d);
+void sim_config_build(const struct sim_dev *d, uint8_t *buf);
+unsigned sim_config_ext_end(const struct sim_dev *d);
+bool sim_config_is_bridge(const struct sim_dev *d);
 
-/* connect.c: pci_tsm_connect()/disconnect() and the providers */
-int parse_tsm_name(const char *buf, size_t len, long *id);
-bool sysfs_streq(const char *buf, size_t len, const char *name);
+/* sim-connect.c: pci_tsm_connect()/disconnect() and the providers */
+int sim_parse_tsm_name(const char *buf, size_t len, long *id);
+bool sim_sysfs_streq(const char *buf, size_t len, const char *name);
 int sim_connect(struct sim_model *m, struct sim_dev *d, long tsm_id);
 int sim_disconnect(struct sim_model *m, struct sim_dev *d, const char *buf,
 		   size_t len);
@@ -397,8 +404,8 @@ int sim_sample_bind(struct sim_model *m, struct sim_tsm *t, const char *buf,
 		    size_t len, bool bind);
 void sim_tsm_teardown(struct sim_model *m, struct sim_tsm *t);
 
-/* tdisp.c: proposed devsec lock/accept/unlock, driver bind/unbind */
-int kstrtobool(const char *s, bool *res);
+/* sim-tdisp.c: proposed devsec lock/accept/unlock, driver bind/unbind */
+int sim_kstrtobool(const char *s, bool *res);
 int sim_lock(struct sim_model *m, struct sim_dev *d, long tsm_id);
 int sim_accept(struct sim_model *m, struct sim_dev *d, const char *buf);
 int sim_unlock(struct sim_model *m, struct sim_dev *d, const char *buf,
@@ -406,53 +413,53 @@ int sim_unlock(struct sim_model *m, struct sim_dev *d, const char *buf,
 int sim_boot_locks(struct sim_model *m, char **err);
 void sim_unlock_dev(struct sim_dev *d);
 
-/* module.c: modules, the PCI driver model, TSM ids (drivers/base, kernel/module) */
+/* sim-module.c: modules, the PCI driver model, TSM ids (drivers/base, kernel/module) */
 #define EPROBE_DEFER 517
-int module_boot(struct sim_model *m, char **err);
-int module_load(struct sim_model *m, const char *name, char **params, size_t n);
-int module_unload(struct sim_model *m, const char *name);
-void tsm_assign_id(struct sim_model *m, struct sim_tsm *t);
-void tsm_unregister_now(struct sim_model *m, struct sim_tsm *t);
-int driver_bind_store(struct sim_model *m, struct sim_driver *drv,
-		      const char *buf, size_t len, bool bind);
-int driver_id_store(struct sim_model *m, struct sim_driver *drv,
-		    const char *buf, bool add);
-int driver_override_store(struct sim_dev *d, const char *buf, size_t len);
-void event_queue(struct sim_model *m, const char *action, const char *dir,
-		 const char *subsystem);
-void events_clear(struct sim_model *m);
+int sim_module_boot(struct sim_model *m, char **err);
+int sim_module_load(struct sim_model *m, const char *name, char **params, size_t n);
+int sim_module_unload(struct sim_model *m, const char *name);
+void sim_tsm_assign_id(struct sim_model *m, struct sim_tsm *t);
+void sim_tsm_unregister_now(struct sim_model *m, struct sim_tsm *t);
+int sim_driver_bind_store(struct sim_model *m, struct sim_driver *drv,
+			  const char *buf, size_t len, bool bind);
+int sim_driver_id_store(struct sim_model *m, struct sim_driver *drv,
+			const char *buf, bool add);
+int sim_driver_override_store(struct sim_dev *d, const char *buf, size_t len);
+void sim_event_queue(struct sim_model *m, const char *action, const char *dir,
+		     const char *subsystem);
+void sim_events_clear(struct sim_model *m);
 
-/* iomem.c: proc/iomem (kernel/resource.c r_show) */
-char *iomem_render(const struct sim_model *m);
+/* sim-iomem.c: proc/iomem (kernel/resource.c r_show) */
+char *sim_iomem_render(const struct sim_model *m);
 
-/* report.c: configfs-tsm attestation reports (drivers/virt/coco/guest/report.c) */
-enum report_attr {
+/* sim-report.c: configfs-tsm attestation reports (drivers/virt/coco/guest/report.c) */
+enum sim_report_attr {
 	RA_INBLOB, RA_OUTBLOB, RA_AUXBLOB, RA_MANIFESTBLOB,	/* binary */
 	RA_PROVIDER, RA_GENERATION, RA_PRIVLEVEL, RA_PRIVLEVEL_FLOOR,
 	RA_SERVICE_PROVIDER, RA_SERVICE_GUID, RA_SERVICE_MANIFEST_VERSION,
 	RA_COUNT
 };
 #define REPORT_ROOT "sys/kernel/config/tsm/report"
-const char *report_attr_name(enum report_attr a);
-bool report_attr_is_bin(enum report_attr a);
-unsigned report_attr_mode(enum report_attr a);
-bool report_attr_visible(const struct sim_model *m, enum report_attr a);
-int report_attr_lookup(const char *name);
-const char *report_provider_name(enum report_provider p);
-struct report_entry *report_find(struct sim_model *m, const char *name);
-int report_mkdir(struct sim_model *m, const char *name);
-int report_rmdir(struct sim_model *m, const char *name);
-void report_put(struct report_entry *e);
-int report_store(struct sim_model *m, struct report_entry *e,
-		 enum report_attr a, const char *buf);
-int report_commit_inblob(struct sim_model *m, struct report_entry *e,
-			 const uint8_t *data, size_t len);
-int report_show(struct sim_model *m, struct report_entry *e,
-		enum report_attr a, uint8_t **out, size_t *len);
-void report_free_all(struct sim_model *m);
+const char *sim_report_attr_name(enum sim_report_attr a);
+bool sim_report_attr_is_bin(enum sim_report_attr a);
+unsigned sim_report_attr_mode(enum sim_report_attr a);
+bool sim_report_attr_visible(const struct sim_model *m, enum sim_report_attr a);
+int sim_report_attr_lookup(const char *name);
+const char *sim_report_provider_name(enum sim_report_provider p);
+struct sim_report_entry *sim_report_find(struct sim_model *m, const char *name);
+int sim_report_mkdir(struct sim_model *m, const char *name);
+int sim_report_rmdir(struct sim_model *m, const char *name);
+void sim_report_put(struct sim_report_entry *e);
+int sim_report_store(struct sim_model *m, struct sim_report_entry *e,
+		     enum sim_report_attr a, const char *buf);
+int sim_report_commit_inblob(struct sim_model *m, struct sim_report_entry *e,
+			     const uint8_t *data, size_t len);
+int sim_report_show(struct sim_model *m, struct sim_report_entry *e,
+		    enum sim_report_attr a, uint8_t **out, size_t *len);
+void sim_report_free_all(struct sim_model *m);
 
-/* gen.c: the large benchmark topology */
-struct gen_params {
+/* sim-gen.c: the large benchmark topology */
+struct sim_gen_params {
 	unsigned long functions, host_bridges, streams;
 	const char *abi;
 	/* other shapes (1, 2, 1, 0, 0 and false: gen-large's own) */
@@ -465,50 +472,51 @@ struct gen_params {
 	bool port_ide;		/* every port without a stream has IDE too */
 	bool tdx;		/* an Intel TDX Connect host instead (proposed ABI) */
 };
-int gen_large(const struct gen_params *p, const char *out, char **err);
+int sim_gen_large(const struct sim_gen_params *p, const char *out, char **err);
 
-/* tree.c */
-int tree_sync(struct sim_model *m, const char *root);
-int tree_sync_reports(struct sim_model *m, const char *root);
+/* sim-tree.c */
+int sim_tree_sync(struct sim_model *m, const char *root);
+int sim_tree_sync_reports(struct sim_model *m, const char *root);
 
-/* fsutil.c */
-char *path_join(const char *a, const char *b);
-char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-char *rel_link(const char *from_dir, const char *to);
-int fs_mkdir_p(const char *root, const char *rel);
-int fs_put(const char *root, const char *rel, const void *data, size_t len,
-	   unsigned mode);
-int fs_put_str(const char *root, const char *rel, const char *s, unsigned mode);
-int fs_put_sized(const char *root, const char *rel, uint64_t size, unsigned mode);
-int fs_link(const char *root, const char *rel, const char *target);
-int fs_remove(const char *root, const char *rel);
-int fs_rm_rf(const char *path);
-bool fs_exists(const char *root, const char *rel);
+/* sim-fsutil.c */
+char *sim_path_join(const char *a, const char *b);
+char *sim_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *sim_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+char *sim_rel_link(const char *from_dir, const char *to);
+int sim_fs_mkdir_p(const char *root, const char *rel);
+int sim_fs_put(const char *root, const char *rel, const void *data, size_t len,
+	       unsigned mode);
+int sim_fs_put_str(const char *root, const char *rel, const char *s, unsigned mode);
+int sim_fs_put_sized(const char *root, const char *rel, uint64_t size, unsigned mode);
+int sim_fs_link(const char *root, const char *rel, const char *target);
+int sim_fs_remove(const char *root, const char *rel);
+int sim_fs_rm_rf(const char *path);
+bool sim_fs_exists(const char *root, const char *rel);
 
-/* uevent.c: kobject uevents on NETLINK_KOBJECT_UEVENT group 1 */
-int uevent_allowed(char **why);
-int uevent_send(const char *action, const char *dir, const char *subsystem);
+/* sim-uevent.c: kobject uevents on NETLINK_KOBJECT_UEVENT group 1 */
+int sim_uevent_allowed(char **why);
+int sim_uevent_send(const char *action, const char *dir, const char *subsystem);
 
-/* control.c: the live mount's test-only control file (outside sys/) */
+/* sim-control.c: the live mount's test-only control file (outside sys/) */
 #define CONTROL_FILE "tsm-sim-control"
-enum control_op { CTL_NONE, CTL_REGISTER, CTL_UNREGISTER, CTL_MODULE };
-/* Parse and apply one command under the lock; op and tsm say what fuse.c must finish. */
-int control_apply(struct sim_model *m, const char *buf, size_t len,
-		  enum control_op *op, struct sim_tsm **tsm);
+enum sim_control_op { CTL_NONE, CTL_REGISTER, CTL_UNREGISTER, CTL_MODULE };
+/* Parse and apply one command under the lock; op and tsm say what sim-fuse-store.c must finish. */
+int sim_control_apply(struct sim_model *m, const char *buf, size_t len,
+		      enum sim_control_op *op, struct sim_tsm **tsm);
 
-/* cost.c: the live mount's config space counts and cost per access (outside sys/) */
+/* sim-cost.c: the live mount's config space counts and cost per access (outside sys/) */
 #define STATS_FILE "tsm-sim-stats"
-void cost_config_read(const struct sim_dev *d, off_t off, size_t n);
-int cost_stats_read(char *buf, size_t size, off_t off);
-int cost_set_cycle_ns(const char *arg);
+void sim_cost_config_read(const struct sim_dev *d, off_t off, size_t n);
+int sim_cost_stats_read(char *buf, size_t size, off_t off);
+int sim_cost_set_cycle_ns(const char *arg);
 /* 0 or -errno for a cost command on the control file, 1 for any other */
-int cost_control(const char *buf, size_t len);
+int sim_cost_control(const char *buf, size_t len);
 
-/* modprobe.c: "tsm-sim modprobe MOUNT ...", kmod's modprobe against a live mount */
-int modprobe_main(int argc, char **argv);
+/* sim-modprobe.c: "tsm-sim modprobe MOUNT ...", kmod's modprobe against a live mount */
+int sim_modprobe_main(int argc, char **argv);
 
-/* fuse.c */
-int fuse_serve(struct sim_model *m, const char *mountpoint, bool foreground,
-	       bool debug);
+/* sim-fuse.c: the live mount */
+int sim_fuse_serve(struct sim_model *m, const char *mountpoint, bool foreground,
+		   bool debug);
 
 #endif

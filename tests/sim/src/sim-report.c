@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * report.c: configfs-tsm attestation reports, sys/kernel/config/tsm/report
+ * sim-report.c: configfs-tsm attestation reports, sys/kernel/config/tsm/report
  * (ABI.md §1.4). Entry state and store semantics follow
  * drivers/virt/coco/guest/report.c; which attributes a provider shows and
  * when its report_new() refuses follow sev-guest.c and tdx-guest.c. The
@@ -36,22 +36,22 @@ static const struct {
 	[RA_SERVICE_MANIFEST_VERSION] = { "service_manifest_version", false, 0200 },
 };
 
-const char *report_attr_name(enum report_attr a)
+const char *sim_report_attr_name(enum sim_report_attr a)
 {
 	return attrs[a].name;
 }
 
-bool report_attr_is_bin(enum report_attr a)
+bool sim_report_attr_is_bin(enum sim_report_attr a)
 {
 	return attrs[a].bin;
 }
 
-unsigned report_attr_mode(enum report_attr a)
+unsigned sim_report_attr_mode(enum sim_report_attr a)
 {
 	return attrs[a].mode;
 }
 
-int report_attr_lookup(const char *name)
+int sim_report_attr_lookup(const char *name)
 {
 	for (int a = 0; a < RA_COUNT; a++)
 		if (!strcmp(attrs[a].name, name))
@@ -59,16 +59,16 @@ int report_attr_lookup(const char *name)
 	return -1;
 }
 
-const char *report_provider_name(enum report_provider p)
+const char *sim_report_provider_name(enum sim_report_provider p)
 {
 	return p == REPORT_SEV_GUEST ? "sev_guest" :
 	       p == REPORT_TDX_GUEST ? "tdx_guest" : "";
 }
 
 /* the providers' report_attr_visible()/report_bin_attr_visible() */
-bool report_attr_visible(const struct sim_model *m, enum report_attr a)
+bool sim_report_attr_visible(const struct sim_model *m, enum sim_report_attr a)
 {
-	const struct report_cfg *c = &m->report;
+	const struct sim_report_cfg *c = &m->report;
 
 	switch (c->provider) {
 	case REPORT_TDX_GUEST:
@@ -84,15 +84,15 @@ bool report_attr_visible(const struct sim_model *m, enum report_attr a)
 	}
 }
 
-struct report_entry *report_find(struct sim_model *m, const char *name)
+struct sim_report_entry *sim_report_find(struct sim_model *m, const char *name)
 {
-	for (struct report_entry *e = m->reports; e; e = e->next)
+	for (struct sim_report_entry *e = m->reports; e; e = e->next)
 		if (!strcmp(e->name, name))
 			return e;
 	return NULL;
 }
 
-static void entry_free(struct report_entry *e)
+static void entry_free(struct sim_report_entry *e)
 {
 	free(e->name);
 	free(e->dir);
@@ -101,19 +101,19 @@ static void entry_free(struct report_entry *e)
 }
 
 /* tsm_report_make_item(): ENXIO while no provider is registered */
-int report_mkdir(struct sim_model *m, const char *name)
+int sim_report_mkdir(struct sim_model *m, const char *name)
 {
-	struct report_entry *e, **pp;
+	struct sim_report_entry *e, **pp;
 
 	if (m->report.provider == REPORT_NONE)
 		return -ENXIO;
-	if (report_find(m, name))
+	if (sim_report_find(m, name))
 		return -EEXIST;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
 	e->name = strdup(name);
-	e->dir = xasprintf("%s/%s", REPORT_ROOT, name);
+	e->dir = sim_xasprintf("%s/%s", REPORT_ROOT, name);
 	if (!e->name) {
 		entry_free(e);
 		return -ENOMEM;
@@ -125,10 +125,10 @@ int report_mkdir(struct sim_model *m, const char *name)
 }
 
 /* rmdir: configfs drops the attributes itself; open handles keep the entry */
-int report_rmdir(struct sim_model *m, const char *name)
+int sim_report_rmdir(struct sim_model *m, const char *name)
 {
-	for (struct report_entry **pp = &m->reports; *pp; pp = &(*pp)->next) {
-		struct report_entry *e = *pp;
+	for (struct sim_report_entry **pp = &m->reports; *pp; pp = &(*pp)->next) {
+		struct sim_report_entry *e = *pp;
 
 		if (strcmp(e->name, name))
 			continue;
@@ -142,16 +142,16 @@ int report_rmdir(struct sim_model *m, const char *name)
 	return -ENOENT;
 }
 
-void report_put(struct report_entry *e)
+void sim_report_put(struct sim_report_entry *e)
 {
 	if (--e->refs == 0 && e->dead)
 		entry_free(e);
 }
 
-void report_free_all(struct sim_model *m)
+void sim_report_free_all(struct sim_model *m)
 {
 	while (m->reports) {
-		struct report_entry *e = m->reports;
+		struct sim_report_entry *e = m->reports;
 
 		m->reports = e->next;
 		entry_free(e);
@@ -163,7 +163,7 @@ void report_free_all(struct sim_model *m)
  * with read_gen by wrap-around. The concurrent_writer fault adds a phantom
  * writer's store (same value again) right after the Nth successful one.
  */
-static int advance(struct sim_model *m, struct report_entry *e)
+static int advance(struct sim_model *m, struct sim_report_entry *e)
 {
 	if (e->write_gen == e->read_gen - 1)
 		return -EBUSY;
@@ -245,8 +245,8 @@ static int parse_guid(const char *s, uint8_t g[16])
 }
 
 /* A text store; @buf is the NUL-terminated copy configfs hands over. */
-int report_store(struct sim_model *m, struct report_entry *e,
-		 enum report_attr a, const char *buf)
+int sim_report_store(struct sim_model *m, struct sim_report_entry *e,
+		     enum sim_report_attr a, const char *buf)
 {
 	size_t len = strlen(buf);
 	unsigned v;
@@ -298,8 +298,8 @@ int report_store(struct sim_model *m, struct report_entry *e,
 }
 
 /* tsm_report_inblob_write(), run by configfs when the file is closed */
-int report_commit_inblob(struct sim_model *m, struct report_entry *e,
-			 const uint8_t *data, size_t len)
+int sim_report_commit_inblob(struct sim_model *m, struct sim_report_entry *e,
+			     const uint8_t *data, size_t len)
 {
 	int rc;
 
@@ -317,9 +317,9 @@ int report_commit_inblob(struct sim_model *m, struct report_entry *e,
 }
 
 /* sev_report_new()/tdx_report_new() refusals, then the injected fault */
-static int report_new(struct sim_model *m, struct report_entry *e)
+static int report_new(struct sim_model *m, struct sim_report_entry *e)
 {
-	const struct report_cfg *c = &m->report;
+	const struct sim_report_cfg *c = &m->report;
 
 	if (e->inblob_len != REPORT_INBLOB_MAX)
 		return -EINVAL;	/* both need exactly 64 bytes of user data */
@@ -353,10 +353,10 @@ static void put_str(uint8_t *b, size_t *pos, const char *s)
 	*pos += n;
 }
 
-static void build_report(struct sim_model *m, struct report_entry *e,
-			 enum report_attr a, uint8_t **out, size_t *len)
+static void build_report(struct sim_model *m, struct sim_report_entry *e,
+			 enum sim_report_attr a, uint8_t **out, size_t *len)
 {
-	const char *prov = report_provider_name(m->report.provider);
+	const char *prov = sim_report_provider_name(m->report.provider);
 	size_t pos = 0;
 	char num[16];
 	uint8_t *b;
@@ -398,21 +398,21 @@ static void build_report(struct sim_model *m, struct report_entry *e,
  * text attributes their line; binary ones the report for the current
  * generation, regenerated when an input changed (tsm_report_read()).
  */
-int report_show(struct sim_model *m, struct report_entry *e,
-		enum report_attr a, uint8_t **out, size_t *len)
+int sim_report_show(struct sim_model *m, struct sim_report_entry *e,
+		    enum sim_report_attr a, uint8_t **out, size_t *len)
 {
 	char *s = NULL;
 	int rc;
 
 	switch (a) {
 	case RA_PROVIDER:
-		s = xasprintf("%s\n", report_provider_name(m->report.provider));
+		s = sim_xasprintf("%s\n", sim_report_provider_name(m->report.provider));
 		break;
 	case RA_GENERATION:
-		s = xasprintf("%lu\n", e->write_gen);
+		s = sim_xasprintf("%lu\n", e->write_gen);
 		break;
 	case RA_PRIVLEVEL_FLOOR:
-		s = xasprintf("%u\n", m->report.privlevel_floor);
+		s = sim_xasprintf("%u\n", m->report.privlevel_floor);
 		break;
 	case RA_OUTBLOB:
 	case RA_AUXBLOB:

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tree.c: mirrors the model into a sysfs-shaped tree. It is idempotent:
+ * sim-tree.c: mirrors the model into a sysfs-shaped tree. It is idempotent:
  * every call makes the tree match the model (writing only what changed and
  * removing what the kernel would no longer show), so the static build and
  * the live mount share one writer.
@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,40 +37,58 @@ static void note(struct tw *w, int rc)
 static void attr(struct tw *w, const char *dir, const char *name,
 		 const char *content, unsigned mode)
 {
-	char *p = path_join(dir, name);
+	char *p = sim_path_join(dir, name);
 
-	note(w, fs_put_str(w->root, p, content, mode));
+	note(w, sim_fs_put_str(w->root, p, content, mode));
 	free(p);
+}
+
+static void attrf(struct tw *w, const char *dir, const char *name,
+		  unsigned mode, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* attr() with printf-style content */
+static void attrf(struct tw *w, const char *dir, const char *name,
+		  unsigned mode, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = sim_xvasprintf(fmt, ap);
+	va_end(ap);
+	attr(w, dir, name, s, mode);
+	free(s);
 }
 
 static void attr_opt(struct tw *w, const char *dir, const char *name,
 		     bool visible, const char *content, unsigned mode)
 {
-	char *p = path_join(dir, name);
+	char *p = sim_path_join(dir, name);
 
 	if (visible)
-		note(w, fs_put_str(w->root, p, content, mode));
+		note(w, sim_fs_put_str(w->root, p, content, mode));
 	else
-		note(w, fs_remove(w->root, p));
+		note(w, sim_fs_remove(w->root, p));
 	free(p);
 }
 
 static void link_to(struct tw *w, const char *dir, const char *name,
 		    const char *target_path)
 {
-	char *p = path_join(dir, name);
-	char *t = rel_link(dir, target_path);
+	char *p = sim_path_join(dir, name);
+	char *t = sim_rel_link(dir, target_path);
 
-	note(w, fs_link(w->root, p, t));
+	note(w, sim_fs_link(w->root, p, t));
 	free(t);
 	free(p);
 }
 
 static void rm(struct tw *w, const char *dir, const char *name)
 {
-	char *p = name ? path_join(dir, name) : strdup(dir);
+	char *p = name ? sim_path_join(dir, name) : strdup(dir);
 
-	note(w, fs_remove(w->root, p));
+	note(w, sim_fs_remove(w->root, p));
 	free(p);
 }
 
@@ -78,7 +97,7 @@ static void prune_links(struct tw *w, const char *dir, const char *prefix,
 			bool (*keep)(struct tw *, const void *, const char *),
 			const void *ctx)
 {
-	char *p = path_join(w->root, dir);
+	char *p = sim_path_join(w->root, dir);
 	DIR *dh = opendir(p);
 	struct dirent *de;
 
@@ -104,21 +123,19 @@ static void write_tdx_host(struct tw *w, const struct sim_faux *f)
 			t = w->m->tsms[i];
 	if (!t)
 		return;
-	n = xasprintf("%s\n", t->tdx_version);
-	attr(w, f->dir, "version", n, RO);
-	free(n);
-	n = t->seamldr_version ? xasprintf("%s\n", t->seamldr_version) : NULL;
+	attrf(w, f->dir, "version", RO, "%s\n", t->tdx_version);
+	n = t->seamldr_version ? sim_xasprintf("%s\n", t->seamldr_version) : NULL;
 	attr_opt(w, f->dir, "seamldr_version", n, n ? n : "", 0400);
 	free(n);
-	n = xasprintf("%ld\n", t->remaining_updates);
+	n = sim_xasprintf("%ld\n", t->remaining_updates);
 	attr_opt(w, f->dir, "num_remaining_updates", t->seamldr_version, n, 0400);
 	free(n);
 }
 
 static void write_faux(struct tw *w, const struct sim_faux *f)
 {
-	char *bl = xasprintf("sys/bus/faux/devices/%s", f->name);
-	char *dl = xasprintf("sys/bus/faux/drivers/faux_driver/%s", f->name);
+	char *bl = sim_xasprintf("sys/bus/faux/devices/%s", f->name);
+	char *dl = sim_xasprintf("sys/bus/faux/drivers/faux_driver/%s", f->name);
 	bool evidence = false;
 
 	if (!f->present) {
@@ -132,7 +149,7 @@ static void write_faux(struct tw *w, const struct sim_faux *f)
 	}
 	free(dl);
 	free(bl);
-	note(w, fs_mkdir_p(w->root, f->dir));
+	note(w, sim_fs_mkdir_p(w->root, f->dir));
 	/* the devsec sample's evidence inputs: write-only binary attributes */
 	for (size_t i = 0; i < w->m->nr_tsms; i++)
 		evidence |= w->m->tsms[i]->evidence_inputs &&
@@ -143,8 +160,8 @@ static void write_faux(struct tw *w, const struct sim_faux *f)
 	attr(w, f->dir, "uevent", "DRIVER=faux_driver\n", RW);
 	link_to(w, f->dir, "subsystem", "sys/bus/faux");
 	link_to(w, f->dir, "driver", "sys/bus/faux/drivers/faux_driver");
-	note(w, fs_mkdir_p(w->root, "sys/bus/faux/devices"));
-	note(w, fs_mkdir_p(w->root, "sys/bus/faux/drivers/faux_driver"));
+	note(w, sim_fs_mkdir_p(w->root, "sys/bus/faux/devices"));
+	note(w, sim_fs_mkdir_p(w->root, "sys/bus/faux/drivers/faux_driver"));
 	link_to(w, "sys/bus/faux/devices", f->name, f->dir);
 	link_to(w, "sys/bus/faux/drivers/faux_driver", f->name, f->dir);
 }
@@ -152,19 +169,19 @@ static void write_faux(struct tw *w, const struct sim_faux *f)
 /* platform devices: only those bound to the driver of their own name occur */
 static void write_platform(struct tw *w, const struct sim_platform *p)
 {
-	char *drv = xasprintf("sys/bus/platform/drivers/%s", p->name);
-	char *ue = xasprintf("DRIVER=%s\nMODALIAS=platform:%s\n", p->name,
-			     p->name);
-	char *ma = xasprintf("platform:%s\n", p->name);
+	char *drv = sim_xasprintf("sys/bus/platform/drivers/%s", p->name);
+	char *ue = sim_xasprintf("DRIVER=%s\nMODALIAS=platform:%s\n", p->name,
+				 p->name);
+	char *ma = sim_xasprintf("platform:%s\n", p->name);
 
-	note(w, fs_mkdir_p(w->root, p->dir));
+	note(w, sim_fs_mkdir_p(w->root, p->dir));
 	attr(w, p->dir, "uevent", ue, RW);
 	attr(w, p->dir, "modalias", ma, RO);
 	attr(w, p->dir, "driver_override", "(null)\n", RW);
 	link_to(w, p->dir, "subsystem", "sys/bus/platform");
 	link_to(w, p->dir, "driver", drv);
-	note(w, fs_mkdir_p(w->root, "sys/bus/platform/devices"));
-	note(w, fs_mkdir_p(w->root, drv));
+	note(w, sim_fs_mkdir_p(w->root, "sys/bus/platform/devices"));
+	note(w, sim_fs_mkdir_p(w->root, drv));
 	link_to(w, "sys/bus/platform/devices", p->name, p->dir);
 	link_to(w, drv, p->name, p->dir);
 	free(ma);
@@ -175,32 +192,30 @@ static void write_platform(struct tw *w, const struct sim_platform *p)
 /* sys/bus/pci/drivers/NAME with the driver core's and PCI's store-only attributes */
 static void write_driver(struct tw *w, const struct sim_driver *drv)
 {
-	char *dir = xasprintf("sys/bus/pci/drivers/%s", drv->name);
+	static const char *const stores[] = { "bind", "unbind", "uevent",
+					      "new_id", "remove_id" };
+	char *dir = sim_xasprintf("sys/bus/pci/drivers/%s", drv->name);
 
-	if (!driver_registered(w->m, drv)) {
+	if (!sim_driver_registered(w->m, drv)) {
 		rm(w, dir, NULL);
-		free(dir);
-		return;
-	}
-	note(w, fs_mkdir_p(w->root, dir));
-	attr(w, dir, "bind", "", WO);
-	attr(w, dir, "unbind", "", WO);
-	attr(w, dir, "uevent", "", WO);
-	attr(w, dir, "new_id", "", WO);
-	attr(w, dir, "remove_id", "", WO);
-	if (model_find_module(w->m, drv->name)) {
-		char *mod = xasprintf("sys/module/%s", drv->name);
+	} else {
+		note(w, sim_fs_mkdir_p(w->root, dir));
+		for (size_t i = 0; i < sizeof(stores) / sizeof(stores[0]); i++)
+			attr(w, dir, stores[i], "", WO);
+		if (sim_model_find_module(w->m, drv->name)) {
+			char *mod = sim_xasprintf("sys/module/%s", drv->name);
 
-		link_to(w, dir, "module", mod);
-		free(mod);
+			link_to(w, dir, "module", mod);
+			free(mod);
+		}
 	}
 	free(dir);
 }
 
 static void write_module(struct tw *w, const struct sim_module *mod)
 {
-	char *dir = xasprintf("sys/module/%s", mod->name);
-	char *pdir = path_join(dir, "parameters");
+	char *dir = sim_xasprintf("sys/module/%s", mod->name);
+	char *pdir = sim_path_join(dir, "parameters");
 
 	if (!mod->loaded) {
 		rm(w, dir, NULL);
@@ -208,11 +223,11 @@ static void write_module(struct tw *w, const struct sim_module *mod)
 		free(dir);
 		return;
 	}
-	note(w, fs_mkdir_p(w->root, dir));
+	note(w, sim_fs_mkdir_p(w->root, dir));
 	attr(w, dir, "initstate", "live\n", RO);
 	attr(w, dir, "refcnt", "0\n", RO);
 	for (size_t i = 0; i < mod->nr_params; i++) {
-		char *v = xasprintf("%s\n", mod->vals[i]);
+		char *v = sim_xasprintf("%s\n", mod->vals[i]);
 
 		attr(w, pdir, mod->keys[i], v, RO);
 		free(v);
@@ -223,15 +238,7 @@ static void write_module(struct tw *w, const struct sim_module *mod)
 
 static bool keep_stream(struct tw *w, const void *ctx, const char *name)
 {
-	const struct host_bridge *hb = ctx;
-
-	for (struct ide_stream *s = w->m->streams; s; s = s->next)
-		if (s->hb == hb && s->name && !strcmp(s->name, name))
-			return true;
-	for (size_t i = 0; i < hb->nr_dangling; i++)
-		if (!strcmp(hb->dangling[i].name, name))
-			return true;
-	return false;
+	return sim_ide_stream_name_taken(w->m, ctx, name);
 }
 
 /*
@@ -243,29 +250,27 @@ static bool keep_stream(struct tw *w, const void *ctx, const char *name)
 static void write_pci_bus(struct tw *w, const char *owner, unsigned domain,
 			  unsigned bus, bool present)
 {
-	char *name = xasprintf("%04x:%02x", domain, bus);
-	char *dir = xasprintf("%s/pci_bus/%s", owner, name);
+	char *name = sim_xasprintf("%04x:%02x", domain, bus);
+	char *dir = sim_xasprintf("%s/pci_bus/%s", owner, name);
 
 	if (!present) {
 		rm(w, "sys/class/pci_bus", name);
-		free(dir);
-		free(name);
-		return;
+	} else {
+		note(w, sim_fs_mkdir_p(w->root, dir));
+		attr(w, dir, "uevent", "", RW);
+		attr(w, dir, "cpuaffinity", "ff\n", RO);
+		attr(w, dir, "cpulistaffinity", "0-7\n", RO);
+		attr(w, dir, "rescan", "", WO);
+		link_to(w, dir, "device", owner);
+		link_to(w, dir, "subsystem", "sys/class/pci_bus");
+		link_to(w, "sys/class/pci_bus", name, dir);
 	}
-	note(w, fs_mkdir_p(w->root, dir));
-	attr(w, dir, "uevent", "", RW);
-	attr(w, dir, "cpuaffinity", "ff\n", RO);
-	attr(w, dir, "cpulistaffinity", "0-7\n", RO);
-	attr(w, dir, "rescan", "", WO);
-	link_to(w, dir, "device", owner);
-	link_to(w, dir, "subsystem", "sys/class/pci_bus");
-	link_to(w, "sys/class/pci_bus", name, dir);
 	free(dir);
 	free(name);
 }
 
 /* Every directory on the way to a host bridge is a kobject: each has a uevent. */
-static void write_hb_parents(struct tw *w, const struct host_bridge *hb)
+static void write_hb_parents(struct tw *w, const struct sim_host_bridge *hb)
 {
 	char *p = strdup(hb->dir), *slash;
 
@@ -275,15 +280,15 @@ static void write_hb_parents(struct tw *w, const struct host_bridge *hb)
 		char *u;
 
 		*slash = '\0';
-		u = path_join(p, "uevent");
-		if (!fs_exists(w->root, u))
-			note(w, fs_put_str(w->root, u, "", RW));
+		u = sim_path_join(p, "uevent");
+		if (!sim_fs_exists(w->root, u))
+			note(w, sim_fs_put_str(w->root, u, "", RW));
 		free(u);
 	}
 	free(p);
 }
 
-static void write_hb(struct tw *w, struct host_bridge *hb)
+static void write_hb(struct tw *w, struct sim_host_bridge *hb)
 {
 	char *v;
 
@@ -292,14 +297,14 @@ static void write_hb(struct tw *w, struct host_bridge *hb)
 		rm(w, hb->dir, NULL);
 		return;
 	}
-	v = xasprintf("%u\n", hb_available(hb));
-	note(w, fs_mkdir_p(w->root, hb->dir));
+	v = sim_xasprintf("%u\n", sim_hb_available(hb));
+	note(w, sim_fs_mkdir_p(w->root, hb->dir));
 	write_hb_parents(w, hb);
 	attr(w, hb->dir, "uevent", "", RW);
 	write_pci_bus(w, hb->dir, hb->domain, hb->bus, true);
 	if (hb->acpi) {
 		/* ACPI companion: firmware_node and its physical_node back */
-		note(w, fs_mkdir_p(w->root, hb->acpi));
+		note(w, sim_fs_mkdir_p(w->root, hb->acpi));
 		attr(w, hb->acpi, "uevent", "", RW);
 		attr(w, hb->acpi, "path", "\\_SB_.PCI0\n", RO);
 		link_to(w, hb->dir, "firmware_node", hb->acpi);
@@ -310,29 +315,29 @@ static void write_hb(struct tw *w, struct host_bridge *hb)
 		 RO);
 	free(v);
 	prune_links(w, hb->dir, "stream", keep_stream, hb);
-	for (struct ide_stream *s = w->m->streams; s; s = s->next)
+	for (struct sim_ide_stream *s = w->m->streams; s; s = s->next)
 		if (s->hb == hb && s->name)
 			link_to(w, hb->dir, s->name, s->ep->dir);
 	for (size_t i = 0; i < hb->nr_dangling; i++) {
-		char *p = path_join(hb->dir, hb->dangling[i].name);
+		char *p = sim_path_join(hb->dir, hb->dangling[i].name);
 
-		note(w, fs_link(w->root, p, hb->dangling[i].target));
+		note(w, sim_fs_link(w->root, p, hb->dangling[i].target));
 		free(p);
 	}
 }
 
 static void remove_dev(struct tw *w, struct sim_dev *d)
 {
-	char *bl = xasprintf("sys/bus/pci/devices/%s", d->name);
+	char *bl = sim_xasprintf("sys/bus/pci/devices/%s", d->name);
 
-	if (config_is_bridge(d) && d->nr_children)
+	if (sim_config_is_bridge(d) && d->nr_children)
 		write_pci_bus(w, d->dir, d->domain, d->secondary, false);
 	rm(w, d->dir, NULL);
 	rm(w, bl, NULL);
 	free(bl);
 	for (size_t i = 0; i < w->m->nr_drivers; i++) {
-		char *dl = xasprintf("sys/bus/pci/drivers/%s/%s",
-				     w->m->drivers[i].name, d->name);
+		char *dl = sim_xasprintf("sys/bus/pci/drivers/%s/%s",
+					 w->m->drivers[i].name, d->name);
 
 		rm(w, dl, NULL);
 		free(dl);
@@ -340,7 +345,7 @@ static void remove_dev(struct tw *w, struct sim_dev *d)
 	if (d->physfn && d->physfn->present) {
 		for (unsigned i = 0; i < d->physfn->nr_vfs; i++)
 			if (d->physfn->vfs[i] == d) {
-				char *n = xasprintf("virtfn%u", i);
+				char *n = sim_xasprintf("virtfn%u", i);
 
 				rm(w, d->physfn->dir, n);
 				free(n);
@@ -350,36 +355,21 @@ static void remove_dev(struct tw *w, struct sim_dev *d)
 
 static void write_ids(struct tw *w, struct sim_dev *d)
 {
-	char *s;
-
-	s = xasprintf("0x%04x\n", d->vendor);
-	attr(w, d->dir, "vendor", s, RO);
-	free(s);
-	s = xasprintf("0x%04x\n", d->device);
-	attr(w, d->dir, "device", s, RO);
-	free(s);
-	s = xasprintf("0x%06x\n", d->class);
-	attr(w, d->dir, "class", s, RO);
-	free(s);
-	s = xasprintf("0x%04x\n", d->subvendor);
-	attr(w, d->dir, "subsystem_vendor", s, RO);
-	free(s);
-	s = xasprintf("0x%04x\n", d->subdevice);
-	attr(w, d->dir, "subsystem_device", s, RO);
-	free(s);
-	s = xasprintf("0x%02x\n", d->revision);
-	attr(w, d->dir, "revision", s, RO);
-	free(s);
-	s = xasprintf("%s%s%sPCI_CLASS=%X\nPCI_ID=%04X:%04X\n"
-		      "PCI_SUBSYS_ID=%04X:%04X\nPCI_SLOT_NAME=%s\n"
-		      "MODALIAS=pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X\n",
-		      d->driver ? "DRIVER=" : "", d->driver ? d->driver : "",
-		      d->driver ? "\n" : "", d->class, d->vendor, d->device,
-		      d->subvendor, d->subdevice, d->name, d->vendor, d->device,
-		      d->subvendor, d->subdevice, d->class >> 16,
-		      (d->class >> 8) & 0xff, d->class & 0xff);
-	attr(w, d->dir, "uevent", s, RW);
-	free(s);
+	attrf(w, d->dir, "vendor", RO, "0x%04x\n", d->vendor);
+	attrf(w, d->dir, "device", RO, "0x%04x\n", d->device);
+	attrf(w, d->dir, "class", RO, "0x%06x\n", d->class);
+	attrf(w, d->dir, "subsystem_vendor", RO, "0x%04x\n", d->subvendor);
+	attrf(w, d->dir, "subsystem_device", RO, "0x%04x\n", d->subdevice);
+	attrf(w, d->dir, "revision", RO, "0x%02x\n", d->revision);
+	attrf(w, d->dir, "uevent", RW,
+	      "%s%s%sPCI_CLASS=%X\nPCI_ID=%04X:%04X\n"
+	      "PCI_SUBSYS_ID=%04X:%04X\nPCI_SLOT_NAME=%s\n"
+	      "MODALIAS=pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X\n",
+	      d->driver ? "DRIVER=" : "", d->driver ? d->driver : "",
+	      d->driver ? "\n" : "", d->class, d->vendor, d->device,
+	      d->subvendor, d->subdevice, d->name, d->vendor, d->device,
+	      d->subvendor, d->subdevice, d->class >> 16,
+	      (d->class >> 8) & 0xff, d->class & 0xff);
 }
 
 /* pci_speed_string() + " PCIe", as current_link_speed/max_link_speed print it */
@@ -394,7 +384,7 @@ static const char *link_speed(unsigned speed)
 }
 
 /* a memory BAR's resource flags: IORESOURCE_MEM|SIZEALIGN[|PREFETCH][|MEM_64] and the BAR's low bits */
-static uint64_t bar_flags(const struct bar *b)
+static uint64_t bar_flags(const struct sim_bar *b)
 {
 	uint64_t f = 0x200 | 0x40000;
 
@@ -426,9 +416,9 @@ static char *resource_text(const struct sim_dev *d, bool bridge)
 			end = d->mem.limit;
 			flags = 0x200;
 		}
-		n = xasprintf("%s0x%016llx 0x%016llx 0x%016llx\n", s,
-			      (unsigned long long)start, (unsigned long long)end,
-			      (unsigned long long)flags);
+		n = sim_xasprintf("%s0x%016llx 0x%016llx 0x%016llx\n", s,
+				  (unsigned long long)start, (unsigned long long)end,
+				  (unsigned long long)flags);
 		free(s);
 		s = n;
 	}
@@ -444,7 +434,7 @@ static void write_power(struct tw *w, const struct sim_dev *d)
 		{ "runtime_enabled", "forbidden\n" }, { "runtime_status", "active\n" },
 		{ "runtime_suspended_time", "0\n" }, { "runtime_usage", "0\n" },
 	};
-	char *dir = path_join(d->dir, "power");
+	char *dir = sim_path_join(d->dir, "power");
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		attr(w, dir, files[i][0], files[i][1],
@@ -460,8 +450,8 @@ static void write_power(struct tw *w, const struct sim_dev *d)
  */
 static void write_std_attrs(struct tw *w, struct sim_dev *d)
 {
-	bool bridge = config_is_bridge(d);
-	bool link = dev_is_pcie(d) && d->type != PT_RCIEP && d->type != PT_RCEC;
+	bool bridge = sim_config_is_bridge(d);
+	bool link = sim_dev_is_pcie(d) && d->type != PT_RCIEP && d->type != PT_RCEC;
 	char *s;
 
 	s = resource_text(d, bridge);
@@ -481,48 +471,43 @@ static void write_std_attrs(struct tw *w, struct sim_dev *d)
 	attr(w, d->dir, "d3cold_allowed", "1\n", RW);
 	attr(w, d->dir, "remove", "", WO);
 	attr(w, d->dir, "rescan", "", WO);
-	s = xasprintf("pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X\n", d->vendor,
-		      d->device, d->subvendor, d->subdevice, d->class >> 16,
-		      (d->class >> 8) & 0xff, d->class & 0xff);
-	attr(w, d->dir, "modalias", s, RO);
-	free(s);
+	attrf(w, d->dir, "modalias", RO,
+	      "pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X\n", d->vendor,
+	      d->device, d->subvendor, d->subdevice, d->class >> 16,
+	      (d->class >> 8) & 0xff, d->class & 0xff);
 	/* reset and reset_method only where a reset method exists (FLR, or a bus reset below a bridge) */
 	attr_opt(w, d->dir, "reset", d->flr || d->parent, "", WO);
-	s = xasprintf("%s%s%s\n", d->flr ? "flr" : "", d->flr && d->parent ? " " : "",
-		      d->parent ? "bus" : "");
+	s = sim_xasprintf("%s%s%s\n", d->flr ? "flr" : "", d->flr && d->parent ? " " : "",
+			  d->parent ? "bus" : "");
 	attr_opt(w, d->dir, "reset_method", d->flr || d->parent, s, RW);
 	free(s);
-	if (dev_is_pcie(d)) {
+	if (sim_dev_is_pcie(d)) {
 		unsigned speed = link ? d->link_speed : 0, width = link ? d->link_width : 0;
 
 		attr(w, d->dir, "current_link_speed", link_speed(speed), RO);
 		attr(w, d->dir, "max_link_speed", link_speed(speed), RO);
-		s = xasprintf("%u\n", width);
+		s = sim_xasprintf("%u\n", width);
 		attr(w, d->dir, "current_link_width", s, RO);
 		attr(w, d->dir, "max_link_width", s, RO);
 		free(s);
 	}
 	if (bridge) {
-		s = xasprintf("%u\n", d->secondary);
-		attr(w, d->dir, "secondary_bus_number", s, RO);
-		free(s);
-		s = xasprintf("%u\n", d->subordinate);
-		attr(w, d->dir, "subordinate_bus_number", s, RO);
-		free(s);
+		attrf(w, d->dir, "secondary_bus_number", RO, "%u\n", d->secondary);
+		attrf(w, d->dir, "subordinate_bus_number", RO, "%u\n", d->subordinate);
 	}
 	for (int i = 0; i < 6; i++) {
-		const struct bar *b = &d->bars[i];
+		const struct sim_bar *b = &d->bars[i];
 		char *n;
 
 		if (!b->present || !b->size)
 			continue;
 		/* binary, size of the BAR, root only; _wc for prefetchable memory */
-		n = xasprintf("%s/resource%d", d->dir, i);
-		note(w, fs_put_sized(w->root, n, b->size, 0600));
+		n = sim_xasprintf("%s/resource%d", d->dir, i);
+		note(w, sim_fs_put_sized(w->root, n, b->size, 0600));
 		free(n);
 		if (b->prefetch) {
-			n = xasprintf("%s/resource%d_wc", d->dir, i);
-			note(w, fs_put_sized(w->root, n, b->size, 0600));
+			n = sim_xasprintf("%s/resource%d_wc", d->dir, i);
+			note(w, sim_fs_put_sized(w->root, n, b->size, 0600));
 			free(n);
 		}
 		if (b->is64)
@@ -542,36 +527,30 @@ static void write_sriov(struct tw *w, struct sim_dev *d)
 	if (!d->nr_vfs)
 		return;
 	for (unsigned i = 0; i < d->nr_vfs; i++) {
-		char *n = xasprintf("virtfn%u", i);
+		char *n = sim_xasprintf("virtfn%u", i);
 
 		if (d->vfs[i]->present)
 			link_to(w, d->dir, n, d->vfs[i]->dir);
 		free(n);
 	}
-	s = xasprintf("%u\n", d->nr_vfs);
+	s = sim_xasprintf("%u\n", d->nr_vfs);
 	attr(w, d->dir, "sriov_totalvfs", s, RO);
 	attr(w, d->dir, "sriov_numvfs", s, 0664);
 	free(s);
-	s = xasprintf("%u\n", d->vf_offset);
-	attr(w, d->dir, "sriov_offset", s, RO);
-	free(s);
-	s = xasprintf("%u\n", d->vf_stride);
-	attr(w, d->dir, "sriov_stride", s, RO);
-	free(s);
-	s = xasprintf("%x\n", d->vf_device);
-	attr(w, d->dir, "sriov_vf_device", s, RO);
-	free(s);
+	attrf(w, d->dir, "sriov_offset", RO, "%u\n", d->vf_offset);
+	attrf(w, d->dir, "sriov_stride", RO, "%u\n", d->vf_stride);
+	attrf(w, d->dir, "sriov_vf_device", RO, "%x\n", d->vf_device);
 	attr(w, d->dir, "sriov_drivers_autoprobe", "1\n", RW);
 }
 
 static void write_doe(struct tw *w, struct sim_dev *d)
 {
-	char *dir = path_join(d->dir, "doe_features");
+	char *dir = sim_path_join(d->dir, "doe_features");
 
 	if (d->nr_doe) {
-		note(w, fs_mkdir_p(w->root, dir));
+		note(w, sim_fs_mkdir_p(w->root, dir));
 		for (size_t i = 0; i < d->nr_doe; i++) {
-			char *v = xasprintf("%s\n", d->doe[i]);
+			char *v = sim_xasprintf("%s\n", d->doe[i]);
 			bool disc = !strcmp(d->doe[i], "0001:00");
 
 			/* discovery shows up under its own name (ABI.md §1.2) */
@@ -585,16 +564,16 @@ static void write_doe(struct tw *w, struct sim_dev *d)
 static void write_tsm_group(struct tw *w, struct sim_dev *d)
 {
 	struct sim_model *m = w->m;
-	char *dir = path_join(d->dir, "tsm");
+	char *dir = sim_path_join(d->dir, "tsm");
 	/* connect and lock both name the context's TSM, whichever kind */
 	const char *ctx = d->ctx_tsm ? d->ctx_tsm->name :
 			  d->lock_tsm ? d->lock_tsm->name : "";
-	bool con = vis_connect(m, d), dsm = vis_dsm(m, d), bnd = vis_bound(m, d);
-	bool dev = vis_devsec(m, d);
-	char *c = xasprintf("%s\n", ctx);
-	char *s = xasprintf("%s\n", d->ctx_tsm ? d->ctx_dsm->name : "");
-	char *b = xasprintf("%s\n", d->bound ? ctx : "");
-	char *l = xasprintf("%s\n", d->ctx_tsm ? d->ctx_tsm->name : "");
+	bool con = sim_vis_connect(m, d), dsm = sim_vis_dsm(m, d), bnd = sim_vis_bound(m, d);
+	bool dev = sim_vis_devsec(m, d);
+	char *c = sim_xasprintf("%s\n", ctx);
+	char *s = sim_xasprintf("%s\n", d->ctx_tsm ? d->ctx_dsm->name : "");
+	char *b = sim_xasprintf("%s\n", d->bound ? ctx : "");
+	char *l = sim_xasprintf("%s\n", d->ctx_tsm ? d->ctx_tsm->name : "");
 
 	attr_opt(w, dir, "connect", con, l, RW);
 	attr_opt(w, dir, "disconnect", con, "", WO);
@@ -605,12 +584,12 @@ static void write_tsm_group(struct tw *w, struct sim_dev *d)
 	attr_opt(w, dir, "unlock", dev, "", WO);
 	if (!(con || dsm || bnd || dev)) {
 		/* rmdir only succeeds when empty: the PSP's class glue dir stays */
-		char *p = path_join(w->root, dir);
+		char *p = sim_path_join(w->root, dir);
 
 		rmdir(p);
 		free(p);
 	}
-	attr_opt(w, d->dir, "authenticated", vis_link_group(m, d), l, RO);
+	attr_opt(w, d->dir, "authenticated", sim_vis_link_group(m, d), l, RO);
 	free(l);
 	free(b);
 	free(s);
@@ -620,7 +599,7 @@ static void write_tsm_group(struct tw *w, struct sim_dev *d)
 
 static void write_dev(struct tw *w, struct sim_dev *d)
 {
-	size_t sz = config_size(d);
+	size_t sz = sim_config_size(d);
 	uint8_t *cfg;
 	char *p;
 
@@ -628,20 +607,20 @@ static void write_dev(struct tw *w, struct sim_dev *d)
 		remove_dev(w, d);
 		return;
 	}
-	note(w, fs_mkdir_p(w->root, d->dir));
+	note(w, sim_fs_mkdir_p(w->root, d->dir));
 	write_ids(w, d);
 	cfg = calloc(1, sz);
 	if (!cfg)
 		abort();
-	config_build(d, cfg);
-	p = path_join(d->dir, "config");
-	note(w, fs_put(w->root, p, cfg, sz, RW));
+	sim_config_build(d, cfg);
+	p = sim_path_join(d->dir, "config");
+	note(w, sim_fs_put(w->root, p, cfg, sz, RW));
 	free(p);
 	free(cfg);
 	link_to(w, d->dir, "subsystem", "sys/bus/pci");
 	link_to(w, "sys/bus/pci/devices", d->name, d->dir);
 	if (d->driver) {
-		char *drv = xasprintf("sys/bus/pci/drivers/%s", d->driver);
+		char *drv = sim_xasprintf("sys/bus/pci/drivers/%s", d->driver);
 
 		link_to(w, d->dir, "driver", drv);
 		link_to(w, drv, d->name, d->dir);
@@ -652,17 +631,16 @@ static void write_dev(struct tw *w, struct sim_dev *d)
 	/* a driver bound at run time may have been unbound, or replaced */
 	for (size_t i = 0; i < w->m->nr_drivers; i++)
 		if (!d->driver || strcmp(d->driver, w->m->drivers[i].name)) {
-			char *dl = xasprintf("sys/bus/pci/drivers/%s/%s",
-					     w->m->drivers[i].name, d->name);
+			char *dl = sim_xasprintf("sys/bus/pci/drivers/%s/%s",
+						 w->m->drivers[i].name, d->name);
 
 			rm(w, dl, NULL);
 			free(dl);
 		}
-	p = xasprintf("%s\n", d->driver_override ? d->driver_override : "(null)");
-	attr(w, d->dir, "driver_override", p, RW);
-	free(p);
+	attrf(w, d->dir, "driver_override", RW, "%s\n",
+	      d->driver_override ? d->driver_override : "(null)");
 	write_std_attrs(w, d);
-	if (config_is_bridge(d) && d->nr_children)
+	if (sim_config_is_bridge(d) && d->nr_children)
 		write_pci_bus(w, d->dir, d->domain, d->secondary, true);
 	write_sriov(w, d);
 	write_doe(w, d);
@@ -683,7 +661,7 @@ static bool keep_pci_link(struct tw *w, const void *ctx, const char *name)
 
 static bool keep_tsm_stream(struct tw *w, const void *ctx, const char *name)
 {
-	for (struct ide_stream *s = w->m->streams; w->m->rc1_links && s; s = s->next)
+	for (struct sim_ide_stream *s = w->m->streams; w->m->rc1_links && s; s = s->next)
 		if (s->tsm == ctx && s->tsm_registered && s->name &&
 		    !strcmp(s->name, name))
 			return true;
@@ -707,7 +685,7 @@ static void remove_tsm(struct tw *w, struct sim_tsm *t, const char *parent)
 	/* the driver core drops the class glue dir ("tsm") with its last child */
 	if (slash) {
 		*slash = '\0';
-		p = path_join(w->root, glue);
+		p = sim_path_join(w->root, glue);
 		rmdir(p);
 		free(p);
 	}
@@ -732,7 +710,7 @@ static void write_tsm(struct tw *w, struct sim_tsm *t)
 		remove_tsm(w, t, parent);
 		return;
 	}
-	note(w, fs_mkdir_p(w->root, t->dir));
+	note(w, sim_fs_mkdir_p(w->root, t->dir));
 	attr(w, t->dir, "uevent", "", RW);
 	/* the devsec sample's test-only triggers live on its faux device */
 	if (t->provider == PROV_DEVSEC_SAMPLE && t->kind == TSM_LINK &&
@@ -754,7 +732,7 @@ static void write_tsm(struct tw *w, struct sim_tsm *t)
 					w->m->hbs[i]->dir);
 	/* 6.19-rc1: tsmN/streamH.R.E -> the endpoint */
 	prune_links(w, t->dir, "stream", keep_tsm_stream, t);
-	for (struct ide_stream *s = w->m->streams; w->m->rc1_links && s; s = s->next)
+	for (struct sim_ide_stream *s = w->m->streams; w->m->rc1_links && s; s = s->next)
 		if (s->tsm == t && s->tsm_registered && s->name)
 			link_to(w, t->dir, s->name, s->ep->dir);
 }
@@ -762,7 +740,7 @@ static void write_tsm(struct tw *w, struct sim_tsm *t)
 /* proc/iomem, and debugfs' devices_deferred (drivers/base/dd.c deferred_devs_show) */
 static void write_proc(struct tw *w)
 {
-	char *s = iomem_render(w->m);
+	char *s = sim_iomem_render(w->m);
 
 	attr(w, "proc", "iomem", s, RO);
 	free(s);
@@ -775,7 +753,7 @@ static void write_proc(struct tw *w)
 
 		if (!d->present || !d->deferred)
 			continue;
-		n = xasprintf("%s%s\t%s", s, d->name, d->deferred);
+		n = sim_xasprintf("%s%s\t%s", s, d->name, d->deferred);
 		free(s);
 		s = n;
 	}
@@ -783,25 +761,25 @@ static void write_proc(struct tw *w)
 	free(s);
 }
 
-int tree_sync(struct sim_model *m, const char *root)
+int sim_tree_sync(struct sim_model *m, const char *root)
 {
 	struct tw w = { .m = m, .root = root };
 
 	if (mkdir(root, 0755) && errno != EEXIST)
 		return -errno;
-	note(&w, fs_mkdir_p(root, "sys/devices"));
-	note(&w, fs_mkdir_p(root, "sys/bus/pci/devices"));
-	note(&w, fs_mkdir_p(root, "sys/bus/pci/drivers"));
-	note(&w, fs_mkdir_p(root, "sys/module"));
+	note(&w, sim_fs_mkdir_p(root, "sys/devices"));
+	note(&w, sim_fs_mkdir_p(root, "sys/bus/pci/devices"));
+	note(&w, sim_fs_mkdir_p(root, "sys/bus/pci/drivers"));
+	note(&w, sim_fs_mkdir_p(root, "sys/module"));
 	for (size_t i = 0; i < m->nr_faux; i++)
 		write_faux(&w, &m->faux[i]);
 	for (size_t i = 0; i < m->nr_platform; i++)
 		write_platform(&w, &m->platform[i]);
 	for (size_t i = 0; i < m->nr_drivers; i++)
 		write_driver(&w, &m->drivers[i]);
-	/* configfs-tsm: the report group; its items are tree_sync_reports()' */
+	/* configfs-tsm: the report group; its items are sim_tree_sync_reports()' */
 	if (m->report.present)
-		note(&w, fs_mkdir_p(root, REPORT_ROOT));
+		note(&w, sim_fs_mkdir_p(root, REPORT_ROOT));
 	for (size_t i = 0; i < m->nr_modules; i++)
 		write_module(&w, &m->modules[i]);
 	for (size_t i = 0; i < m->nr_hbs; i++)
@@ -809,7 +787,7 @@ int tree_sync(struct sim_model *m, const char *root)
 	for (size_t i = 0; i < m->nr_devs; i++)
 		write_dev(&w, m->devs[i]);
 	if (m->nr_tsms)
-		note(&w, fs_mkdir_p(root, "sys/class/tsm"));
+		note(&w, sim_fs_mkdir_p(root, "sys/class/tsm"));
 	else
 		rm(&w, "sys/class/tsm", NULL);
 	for (size_t i = 0; i < m->nr_tsms; i++)
@@ -823,26 +801,26 @@ int tree_sync(struct sim_model *m, const char *root)
 }
 
 /* The mkdir'ed report items and their provider-visible attributes. */
-int tree_sync_reports(struct sim_model *m, const char *root)
+int sim_tree_sync_reports(struct sim_model *m, const char *root)
 {
 	struct tw w = { .m = m, .root = root };
 
-	for (struct report_entry *e = m->reports; e; e = e->next) {
-		note(&w, fs_mkdir_p(root, e->dir));
+	for (struct sim_report_entry *e = m->reports; e; e = e->next) {
+		note(&w, sim_fs_mkdir_p(root, e->dir));
 		for (int a = 0; a < RA_COUNT; a++) {
 			uint8_t *v = NULL;
 			size_t len = 0;
 			char *p;
 
-			if (!report_attr_visible(m, a))
+			if (!sim_report_attr_visible(m, a))
 				continue;
 			/* a backing copy of the read-only text lines; reads are served live */
-			if (!report_attr_is_bin(a) && report_attr_mode(a) == RO &&
-			    report_show(m, e, a, &v, &len))
+			if (!sim_report_attr_is_bin(a) && sim_report_attr_mode(a) == RO &&
+			    sim_report_show(m, e, a, &v, &len))
 				len = 0;
-			p = path_join(e->dir, report_attr_name(a));
-			note(&w, fs_put(root, p, v ? v : (const uint8_t *)"", len,
-					report_attr_mode(a)));
+			p = sim_path_join(e->dir, sim_report_attr_name(a));
+			note(&w, sim_fs_put(root, p, v ? v : (const uint8_t *)"", len,
+					    sim_report_attr_mode(a)));
 			free(p);
 			free(v);
 		}

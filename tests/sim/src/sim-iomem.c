@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * iomem.c: proc/iomem, the kernel's resource tree for memory (kernel/resource.c).
+ * sim-iomem.c: proc/iomem, the kernel's resource tree for memory (kernel/resource.c).
  * Host bridge windows first, then each bridge's windows ("PCI Bus DDDD:SS")
  * and each function's memory BARs (named by its BDF), claimed the way
  * request_resource() does (a child of the deepest resource holding it, an
@@ -119,18 +119,18 @@ static void res_free(struct res *r)
 }
 
 static void window(struct res *root, const struct sim_dev *d,
-		   const struct window *w)
+		   const struct sim_window *w)
 {
 	char *name;
 
 	if (!w->present)
 		return;
-	name = xasprintf("PCI Bus %04x:%02x", d->domain, d->secondary);
+	name = sim_xasprintf("PCI Bus %04x:%02x", d->domain, d->secondary);
 	request(root, res_new(w->base, w->limit, name));
 	free(name);
 }
 
-char *iomem_render(const struct sim_model *m)
+char *sim_iomem_render(const struct sim_model *m)
 {
 	struct res root = { .end = UINT64_MAX };
 	char *out = NULL;
@@ -139,7 +139,7 @@ char *iomem_render(const struct sim_model *m)
 
 	for (size_t i = 0; i < m->nr_hbs; i++)
 		for (size_t j = 0; m->hbs[i]->present && j < m->hbs[i]->nr_windows; j++) {
-			const struct hb_window *w = &m->hbs[i]->windows[j];
+			const struct sim_hb_window *w = &m->hbs[i]->windows[j];
 
 			request(&root, res_new(w->base, w->limit, w->name));
 		}

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* main.c: the tsm-sim command line: "build" a static tree, "mount" a live one. */
+/* sim-main.c: the tsm-sim command line: "build" a static tree, "mount" a live one. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -43,17 +43,17 @@ static void usage(FILE *f)
 static int load(const char *file, struct sim_model **m)
 {
 	char *err = NULL;
-	int rc = topology_load(file, m, &err);
+	int rc = sim_topology_load(file, m, &err);
 
 	if (!rc)
-		rc = module_boot(*m, &err);
+		rc = sim_module_boot(*m, &err);
 	if (!rc) {
-		ide_boot(*m);
+		sim_ide_boot(*m);
 		rc = sim_boot_connects(*m, &err);
 		if (!rc)
 			rc = sim_boot_locks(*m, &err);
 		if (rc) {
-			model_free(*m);
+			sim_model_free(*m);
 			*m = NULL;
 		}
 	}
@@ -78,19 +78,19 @@ static bool count_arg(const char *s, unsigned long max, unsigned long *out)
 
 static int gen_main(int argc, char **argv)
 {
-	struct gen_params p = {
+	struct sim_gen_params p = {
 		.functions = 10000, .host_bridges = 64, .streams = 1024, .abi = "v6.19",
 		.switch_depth = 1, .sel_blocks = 2, .addr_assoc = 1,
 	};
 	static const struct { const char *name; size_t off; } counts[] = {
-		{ "--functions", offsetof(struct gen_params, functions) },
-		{ "--host-bridges", offsetof(struct gen_params, host_bridges) },
-		{ "--streams", offsetof(struct gen_params, streams) },
-		{ "--switch-depth", offsetof(struct gen_params, switch_depth) },
-		{ "--sel-blocks", offsetof(struct gen_params, sel_blocks) },
-		{ "--addr-assoc", offsetof(struct gen_params, addr_assoc) },
-		{ "--faulty", offsetof(struct gen_params, faulty) },
-		{ "--ext-caps", offsetof(struct gen_params, ext_caps) },
+		{ "--functions", offsetof(struct sim_gen_params, functions) },
+		{ "--host-bridges", offsetof(struct sim_gen_params, host_bridges) },
+		{ "--streams", offsetof(struct sim_gen_params, streams) },
+		{ "--switch-depth", offsetof(struct sim_gen_params, switch_depth) },
+		{ "--sel-blocks", offsetof(struct sim_gen_params, sel_blocks) },
+		{ "--addr-assoc", offsetof(struct sim_gen_params, addr_assoc) },
+		{ "--faulty", offsetof(struct sim_gen_params, faulty) },
+		{ "--ext-caps", offsetof(struct sim_gen_params, ext_caps) },
 	};
 	const char *out = NULL;
 	char *err = NULL;
@@ -145,7 +145,7 @@ static int gen_main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	rc = gen_large(&p, out, &err);
+	rc = sim_gen_large(&p, out, &err);
 	if (rc) {
 		fprintf(stderr, "tsm-sim: gen-large: %s\n", err ? err : strerror(-rc));
 		free(err);
@@ -175,17 +175,17 @@ int main(int argc, char **argv)
 		}
 		if (load(argv[2], &m))
 			return 1;
-		rc = tree_sync(m, argv[3]);
+		rc = sim_tree_sync(m, argv[3]);
 		if (rc)
 			fprintf(stderr, "tsm-sim: writing %s: %s\n", argv[3],
 				strerror(-rc));
-		model_free(m);
+		sim_model_free(m);
 		return rc ? 1 : 0;
 	}
 	if (!strcmp(argv[1], "gen-large"))
 		return gen_main(argc, argv);
 	if (!strcmp(argv[1], "modprobe"))
-		return modprobe_main(argc, argv);
+		return sim_modprobe_main(argc, argv);
 	if (!strcmp(argv[1], "mount")) {
 		for (; i < argc && argv[i][0] == '-'; i++) {
 			if (!strcmp(argv[i], "-f"))
@@ -193,7 +193,7 @@ int main(int argc, char **argv)
 			else if (!strcmp(argv[i], "-d"))
 				fg = debug = true;
 			else if (!strcmp(argv[i], "--config-cycle-ns") && i + 1 < argc &&
-				 !cost_set_cycle_ns(argv[i + 1]))
+				 !sim_cost_set_cycle_ns(argv[i + 1]))
 				i++;
 			else {
 				usage(stderr);
@@ -206,8 +206,8 @@ int main(int argc, char **argv)
 		}
 		if (load(argv[i], &m))
 			return 1;
-		rc = fuse_serve(m, argv[i + 1], fg, debug);
-		model_free(m);
+		rc = sim_fuse_serve(m, argv[i + 1], fg, debug);
+		sim_model_free(m);
 		return rc ? 1 : 0;
 	}
 	usage(stderr);

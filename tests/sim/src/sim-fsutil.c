@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* fsutil.c: idempotent file/dir/link writers below a root directory. */
+/* sim-fsutil.c: idempotent file/dir/link writers below a root directory. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -13,15 +13,12 @@
 
 #include "sim.h"
 
-char *xasprintf(const char *fmt, ...)
+char *sim_xvasprintf(const char *fmt, va_list ap)
 {
-	va_list ap;
 	char *s;
 
-	va_start(ap, fmt);
 	if (vasprintf(&s, fmt, ap) < 0)
 		s = NULL;
-	va_end(ap);
 	if (!s) {
 		/* out of memory in a test tool: nothing sensible to recover */
 		perror("tsm-sim");
@@ -30,15 +27,26 @@ char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
-char *path_join(const char *a, const char *b)
+char *sim_xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = sim_xvasprintf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+char *sim_path_join(const char *a, const char *b)
 {
 	if (!a || !*a)
-		return xasprintf("%s", b);
-	return xasprintf("%s/%s", a, b);
+		return sim_xasprintf("%s", b);
+	return sim_xasprintf("%s/%s", a, b);
 }
 
 /* Relative symlink target from directory @from_dir to @to (both below root). */
-char *rel_link(const char *from_dir, const char *to)
+char *sim_rel_link(const char *from_dir, const char *to)
 {
 	size_t i = 0, common = 0, ups = 0, len;
 	const char *rest;
@@ -78,10 +86,10 @@ char *rel_link(const char *from_dir, const char *to)
 
 static char *full(const char *root, const char *rel)
 {
-	return path_join(root, rel);
+	return sim_path_join(root, rel);
 }
 
-int fs_mkdir_p(const char *root, const char *rel)
+int sim_fs_mkdir_p(const char *root, const char *rel)
 {
 	char *p = full(root, rel);
 	size_t skip = strlen(root);
@@ -120,7 +128,7 @@ static int mkparent(const char *root, const char *rel)
 	slash = strrchr(d, '/');
 	if (slash) {
 		*slash = '\0';
-		rc = fs_mkdir_p(root, d);
+		rc = sim_fs_mkdir_p(root, d);
 	}
 	free(d);
 	return rc;
@@ -128,7 +136,7 @@ static int mkparent(const char *root, const char *rel)
 
 /*
  * The process umask, read once: the first call comes from the first
- * tree_sync(), before the FUSE threads exist.
+ * sim_tree_sync(), before the FUSE threads exist.
  */
 static mode_t cur_umask(void)
 {
@@ -144,8 +152,8 @@ static mode_t cur_umask(void)
 }
 
 /* Write @data unless the file already holds exactly that; keeps the inode. */
-int fs_put(const char *root, const char *rel, const void *data, size_t len,
-	   unsigned mode)
+int sim_fs_put(const char *root, const char *rel, const void *data, size_t len,
+	       unsigned mode)
 {
 	char *p = full(root, rel);
 	char *old = NULL;
@@ -214,7 +222,7 @@ out:
 }
 
 /* An empty (sparse) file of @size bytes: a binary attribute nothing reads. */
-int fs_put_sized(const char *root, const char *rel, uint64_t size, unsigned mode)
+int sim_fs_put_sized(const char *root, const char *rel, uint64_t size, unsigned mode)
 {
 	char *p = full(root, rel);
 	struct stat st;
@@ -223,7 +231,7 @@ int fs_put_sized(const char *root, const char *rel, uint64_t size, unsigned mode
 	if (!lstat(p, &st) && S_ISREG(st.st_mode) && (uint64_t)st.st_size == size &&
 	    (st.st_mode & 07777) == mode)
 		goto out;
-	rc = fs_put(root, rel, "", 0, mode);
+	rc = sim_fs_put(root, rel, "", 0, mode);
 	if (!rc && truncate(p, (off_t)size))
 		rc = -errno;
 out:
@@ -231,13 +239,13 @@ out:
 	return rc;
 }
 
-int fs_put_str(const char *root, const char *rel, const char *s, unsigned mode)
+int sim_fs_put_str(const char *root, const char *rel, const char *s, unsigned mode)
 {
-	return fs_put(root, rel, s, strlen(s), mode);
+	return sim_fs_put(root, rel, s, strlen(s), mode);
 }
 
 /* Make @rel a symlink to @target, replacing a different link. */
-int fs_link(const char *root, const char *rel, const char *target)
+int sim_fs_link(const char *root, const char *rel, const char *target)
 {
 	char *p = full(root, rel);
 	char buf[4096];
@@ -262,7 +270,7 @@ int fs_link(const char *root, const char *rel, const char *target)
 	    memcmp(buf, target, n) == 0)
 		goto out;
 	/* something else has the name: replace it */
-	if (n >= 0 ? unlink(p) : fs_rm_rf(p)) {
+	if (n >= 0 ? unlink(p) : sim_fs_rm_rf(p)) {
 		rc = n >= 0 ? -errno : -EEXIST;
 		goto out;
 	}
@@ -309,22 +317,22 @@ static int rm_rf_at(int atfd, const char *name)
 	return 0;
 }
 
-int fs_rm_rf(const char *path)
+int sim_fs_rm_rf(const char *path)
 {
 	return rm_rf_at(AT_FDCWD, path);
 }
 
 /* Remove a file, link or whole directory tree; absent is fine. */
-int fs_remove(const char *root, const char *rel)
+int sim_fs_remove(const char *root, const char *rel)
 {
 	char *p = full(root, rel);
-	int rc = fs_rm_rf(p);
+	int rc = sim_fs_rm_rf(p);
 
 	free(p);
 	return rc;
 }
 
-bool fs_exists(const char *root, const char *rel)
+bool sim_fs_exists(const char *root, const char *rel)
 {
 	char *p = full(root, rel);
 	struct stat st;

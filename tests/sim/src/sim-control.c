@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * control.c: the live mount's test-only control file, DIR/tsm-sim-control
+ * sim-control.c: the live mount's test-only control file, DIR/tsm-sim-control
  * (outside sys/, so no tool reading sysfs meets it). One command per write:
  *
  *   register tsmN          a TSM not registered now (late, or unregistered)
@@ -9,10 +9,10 @@
  *   drop BDF rp|ep|both    the stream of DSM BDF drops to INSECURE on that
  *                          partner (the asynchronous Secure->Insecure transition)
  *   ide-fail BDF rp|ep|both  that partner's status gets bit 31 (received IDE Fail)
- *   modprobe NAME [PARAM=VALUE...]  module_load() (module.c)
- *   rmmod NAME             module_unload()
+ *   modprobe NAME [PARAM=VALUE...]  sim_module_load() (sim-module.c)
+ *   rmmod NAME             sim_module_unload()
  *
- * The register/unregister steps and their uevents are fuse.c's (they take
+ * The register/unregister steps and their uevents are sim-fuse-timer.c's (they take
  * the lock twice); this file checks the command and does the register edits.
  */
 #define _GNU_SOURCE
@@ -35,8 +35,8 @@ static int partner(const char *s, bool *rp, bool *ep)
 static int stream_fault(struct sim_model *m, const char *verb, const char *bdf,
 			const char *which)
 {
-	struct sim_dev *d = model_find_dev(m, bdf);
-	struct ide_stream *s;
+	struct sim_dev *d = sim_model_find_dev(m, bdf);
+	struct sim_ide_stream *s;
 	bool rp, ep;
 
 	if (partner(which, &rp, &ep))
@@ -72,8 +72,8 @@ static struct sim_tsm *tsm_by_name(struct sim_model *m, const char *name)
 	return NULL;
 }
 
-int control_apply(struct sim_model *m, const char *buf, size_t len,
-		  enum control_op *op, struct sim_tsm **tsm)
+int sim_control_apply(struct sim_model *m, const char *buf, size_t len,
+		      enum sim_control_op *op, struct sim_tsm **tsm)
 {
 	char *line = strndup(buf, len), *w[64] = { 0 }, *save = NULL;
 	int n = 0, rc = -EINVAL;
@@ -97,7 +97,7 @@ int control_apply(struct sim_model *m, const char *buf, size_t len,
 			rc = -EEXIST;
 		else if (!reg && !t->registered)
 			rc = -ENXIO;
-		else if (reg && t->parent_faux && !module_live(m, t->parent_faux))
+		else if (reg && t->parent_faux && !sim_module_live(m, t->parent_faux))
 			rc = -ENODEV;	/* its module (the faux parent) is not loaded */
 		else {
 			*op = reg ? CTL_REGISTER : CTL_UNREGISTER;
@@ -107,10 +107,10 @@ int control_apply(struct sim_model *m, const char *buf, size_t len,
 	} else if (n == 3 && (!strcmp(w[0], "drop") || !strcmp(w[0], "ide-fail"))) {
 		rc = stream_fault(m, w[0], w[1], w[2]);
 	} else if (n >= 2 && !strcmp(w[0], "modprobe")) {
-		rc = module_load(m, w[1], w + 2, n - 2);
+		rc = sim_module_load(m, w[1], w + 2, n - 2);
 		*op = CTL_MODULE;
 	} else if (n == 2 && !strcmp(w[0], "rmmod")) {
-		rc = module_unload(m, w[1]);
+		rc = sim_module_unload(m, w[1]);
 		*op = CTL_MODULE;
 	}
 out:

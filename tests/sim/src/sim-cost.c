@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * cost.c: the live mount as a cost model of config space. On a host each
+ * sim-cost.c: the live mount as a cost model of config space. On a host each
  * read of a function's `config` is a run of config accesses: the kernel's
  * pci_read_config() reads a byte and a word to align, then dwords, then a
  * word and a byte, each one access to the device (through ECAM about a
@@ -109,7 +109,7 @@ static void sleep_ns(unsigned long long ns)
 		;
 }
 
-void cost_config_read(const struct sim_dev *d, off_t off, size_t n)
+void sim_cost_config_read(const struct sim_dev *d, off_t off, size_t n)
 {
 	unsigned long long k = accesses(off, n);
 	unsigned long ns;
@@ -129,7 +129,7 @@ void cost_config_read(const struct sim_dev *d, off_t off, size_t n)
 		sleep_ns(k * ns);
 }
 
-int cost_set_cycle_ns(const char *arg)
+int sim_cost_set_cycle_ns(const char *arg)
 {
 	char *end;
 	unsigned long v;
@@ -146,7 +146,7 @@ int cost_set_cycle_ns(const char *arg)
 	return 0;
 }
 
-int cost_control(const char *buf, size_t len)
+int sim_cost_control(const char *buf, size_t len)
 {
 	static const char cycle[] = "config-cycle-ns ", reset[] = "stats-reset";
 	char *arg;
@@ -166,7 +166,7 @@ int cost_control(const char *buf, size_t len)
 	arg = strndup(buf + sizeof(cycle) - 1, len - (sizeof(cycle) - 1));
 	if (!arg)
 		return -ENOMEM;
-	rc = cost_set_cycle_ns(arg);
+	rc = sim_cost_set_cycle_ns(arg);
 	free(arg);
 	return rc;
 }
@@ -210,7 +210,7 @@ static char *stats_text(size_t *len)
 	return text;
 }
 
-int cost_stats_read(char *buf, size_t size, off_t off)
+int sim_cost_stats_read(char *buf, size_t size, off_t off)
 {
 	size_t len;
 	char *text = stats_text(&len);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * uevent.c: the kobject uevents the kernel multicasts on NETLINK_KOBJECT_UEVENT
+ * sim-uevent.c: the kobject uevents the kernel multicasts on NETLINK_KOBJECT_UEVENT
  * group 1 ("ACTION@DEVPATH\0ACTION=...\0DEVPATH=...\0SUBSYSTEM=...\0SEQNUM=...\0",
  * lib/kobject_uevent.c). A root process may send to that group too; the
  * message then reaches every listener in the sender's network namespace,
@@ -29,7 +29,7 @@ static unsigned long seqnum;
  * 0 when this process is in another network namespace than PID 1 (the host's
  * udev); when PID 1's is hidden from us, than the initial one.
  */
-int uevent_allowed(char **why)
+int sim_uevent_allowed(char **why)
 {
 	struct stat self, init;
 	bool same;
@@ -37,7 +37,7 @@ int uevent_allowed(char **why)
 	if (stat("/proc/self/ns/net", &self)) {
 		int rc = -errno;
 
-		*why = xasprintf("cannot read /proc/self/ns/net: %s", strerror(-rc));
+		*why = sim_xasprintf("cannot read /proc/self/ns/net: %s", strerror(-rc));
 		return rc;
 	}
 	if (!stat("/proc/1/ns/net", &init))
@@ -45,16 +45,16 @@ int uevent_allowed(char **why)
 	else
 		same = self.st_ino == PROC_NET_INIT_INO;
 	if (same) {
-		*why = xasprintf("a TSM registers late and sends uevents, but tsm-sim runs in "
-				 "PID 1's network namespace, where they would reach the host's "
-				 "udev; run it in a private one (unshare -n, or nsenter --net=FILE)");
+		*why = sim_xasprintf("a TSM registers late and sends uevents, but tsm-sim runs in "
+				     "PID 1's network namespace, where they would reach the host's "
+				     "udev; run it in a private one (unshare -n, or nsenter --net=FILE)");
 		return -EPERM;
 	}
 	return 0;
 }
 
 /* One kobject uevent for the object at DIR ("sys/devices/..."). */
-int uevent_send(const char *action, const char *dir, const char *subsystem)
+int sim_uevent_send(const char *action, const char *dir, const char *subsystem)
 {
 	struct sockaddr_nl dst = { .nl_family = AF_NETLINK, .nl_groups = UEVENT_GROUP };
 	const char *devpath = dir + 3;	/* kobject paths are relative to /sys */

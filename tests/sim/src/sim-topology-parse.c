@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * topology.c: reads a topology JSON file into the model and checks it.
+ * sim-topology-parse.c: reads a topology JSON file into the model.
  * Every object accepts only the keys documented in README.md, so a typo
  * is an error rather than a silently ignored knob.
  */
@@ -105,32 +105,36 @@ static int get_u64(struct loader *L, json_object *o, const char *key,
 	return 0;
 }
 
+/* @key's value in *v (NULL when absent); an error when it is not of @type. */
+static int get_typed(struct loader *L, json_object *o, const char *key,
+		     json_type type, const char *want, json_object **v,
+		     const char *what)
+{
+	*v = get(o, key);
+	if (*v && !json_object_is_type(*v, type))
+		return fail(L, "%s: %s must be %s", what, key, want);
+	return 0;
+}
+
 static int get_bool(struct loader *L, json_object *o, const char *key,
 		    bool def, bool *out, const char *what)
 {
-	json_object *v = get(o, key);
+	json_object *v;
+	int rc = get_typed(L, o, key, json_type_boolean, "true or false", &v,
+			   what);
 
-	*out = def;
-	if (!v)
-		return 0;
-	if (!json_object_is_type(v, json_type_boolean))
-		return fail(L, "%s: %s must be true or false", what, key);
-	*out = json_object_get_boolean(v);
-	return 0;
+	*out = v && !rc ? json_object_get_boolean(v) : def;
+	return rc;
 }
 
 static int get_str(struct loader *L, json_object *o, const char *key,
 		   const char **out, const char *what)
 {
-	json_object *v = get(o, key);
+	json_object *v;
+	int rc = get_typed(L, o, key, json_type_string, "a string", &v, what);
 
-	*out = NULL;
-	if (!v)
-		return 0;
-	if (!json_object_is_type(v, json_type_string))
-		return fail(L, "%s: %s must be a string", what, key);
-	*out = json_object_get_string(v);
-	return 0;
+	*out = v && !rc ? json_object_get_string(v) : NULL;
+	return rc;
 }
 
 static const struct {
@@ -209,11 +213,11 @@ static int parse_bdf(const char *s, unsigned *dom, unsigned *bus,
 
 static char *bdf_name(unsigned dom, unsigned bus, unsigned slot, unsigned fn)
 {
-	return xasprintf("%04x:%02x:%02x.%x", dom, bus, slot, fn);
+	return sim_xasprintf("%04x:%02x:%02x.%x", dom, bus, slot, fn);
 }
 
 static int parse_window(struct loader *L, json_object *o, const char *key,
-			struct window *w, const char *what)
+			struct sim_window *w, const char *what)
 {
 	static const char *const keys[] = { "base", "limit", NULL };
 	json_object *v = get(o, key);
@@ -223,7 +227,7 @@ static int parse_window(struct loader *L, json_object *o, const char *key,
 	w->present = false;
 	if (!v)
 		return 0;
-	wh = xasprintf("%s: %s", what, key);
+	wh = sim_xasprintf("%s: %s", what, key);
 	rc = check_keys(L, v, wh, keys);
 	if (!rc)
 		rc = get_u64(L, v, "base", 0, UINT64_MAX, &w->base, wh);
@@ -246,11 +250,11 @@ static int parse_ide(struct loader *L, json_object *o, struct sim_dev *d,
 		"aggregation", "pcrc", "ide_km", "sel_cfg", "algorithms",
 		"link_tcs", "streams", "tee_limited", "xt", "addr_assoc", NULL
 	};
-	struct dev_ide *ide = &d->ide;
+	struct sim_dev_ide *ide = &d->ide;
 	bool link, sel, ft, phe, agg, pcrc, km, selcfg, tee, xt;
 	uint64_t cap, alg, tcs, streams, assoc;
 	json_object *av;
-	char *wh = xasprintf("%s: ide", what);
+	char *wh = sim_xasprintf("%s: ide", what);
 	int rc;
 
 	rc = check_keys(L, o, wh, keys);
@@ -357,8 +361,8 @@ static int parse_faults(struct loader *L, json_object *o, struct sim_dev *d,
 		"lock_errno", "accept_errno", "stream_alloc_fail", "seamcall_fail",
 		NULL
 	};
-	struct dev_faults *f = &d->faults;
-	char *wh = xasprintf("%s: faults", what);
+	struct sim_dev_faults *f = &d->faults;
+	char *wh = sim_xasprintf("%s: faults", what);
 	const char *s;
 	json_object *v;
 	uint64_t n = 0;
@@ -436,6 +440,13 @@ out:
 	return rc;
 }
 
+static int want_array(struct loader *L, json_object *v, const char *what)
+{
+	if (!json_object_is_type(v, json_type_array))
+		return fail(L, "%s: must be an array", what);
+	return 0;
+}
+
 static int parse_presets(struct loader *L, json_object *arr, struct sim_dev *d,
 			 const char *what)
 {
@@ -443,24 +454,20 @@ static int parse_presets(struct loader *L, json_object *arr, struct sim_dev *d,
 		"block", "stream_id", "state", "ide_fail", "rid_base",
 		"rid_limit", "default", "tee_limited", "cfg", NULL
 	};
-	char *wh = xasprintf("%s: preset_streams", what);
-	int rc = 0;
+	char *wh = sim_xasprintf("%s: preset_streams", what);
+	int rc = want_array(L, arr, wh);
 
-	if (!json_object_is_type(arr, json_type_array)) {
-		rc = fail(L, "%s: must be an array", wh);
-		goto out;
-	}
-	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+	for (size_t i = 0; !rc && i < json_object_array_length(arr); i++) {
 		json_object *o = json_object_array_get_idx(arr, i);
 		uint64_t blk, id, base, limit;
 		bool fail_bit, def, tee, cfg;
-		struct sel_block *b;
+		struct sim_sel_block *b;
 		int state = STATE_SECURE;
 		const char *s;
 		unsigned rp_rid = 0;
 
 		if (d->parent)
-			rp_rid = dev_rid(d->parent);
+			rp_rid = sim_dev_rid(d->parent);
 		rc = check_keys(L, o, wh, keys) ?:
 		     get_u64(L, o, "block", 0, SIM_MAX_BLOCKS - 1, &blk, wh) ?:
 		     get_u64(L, o, "stream_id", 0, 255, &id, wh) ?:
@@ -536,14 +543,10 @@ static int parse_bars(struct loader *L, json_object *arr, struct sim_dev *d,
 {
 	static const char *const keys[] = { "index", "base", "size", "64bit",
 					    "prefetchable", NULL };
-	char *wh = xasprintf("%s: bars", what);
-	int rc = 0;
+	char *wh = sim_xasprintf("%s: bars", what);
+	int rc = want_array(L, arr, wh);
 
-	if (!json_object_is_type(arr, json_type_array)) {
-		rc = fail(L, "%s: must be an array", wh);
-		goto out;
-	}
-	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+	for (size_t i = 0; !rc && i < json_object_array_length(arr); i++) {
 		json_object *o = json_object_array_get_idx(arr, i);
 		uint64_t idx, base, size;
 		bool is64, pf;
@@ -556,7 +559,7 @@ static int parse_bars(struct loader *L, json_object *arr, struct sim_dev *d,
 		     get_bool(L, o, "prefetchable", false, &pf, wh);
 		if (rc)
 			goto out;
-		d->bars[idx] = (struct bar){ .present = true, .is64 = is64,
+		d->bars[idx] = (struct sim_bar){ .present = true, .is64 = is64,
 					     .prefetch = pf, .base = base,
 					     .size = size };
 	}
@@ -582,15 +585,15 @@ static int parse_doe(struct loader *L, json_object *arr, struct sim_dev *d,
 		if (sscanf(s, "%4x:%2x%c", &vid, &type, &tail) != 2)
 			return fail(L, "%s: bad DOE feature \"%s\"", what, s);
 		/* sysfs names use lower-case %04lx:%02lx */
-		APPEND(d->doe, d->nr_doe, xasprintf("%04x:%02x", vid, type));
+		APPEND(d->doe, d->nr_doe, sim_xasprintf("%04x:%02x", vid, type));
 	}
 	/* the discovery feature is always there on a DOE mailbox */
-	if (d->nr_doe && !dev_has_doe(d, "0001:00"))
-		APPEND(d->doe, d->nr_doe, xasprintf("0001:00"));
+	if (d->nr_doe && !sim_dev_has_doe(d, "0001:00"))
+		APPEND(d->doe, d->nr_doe, sim_xasprintf("0001:00"));
 	return 0;
 }
 
-static int parse_dev(struct loader *L, json_object *o, struct host_bridge *hb,
+static int parse_dev(struct loader *L, json_object *o, struct sim_host_bridge *hb,
 		     struct sim_dev *parent);
 
 static int make_vfs(struct loader *L, json_object *o, struct sim_dev *pf,
@@ -598,7 +601,7 @@ static int make_vfs(struct loader *L, json_object *o, struct sim_dev *pf,
 {
 	static const char *const keys[] = { "count", "offset", "stride",
 					    "device", "tee", "driver", NULL };
-	char *wh = xasprintf("%s: vfs", what);
+	char *wh = sim_xasprintf("%s: vfs", what);
 	uint64_t count, offset, stride, dev;
 	const char *drv;
 	bool tee;
@@ -617,7 +620,7 @@ static int make_vfs(struct loader *L, json_object *o, struct sim_dev *pf,
 	pf->vf_stride = (unsigned)stride;
 	pf->vf_device = (uint16_t)dev;
 	for (unsigned i = 0; i < count; i++) {
-		unsigned rid = dev_rid(pf) + (unsigned)offset + i * (unsigned)stride;
+		unsigned rid = sim_dev_rid(pf) + (unsigned)offset + i * (unsigned)stride;
 		struct sim_dev *vf = calloc(1, sizeof(*vf));
 
 		if (!vf)
@@ -661,7 +664,7 @@ out:
 	return rc;
 }
 
-static int parse_dev(struct loader *L, json_object *o, struct host_bridge *hb,
+static int parse_dev(struct loader *L, json_object *o, struct sim_host_bridge *hb,
 		     struct sim_dev *parent)
 {
 	static const char *const keys[] = {
@@ -693,7 +696,7 @@ static int parse_dev(struct loader *L, json_object *o, struct host_bridge *hb,
 
 	if (get_str(L, o, "bdf", &bdf, "device") || !bdf)
 		return fail(L, "%s: every device needs a \"bdf\"", hb->name);
-	what = xasprintf("%s", bdf);
+	what = sim_xasprintf("%s", bdf);
 	rc = check_keys(L, o, what, keys);
 	if (rc)
 		goto out;
@@ -805,12 +808,12 @@ out:
 
 static void set_dirs(struct sim_dev *d, const char *parent_dir)
 {
-	d->dir = path_join(parent_dir, d->name);
+	d->dir = sim_path_join(parent_dir, d->name);
 	for (size_t i = 0; i < d->nr_children; i++)
 		if (!d->children[i]->physfn)
 			set_dirs(d->children[i], d->dir);
 	for (unsigned i = 0; i < d->nr_vfs; i++)
-		d->vfs[i]->dir = path_join(parent_dir, d->vfs[i]->name);
+		d->vfs[i]->dir = sim_path_join(parent_dir, d->vfs[i]->name);
 }
 
 /* secondary/subordinate bus numbers from what sits below each bridge */
@@ -851,7 +854,7 @@ static struct sim_faux *add_faux(struct sim_model *m, const char *name)
 		if (!strcmp(m->faux[i].name, name))
 			return &m->faux[i];
 	struct sim_faux f = { .name = strdup(name), .present = true,
-			      .dir = xasprintf("sys/devices/faux/%s", name) };
+			      .dir = sim_xasprintf("sys/devices/faux/%s", name) };
 	APPEND(m->faux, m->nr_faux, f);
 	return &m->faux[m->nr_faux - 1];
 }
@@ -862,14 +865,14 @@ static struct sim_platform *add_platform(struct sim_model *m, const char *name)
 		if (!strcmp(m->platform[i].name, name))
 			return &m->platform[i];
 	struct sim_platform p = { .name = strdup(name),
-				  .dir = xasprintf("sys/devices/platform/%s", name) };
+				  .dir = sim_xasprintf("sys/devices/platform/%s", name) };
 	APPEND(m->platform, m->nr_platform, p);
 	return &m->platform[m->nr_platform - 1];
 }
 
 static struct sim_driver *add_driver_named(struct sim_model *m, const char *name)
 {
-	struct sim_driver *drv = model_find_driver(m, name);
+	struct sim_driver *drv = sim_model_find_driver(m, name);
 
 	if (!drv) {
 		APPEND(m->drivers, m->nr_drivers, (struct sim_driver){ .name = strdup(name) });
@@ -891,7 +894,7 @@ static char *pci_id(const char *s)
 
 	if (sscanf(s, "%4x:%4x%c", &v, &d, &tail) != 2)
 		return NULL;
-	return xasprintf("%04x:%04x", v, d);
+	return sim_xasprintf("%04x:%04x", v, d);
 }
 
 /* drivers[]: a name, or { name, ids, override_only, probe_defer_unaccepted, probe_accepted_errno } */
@@ -986,7 +989,7 @@ static int parse_report(struct loader *L, json_object *o)
 					     "outblob_errno",
 					     "outblob_errno_reads",
 					     "commit_errno", NULL };
-	struct report_cfg *c = &L->m->report;
+	struct sim_report_cfg *c = &L->m->report;
 	const char *prov;
 	uint64_t floor, n;
 	json_object *f, *v;
@@ -1040,7 +1043,7 @@ static int parse_hb(struct loader *L, json_object *o)
 					    "acpi", "keyp_streams", NULL };
 	static const char *const dkeys[] = { "name", "target", NULL };
 	static const char *const wkeys[] = { "name", "base", "limit", NULL };
-	struct host_bridge *hb = calloc(1, sizeof(*hb));
+	struct sim_host_bridge *hb = calloc(1, sizeof(*hb));
 	uint64_t dom, bus, streams, keyp;
 	const char *parent, *acpi;
 	json_object *v;
@@ -1065,16 +1068,16 @@ static int parse_hb(struct loader *L, json_object *o)
 	if ((parent && (!*parent || parent[0] == '/' || strstr(parent, ".."))) ||
 	    (acpi && (!*acpi || acpi[0] == '/' || strstr(acpi, ".."))))
 		return fail(L, "host bridge: parent and acpi are paths below sys/devices");
-	hb->acpi = acpi ? xasprintf("sys/devices/%s", acpi) : NULL;
+	hb->acpi = acpi ? sim_xasprintf("sys/devices/%s", acpi) : NULL;
 	hb->domain = (unsigned)dom;
 	hb->bus = (unsigned)bus;
 	hb->present = true;
 	hb->nr_streams = L->m->abi == ABI_NONE ? 0 : (unsigned)streams;
-	hb->name = xasprintf("pci%04x:%02x", hb->domain, hb->bus);
+	hb->name = sim_xasprintf("pci%04x:%02x", hb->domain, hb->bus);
 	if (parent) {
-		char *p = xasprintf("sys/devices/%s", parent);
+		char *p = sim_xasprintf("sys/devices/%s", parent);
 
-		hb->dir = path_join(p, hb->name);
+		hb->dir = sim_path_join(p, hb->name);
 		free(p);
 		/* "faux/NAME[/...]": the bus module NAME creates the faux device */
 		if (!strncmp(parent, "faux/", 5) && parent[5]) {
@@ -1086,7 +1089,7 @@ static int parse_hb(struct loader *L, json_object *o)
 			hb->owner = n;
 		}
 	} else {
-		hb->dir = xasprintf("sys/devices/%s", hb->name);
+		hb->dir = sim_xasprintf("sys/devices/%s", hb->name);
 	}
 	v = get(o, "dangling_links");
 	if (v) {
@@ -1095,7 +1098,7 @@ static int parse_hb(struct loader *L, json_object *o)
 		for (size_t i = 0; i < json_object_array_length(v); i++) {
 			json_object *e = json_object_array_get_idx(v, i);
 			const char *name, *target;
-			struct dangling_link dl;
+			struct sim_dangling_link dl;
 
 			rc = check_keys(L, e, hb->name, dkeys) ?:
 			     get_str(L, e, "name", &name, hb->name) ?:
@@ -1116,7 +1119,7 @@ static int parse_hb(struct loader *L, json_object *o)
 			return fail(L, "%s: windows must be an array", hb->name);
 		for (size_t i = 0; i < json_object_array_length(v); i++) {
 			json_object *e = json_object_array_get_idx(v, i);
-			struct hb_window w = { 0 };
+			struct sim_hb_window w = { 0 };
 			const char *name;
 
 			rc = check_keys(L, e, hb->name, wkeys) ?:
@@ -1209,7 +1212,7 @@ static void keyp_pools(struct sim_model *m)
 	for (size_t i = 0; i < m->nr_tsms; i++)
 		tdx |= m->tsms[i]->provider == PROV_TDX_CONNECT;
 	for (size_t i = 0; tdx && m->abi != ABI_NONE && i < m->nr_hbs; i++) {
-		struct host_bridge *hb = m->hbs[i];
+		struct sim_host_bridge *hb = m->hbs[i];
 
 		hb->nr_streams = hb->keyp_streams < 0 ? 0 : (unsigned)hb->keyp_streams + 1;
 	}
@@ -1243,7 +1246,7 @@ static int parse_tsm(struct loader *L, json_object *o)
 	if (rc)
 		return rc;
 	t->id = (unsigned)id;
-	t->name = xasprintf("tsm%u", t->id);
+	t->name = sim_xasprintf("tsm%u", t->id);
 	t->decl_name = strdup(t->name);
 	t->register_after_ms = after == UINT64_MAX ? -1 : (long)after;
 	t->change_after_ms = (long)change;
@@ -1285,22 +1288,22 @@ static int parse_tsm(struct loader *L, json_object *o)
 
 		t->parent_faux = strdup(parent + 5);
 		t->parent_dir = strdup(f->dir);
-		t->dir = xasprintf("%s/tsm/%s", f->dir, t->name);
+		t->dir = sim_xasprintf("%s/tsm/%s", f->dir, t->name);
 	} else if (!strncmp(parent, "platform:", 9) && parent[9] &&
 		   !strchr(parent + 9, '/')) {
 		struct sim_platform *p = add_platform(L->m, parent + 9);
 
 		t->parent_platform = strdup(parent + 9);
 		t->parent_dir = strdup(p->dir);
-		t->dir = xasprintf("%s/tsm/%s", p->dir, t->name);
+		t->dir = sim_xasprintf("%s/tsm/%s", p->dir, t->name);
 	} else {
-		t->parent_pci = model_find_dev(L->m, parent);
+		t->parent_pci = sim_model_find_dev(L->m, parent);
 		if (!t->parent_pci)
 			return fail(L, "%s: parent device %s not in the topology",
 				    t->name, parent);
 		/* the class glue dir is named after the class: "tsm" */
 		t->parent_dir = strdup(t->parent_pci->dir);
-		t->dir = xasprintf("%s/tsm/%s", t->parent_pci->dir, t->name);
+		t->dir = sim_xasprintf("%s/tsm/%s", t->parent_pci->dir, t->name);
 	}
 	v = get(o, "host_bridges");
 	if (v) {
@@ -1369,36 +1372,8 @@ static int parse_modules(struct loader *L, json_object *arr)
 	return 0;
 }
 
-static int check_model(struct loader *L)
-{
-	struct sim_model *m = L->m;
 
-	if (m->abi == ABI_NONE && m->nr_tsms)
-		return fail(L, "abi \"none\" (no PCI TSM support) cannot have TSMs");
-	for (size_t i = 0; i < m->nr_devs; i++) {
-		struct sim_dev *d = m->devs[i];
-
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(m->devs[j]->name, d->name))
-				return fail(L, "%s: duplicate device", d->name);
-		if (dev_is_pcie(d) && config_ext_end(d) > 4096)
-			return fail(L, "%s: extended capabilities exceed 4096 bytes",
-				    d->name);
-	}
-	for (size_t i = 0; i < m->nr_tsms; i++)
-		for (size_t j = 0; j < m->tsms[i]->nr_hbs; j++) {
-			bool ok = false;
-
-			for (size_t k = 0; k < m->nr_hbs; k++)
-				ok |= !strcmp(m->hbs[k]->name, m->tsms[i]->hbs[j]);
-			if (!ok)
-				return fail(L, "%s: unknown host bridge %s",
-					    m->tsms[i]->name, m->tsms[i]->hbs[j]);
-		}
-	return 0;
-}
-
-int topology_load(const char *file, struct sim_model **out, char **err)
+int sim_topology_load(const char *file, struct sim_model **out, char **err)
 {
 	static const char *const keys[] = { "abi", "comment", "modules", "faux",
 					    "platform", "drivers", "report",
@@ -1412,7 +1387,7 @@ int topology_load(const char *file, struct sim_model **out, char **err)
 	*err = NULL;
 	root = json_object_from_file(file);
 	if (!root) {
-		*err = xasprintf("%s: %s", file, json_util_get_last_err());
+		*err = sim_xasprintf("%s: %s", file, json_util_get_last_err());
 		return -EINVAL;
 	}
 	L.m = calloc(1, sizeof(*L.m));
@@ -1459,7 +1434,7 @@ int topology_load(const char *file, struct sim_model **out, char **err)
 	if (rc)
 		goto out;
 	for (size_t i = 0; i < L.m->nr_hbs; i++) {
-		struct host_bridge *hb = L.m->hbs[i];
+		struct sim_host_bridge *hb = L.m->hbs[i];
 
 		for (size_t j = 0; j < hb->nr_devs; j++)
 			if (!hb->devs[j]->physfn) {
@@ -1487,130 +1462,15 @@ int topology_load(const char *file, struct sim_model **out, char **err)
 			goto out;
 	}
 	keyp_pools(L.m);
-	rc = check_model(&L);
+	rc = sim_topology_check(L.m, &L.err);
 out:
 	json_object_put(root);
 	if (L.err) {
 		rc = -EINVAL;
 		*err = L.err;
-		model_free(L.m);
+		sim_model_free(L.m);
 		return rc;
 	}
 	*out = L.m;
 	return 0;
-}
-
-static void dev_free(struct sim_dev *d)
-{
-	free(d->name);
-	free(d->dir);
-	free(d->driver);
-	free(d->boot_driver);
-	free(d->driver_override);
-	free(d->deferred);
-	free(d->children);
-	free(d->vfs);
-	for (size_t i = 0; i < d->nr_doe; i++)
-		free(d->doe[i]);
-	free(d->doe);
-	free(d->ide.sel);
-	free(d->ide.sel_boot);
-	free(d->boot_connect);
-	free(d->boot_lock);
-	free(d);
-}
-
-void model_free(struct sim_model *m)
-{
-	if (!m)
-		return;
-	while (m->streams) {
-		struct ide_stream *s = m->streams;
-
-		m->streams = s->next;
-		free(s->name);
-		free(s);
-	}
-	for (size_t i = 0; i < m->nr_devs; i++)
-		dev_free(m->devs[i]);
-	free(m->devs);
-	for (size_t i = 0; i < m->nr_hbs; i++) {
-		struct host_bridge *hb = m->hbs[i];
-
-		for (size_t j = 0; j < hb->nr_dangling; j++) {
-			free(hb->dangling[j].name);
-			free(hb->dangling[j].target);
-		}
-		free(hb->dangling);
-		for (size_t j = 0; j < hb->nr_windows; j++)
-			free(hb->windows[j].name);
-		free(hb->windows);
-		free(hb->owner);
-		free(hb->acpi);
-		free(hb->devs);
-		free(hb->name);
-		free(hb->dir);
-		free(hb);
-	}
-	free(m->hbs);
-	for (size_t i = 0; i < m->nr_tsms; i++) {
-		struct sim_tsm *t = m->tsms[i];
-
-		for (size_t j = 0; j < t->nr_hbs; j++)
-			free(t->hbs[j]);
-		free(t->hbs);
-		free(t->hb_refs);
-		free(t->name);
-		free(t->decl_name);
-		free(t->dir);
-		free(t->parent_dir);
-		free(t->certs);
-		free(t->transcript);
-		free(t->parent_faux);
-		free(t->module_ids);
-		free(t->tdx_version);
-		free(t->seamldr_version);
-		free(t->parent_platform);
-		free(t);
-	}
-	free(m->tsms);
-	for (size_t i = 0; i < m->nr_modules; i++) {
-		for (size_t j = 0; j < m->modules[i].nr_params; j++) {
-			free(m->modules[i].keys[j]);
-			free(m->modules[i].vals[j]);
-			free(m->modules[i].defaults[j]);
-		}
-		free(m->modules[i].keys);
-		free(m->modules[i].vals);
-		free(m->modules[i].defaults);
-		free(m->modules[i].name);
-	}
-	free(m->modules);
-	for (size_t i = 0; i < m->nr_faux; i++) {
-		free(m->faux[i].name);
-		free(m->faux[i].dir);
-	}
-	free(m->faux);
-	for (size_t i = 0; i < m->nr_platform; i++) {
-		free(m->platform[i].name);
-		free(m->platform[i].dir);
-	}
-	free(m->platform);
-	for (size_t i = 0; i < m->nr_drivers; i++) {
-		struct sim_driver *drv = &m->drivers[i];
-
-		for (size_t j = 0; j < drv->nr_ids; j++)
-			free(drv->ids[j]);
-		for (size_t j = 0; j < drv->nr_dynids; j++)
-			free(drv->dynids[j]);
-		free(drv->ids);
-		free(drv->dynids);
-		free(drv->defer_reason);
-		free(drv->name);
-	}
-	free(m->drivers);
-	events_clear(m);
-	free(m->events);
-	report_free_all(m);
-	free(m);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * module.c: loadable modules and the PCI driver model they bring along.
+ * sim-module.c: loadable modules and the PCI driver model they bring along.
  *
  * A module of the topology is what its name stands for elsewhere in it: the
  * faux device NAME (kernel/module + drivers/base/faux.c), with the TSMs and
@@ -20,8 +20,8 @@
 
 #include "sim.h"
 
-void event_queue(struct sim_model *m, const char *action, const char *dir,
-		 const char *subsystem)
+void sim_event_queue(struct sim_model *m, const char *action, const char *dir,
+		     const char *subsystem)
 {
 	struct sim_event *n = realloc(m->events, (m->nr_events + 1) * sizeof(*n));
 
@@ -33,7 +33,7 @@ void event_queue(struct sim_model *m, const char *action, const char *dir,
 		.subsystem = strdup(subsystem) };
 }
 
-void events_clear(struct sim_model *m)
+void sim_events_clear(struct sim_model *m)
 {
 	for (size_t i = 0; i < m->nr_events; i++) {
 		free(m->events[i].action);
@@ -44,7 +44,7 @@ void events_clear(struct sim_model *m)
 }
 
 /* ida_alloc() over the registered TSMs: the lowest free number */
-void tsm_assign_id(struct sim_model *m, struct sim_tsm *t)
+void sim_tsm_assign_id(struct sim_model *m, struct sim_tsm *t)
 {
 	unsigned id = 0;
 
@@ -58,18 +58,18 @@ void tsm_assign_id(struct sim_model *m, struct sim_tsm *t)
 	t->id = id;
 	free(t->name);
 	free(t->dir);
-	t->name = xasprintf("tsm%u", id);
-	t->dir = xasprintf("%s/tsm/%s", t->parent_dir, t->name);
+	t->name = sim_xasprintf("tsm%u", id);
+	t->dir = sim_xasprintf("%s/tsm/%s", t->parent_dir, t->name);
 }
 
 /* tsm_unregister(): contexts torn down, then the class device goes (KOBJ_REMOVE) */
-void tsm_unregister_now(struct sim_model *m, struct sim_tsm *t)
+void sim_tsm_unregister_now(struct sim_model *m, struct sim_tsm *t)
 {
 	sim_tsm_teardown(m, t);
 	t->pci_ready = false;
 	t->registered = false;
 	if (t->uevents)
-		event_queue(m, "remove", t->dir, "tsm");
+		sim_event_queue(m, "remove", t->dir, "tsm");
 }
 
 static bool id_listed(char **ids, size_t n, const struct sim_dev *d)
@@ -127,7 +127,7 @@ static int probe_device(struct sim_model *m, const struct sim_driver *drv,
 	if (rc == -EPROBE_DEFER) {
 		/* driver_deferred_probe_add(); dev_err_probe() keeps "DRIVER: reason" */
 		free(d->deferred);
-		d->deferred = xasprintf("%s: %s\n", drv->name, drv->defer_reason);
+		d->deferred = sim_xasprintf("%s: %s\n", drv->name, drv->defer_reason);
 		return rc;
 	}
 	if (rc)
@@ -138,7 +138,7 @@ static int probe_device(struct sim_model *m, const struct sim_driver *drv,
 	/* driver_bound(): off the deferred list, and the others are retried */
 	free(d->deferred);
 	d->deferred = NULL;
-	event_queue(m, "bind", d->dir, "pci");
+	sim_event_queue(m, "bind", d->dir, "pci");
 	deferred_probe_trigger(m);
 	return 0;
 }
@@ -148,9 +148,9 @@ static void device_attach(struct sim_model *m, struct sim_dev *d, bool initial)
 {
 	for (size_t i = 0; i < m->nr_drivers && !d->driver; i++) {
 		struct sim_driver *drv = &m->drivers[i];
-		struct sim_module *mod = model_find_module(m, drv->name);
+		struct sim_module *mod = sim_model_find_module(m, drv->name);
 
-		if (!driver_registered(m, drv) || !driver_matches(drv, d, false))
+		if (!sim_driver_registered(m, drv) || !driver_matches(drv, d, false))
 			continue;
 		/* at a device's arrival the module's autoprobe policy applies */
 		if (initial && mod && (!mod->autoprobe || mod->trust == TRUST_NONE))
@@ -187,7 +187,7 @@ static void deferred_probe_trigger(struct sim_model *m)
 static void driver_attach(struct sim_model *m, struct sim_driver *drv,
 			  bool policy)
 {
-	struct sim_module *mod = model_find_module(m, drv->name);
+	struct sim_module *mod = sim_model_find_module(m, drv->name);
 
 	if (policy && mod && (!mod->autoprobe || mod->trust == TRUST_NONE))
 		return;		/* "autoprobe=0" / "trust=none": userspace binds */
@@ -209,14 +209,14 @@ static void device_release(struct sim_model *m, struct sim_dev *d)
 		return;
 	free(d->driver);
 	d->driver = NULL;
-	event_queue(m, "unbind", d->dir, "pci");
+	sim_event_queue(m, "unbind", d->dir, "pci");
 }
 
 static struct sim_dev *dev_by_name(struct sim_model *m, const char *buf,
 				   size_t len)
 {
 	for (size_t i = 0; i < m->nr_devs; i++)
-		if (m->devs[i]->present && sysfs_streq(buf, len, m->devs[i]->name))
+		if (m->devs[i]->present && sim_sysfs_streq(buf, len, m->devs[i]->name))
 			return m->devs[i];
 	return NULL;
 }
@@ -227,8 +227,8 @@ static struct sim_dev *dev_by_name(struct sim_model *m, const char *buf,
  * EBUSY for a bound device, EAGAIN when the probe defers, or the probe's
  * own error.
  */
-int driver_bind_store(struct sim_model *m, struct sim_driver *drv,
-		      const char *buf, size_t len, bool bind)
+int sim_driver_bind_store(struct sim_model *m, struct sim_driver *drv,
+			  const char *buf, size_t len, bool bind)
 {
 	struct sim_dev *d = dev_by_name(m, buf, len);
 	int rc;
@@ -252,15 +252,15 @@ int driver_bind_store(struct sim_model *m, struct sim_driver *drv,
  * EEXIST when the driver matches such a device already, then attaches;
  * remove_id is ENODEV for an id it does not have.
  */
-int driver_id_store(struct sim_model *m, struct sim_driver *drv,
-		    const char *buf, bool add)
+int sim_driver_id_store(struct sim_model *m, struct sim_driver *drv,
+			const char *buf, bool add)
 {
 	unsigned v, dv;
 	char *id;
 
 	if (sscanf(buf, "%x %x", &v, &dv) != 2 || v > 0xffff || dv > 0xffff)
 		return -EINVAL;
-	id = xasprintf("%04x:%04x", v, dv);
+	id = sim_xasprintf("%04x:%04x", v, dv);
 	for (size_t i = 0; i < drv->nr_dynids; i++) {
 		if (strcmp(drv->dynids[i], id))
 			continue;
@@ -291,7 +291,7 @@ int driver_id_store(struct sim_model *m, struct sim_driver *drv,
 }
 
 /* driver_set_override(): up to the first newline; empty clears */
-int driver_override_store(struct sim_dev *d, const char *buf, size_t len)
+int sim_driver_override_store(struct sim_dev *d, const char *buf, size_t len)
 {
 	const char *nl = memchr(buf, '\n', len);
 	size_t n = nl ? (size_t)(nl - buf) : len;
@@ -315,7 +315,7 @@ static struct sim_faux *faux_named(struct sim_model *m, const char *name)
 /* a name the topology implies (faux device, driver) but does not list as a module */
 static bool builtin(struct sim_model *m, const char *name)
 {
-	return faux_named(m, name) || model_find_driver(m, name);
+	return faux_named(m, name) || sim_model_find_driver(m, name);
 }
 
 static bool tsm_is_late(const struct sim_tsm *t)
@@ -324,7 +324,7 @@ static bool tsm_is_late(const struct sim_tsm *t)
 }
 
 /* pci_stop_root_bus() + pci_remove_root_bus(): devices go in reverse, then the bridge */
-static void remove_host_bridge(struct sim_model *m, struct host_bridge *hb)
+static void remove_host_bridge(struct sim_model *m, struct sim_host_bridge *hb)
 {
 	for (size_t i = m->nr_devs; i > 0; i--) {
 		struct sim_dev *d = m->devs[i - 1];
@@ -332,7 +332,7 @@ static void remove_host_bridge(struct sim_model *m, struct host_bridge *hb)
 		if (d->hb != hb || !d->present)
 			continue;
 		device_release(m, d);
-		event_queue(m, "remove", d->dir, "pci");
+		sim_event_queue(m, "remove", d->dir, "pci");
 	}
 	for (size_t i = hb->nr_devs; i > 0; i--)
 		if (!hb->devs[i - 1]->physfn)
@@ -341,7 +341,7 @@ static void remove_host_bridge(struct sim_model *m, struct host_bridge *hb)
 }
 
 /* pci_scan_root_bus_bridge() + pci_bus_add_devices(): enumerate, then initial probe */
-static void add_host_bridge(struct sim_model *m, struct host_bridge *hb)
+static void add_host_bridge(struct sim_model *m, struct sim_host_bridge *hb)
 {
 	hb->present = true;
 	for (size_t i = 0; i < m->nr_devs; i++) {
@@ -352,13 +352,13 @@ static void add_host_bridge(struct sim_model *m, struct host_bridge *hb)
 		d->present = true;
 		d->faults.writes = d->faults.opens = 0;
 	}
-	ide_enumerate_hb(m, hb);
+	sim_ide_enumerate_hb(m, hb);
 	for (size_t i = 0; i < m->nr_devs; i++) {
 		struct sim_dev *d = m->devs[i];
 
 		if (d->hb != hb)
 			continue;
-		event_queue(m, "add", d->dir, "pci");
+		sim_event_queue(m, "add", d->dir, "pci");
 		device_attach(m, d, true);
 	}
 }
@@ -388,7 +388,7 @@ static int parse_params(struct sim_module *mod, char **params, size_t n)
 		bool b, found = false;
 
 		if (klen == 9 && !strncmp(params[i], "autoprobe", 9)) {
-			if (!kstrtobool(val ? val : "1", &b))
+			if (!sim_kstrtobool(val ? val : "1", &b))
 				mod->autoprobe = b;
 			continue;
 		}
@@ -420,9 +420,9 @@ static int parse_params(struct sim_module *mod, char **params, size_t n)
  * modprobe NAME [PARAM=VALUE...]: ENOENT unknown, EEXIST loaded already or
  * built in, EINVAL/EBADMSG a bad parameter; else module_init() runs.
  */
-int module_load(struct sim_model *m, const char *name, char **params, size_t n)
+int sim_module_load(struct sim_model *m, const char *name, char **params, size_t n)
 {
-	struct sim_module *mod = model_find_module(m, name);
+	struct sim_module *mod = sim_model_find_module(m, name);
 	struct sim_faux *f;
 	struct sim_driver *drv;
 	int rc;
@@ -442,33 +442,33 @@ int module_load(struct sim_model *m, const char *name, char **params, size_t n)
 	if (f) {
 		/* faux_device_create(): the device, then its probe */
 		f->present = true;
-		event_queue(m, "add", f->dir, "faux");
+		sim_event_queue(m, "add", f->dir, "faux");
 	}
 	for (size_t i = 0; f && i < m->nr_tsms; i++) {
 		struct sim_tsm *t = m->tsms[i];
 
 		if (!t->parent_faux || strcmp(t->parent_faux, name) || tsm_is_late(t))
 			continue;
-		tsm_assign_id(m, t);
+		sim_tsm_assign_id(m, t);
 		t->registered = t->pci_ready = true;
 		if (t->uevents) {
-			event_queue(m, "add", t->dir, "tsm");
-			event_queue(m, "change", t->dir, "tsm");
+			sim_event_queue(m, "add", t->dir, "tsm");
+			sim_event_queue(m, "change", t->dir, "tsm");
 		}
 	}
 	for (size_t i = 0; i < m->nr_hbs; i++)
 		if (m->hbs[i]->owner && !strcmp(m->hbs[i]->owner, name))
 			add_host_bridge(m, m->hbs[i]);
-	drv = model_find_driver(m, name);
+	drv = sim_model_find_driver(m, name);
 	if (drv)
 		driver_attach(m, drv, true);
 	return 0;
 }
 
 /* modprobe -r NAME: ENOENT unknown, EPERM built in, ESRCH not loaded; else module_exit() */
-int module_unload(struct sim_model *m, const char *name)
+int sim_module_unload(struct sim_model *m, const char *name)
 {
-	struct sim_module *mod = model_find_module(m, name);
+	struct sim_module *mod = sim_model_find_module(m, name);
 	struct sim_driver *drv;
 	struct sim_faux *f;
 
@@ -476,7 +476,7 @@ int module_unload(struct sim_model *m, const char *name)
 		return builtin(m, name) ? -EPERM : -ENOENT;
 	if (!mod->loaded)
 		return -ESRCH;
-	drv = model_find_driver(m, name);
+	drv = sim_model_find_driver(m, name);
 	if (drv) {
 		/* bus_remove_driver(): driver_detach(), the new_id entries go too */
 		for (size_t i = m->nr_devs; i > 0; i--) {
@@ -502,12 +502,12 @@ int module_unload(struct sim_model *m, const char *name)
 		struct sim_tsm *t = m->tsms[i - 1];
 
 		if (t->parent_faux && !strcmp(t->parent_faux, name) && t->registered)
-			tsm_unregister_now(m, t);
+			sim_tsm_unregister_now(m, t);
 	}
 	f = faux_named(m, name);
 	if (f && f->present) {
 		f->present = false;
-		event_queue(m, "remove", f->dir, "faux");
+		sim_event_queue(m, "remove", f->dir, "faux");
 	}
 	mod->loaded = false;
 	set_param_defaults(mod);
@@ -515,7 +515,7 @@ int module_unload(struct sim_model *m, const char *name)
 }
 
 /* Modules the topology leaves unloaded: what the kernel shows before modprobe. */
-int module_boot(struct sim_model *m, char **err)
+int sim_module_boot(struct sim_model *m, char **err)
 {
 	for (size_t i = 0; i < m->nr_modules; i++) {
 		struct sim_module *mod = &m->modules[i];
@@ -541,8 +541,8 @@ int module_boot(struct sim_model *m, char **err)
 
 			if (!d->hb->present) {
 				if (d->boot_connect || d->boot_lock || d->boot_bound) {
-					*err = xasprintf("%s: connected, locked or bound at boot, but bus module %s is not loaded",
-							 d->name, d->hb->owner);
+					*err = sim_xasprintf("%s: connected, locked or bound at boot, but bus module %s is not loaded",
+							     d->name, d->hb->owner);
 					return -EINVAL;
 				}
 				d->present = false;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tdisp.c: the proposed guest-side TDISP verbs of a devsec TSM (tsm/lock,
+ * sim-tdisp.c: the proposed guest-side TDISP verbs of a devsec TSM (tsm/lock,
  * tsm/accept, tsm/unlock; ABI.md §1.2). Whether a driver is bound (the state
- * they refuse to disturb) is module.c's driver model.
+ * they refuse to disturb) is sim-module.c's driver model.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "sim.h"
 
 /* kstrtobool(): only the first one or two characters count */
-int kstrtobool(const char *s, bool *res)
+int sim_kstrtobool(const char *s, bool *res)
 {
 	switch (s[0]) {
 	case 'y': case 'Y': case 't': case 'T': case '1':
@@ -35,16 +35,6 @@ int kstrtobool(const char *s, bool *res)
 	return -EINVAL;
 }
 
-static bool tsm_serves(const struct sim_tsm *t, const struct sim_dev *d)
-{
-	if (!t->nr_hbs)
-		return true;
-	for (size_t i = 0; i < t->nr_hbs; i++)
-		if (!strcmp(t->hbs[i], d->hb->name))
-			return true;
-	return false;
-}
-
 /*
  * lock_store() after its sscanf: EBUSY for any existing context, ENXIO
  * unless tsmN is a devsec TSM, EBUSY while a driver is bound, then the
@@ -54,14 +44,14 @@ int sim_lock(struct sim_model *m, struct sim_dev *d, long tsm_id)
 {
 	struct sim_tsm *t;
 
-	if (dev_has_ctx(d))
+	if (sim_dev_has_ctx(d))
 		return -EBUSY;
-	t = model_find_tsm(m, tsm_id);
+	t = sim_model_find_tsm(m, tsm_id);
 	if (!t || t->kind != TSM_DEVSEC)
 		return -ENXIO;
 	if (d->driver)
 		return -EBUSY;	/* LOCKED would surprise a live driver */
-	if (!tsm_serves(t, d))
+	if (!sim_tsm_serves_dev(t, d))
 		return -ENXIO;
 	if (d->faults.lock_errno)
 		return -d->faults.lock_errno;
@@ -76,7 +66,7 @@ int sim_accept(struct sim_model *m, struct sim_dev *d, const char *buf)
 	bool yes;
 
 	(void)m;
-	if (kstrtobool(buf, &yes) || !yes)
+	if (sim_kstrtobool(buf, &yes) || !yes)
 		return -EINVAL;	/* no "unaccept": RUN only goes to UNLOCKED */
 	if (!d->lock_tsm)
 		return -EINVAL;	/* not locked (a link context is not a lock) */
@@ -107,7 +97,7 @@ int sim_unlock(struct sim_model *m, struct sim_dev *d, const char *buf,
 	(void)m;
 	if (!d->lock_tsm)
 		return -EINVAL;
-	if (!sysfs_streq(buf, len, d->lock_tsm->name))
+	if (!sim_sysfs_streq(buf, len, d->lock_tsm->name))
 		return -EINVAL;
 	if (d->driver)
 		return -EBUSY;
@@ -130,8 +120,8 @@ int sim_boot_locks(struct sim_model *m, char **err)
 
 		if (!d->boot_lock)
 			continue;
-		rc = parse_tsm_name(d->boot_lock, strlen(d->boot_lock), &id);
-		if (!rc && !vis_devsec(m, d))
+		rc = sim_parse_tsm_name(d->boot_lock, strlen(d->boot_lock), &id);
+		if (!rc && !sim_vis_devsec(m, d))
 			rc = -ENXIO;	/* no tsm/lock there to write */
 		d->driver = NULL;
 		if (!rc)
@@ -140,8 +130,8 @@ int sim_boot_locks(struct sim_model *m, char **err)
 			rc = sim_accept(m, d, "1");
 		d->driver = drv;
 		if (rc) {
-			*err = xasprintf("%s: build-time lock to %s failed: %s",
-					 d->name, d->boot_lock, strerror(-rc));
+			*err = sim_xasprintf("%s: build-time lock to %s failed: %s",
+					     d->name, d->boot_lock, strerror(-rc));
 			return rc;
 		}
 	}

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * ide.c: the IDE register blocks of every port and the stream helpers the
+ * sim-ide.c: the IDE register blocks of every port and the stream helpers the
  * kernel offers low-level TSM drivers (pci_ide_stream_alloc/register/setup/
  * enable/disable/teardown/unregister/free), acting on the model.
  */
@@ -37,14 +37,14 @@ static bool claim(struct sim_dev *d, unsigned id, int block)
 
 static void ide_init_dev(struct sim_dev *d)
 {
-	struct dev_ide *ide = &d->ide;
+	struct sim_dev_ide *ide = &d->ide;
 	unsigned nr_sel;
 
-	if (!dev_is_pcie(d) || !ide->present || !(ide->cap & IDE_CAP_SELECTIVE))
+	if (!sim_dev_is_pcie(d) || !ide->present || !(ide->cap & IDE_CAP_SELECTIVE))
 		return;
 	/* an Endpoint needs a Root Port with usable IDE (pci_ide_init) */
 	if (d->type == PT_ENDPOINT) {
-		struct sim_dev *rp = dev_root_port(d);
+		struct sim_dev *rp = sim_dev_root_port(d);
 
 		if (!rp || !rp->ide.usable)
 			return;
@@ -88,7 +88,7 @@ static void ide_init_dev(struct sim_dev *d)
 /* Keep the power-on register state for a later re-enumeration. */
 static void save_boot_regs(struct sim_dev *d)
 {
-	struct dev_ide *ide = &d->ide;
+	struct sim_dev_ide *ide = &d->ide;
 
 	if (!ide->sel || ide->sel_boot)
 		return;
@@ -99,7 +99,7 @@ static void save_boot_regs(struct sim_dev *d)
 }
 
 /* What a TSM-enabled kernel does at enumeration: pci_ide_init_host_bridge() + pci_ide_init() */
-void ide_boot(struct sim_model *m)
+void sim_ide_boot(struct sim_model *m)
 {
 	for (size_t i = 0; i < m->nr_devs; i++)
 		save_boot_regs(m->devs[i]);
@@ -112,13 +112,13 @@ void ide_boot(struct sim_model *m)
 }
 
 /* A bus module loaded again: its devices come back in power-on state and are enumerated anew. */
-void ide_enumerate_hb(struct sim_model *m, struct host_bridge *hb)
+void sim_ide_enumerate_hb(struct sim_model *m, struct sim_host_bridge *hb)
 {
 	memset(hb->pool, 0, sizeof(hb->pool));
 	memset(hb->ids, 0, sizeof(hb->ids));
 	for (size_t i = 0; i < m->nr_devs; i++) {
 		struct sim_dev *d = m->devs[i];
-		struct dev_ide *ide = &d->ide;
+		struct sim_dev_ide *ide = &d->ide;
 
 		if (d->hb != hb)
 			continue;
@@ -149,16 +149,16 @@ static int lowest_free(const uint8_t *map, unsigned max, int forced)
 }
 
 /* pci_ide_stream_alloc(): -ENOSPC stands for its NULL return */
-int ide_stream_alloc(struct sim_model *m, struct sim_dev *ep,
-		     struct ide_stream **out)
+int sim_ide_stream_alloc(struct sim_model *m, struct sim_dev *ep,
+			 struct sim_ide_stream **out)
 {
-	struct host_bridge *hb = ep->hb;
-	struct sim_dev *rp = dev_root_port(ep);
-	struct ide_stream *s;
+	struct sim_host_bridge *hb = ep->hb;
+	struct sim_dev *rp = sim_dev_root_port(ep);
+	struct sim_ide_stream *s;
 	int h, r, e;
 
 	(void)m;
-	if (!dev_is_pcie(ep) || ep->type != PT_ENDPOINT || !ep->ide.usable ||
+	if (!sim_dev_is_pcie(ep) || ep->type != PT_ENDPOINT || !ep->ide.usable ||
 	    !rp || !ep->parent || ep->faults.stream_alloc_fail)
 		return -ENOSPC;
 	h = lowest_free(hb->pool, hb->nr_streams, ep->boot_h);
@@ -185,9 +185,9 @@ int ide_stream_alloc(struct sim_model *m, struct sim_dev *ep,
 	s->stream_id = -1;
 	s->sample_id = -1;
 	/* RP covers the endpoint and its VFs, EP covers the RP (ABI.md §2.3) */
-	s->rp_rid_start = dev_rid(ep);
-	s->rp_rid_end = ep->nr_vfs ? dev_rid(ep->vfs[ep->nr_vfs - 1]) : dev_rid(ep);
-	s->ep_rid_start = s->ep_rid_end = dev_rid(rp);
+	s->rp_rid_start = sim_dev_rid(ep);
+	s->rp_rid_end = ep->nr_vfs ? sim_dev_rid(ep->vfs[ep->nr_vfs - 1]) : sim_dev_rid(ep);
+	s->ep_rid_start = s->ep_rid_end = sim_dev_rid(rp);
 	s->rp_cfg = rp->ide.k_cfg;
 	s->rp_tee = rp->ide.k_tee_limit;
 	s->ep_cfg = ep->ide.k_cfg;
@@ -198,10 +198,11 @@ int ide_stream_alloc(struct sim_model *m, struct sim_dev *ep,
 	return 0;
 }
 
-static bool name_taken(struct sim_model *m, struct host_bridge *hb,
-		       const char *name)
+/* Is streamH.R.E @name linked below @hb, by a stream or a dangling link? */
+bool sim_ide_stream_name_taken(const struct sim_model *m,
+			       const struct sim_host_bridge *hb, const char *name)
 {
-	for (struct ide_stream *s = m->streams; s; s = s->next)
+	for (struct sim_ide_stream *s = m->streams; s; s = s->next)
 		if (s->hb == hb && s->name && !strcmp(s->name, name))
 			return true;
 	for (size_t i = 0; i < hb->nr_dangling; i++)
@@ -211,7 +212,7 @@ static bool name_taken(struct sim_model *m, struct host_bridge *hb,
 }
 
 /* pci_ide_stream_register(): reserve the Stream ID, create streamH.R.E */
-int ide_stream_register(struct sim_model *m, struct ide_stream *s)
+int sim_ide_stream_register(struct sim_model *m, struct sim_ide_stream *s)
 {
 	char *name;
 
@@ -219,8 +220,8 @@ int ide_stream_register(struct sim_model *m, struct ide_stream *s)
 		return -ENXIO;
 	if (s->hb->ids[s->stream_id])
 		return -EBUSY;
-	name = xasprintf("stream%u.%u.%u", s->h, s->r, s->e);
-	if (name_taken(m, s->hb, name)) {
+	name = sim_xasprintf("stream%u.%u.%u", s->h, s->r, s->e);
+	if (sim_ide_stream_name_taken(m, s->hb, name)) {
 		free(name);
 		return -EEXIST;	/* sysfs_create_link() on an existing name */
 	}
@@ -230,7 +231,7 @@ int ide_stream_register(struct sim_model *m, struct ide_stream *s)
 	return 0;
 }
 
-void ide_stream_unregister(struct ide_stream *s)
+void sim_ide_stream_unregister(struct sim_ide_stream *s)
 {
 	free(s->name);
 	s->name = NULL;
@@ -239,12 +240,12 @@ void ide_stream_unregister(struct ide_stream *s)
 	s->id_reserved = false;
 }
 
-static struct sel_block *partner_block(struct ide_stream *s, bool rp)
+static struct sim_sel_block *partner_block(struct sim_ide_stream *s, bool rp)
 {
 	return rp ? &s->rp->ide.sel[s->r] : &s->ep->ide.sel[s->e];
 }
 
-static uint32_t ctl_value(struct ide_stream *s, bool rp, bool enable)
+static uint32_t ctl_value(struct sim_ide_stream *s, bool rp, bool enable)
 {
 	uint32_t v = (uint32_t)(s->stream_id & 0xff) << IDE_CTL_ID_SHIFT;
 
@@ -259,7 +260,7 @@ static uint32_t ctl_value(struct ide_stream *s, bool rp, bool enable)
 	return v;
 }
 
-static void set_assoc(struct sel_block *b, unsigned i, const struct window *w)
+static void set_assoc(struct sim_sel_block *b, unsigned i, const struct sim_window *w)
 {
 	b->assoc[i][0] = 1u | (uint32_t)((w->base >> 20) & 0xfff) << 8 |
 			 (uint32_t)((w->limit >> 20) & 0xfff) << 20;
@@ -268,10 +269,10 @@ static void set_assoc(struct sel_block *b, unsigned i, const struct window *w)
 }
 
 /* pci_ide_stream_setup(): RID/address association, control without enable */
-void ide_stream_setup(struct ide_stream *s, bool rp)
+void sim_ide_stream_setup(struct sim_ide_stream *s, bool rp)
 {
 	struct sim_dev *d = rp ? s->rp : s->ep;
-	struct sel_block *b = partner_block(s, rp);
+	struct sim_sel_block *b = partner_block(s, rp);
 	unsigned start = rp ? s->rp_rid_start : s->ep_rid_start;
 	unsigned end = rp ? s->rp_rid_end : s->ep_rid_end;
 	unsigned n = 0;
@@ -296,10 +297,10 @@ void ide_stream_setup(struct ide_stream *s, bool rp)
 		s->ep_setup = true;
 }
 
-void ide_stream_teardown(struct ide_stream *s, bool rp)
+void sim_ide_stream_teardown(struct sim_ide_stream *s, bool rp)
 {
 	struct sim_dev *d = rp ? s->rp : s->ep;
-	struct sel_block *b = partner_block(s, rp);
+	struct sim_sel_block *b = partner_block(s, rp);
 
 	b->ctl = 0;
 	for (unsigned i = 0; i < d->ide.k_nr_mem && i < SIM_MAX_ASSOC; i++)
@@ -313,10 +314,10 @@ void ide_stream_teardown(struct ide_stream *s, bool rp)
 }
 
 /* pci_ide_stream_enable(): the port answers with the state its fault knob says */
-int ide_stream_enable(struct ide_stream *s, bool rp)
+int sim_ide_stream_enable(struct sim_ide_stream *s, bool rp)
 {
-	struct sel_block *b = partner_block(s, rp);
-	const struct dev_faults *f = &s->ep->faults;
+	struct sim_sel_block *b = partner_block(s, rp);
+	const struct sim_dev_faults *f = &s->ep->faults;
 	int state = rp ? f->rp_state : f->ep_state;
 
 	b->ctl = ctl_value(s, rp, true);
@@ -331,9 +332,9 @@ int ide_stream_enable(struct ide_stream *s, bool rp)
 }
 
 /* pci_ide_stream_disable(): control cleared; the port drops to Insecure */
-void ide_stream_disable(struct ide_stream *s, bool rp)
+void sim_ide_stream_disable(struct sim_ide_stream *s, bool rp)
 {
-	struct sel_block *b = partner_block(s, rp);
+	struct sim_sel_block *b = partner_block(s, rp);
 
 	b->ctl = 0;
 	b->sts = STATE_INSECURE;
@@ -348,30 +349,30 @@ void ide_stream_disable(struct ide_stream *s, bool rp)
  * 6.19-rc1 one made tsmN/streamH.R.E, EEXIST when another host bridge's
  * stream of this TSM already has the name (why it was reverted).
  */
-int tsm_stream_register(struct sim_model *m, struct ide_stream *s)
+int sim_tsm_stream_register(struct sim_model *m, struct sim_ide_stream *s)
 {
 	if (m->rc1_links)
-		for (struct ide_stream *o = m->streams; o; o = o->next)
+		for (struct sim_ide_stream *o = m->streams; o; o = o->next)
 			if (o != s && o->tsm == s->tsm && o->tsm_registered &&
 			    o->name && s->name && !strcmp(o->name, s->name))
 				return -EEXIST;
-	s->tsm->hb_refs[model_hb_index(m, s->hb)]++;
+	s->tsm->hb_refs[sim_model_hb_index(m, s->hb)]++;
 	s->tsm_registered = true;
 	return 0;
 }
 
-void tsm_stream_unregister(struct sim_model *m, struct ide_stream *s)
+void sim_tsm_stream_unregister(struct sim_model *m, struct sim_ide_stream *s)
 {
 	if (!s->tsm_registered)
 		return;
-	s->tsm->hb_refs[model_hb_index(m, s->hb)]--;
+	s->tsm->hb_refs[sim_model_hb_index(m, s->hb)]--;
 	s->tsm_registered = false;
 }
 
 /* pci_ide_stream_free(): give back the pool slot and both register blocks */
-void ide_stream_free(struct sim_model *m, struct ide_stream *s)
+void sim_ide_stream_free(struct sim_model *m, struct sim_ide_stream *s)
 {
-	struct ide_stream **pp;
+	struct sim_ide_stream **pp;
 
 	s->hb->pool[s->h] = 0;
 	s->rp->ide.used[s->r] = 0;
@@ -386,18 +387,18 @@ void ide_stream_free(struct sim_model *m, struct ide_stream *s)
 }
 
 /* pci_ide_stream_release(): undo whatever part of setup completed, in reverse */
-void ide_stream_release(struct sim_model *m, struct ide_stream *s)
+void sim_ide_stream_release(struct sim_model *m, struct sim_ide_stream *s)
 {
 	if (s->rp_enable)
-		ide_stream_disable(s, true);
+		sim_ide_stream_disable(s, true);
 	if (s->ep_enable)
-		ide_stream_disable(s, false);
-	tsm_stream_unregister(m, s);
+		sim_ide_stream_disable(s, false);
+	sim_tsm_stream_unregister(m, s);
 	if (s->rp_setup)
-		ide_stream_teardown(s, true);
+		sim_ide_stream_teardown(s, true);
 	if (s->ep_setup)
-		ide_stream_teardown(s, false);
+		sim_ide_stream_teardown(s, false);
 	if (s->name)
-		ide_stream_unregister(s);
-	ide_stream_free(m, s);
+		sim_ide_stream_unregister(s);
+	sim_ide_stream_free(m, s);
 }

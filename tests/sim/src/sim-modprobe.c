@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * modprobe.c: "tsm-sim modprobe MOUNT ARGS" behaves like kmod's modprobe
+ * sim-modprobe.c: "tsm-sim modprobe MOUNT ARGS" behaves like kmod's modprobe
  * ARGS (tools/modprobe.c) against the live mount at MOUNT: the same options
  * that matter here, messages and exit status. Without --first-time loading
  * a loaded module and removing one that is not loaded succeed silently
@@ -44,7 +44,7 @@ static void say(const struct mp *o, const char *level, const char *fmt, ...)
 /* One control-file command; 0 or -errno. */
 static int control(const struct mp *o, const char *cmd)
 {
-	char *p = xasprintf("%s/%s", o->mount, CONTROL_FILE);
+	char *p = sim_xasprintf("%s/%s", o->mount, CONTROL_FILE);
 	int fd = open(p, O_WRONLY | O_CLOEXEC), rc = 0;
 	ssize_t n;
 
@@ -75,23 +75,30 @@ static char *normalize(const char *name)
 	return s;
 }
 
+/* modprobe's exit status for @rc, once its message is out */
+static int finish(char *mod, int rc)
+{
+	free(mod);
+	return rc ? 1 : 0;
+}
+
 static int load(const struct mp *o, const char *name, char **params, int n)
 {
-	char *mod = normalize(name), *cmd = xasprintf("modprobe %s", mod), *t;
+	char *mod = normalize(name), *cmd = sim_xasprintf("modprobe %s", mod), *t;
 	struct utsname u;
 	int rc;
 
 	for (int i = 0; i < n; i++) {
-		t = xasprintf("%s %s", cmd, params[i]);
+		t = sim_xasprintf("%s %s", cmd, params[i]);
 		free(cmd);
 		cmd = t;
 	}
 	rc = control(o, cmd);
 	free(cmd);
-	if (rc == -EBADF) {
-		free(mod);
-		return 1;
-	}
+	if (rc == -EBADF)
+		return finish(mod, rc);
+	if (rc == -EEXIST && !o->first_time)
+		rc = 0;	/* already in the kernel: done, unless --first-time */
 	switch (rc) {
 	case 0:
 		break;
@@ -102,10 +109,7 @@ static int load(const struct mp *o, const char *name, char **params, int n)
 		    mod, u.release);
 		break;
 	case -EEXIST:
-		if (!o->first_time)
-			rc = 0;
-		else
-			say(o, "ERROR", "could not insert '%s': Module already in kernel\n", mod);
+		say(o, "ERROR", "could not insert '%s': Module already in kernel\n", mod);
 		break;
 	case -EBADMSG:
 		say(o, "ERROR", "could not insert '%s': Unknown symbol in module, or unknown parameter (see dmesg)\n",
@@ -115,16 +119,17 @@ static int load(const struct mp *o, const char *name, char **params, int n)
 		say(o, "ERROR", "could not insert '%s': %s\n", mod, strerror(-rc));
 		break;
 	}
-	free(mod);
-	return rc ? 1 : 0;
+	return finish(mod, rc);
 }
 
 static int unload(const struct mp *o, const char *name)
 {
-	char *mod = normalize(name), *cmd = xasprintf("rmmod %s", mod);
+	char *mod = normalize(name), *cmd = sim_xasprintf("rmmod %s", mod);
 	int rc = control(o, cmd);
 
 	free(cmd);
+	if (rc == -ESRCH && !o->first_time)
+		rc = 0;	/* not in the kernel: done, unless --first-time */
 	switch (rc) {
 	case 0:
 		break;
@@ -137,20 +142,16 @@ static int unload(const struct mp *o, const char *name)
 		say(o, "FATAL", "Module %s is builtin.\n", mod);
 		break;
 	case -ESRCH:
-		if (!o->first_time)
-			rc = 0;
-		else
-			say(o, "FATAL", "Module %s is not in kernel.\n", mod);
+		say(o, "FATAL", "Module %s is not in kernel.\n", mod);
 		break;
 	default:
 		say(o, "ERROR", "could not remove '%s': %s\n", mod, strerror(-rc));
 		break;
 	}
-	free(mod);
-	return rc ? 1 : 0;
+	return finish(mod, rc);
 }
 
-int modprobe_main(int argc, char **argv)
+int sim_modprobe_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "remove", no_argument, 0, 'r' },

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * gen.c: "tsm-sim gen-large" writes the topology of a large SEV-TIO-like
+ * sim-gen.c: "tsm-sim gen-large" writes the topology of a large SEV-TIO-like
  * host for benchmarks: exactly the requested number of PCI functions and
  * of established streams, spread evenly over the host bridges.
  *
@@ -13,7 +13,7 @@
  *     multi-function NVMe device and its VFs (up to 252 functions a bus);
  *   - host bridge 0 also holds the PSP (tsm0) behind an internal bridge.
  *
- * Options make the other shapes real hosts have (struct gen_params): switches
+ * Options make the other shapes real hosts have (struct sim_gen_params): switches
  * stacked deeper, NICs with more Selective blocks (their stream on block
  * j mod K) and address associations, a TSM that gives a DSM's other
  * functions and VFs contexts, faulty streams and dangling links, IDE on
@@ -41,7 +41,7 @@
 #define MAX_SWITCH_DEPTH 5
 
 struct hb_gen {
-	const struct gen_params *p;
+	const struct sim_gen_params *p;
 	unsigned domain, bus0, next_bus, next_rp;
 	unsigned long first_stream;	/* host-wide index of this host bridge's stream 0 */
 	unsigned next_stream;		/* streams made on this host bridge so far */
@@ -142,7 +142,7 @@ static json_object *idle_port(const struct hb_gen *g, unsigned bus, unsigned slo
  * a stream; the generic provider, as pci_ide_stream_enable(), refuses it) a
  * partner INSECURE from the start.
  */
-static json_object *stream_fault(const struct gen_params *p, unsigned long s)
+static json_object *stream_fault(const struct sim_gen_params *p, unsigned long s)
 {
 	static const char *const kinds[][2] = {
 		{ "ide_fail", "both" }, { "dropped", "ep" }, { "dropped", "rp" },
@@ -234,7 +234,7 @@ static void endpoint(struct hb_gen *g, json_object *parent, unsigned bus,
 		set(d, "bars", bars);
 		ext_caps(g, d);
 		if (stream && p == 0) {
-			const struct gen_params *gp = g->p;
+			const struct sim_gen_params *gp = g->p;
 			unsigned j = g->next_stream++;
 			json_object *doe = json_object_new_array(), *ide, *conn, *fault;
 
@@ -342,6 +342,20 @@ static int filler(struct hb_gen *g, unsigned fns)
 	return 0;
 }
 
+/* Function @fn of the PSP's device (or the accelerator in its place on a TDX host) */
+static json_object *psp_fn(const struct hb_gen *g, unsigned bus, unsigned fn,
+			   const char *device, const char *class)
+{
+	json_object *f = json_object_new_object();
+
+	set(f, "bdf", bdf(g, bus, 0, fn));
+	set(f, "type", json_object_new_string("endpoint"));
+	set(f, "vendor", jstr(g->p->tdx ? "0x8086" : "0x1022"));
+	set(f, "device", jstr("%s", device));
+	set(f, "class", jstr("%s", class));
+	return f;
+}
+
 /*
  * The PSP as on an EPYC host: internal bridge, a dummy function 0, then ccp.
  * A TDX host has its TSM on a faux device: there, as many functions of an
@@ -356,19 +370,11 @@ static int psp(struct hb_gen *g, char **psp_bdf)
 	if (take_bus(g, &bus))
 		return -ENOSPC;
 	set(rp, "mem_window", window(0xf0000000, 0x500000));
-	f0 = json_object_new_object();
-	set(f0, "bdf", bdf(g, bus, 0, 0));
-	set(f0, "type", json_object_new_string("endpoint"));
-	set(f0, "vendor", jstr(tdx ? "0x8086" : "0x1022"));
-	set(f0, "device", jstr(tdx ? "0x0b25" : "0x14c9"));
-	set(f0, "class", jstr(tdx ? "0x088000" : "0x130000"));
+	f0 = psp_fn(g, bus, 0, tdx ? "0x0b25" : "0x14c9",
+		    tdx ? "0x088000" : "0x130000");
 	add_child(rp, f0);
-	f1 = json_object_new_object();
-	set(f1, "bdf", bdf(g, bus, 0, 1));
-	set(f1, "type", json_object_new_string("endpoint"));
-	set(f1, "vendor", jstr(tdx ? "0x8086" : "0x1022"));
-	set(f1, "device", jstr(tdx ? "0x0b25" : "0x14ca"));
-	set(f1, "class", jstr(tdx ? "0x088000" : "0x108000"));
+	f1 = psp_fn(g, bus, 1, tdx ? "0x0b25" : "0x14ca",
+		    tdx ? "0x088000" : "0x108000");
 	set(f1, "driver", json_object_new_string(tdx ? "idxd" : "ccp"));
 	bars = json_object_new_array();
 	bar = json_object_new_object();
@@ -378,7 +384,7 @@ static int psp(struct hb_gen *g, char **psp_bdf)
 	json_object_array_add(bars, bar);
 	set(f1, "bars", bars);
 	add_child(rp, f1);
-	*psp_bdf = xasprintf("%04x:%02x:00.1", g->domain, bus);
+	*psp_bdf = sim_xasprintf("%04x:%02x:00.1", g->domain, bus);
 	return 0;
 }
 
@@ -389,7 +395,7 @@ static unsigned long share(unsigned long total, unsigned long parts,
 }
 
 /* One host bridge with @fns functions and @streams connected NICs, stream 0 being the host's @first. */
-static int gen_hb(const struct gen_params *p, unsigned long h, unsigned long fns,
+static int gen_hb(const struct sim_gen_params *p, unsigned long h, unsigned long fns,
 		  unsigned long streams, unsigned long first, json_object *hbs,
 		  char **psp_bdf, char **err)
 {
@@ -419,8 +425,8 @@ static int gen_hb(const struct gen_params *p, unsigned long h, unsigned long fns
 	set(o, "devices", g.devices);
 	json_object_array_add(hbs, o);
 	if (fns < need) {
-		*err = xasprintf("host bridge %lu: %lu functions cannot hold %lu streams (%lu needed)",
-				 h, fns, streams, need);
+		*err = sim_xasprintf("host bridge %lu: %lu functions cannot hold %lu streams (%lu needed)",
+				     h, fns, streams, need);
 		return -EINVAL;
 	}
 	/* the budget beyond the minimum: first to the NICs, then to fillers */
@@ -457,13 +463,13 @@ static int gen_hb(const struct gen_params *p, unsigned long h, unsigned long fns
 			rc = filler(&g, (unsigned)share(rest, fillers, j));
 	}
 	if (rc == -ENOSPC)
-		*err = xasprintf("host bridge %lu: %lu functions and %lu streams need more than %u buses; use more host bridges",
-				 h, fns, streams, BUSES_PER_HB - 1);
+		*err = sim_xasprintf("host bridge %lu: %lu functions and %lu streams need more than %u buses; use more host bridges",
+				     h, fns, streams, BUSES_PER_HB - 1);
 	return rc;
 }
 
 /* tdx-connect on tdx_host; the module hands out Stream IDs from 32 while the most streams of a host bridge fit */
-static void tdx_tsm(const struct gen_params *p, json_object *tsm)
+static void tdx_tsm(const struct sim_gen_params *p, json_object *tsm)
 {
 	unsigned long most = share(p->streams, p->host_bridges, 0);
 	json_object *mod = json_object_new_object();
@@ -481,7 +487,7 @@ static void tdx_tsm(const struct gen_params *p, json_object *tsm)
 	set(tsm, "tdx_module", mod);
 }
 
-int gen_large(const struct gen_params *p, const char *out, char **err)
+int sim_gen_large(const struct sim_gen_params *p, const char *out, char **err)
 {
 	json_object *root = json_object_new_object(), *hbs, *mods, *mod, *par,
 		    *tsms, *tsm;
@@ -490,22 +496,22 @@ int gen_large(const struct gen_params *p, const char *out, char **err)
 
 	*err = NULL;
 	if (!p->host_bridges || p->host_bridges > 4096) {
-		*err = xasprintf("--host-bridges must be 1..4096");
+		*err = sim_xasprintf("--host-bridges must be 1..4096");
 		rc = -EINVAL;
 		goto out;
 	}
 	if (p->tdx && (p->dependents || strcmp(p->abi, "proposed"))) {
-		*err = xasprintf("--tdx is the proposed ABI, and TDX Connect gives dependents "
-				 "contexts itself (no --dependents)");
+		*err = sim_xasprintf("--tdx is the proposed ABI, and TDX Connect gives dependents "
+				     "contexts itself (no --dependents)");
 		rc = -EINVAL;
 		goto out;
 	}
 	if (!p->switch_depth || p->switch_depth > MAX_SWITCH_DEPTH || !p->sel_blocks ||
 	    p->sel_blocks > SIM_MAX_BLOCKS || p->addr_assoc > SIM_MAX_ASSOC ||
 	    p->faulty > p->streams || p->ext_caps > SIM_MAX_EXT_CAPS) {
-		*err = xasprintf("--switch-depth must be 1..%u, --sel-blocks 1..%u, --addr-assoc 0..%u, "
-				 "--faulty at most --streams, --ext-caps 0..%u", MAX_SWITCH_DEPTH,
-				 SIM_MAX_BLOCKS, SIM_MAX_ASSOC, SIM_MAX_EXT_CAPS);
+		*err = sim_xasprintf("--switch-depth must be 1..%u, --sel-blocks 1..%u, --addr-assoc 0..%u, "
+				     "--faulty at most --streams, --ext-caps 0..%u", MAX_SWITCH_DEPTH,
+				     SIM_MAX_BLOCKS, SIM_MAX_ASSOC, SIM_MAX_EXT_CAPS);
 		rc = -EINVAL;
 		goto out;
 	}
@@ -552,7 +558,7 @@ int gen_large(const struct gen_params *p, const char *out, char **err)
 	json_object_array_add(tsms, tsm);
 	if (json_object_to_file_ext(out, root, JSON_C_TO_STRING_PRETTY |
 					       JSON_C_TO_STRING_NOSLASHESCAPE)) {
-		*err = xasprintf("%s: %s", out, json_util_get_last_err());
+		*err = sim_xasprintf("%s: %s", out, json_util_get_last_err());
 		rc = -EIO;
 	}
 out:

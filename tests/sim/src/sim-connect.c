@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * connect.c: what a store to tsm/connect or tsm/disconnect does in v6.19
+ * sim-connect.c: what a store to tsm/connect or tsm/disconnect does in v6.19
  * (drivers/pci/tsm.c) and in the low-level TSM drivers we model: AMD
  * SEV-TIO (ccp), the kernel's devsec sample link TSM, Intel TDX Connect
  * (proposed) and a generic one.
@@ -15,7 +15,7 @@
 #include "sim.h"
 
 /* sscanf(buf, "tsm%d\n"): EINVAL only when no integer follows "tsm" (ABI.md §1.2) */
-int parse_tsm_name(const char *buf, size_t len, long *id)
+int sim_parse_tsm_name(const char *buf, size_t len, long *id)
 {
 	size_t i = 3;
 	bool neg = false;
@@ -41,7 +41,7 @@ int parse_tsm_name(const char *buf, size_t len, long *id)
 }
 
 /* sysfs_streq(): equal, ignoring one trailing newline on either side */
-bool sysfs_streq(const char *buf, size_t len, const char *name)
+bool sim_sysfs_streq(const char *buf, size_t len, const char *name)
 {
 	size_t i = 0;
 
@@ -87,7 +87,7 @@ static struct sim_dev *find_dsm(struct sim_dev *d)
 	struct sim_dev *pf = d->physfn ? d->physfn : d;
 	struct sim_dev *pf0, *gp;
 
-	if (dev_is_pf0(d))
+	if (sim_dev_is_pf0(d))
 		return d;
 	pf0 = pf->fn == 0 ? pf : slot_fn(pf, 0);
 	if (is_dsm(pf0))
@@ -98,23 +98,13 @@ static struct sim_dev *find_dsm(struct sim_dev *d)
 	return NULL;
 }
 
-static bool provider_accepts(const struct sim_tsm *t, const struct sim_dev *d)
-{
-	if (!t->nr_hbs)
-		return true;
-	for (size_t i = 0; i < t->nr_hbs; i++)
-		if (!strcmp(t->hbs[i], d->hb->name))
-			return true;
-	return false;
-}
-
 /* ops->probe() for a DSM candidate: 0 or -ENXIO (the NULL return) */
 static int probe_pf0(struct sim_tsm *t, struct sim_dev *d)
 {
-	if (!provider_accepts(t, d) || !dev_is_pf0(d))
+	if (!sim_tsm_serves_dev(t, d) || !sim_dev_is_pf0(d))
 		return -ENXIO;
 	/* pci_tsm_pf0_constructor(): no CMA mailbox, no context */
-	if (!dev_has_doe(d, "0001:01"))
+	if (!sim_dev_has_doe(d, "0001:01"))
 		return -ENXIO;
 	return 0;
 }
@@ -124,12 +114,12 @@ static void probe_fn(struct sim_tsm *t, struct sim_dev *dsm, struct sim_dev *d)
 {
 	struct sim_dev *found;
 
-	if (!d->present || dev_has_ctx(d))
+	if (!d->present || sim_dev_has_ctx(d))
 		return;
 	/* SEV-TIO declines every function but the DSM (ABI.md §2.2) */
-	if (t->provider == PROV_SEV_TIO || !provider_accepts(t, d))
+	if (t->provider == PROV_SEV_TIO || !sim_tsm_serves_dev(t, d))
 		return;
-	if (dev_is_pf0(d) && !dev_has_doe(d, "0001:01"))
+	if (sim_dev_is_pf0(d) && !sim_dev_has_doe(d, "0001:01"))
 		return;
 	found = find_dsm(d);
 	if (found != dsm)
@@ -213,7 +203,7 @@ static void unbind_cb(struct sim_dev *d, void *arg)
 	d->bound = false;
 }
 
-static bool fault_hits(const struct sim_dev *d, enum fault_stage st, int *rc)
+static bool fault_hits(const struct sim_dev *d, enum sim_fault_stage st, int *rc)
 {
 	if (d->faults.connect_errno && d->faults.connect_after == st) {
 		*rc = -d->faults.connect_errno;
@@ -222,16 +212,65 @@ static bool fault_hits(const struct sim_dev *d, enum fault_stage st, int *rc)
 	return false;
 }
 
+/*
+ * The core helpers' order after the Stream ID is chosen: register, set up
+ * both ends, register with the TSM, enable the Root Port then the endpoint,
+ * with the injected faults between the steps. 0 or -errno; the caller
+ * releases the stream on failure.
+ */
+static int stream_bring_up(struct sim_model *m, struct sim_dev *d,
+			   struct sim_ide_stream *s)
+{
+	int rc = sim_ide_stream_register(m, s);
+
+	if (rc || fault_hits(d, STAGE_REGISTER, &rc))
+		return rc;
+	sim_ide_stream_setup(s, false);
+	sim_ide_stream_setup(s, true);
+	if (fault_hits(d, STAGE_SETUP, &rc))
+		return rc;
+	rc = sim_tsm_stream_register(m, s);
+	if (rc)
+		return rc;
+	rc = sim_ide_stream_enable(s, true);
+	if (!rc)
+		rc = sim_ide_stream_enable(s, false);
+	if (!rc)
+		fault_hits(d, STAGE_ENABLE, &rc);
+	return rc;
+}
+
+/* Undo a connect that failed part way: the stream, and a sample's Stream ID slot. */
+static int connect_abort(struct sim_model *m, struct sim_ide_stream *s, int rc)
+{
+	if (s->sample_id >= 0)
+		s->tsm->sample_ids[s->sample_id] = 0;
+	sim_ide_stream_release(m, s);
+	return rc;
+}
+
+/* The rest of a core-order connect once the Stream ID is chosen. */
+static int connect_finish(struct sim_model *m, struct sim_dev *d,
+			  struct sim_ide_stream *s)
+{
+	int rc = stream_bring_up(m, d, s);
+
+	if (rc)
+		return connect_abort(m, s, rc);
+	d->stream = s;
+	return 0;
+}
+
 /* drivers/crypto/ccp/sev-dev-tsm.c dsm_connect(), v6.19 */
 static int sev_tio_connect(struct sim_model *m, struct sim_tsm *t,
 			   struct sim_dev *d)
 {
-	struct ide_stream *s;
+	struct sim_ide_stream *s;
 	int rc;
 
-	if (!dev_has_doe(d, "0001:02"))
+	if (!sim_dev_has_doe(d, "0001:02"))
 		return -EFAULT;	/* CMA mailbox must support SSESSION */
-	rc = ide_stream_alloc(m, d, &s);
+	rc = sim_ide_stream_alloc(m, d, &s);
 	if (rc)
 		return -EFAULT;
 	s->tsm = t;
@@ -246,26 +285,26 @@ static int sev_tio_connect(struct sim_model *m, struct sim_tsm *t,
 	s->ep_tee = true;
 	s->rp_cfg = true;
 	s->rp_tee = false;
-	ide_stream_setup(s, false);
-	ide_stream_setup(s, true);
+	sim_ide_stream_setup(s, false);
+	sim_ide_stream_setup(s, true);
 	if (fault_hits(d, STAGE_SETUP, &rc))
 		goto release;
 	/* streams_enable(): result ignored, an Insecure stream stays registered */
-	if (ide_stream_enable(s, true) == 0) {
-		if (ide_stream_enable(s, false))
-			ide_stream_disable(s, true);
+	if (sim_ide_stream_enable(s, true) == 0) {
+		if (sim_ide_stream_enable(s, false))
+			sim_ide_stream_disable(s, true);
 	}
 	if (fault_hits(d, STAGE_ENABLE, &rc))
 		goto release;
-	rc = ide_stream_register(m, s);
+	rc = sim_ide_stream_register(m, s);
 	if (!rc && (m->abi == ABI_PROPOSED || m->rc1_links))
-		rc = tsm_stream_register(m, s);
+		rc = sim_tsm_stream_register(m, s);
 	if (rc || fault_hits(d, STAGE_REGISTER, &rc))
 		goto release;
 	d->stream = s;
 	return 0;
 release:
-	ide_stream_release(m, s);
+	sim_ide_stream_release(m, s);
 	return rc;
 }
 
@@ -273,7 +312,7 @@ release:
 static int sample_connect(struct sim_model *m, struct sim_tsm *t,
 			  struct sim_dev *d)
 {
-	struct ide_stream *s;
+	struct sim_ide_stream *s;
 	int id = -1, rc;
 
 	for (int i = 0; i < SIM_SAMPLE_IDS; i++)
@@ -283,7 +322,7 @@ static int sample_connect(struct sim_model *m, struct sim_tsm *t,
 		}
 	if (id < 0)
 		return -EBUSY;	/* the sample's 4-entry Stream ID bitmap */
-	rc = ide_stream_alloc(m, d, &s);
+	rc = sim_ide_stream_alloc(m, d, &s);
 	if (rc)
 		return -ENOMEM;
 	t->sample_ids[id] = 1;
@@ -291,77 +330,35 @@ static int sample_connect(struct sim_model *m, struct sim_tsm *t,
 	s->sample_id = id;
 	s->stream_id = id;
 	if (fault_hits(d, STAGE_ALLOC, &rc))
-		goto release;
-	rc = ide_stream_register(m, s);
-	if (rc || fault_hits(d, STAGE_REGISTER, &rc))
-		goto release;
-	ide_stream_setup(s, false);
-	ide_stream_setup(s, true);
-	if (fault_hits(d, STAGE_SETUP, &rc))
-		goto release;
-	rc = tsm_stream_register(m, s);
-	if (rc)
-		goto release;
+		return connect_abort(m, s, rc);
 	/* the modelled TSM enables the Root Port side, the sample the EP */
-	rc = ide_stream_enable(s, true);
-	if (!rc)
-		rc = ide_stream_enable(s, false);
-	if (rc || fault_hits(d, STAGE_ENABLE, &rc))
-		goto release;
-	d->stream = s;
-	return 0;
-release:
-	t->sample_ids[id] = 0;
-	ide_stream_release(m, s);
-	return rc;
+	return connect_finish(m, d, s);
 }
 
 /* How a provider that follows the core helpers' order differs: the Stream ID and the setup. */
 struct core_flavour {
-	int (*pick_id)(struct sim_model *m, struct sim_tsm *t, struct ide_stream *s);
+	int (*pick_id)(struct sim_model *m, struct sim_tsm *t, struct sim_ide_stream *s);
 };
 
 /* A link TSM that uses the core helpers in their documented order (ABI.md §2.3) */
 static int core_connect(struct sim_model *m, struct sim_tsm *t,
 			struct sim_dev *d, const struct core_flavour *f)
 {
-	struct ide_stream *s;
+	struct sim_ide_stream *s;
 	int rc;
 
-	rc = ide_stream_alloc(m, d, &s);
+	rc = sim_ide_stream_alloc(m, d, &s);
 	if (rc)
 		return -ENOMEM;
 	s->tsm = t;
-	if (fault_hits(d, STAGE_ALLOC, &rc))
-		goto release;
-	rc = f->pick_id(m, t, s);
-	if (rc)
-		goto release;
-	rc = ide_stream_register(m, s);
-	if (rc || fault_hits(d, STAGE_REGISTER, &rc))
-		goto release;
-	ide_stream_setup(s, false);
-	ide_stream_setup(s, true);
-	if (fault_hits(d, STAGE_SETUP, &rc))
-		goto release;
-	rc = tsm_stream_register(m, s);
-	if (rc)
-		goto release;
-	rc = ide_stream_enable(s, true);
-	if (!rc)
-		rc = ide_stream_enable(s, false);
-	if (rc || fault_hits(d, STAGE_ENABLE, &rc))
-		goto release;
-	d->stream = s;
-	return 0;
-release:
-	ide_stream_release(m, s);
-	return rc;
+	if (fault_hits(d, STAGE_ALLOC, &rc) || (rc = f->pick_id(m, t, s)))
+		return connect_abort(m, s, rc);
+	return connect_finish(m, d, s);
 }
 
 /* generic: lowest Stream ID free on this host bridge; 255 stays reserved */
 static int generic_pick_id(struct sim_model *m, struct sim_tsm *t,
-			   struct ide_stream *s)
+			   struct sim_ide_stream *s)
 {
 	(void)m;
 	(void)t;
@@ -374,9 +371,9 @@ static int generic_pick_id(struct sim_model *m, struct sim_tsm *t,
 }
 
 static bool module_id_used(struct sim_model *m, struct sim_tsm *t,
-			   struct ide_stream *s, unsigned id)
+			   struct sim_ide_stream *s, unsigned id)
 {
-	for (struct ide_stream *o = m->streams; o; o = o->next)
+	for (struct sim_ide_stream *o = m->streams; o; o = o->next)
 		if (o != s && o->tsm == t && o->hb == s->hb &&
 		    o->stream_id == (int)id)
 			return true;
@@ -391,7 +388,7 @@ static bool module_id_used(struct sim_model *m, struct sim_tsm *t,
  * and only the prefetchable window goes into the root port's association.
  */
 static int tdx_pick_id(struct sim_model *m, struct sim_tsm *t,
-		       struct ide_stream *s)
+		       struct sim_ide_stream *s)
 {
 	if (s->ep->faults.seamcall_fail)
 		return -EFAULT;
@@ -416,9 +413,9 @@ int sim_connect(struct sim_model *m, struct sim_dev *d, long tsm_id)
 	struct sim_tsm *t;
 	int rc;
 
-	if (dev_has_ctx(d))
+	if (sim_dev_has_ctx(d))
 		return -EBUSY;	/* connected already, or locked by a devsec TSM */
-	t = model_find_tsm(m, tsm_id);
+	t = sim_model_find_tsm(m, tsm_id);
 	if (!t || t->kind != TSM_LINK)
 		return -ENXIO;
 	rc = probe_pf0(t, d);
@@ -446,7 +443,7 @@ int sim_connect(struct sim_model *m, struct sim_dev *d, long tsm_id)
 	}
 	/* a later Secure->Insecure transition (link-down like, ABI.md §3) */
 	if (d->stream && (d->faults.rp_dropped || d->faults.ep_dropped)) {
-		struct ide_stream *s = d->stream;
+		struct sim_ide_stream *s = d->stream;
 
 		if (d->faults.rp_dropped)
 			s->rp->ide.sel[s->r].sts &= ~0xfu;
@@ -473,7 +470,7 @@ static void do_disconnect(struct sim_model *m, struct sim_dev *d)
 	if (d->stream) {
 		if (t->provider == PROV_DEVSEC_SAMPLE && d->stream->sample_id >= 0)
 			t->sample_ids[d->stream->sample_id] = 0;
-		ide_stream_release(m, d->stream);
+		sim_ide_stream_release(m, d->stream);
 		d->stream = NULL;
 	}
 	clear_ctx(d);
@@ -484,7 +481,7 @@ int sim_disconnect(struct sim_model *m, struct sim_dev *d, const char *buf,
 {
 	if (!d->ctx_tsm || d->ctx_dsm != d)
 		return -ENXIO;
-	if (!sysfs_streq(buf, len, d->ctx_tsm->name))
+	if (!sim_sysfs_streq(buf, len, d->ctx_tsm->name))
 		return -EINVAL;
 	do_disconnect(m, d);
 	return 0;
@@ -550,13 +547,13 @@ int sim_boot_connects(struct sim_model *m, char **err)
 
 		if (!d->boot_connect)
 			continue;
-		rc = parse_tsm_name(d->boot_connect, strlen(d->boot_connect), &id);
+		rc = sim_parse_tsm_name(d->boot_connect, strlen(d->boot_connect), &id);
 		if (!rc)
 			rc = sim_connect(m, d, id);
 		d->boot_h = d->boot_r = d->boot_e = -1;
 		if (rc) {
-			*err = xasprintf("%s: build-time connect to %s failed: %s",
-					 d->name, d->boot_connect, strerror(-rc));
+			*err = sim_xasprintf("%s: build-time connect to %s failed: %s",
+					     d->name, d->boot_connect, strerror(-rc));
 			return rc;
 		}
 	}
@@ -567,8 +564,8 @@ int sim_boot_connects(struct sim_model *m, char **err)
 		if (!d->boot_bound)
 			continue;
 		if (!d->ctx_tsm) {
-			*err = xasprintf("%s: \"bound\" needs a TSM context (connect it or its DSM)",
-					 d->name);
+			*err = sim_xasprintf("%s: \"bound\" needs a TSM context (connect it or its DSM)",
+					     d->name);
 			return -EINVAL;
 		}
 		d->bound = true;
@@ -583,7 +580,7 @@ int sim_sample_bind(struct sim_model *m, struct sim_tsm *t, const char *buf,
 	struct sim_dev *d = NULL;
 
 	for (size_t i = 0; i < m->nr_devs && !d; i++)
-		if (m->devs[i]->present && sysfs_streq(buf, len, m->devs[i]->name))
+		if (m->devs[i]->present && sim_sysfs_streq(buf, len, m->devs[i]->name))
 			d = m->devs[i];
 	if (!d)
 		return -ENODEV;

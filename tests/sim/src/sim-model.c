@@ -1,24 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* model.c: lookups and the kernel's visibility predicates over the model. */
+/* sim-model.c: lookups and the kernel's visibility predicates over the model. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim.h"
 
-unsigned dev_rid(const struct sim_dev *d)
+unsigned sim_dev_rid(const struct sim_dev *d)
 {
 	return (d->bus << 8) | (d->slot << 3) | d->fn;
 }
 
-bool dev_is_pcie(const struct sim_dev *d)
+bool sim_dev_is_pcie(const struct sim_dev *d)
 {
 	return d->type != PT_CONVENTIONAL;
 }
 
 /* is_pci_tsm_pf0(): ABI.md §2.1 */
-bool dev_is_pf0(const struct sim_dev *d)
+bool sim_dev_is_pf0(const struct sim_dev *d)
 {
-	if (!dev_is_pcie(d) || d->physfn)
+	if (!sim_dev_is_pcie(d) || d->physfn)
 		return false;
 	if (d->type != PT_ENDPOINT && d->type != PT_UPSTREAM &&
 	    d->type != PT_RCIEP)
@@ -28,7 +28,7 @@ bool dev_is_pf0(const struct sim_dev *d)
 	return d->fn == 0;
 }
 
-bool dev_has_doe(const struct sim_dev *d, const char *feature)
+bool sim_dev_has_doe(const struct sim_dev *d, const char *feature)
 {
 	for (size_t i = 0; i < d->nr_doe; i++)
 		if (!strcmp(d->doe[i], feature))
@@ -37,7 +37,7 @@ bool dev_has_doe(const struct sim_dev *d, const char *feature)
 }
 
 /* pcie_find_root_port() */
-struct sim_dev *dev_root_port(struct sim_dev *d)
+struct sim_dev *sim_dev_root_port(struct sim_dev *d)
 {
 	for (struct sim_dev *p = d->parent; p; p = p->parent)
 		if (p->type == PT_ROOT_PORT)
@@ -45,7 +45,7 @@ struct sim_dev *dev_root_port(struct sim_dev *d)
 	return NULL;
 }
 
-struct sim_dev *model_find_dev(struct sim_model *m, const char *bdf)
+struct sim_dev *sim_model_find_dev(struct sim_model *m, const char *bdf)
 {
 	for (size_t i = 0; i < m->nr_devs; i++)
 		if (!strcmp(m->devs[i]->name, bdf))
@@ -53,7 +53,7 @@ struct sim_dev *model_find_dev(struct sim_model *m, const char *bdf)
 	return NULL;
 }
 
-struct sim_dev *model_find_dev_dir(struct sim_model *m, const char *dir)
+struct sim_dev *sim_model_find_dev_dir(struct sim_model *m, const char *dir)
 {
 	for (size_t i = 0; i < m->nr_devs; i++)
 		if (m->devs[i]->present && !strcmp(m->devs[i]->dir, dir))
@@ -61,7 +61,7 @@ struct sim_dev *model_find_dev_dir(struct sim_model *m, const char *dir)
 	return NULL;
 }
 
-struct sim_tsm *model_find_tsm(struct sim_model *m, long id)
+struct sim_tsm *sim_model_find_tsm(struct sim_model *m, long id)
 {
 	for (size_t i = 0; i < m->nr_tsms; i++)
 		if ((long)m->tsms[i]->id == id && m->tsms[i]->pci_ready)
@@ -69,7 +69,7 @@ struct sim_tsm *model_find_tsm(struct sim_model *m, long id)
 	return NULL;
 }
 
-size_t model_hb_index(struct sim_model *m, const struct host_bridge *hb)
+size_t sim_model_hb_index(struct sim_model *m, const struct sim_host_bridge *hb)
 {
 	for (size_t i = 0; i < m->nr_hbs; i++)
 		if (m->hbs[i] == hb)
@@ -77,7 +77,7 @@ size_t model_hb_index(struct sim_model *m, const struct host_bridge *hb)
 	return 0;
 }
 
-unsigned model_link_tsms(const struct sim_model *m)
+unsigned sim_model_link_tsms(const struct sim_model *m)
 {
 	unsigned n = 0;
 
@@ -86,7 +86,7 @@ unsigned model_link_tsms(const struct sim_model *m)
 	return n;
 }
 
-unsigned model_devsec_tsms(const struct sim_model *m)
+unsigned sim_model_devsec_tsms(const struct sim_model *m)
 {
 	unsigned n = 0;
 
@@ -96,46 +96,46 @@ unsigned model_devsec_tsms(const struct sim_model *m)
 }
 
 /* pci_tsm_link_group_visible(): also gates 'authenticated' */
-bool vis_link_group(const struct sim_model *m, const struct sim_dev *d)
+bool sim_vis_link_group(const struct sim_model *m, const struct sim_dev *d)
 {
-	if (!model_link_tsms(m) || !dev_is_pcie(d))
+	if (!sim_model_link_tsms(m) || !sim_dev_is_pcie(d))
 		return false;
-	return dev_is_pf0(d) || d->ctx_tsm;
+	return sim_dev_is_pf0(d) || d->ctx_tsm;
 }
 
-bool vis_connect(const struct sim_model *m, const struct sim_dev *d)
+bool sim_vis_connect(const struct sim_model *m, const struct sim_dev *d)
 {
-	return vis_link_group(m, d) && dev_is_pf0(d);
+	return sim_vis_link_group(m, d) && sim_dev_is_pf0(d);
 }
 
-bool vis_dsm(const struct sim_model *m, const struct sim_dev *d)
+bool sim_vis_dsm(const struct sim_model *m, const struct sim_dev *d)
 {
-	if (!vis_link_group(m, d))
+	if (!sim_vis_link_group(m, d))
 		return false;
-	return dev_is_pf0(d) || (d->ctx_tsm && d->ctx_dsm->tee);
+	return sim_dev_is_pf0(d) || (d->ctx_tsm && d->ctx_dsm->tee);
 }
 
-bool vis_bound(const struct sim_model *m, const struct sim_dev *d)
+bool sim_vis_bound(const struct sim_model *m, const struct sim_dev *d)
 {
-	if (!vis_link_group(m, d))
+	if (!sim_vis_link_group(m, d))
 		return false;
-	return (dev_is_pf0(d) && d->tee) || (d->ctx_tsm && d->ctx_dsm->tee);
+	return (sim_dev_is_pf0(d) && d->tee) || (d->ctx_tsm && d->ctx_dsm->tee);
 }
 
 /* proposed: lock/accept/unlock on DEVCAP.TEE functions with a devsec TSM */
-bool vis_devsec(const struct sim_model *m, const struct sim_dev *d)
+bool sim_vis_devsec(const struct sim_model *m, const struct sim_dev *d)
 {
-	return m->abi == ABI_PROPOSED && model_devsec_tsms(m) &&
-	       dev_is_pcie(d) && d->tee;
+	return m->abi == ABI_PROPOSED && sim_model_devsec_tsms(m) &&
+	       sim_dev_is_pcie(d) && d->tee;
 }
 
 /* pdev->tsm != NULL: connected (or a DSM's dependent), or locked to a devsec TSM */
-bool dev_has_ctx(const struct sim_dev *d)
+bool sim_dev_has_ctx(const struct sim_dev *d)
 {
 	return d->ctx_tsm || d->lock_tsm;
 }
 
-struct sim_driver *model_find_driver(struct sim_model *m, const char *name)
+struct sim_driver *sim_model_find_driver(struct sim_model *m, const char *name)
 {
 	for (size_t i = 0; i < m->nr_drivers; i++)
 		if (!strcmp(m->drivers[i].name, name))
@@ -143,7 +143,7 @@ struct sim_driver *model_find_driver(struct sim_model *m, const char *name)
 	return NULL;
 }
 
-struct sim_module *model_find_module(struct sim_model *m, const char *name)
+struct sim_module *sim_model_find_module(struct sim_model *m, const char *name)
 {
 	for (size_t i = 0; i < m->nr_modules; i++)
 		if (!strcmp(m->modules[i].name, name))
@@ -152,7 +152,7 @@ struct sim_module *model_find_module(struct sim_model *m, const char *name)
 }
 
 /* Something of module @name is there: no such module (built in) or it is loaded. */
-bool module_live(const struct sim_model *m, const char *name)
+bool sim_module_live(const struct sim_model *m, const char *name)
 {
 	for (size_t i = 0; i < m->nr_modules; i++)
 		if (!strcmp(m->modules[i].name, name))
@@ -161,12 +161,12 @@ bool module_live(const struct sim_model *m, const char *name)
 }
 
 /* The driver core knows @drv: its module is loaded, or it is built in. */
-bool driver_registered(const struct sim_model *m, const struct sim_driver *drv)
+bool sim_driver_registered(const struct sim_model *m, const struct sim_driver *drv)
 {
-	return module_live(m, drv->name);
+	return sim_module_live(m, drv->name);
 }
 
-unsigned hb_available(const struct host_bridge *hb)
+unsigned sim_hb_available(const struct sim_host_bridge *hb)
 {
 	unsigned n = hb->nr_streams;
 
@@ -174,4 +174,15 @@ unsigned hb_available(const struct host_bridge *hb)
 		if (hb->pool[i])
 			n--;
 	return n;
+}
+
+/* Does @t's provider take @d's host bridge (its "host_bridges" list, or all)? */
+bool sim_tsm_serves_dev(const struct sim_tsm *t, const struct sim_dev *d)
+{
+	if (!t->nr_hbs)
+		return true;
+	for (size_t i = 0; i < t->nr_hbs; i++)
+		if (!strcmp(t->hbs[i], d->hb->name))
+			return true;
+	return false;
 }

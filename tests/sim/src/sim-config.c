@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * config.c: the bytes of a function's config space, generated from the model:
+ * sim-config.c: the bytes of a function's config space, generated from the model:
  * type 0/1 header, PCIe capability at 0x40, extended capabilities from 0x100
  * (the topology's "ext_caps" others, then DOE 0x2E, SR-IOV 0x10, IDE 0x30 laid
  * out as in ABI.md §3).
@@ -26,13 +26,13 @@ static void put32(uint8_t *b, unsigned off, uint32_t v)
 		b[off + i] = (v >> (8 * i)) & 0xff;
 }
 
-size_t config_size(const struct sim_dev *d)
+size_t sim_config_size(const struct sim_dev *d)
 {
 	/* conventional PCI functions have no extended config space */
-	return dev_is_pcie(d) ? 4096 : 256;
+	return sim_dev_is_pcie(d) ? 4096 : 256;
 }
 
-bool config_is_bridge(const struct sim_dev *d)
+bool sim_config_is_bridge(const struct sim_dev *d)
 {
 	return d->type == PT_ROOT_PORT || d->type == PT_UPSTREAM ||
 	       d->type == PT_DOWNSTREAM || d->type == PT_PCIE_PCI_BRIDGE ||
@@ -60,14 +60,14 @@ static void header(const struct sim_dev *d, uint8_t *b)
 	/* a VF's Vendor/Device ID registers read all-ones (SR-IOV spec) */
 	put16(b, 0x00, vf ? 0xffff : d->vendor);
 	put16(b, 0x02, vf ? 0xffff : d->device);
-	put16(b, 0x04, d->driver || config_is_bridge(d) ? 0x0006 : 0x0000);
-	put16(b, 0x06, dev_is_pcie(d) ? 0x0010 : 0x0000);
+	put16(b, 0x04, d->driver || sim_config_is_bridge(d) ? 0x0006 : 0x0000);
+	put16(b, 0x06, sim_dev_is_pcie(d) ? 0x0010 : 0x0000);
 	b[0x08] = d->revision;
 	b[0x09] = d->class & 0xff;
 	b[0x0a] = (d->class >> 8) & 0xff;
 	b[0x0b] = (d->class >> 16) & 0xff;
-	b[0x0e] = (config_is_bridge(d) ? 1 : 0) | (multifunction(d) ? 0x80 : 0);
-	if (config_is_bridge(d)) {
+	b[0x0e] = (sim_config_is_bridge(d) ? 1 : 0) | (multifunction(d) ? 0x80 : 0);
+	if (sim_config_is_bridge(d)) {
 		b[0x18] = d->bus;
 		b[0x19] = d->secondary;
 		b[0x1a] = d->subordinate;
@@ -93,7 +93,7 @@ static void header(const struct sim_dev *d, uint8_t *b)
 		}
 	} else {
 		for (int i = 0; i < 6; i++) {
-			const struct bar *bar = &d->bars[i];
+			const struct sim_bar *bar = &d->bars[i];
 			uint32_t lo;
 
 			if (!bar->present)
@@ -107,7 +107,7 @@ static void header(const struct sim_dev *d, uint8_t *b)
 		put16(b, 0x2c, d->subvendor);
 		put16(b, 0x2e, d->subdevice);
 	}
-	if (dev_is_pcie(d))
+	if (sim_dev_is_pcie(d))
 		b[0x34] = CAP_PCIE_OFF;
 }
 
@@ -138,7 +138,7 @@ static void pcie_cap(const struct sim_dev *d, uint8_t *b)
 	}
 }
 
-static unsigned ide_cap_size(const struct dev_ide *ide)
+static unsigned ide_cap_size(const struct sim_dev_ide *ide)
 {
 	unsigned sz = 0x0c + 8 * ide->nr_link;
 
@@ -177,7 +177,7 @@ static unsigned ext_filler_size(unsigned i)
 
 static void ide_cap(const struct sim_dev *d, uint8_t *b, unsigned o)
 {
-	const struct dev_ide *ide = &d->ide;
+	const struct sim_dev_ide *ide = &d->ide;
 	unsigned p = o + 0x0c;
 
 	put32(b, o + 0x04, ide->cap);
@@ -188,7 +188,7 @@ static void ide_cap(const struct sim_dev *d, uint8_t *b, unsigned o)
 	}
 	/* spec layout: each block sized by its own association count */
 	for (unsigned i = 0; i < ide->nr_sel; i++) {
-		const struct sel_block *s = &ide->sel[i];
+		const struct sim_sel_block *s = &ide->sel[i];
 
 		put32(b, p + 0x00, s->nr_assoc & 0xf);
 		put32(b, p + 0x04, s->ctl);
@@ -228,13 +228,13 @@ static unsigned ext_layout(const struct sim_dev *d, unsigned *doe,
 	return off;
 }
 
-void config_build(const struct sim_dev *d, uint8_t *b)
+void sim_config_build(const struct sim_dev *d, uint8_t *b)
 {
 	unsigned doe, sriov, ide;
 
-	memset(b, 0, config_size(d));
+	memset(b, 0, sim_config_size(d));
 	header(d, b);
-	if (!dev_is_pcie(d))
+	if (!sim_dev_is_pcie(d))
 		return;
 	pcie_cap(d, b);
 	ext_layout(d, &doe, &sriov, &ide);
@@ -270,7 +270,7 @@ void config_build(const struct sim_dev *d, uint8_t *b)
 }
 
 /* Bytes the extended capabilities need; the loader refuses what does not fit. */
-unsigned config_ext_end(const struct sim_dev *d)
+unsigned sim_config_ext_end(const struct sim_dev *d)
 {
 	unsigned a, b, c;
 

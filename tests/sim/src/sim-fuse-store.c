@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* sim-fuse-store.c: a write(2) in the live mount, dispatched to the kernel store() it reaches. */
+#define FUSE_USE_VERSION 35
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fuse.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim-fuse.h"
+
+/* kobject uevent_store(): only the known actions are accepted */
+static int uevent_store(const char *buf, size_t len)
+{
+	static const char *const actions[] = { "add", "remove", "change",
+					       "move", "online", "offline",
+					       "bind", "unbind", NULL };
+
+	for (const char *const *a = actions; *a; a++) {
+		size_t n = strlen(*a);
+
+		if (len >= n && !memcmp(buf, *a, n) &&
+		    (len == n || buf[n] == '\n' || buf[n] == ' ' || !buf[n]))
+			return 0;
+	}
+	return -EINVAL;
+}
+
+/* A store to one of the device's tsm/ attributes, under pci_tsm_rwsem. */
+static int tsm_store(struct sim_dev *d, const char *attr, const char *buf,
+		     size_t len)
+{
+	bool conn = !strcmp(attr, "tsm/connect"), lock = !strcmp(attr, "tsm/lock");
+	char *str = strndup(buf, len);	/* the NUL-terminated copy kernfs passes */
+	long id = 0;
+	int rc;
+
+	if (!str)
+		return -ENOMEM;
+	/* connect and lock parse before taking the lock, as their store()s do */
+	if ((conn || lock) && sim_parse_tsm_name(buf, len, &id)) {
+		free(str);
+		return -EINVAL;
+	}
+	pthread_rwlock_wrlock(&sim_fuse.rwsem);
+	if (!d->present) {
+		rc = -ENODEV;
+		goto out;
+	}
+	if (d->faults.write_delay_ms)
+		sim_fuse_sleep_ms(d->faults.write_delay_ms);
+	if (conn)
+		rc = sim_connect(sim_fuse.m, d, id);
+	else if (lock)
+		rc = sim_lock(sim_fuse.m, d, id);
+	else if (!strcmp(attr, "tsm/accept"))
+		rc = sim_accept(sim_fuse.m, d, str);
+	else if (!strcmp(attr, "tsm/unlock"))
+		rc = sim_unlock(sim_fuse.m, d, buf, len);
+	else
+		rc = sim_disconnect(sim_fuse.m, d, buf, len);
+	sim_tree_sync(sim_fuse.m, sim_fuse.root);
+out:
+	pthread_rwlock_unlock(&sim_fuse.rwsem);
+	free(str);
+	return rc;
+}
+
+/* Is @attr sys/devices/faux/FAUX/A (*first = true) or sys/devices/faux/FAUX/B? */
+static bool faux_attr_is(const char *attr, const char *faux, const char *a,
+			 const char *b, bool *first)
+{
+	char *pa = sim_xasprintf("sys/devices/faux/%s/%s", faux, a);
+	char *pb = sim_xasprintf("sys/devices/faux/%s/%s", faux, b);
+	bool hit;
+
+	*first = !strcmp(attr, pa);
+	hit = *first || !strcmp(attr, pb);
+	free(pa);
+	free(pb);
+	return hit;
+}
+
+/* The devsec sample link TSM whose faux dir holds @attr as tsm_bind/tsm_unbind */
+static struct sim_tsm *sample_trigger(const char *attr, bool *bind)
+{
+	for (size_t i = 0; i < sim_fuse.m->nr_tsms; i++) {
+		struct sim_tsm *t = sim_fuse.m->tsms[i];
+
+		if (t->provider == PROV_DEVSEC_SAMPLE && t->kind == TSM_LINK &&
+		    t->parent_faux && t->pci_ready &&
+		    faux_attr_is(attr, t->parent_faux, "tsm_bind", "tsm_unbind", bind))
+			return t;
+	}
+	return NULL;
+}
+
+enum drv_op { DRV_BIND, DRV_UNBIND, DRV_NEW_ID, DRV_REMOVE_ID };
+
+/* The registered driver whose sys/bus/pci/drivers/NAME/{bind,unbind,new_id,remove_id} @attr is */
+static struct sim_driver *driver_trigger(const char *attr, enum drv_op *op)
+{
+	static const char prefix[] = "sys/bus/pci/drivers/";
+	static const char *const ops[] = { "/bind", "/unbind", "/new_id", "/remove_id" };
+	const char *name = attr + sizeof(prefix) - 1, *slash;
+	struct sim_driver *drv = NULL;
+	char *n;
+
+	if (strncmp(attr, prefix, sizeof(prefix) - 1) ||
+	    !(slash = strchr(name, '/')))
+		return NULL;
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(slash, ops[i])) {
+			*op = (enum drv_op)i;
+			n = strndup(name, slash - name);
+			if (!n)
+				return NULL;
+			drv = sim_model_find_driver(sim_fuse.m, n);
+			free(n);
+			break;
+		}
+	return drv && sim_driver_registered(sim_fuse.m, drv) ? drv : NULL;
+}
+
+/* Send what the last operation queued (taken under the lock, sent after it). */
+static void flush_events(void)
+{
+	struct sim_event *ev;
+	size_t n;
+
+	pthread_rwlock_wrlock(&sim_fuse.rwsem);
+	ev = sim_fuse.m->events;
+	n = sim_fuse.m->nr_events;
+	sim_fuse.m->events = NULL;
+	sim_fuse.m->nr_events = 0;
+	pthread_rwlock_unlock(&sim_fuse.rwsem);
+	for (size_t i = 0; i < n; i++) {
+		if (sim_fuse.uevents_ok)
+			sim_uevent_send(ev[i].action, ev[i].dir, ev[i].subsystem);
+		free(ev[i].action);
+		free(ev[i].dir);
+		free(ev[i].subsystem);
+	}
+	free(ev);
+}
+
+/* The evidence-input TSM whose faux device holds @attr (certs or transcript) */
+static struct sim_tsm *evidence_input(const char *attr, bool *certs)
+{
+	for (size_t i = 0; i < sim_fuse.m->nr_tsms; i++) {
+		struct sim_tsm *t = sim_fuse.m->tsms[i];
+
+		if (t->evidence_inputs &&
+		    faux_attr_is(attr, t->parent_faux, "certs", "transcript", certs))
+			return t;
+	}
+	return NULL;
+}
+
+#define EVIDENCE_MAX 0x01000000	/* PCI_TSM_MAX_OBJECT_SIZE, 16 MiB */
+
+/* A binary store: the bytes land at their offset, up to the object limit. */
+static int evidence_write(struct sim_tsm *t, bool certs, const char *buf,
+			  size_t size, off_t off)
+{
+	uint8_t **data = certs ? &t->certs : &t->transcript;
+	size_t *len = certs ? &t->certs_len : &t->transcript_len;
+	size_t end = (size_t)off + size;
+	int rc = (int)size;
+
+	pthread_rwlock_wrlock(&sim_fuse.rwsem);
+	if (end > EVIDENCE_MAX) {
+		rc = -EFBIG;
+	} else {
+		if (end > *len) {
+			uint8_t *nb = realloc(*data, end);
+
+			if (!nb) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			memset(nb + *len, 0, end - *len);
+			*data = nb;
+			*len = end;
+		}
+		memcpy(*data + off, buf, size);
+	}
+out:
+	pthread_rwlock_unlock(&sim_fuse.rwsem);
+	return rc;
+}
+
+static int control_store(const char *buf, size_t len)
+{
+	enum sim_control_op op;
+	struct sim_tsm *t;
+	int rc = sim_cost_control(buf, len);
+
+	if (rc != 1)
+		return rc;
+	pthread_rwlock_wrlock(&sim_fuse.rwsem);
+	rc = sim_control_apply(sim_fuse.m, buf, len, &op, &t);
+	if (!rc && (op == CTL_NONE || op == CTL_MODULE))
+		sim_tree_sync(sim_fuse.m, sim_fuse.root);
+	pthread_rwlock_unlock(&sim_fuse.rwsem);
+	if (!rc && op == CTL_REGISTER)
+		sim_fuse_tsm_register(t);
+	else if (!rc && op == CTL_UNREGISTER)
+		sim_fuse_tsm_unregister(t);
+	flush_events();
+	return rc;
+}
+
+int sim_fuse_write(const char *path, const char *buf, size_t size, off_t off,
+		     struct fuse_file_info *fi)
+{
+	struct sim_fuse_handle *h = (struct sim_fuse_handle *)(uintptr_t)fi->fh;
+	const char *attr = h->attr;
+	struct sim_driver *drv;
+	struct sim_tsm *t;
+	enum drv_op op;
+	bool bind;
+	int rc;
+
+	(void)path;
+	if (!size)
+		return 0;
+	if (h->rep && sim_report_attr_is_bin(h->rattr))
+		return sim_fuse_report_write_bin(h, buf, size, off);
+	if (!h->dev && (t = evidence_input(attr, &bind)))
+		return evidence_write(t, bind, buf, size, off);
+	/* sysfs stores see each write() whole, at any offset */
+	if (size > SYSFS_PAGE - 1)
+		size = SYSFS_PAGE - 1;
+	if (h->rep)
+		return sim_fuse_report_write_text(h, buf, size);
+	if (h->dev && !h->dev->present)
+		return -ENODEV;
+	if (h->dev && (!strcmp(attr, "tsm/connect") ||
+		       !strcmp(attr, "tsm/disconnect") ||
+		       !strcmp(attr, "tsm/lock") ||
+		       !strcmp(attr, "tsm/accept") ||
+		       !strcmp(attr, "tsm/unlock"))) {
+		rc = tsm_store(h->dev, attr, buf, size);
+	} else if (!h->dev && (drv = driver_trigger(attr, &op))) {
+		char *str = strndup(buf, size);
+
+		if (!str)
+			return -ENOMEM;
+		pthread_rwlock_wrlock(&sim_fuse.rwsem);
+		if (op == DRV_BIND || op == DRV_UNBIND)
+			rc = sim_driver_bind_store(sim_fuse.m, drv, buf, size, op == DRV_BIND);
+		else
+			rc = sim_driver_id_store(sim_fuse.m, drv, str, op == DRV_NEW_ID);
+		sim_tree_sync(sim_fuse.m, sim_fuse.root);
+		pthread_rwlock_unlock(&sim_fuse.rwsem);
+		free(str);
+		flush_events();
+	} else if (h->dev && !strcmp(attr, "driver_override")) {
+		pthread_rwlock_wrlock(&sim_fuse.rwsem);
+		rc = h->dev->present ? sim_driver_override_store(h->dev, buf, size) : -ENODEV;
+		sim_tree_sync(sim_fuse.m, sim_fuse.root);
+		pthread_rwlock_unlock(&sim_fuse.rwsem);
+	} else if (h->dev && !strcmp(attr, "config")) {
+		rc = -EPERM;	/* deliberate: the tool must never write config */
+	} else if (!h->dev && (t = sample_trigger(attr, &bind))) {
+		pthread_rwlock_wrlock(&sim_fuse.rwsem);
+		rc = sim_sample_bind(sim_fuse.m, t, buf, size, bind);
+		sim_tree_sync(sim_fuse.m, sim_fuse.root);
+		pthread_rwlock_unlock(&sim_fuse.rwsem);
+	} else if (!h->dev && !strcmp(attr, CONTROL_FILE)) {
+		rc = control_store(buf, size);
+	} else if (!strcmp(sim_fuse_base_name(attr), "uevent")) {
+		rc = uevent_store(buf, size);
+	} else {
+		rc = -EOPNOTSUPP;	/* e.g. sriov_numvfs: not simulated */
+	}
+	if (h->dev)
+		sim_fuse_count_op(h->dev, true);
+	return rc ? rc : (int)size;
+}
