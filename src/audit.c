@@ -74,48 +74,15 @@ const struct audit_check *audit_check_lookup(const char *id)
 
 /* ---- small facts about snapshot objects ---- */
 
-static bool nonempty(const char *s)
-{
-	return s && *s;
-}
-
-/* Config space decoded far enough to trust fields past the header. */
-static bool cfg_known(const struct pci_func *f)
-{
-	return f && f->cfg_read && !f->cfg_err && !f->needs_root && f->cfg.header_valid;
-}
-
-/* Unreadable for lack of privilege: 64-byte header only, or EACCES/EPERM outright. */
-static bool cfg_needs_root(const struct pci_func *f)
-{
-	return f && (f->needs_root || f->cfg_err == -EACCES || f->cfg_err == -EPERM);
-}
-
 static unsigned int rid_of(const struct pci_func *f)
 {
 	return (f->bus & 0xff) << 8 | (f->dev & 0x1f) << 3 | (f->fn & 7);
 }
 
-static const char *func_tsm(const struct pci_func *f)
-{
-	if (nonempty(f->connect))
-		return f->connect;
-	if (nonempty(f->lock))
-		return f->lock;
-	if (f->dsm_func && nonempty(f->dsm_func->connect))
-		return f->dsm_func->connect;
-	return NULL;
-}
-
-static bool is_link_tsm(const struct tsm *t)
-{
-	return !t->has_pci_mode || streq(t->mode, "link");
-}
-
 static const struct tsm *first_link_tsm(const struct tsm_snapshot *snap)
 {
 	for (size_t i = 0; i < snap->nr_tsms; i++)
-		if (is_link_tsm(snap->tsms[i]))
+		if (tsm_is_link(snap->tsms[i]))
 			return snap->tsms[i];
 	return NULL;
 }
@@ -341,7 +308,7 @@ static struct subject stream_subject(const struct ide_stream *s, char **buf)
 		.ptr = s, .object = *buf,
 		.dev0 = s->endpoint ? s->endpoint->bdf : base_name(s->target),
 		.dev1 = s->root_port ? s->root_port->bdf : NULL,
-		.tsm = s->endpoint && nonempty(s->endpoint->connect) ? s->endpoint->connect : NULL,
+		.tsm = stream_connected_tsm(s),
 		.hb = s->hb->name,
 	};
 }
@@ -395,7 +362,7 @@ static void check_config_access(struct audit_run *run, const struct audit_check 
 		if (!cfg_examined(d))
 			continue;
 		n++;
-		if (cfg_needs_root(d) && limited++ < 3)
+		if (func_cfg_needs_root(d) && limited++ < 3)
 			add_text(&which, "%s", d->bdf);
 	}
 	if (limited)
@@ -519,7 +486,7 @@ static char *why_unconnectable(const struct pci_func *d)
 {
 	if (d->doe_known && !d->nr_doe_features)
 		return xstrdup("it has no DOE mailbox (no doe_features)");
-	if (d->doe_known && !render_has_doe(d, DOE_FEATURE_CMA))
+	if (d->doe_known && !func_has_doe(d, DOE_FEATURE_CMA))
 		return xstrdup("its DOE mailbox has no CMA/SPDM (doe_features lacks "
 			       DOE_FEATURE_CMA ")");
 	return render_no_pool_reason(d);
@@ -549,32 +516,32 @@ static void check_connected(struct audit_run *run, const struct audit_check *c)
 			     "connected to %s, which is not registered", d->connect);
 		else if (*d->connect)
 			done(run, f, AUDIT_PASS, NULL, "connected to %s", d->connect);
-		else if (render_lock_holder(d) && required(run->opts, d->bdf))
+		else if (func_lock_holder(d) && required(run->opts, d->bdf))
 			done(run, f, AUDIT_FAIL,
 			     xasprintf("unlock it (tsmctl unlock %s), then connect it: a device has "
 				       "one TSM context at a time", d->bdf),
 			     "not connected: locked to %s (TDISP) (required by --require-connected)",
-			     render_lock_holder(d));
-		else if (render_lock_holder(d))
+			     func_lock_holder(d));
+		else if (func_lock_holder(d))
 			done(run, f, AUDIT_SKIP, xstrdup("see device.tdisp"),
 			     "locked to %s (TDISP, a devsec TSM's context): a device has one TSM "
-			     "context at a time, so no link connect", render_lock_holder(d));
+			     "context at a time, so no link connect", func_lock_holder(d));
 		else if (required(run->opts, d->bdf))
 			done(run, f, AUDIT_FAIL, connect_hint(snap, d->bdf),
 			     "not connected (required by --require-connected)");
-		else if (cfg_known(d) && d->cfg.tee_io && (why = why_unconnectable(d))) {
+		else if (func_cfg_known(d) && d->cfg.tee_io && (why = why_unconnectable(d))) {
 			done(run, f, AUDIT_SKIP,
 			     xstrdup("nothing to do: a TSM authenticates a device over a CMA/SPDM DOE "
 				     "mailbox and sets up its streams from the host bridge's pool"),
 			     "TEE-IO capable (DEVCAP.TEE), but %s: no TSM can connect it", why);
 			free(why);
 		}
-		else if (cfg_known(d) && d->cfg.tee_io)
+		else if (func_cfg_known(d) && d->cfg.tee_io)
 			done(run, f, AUDIT_WARN, connect_hint(snap, d->bdf),
 			     "TEE-IO capable (DEVCAP.TEE) but not connected to a TSM");
-		else if (cfg_known(d))
+		else if (func_cfg_known(d))
 			done(run, f, AUDIT_PASS, NULL, "not connected; not TEE-IO capable (IDE only)");
-		else if (cfg_needs_root(d))
+		else if (func_cfg_needs_root(d))
 			skip_needs_root(run, f, "not connected; DEVCAP.TEE unreadable");
 		else
 			done(run, f, AUDIT_WARN, connect_hint(snap, d->bdf),
@@ -607,7 +574,7 @@ static void check_authenticated(struct audit_run *run, const struct audit_check 
 
 	for (size_t i = 0; i < snap->nr_funcs; i++) {
 		const struct pci_func *d = snap->funcs[i];
-		bool link_part = d->has_connect || nonempty(d->dsm);
+		bool link_part = d->has_connect || (d->dsm && *d->dsm);
 		struct subject s = func_subject(d);
 		const char *a = d->authenticated, *expect;
 		struct audit_finding *f;
@@ -629,7 +596,7 @@ static void check_authenticated(struct audit_run *run, const struct audit_check 
 		if (streq(a, "1") || streq(a, "0")) {
 			done(run, f, AUDIT_PASS, NULL,
 			     "native CMA-SPDM flavour: authenticated %s (tsm/connect: %s)", a,
-			     nonempty(d->connect) ? d->connect : "none");
+			     func_connected(d) ? d->connect : "none");
 			continue;
 		}
 		if (*a && tsm_name_parse(a, &id)) {
@@ -688,7 +655,7 @@ static const char *dsm_relation(const struct pci_func *d, const struct pci_func 
 	}
 	if (d->fn == 0 && same_slot(d, f->domain, f->bus, f->dev))
 		return "a function of its slot";
-	if (cfg_known(d) && d->cfg.pcie_type == PCIE_TYPE_UPSTREAM && d->dir && f->dir) {
+	if (func_cfg_known(d) && d->cfg.pcie_type == PCIE_TYPE_UPSTREAM && d->dir && f->dir) {
 		len = strlen(d->dir);
 		if (!strncmp(f->dir, d->dir, len) && f->dir[len] == '/')
 			return "below the upstream port";
@@ -703,7 +670,7 @@ static void check_dsm(struct audit_run *run, const struct audit_check *c)
 	for (size_t i = 0; i < snap->nr_funcs; i++) {
 		const struct pci_func *d = snap->funcs[i], *m = d->dsm_func;
 		struct subject s = func_subject(d);
-		bool conn = nonempty(d->connect);
+		bool conn = func_connected(d);
 		struct audit_finding *f;
 		const char *rel;
 
@@ -733,7 +700,7 @@ static void check_dsm(struct audit_run *run, const struct audit_check *c)
 		} else if (!m) {
 			done(run, f, AUDIT_FAIL, NULL,
 			     "tsm/dsm names %s, which has no tsm/ group", d->dsm);
-		} else if (!nonempty(m->connect)) {
+		} else if (!func_connected(m)) {
 			done(run, f, AUDIT_FAIL, NULL, "tsm/dsm names %s, which is not connected",
 			     d->dsm);
 		} else if ((rel = dsm_relation(m, d))) {
@@ -758,7 +725,7 @@ static void check_has_stream(struct audit_run *run, const struct audit_check *c)
 		struct audit_finding *f;
 		size_t n = 0;
 
-		if (!d->has_connect || !nonempty(d->connect))
+		if (!d->has_connect || !func_connected(d))
 			continue;
 		for (size_t j = 0; j < snap->nr_streams; j++) {
 			if (snap->streams[j]->endpoint == d) {
@@ -772,12 +739,12 @@ static void check_has_stream(struct audit_run *run, const struct audit_check *c)
 		if (n)
 			done(run, f, AUDIT_PASS, NULL, "%zu stream link%s: %s/%s%s", n,
 			     n == 1 ? "" : "s", first->hb->name, first->name, n > 1 ? ", ..." : "");
-		else if (cfg_known(d) && d->cfg.pcie_type != PCIE_TYPE_ENDPOINT)
+		else if (func_cfg_known(d) && d->cfg.pcie_type != PCIE_TYPE_ENDPOINT)
 			done(run, f, AUDIT_PASS, NULL,
 			     "a %s DSM: no IDE stream expected from the kernel's helpers",
 			     pcie_type_name(d->cfg.pcie_type) ? pcie_type_name(d->cfg.pcie_type) :
 			     "non-endpoint");
-		else if (!cfg_known(d) && cfg_needs_root(d))
+		else if (!func_cfg_known(d) && func_cfg_needs_root(d))
 			skip_needs_root(run, f, "connected to %s, no stream link; PCIe type unreadable",
 					d->connect);
 		else
@@ -798,8 +765,8 @@ static void check_tdisp(struct audit_run *run, const struct audit_check *c)
 
 	for (size_t i = 0; i < snap->nr_funcs; i++) {
 		const struct pci_func *d = snap->funcs[i];
-		const char *holder = render_lock_holder(d);
-		int accepted = render_accepted(d);
+		const char *holder = func_lock_holder(d);
+		int accepted = func_accepted(d);
 		struct subject s = func_subject(d);
 		struct audit_finding *f;
 
@@ -869,13 +836,6 @@ static size_t live_streams(const struct host_bridge *hb)
 	return n;
 }
 
-static const struct ide_sel_stream *partner_block(const struct ide_stream *s, bool ep)
-{
-	const struct pci_func *f = ep ? s->endpoint : s->root_port;
-
-	return cfg_known(f) ? ide_sel_block(&f->cfg.ide, ep ? s->e : s->r) : NULL;
-}
-
 /* Another stream on the same host bridge using the same block of the same port. */
 static const struct ide_stream *block_clash(const struct ide_stream *s, bool ep)
 {
@@ -940,10 +900,10 @@ static void check_stream_link(struct audit_run *run, const struct audit_check *c
 			     ep->bdf, s->e, clash->name);
 			continue;
 		}
-		if (!cfg_known(ep) || !cfg_known(rp)) {
-			const struct pci_func *u = cfg_known(ep) ? rp : ep;
+		if (!func_cfg_known(ep) || !func_cfg_known(rp)) {
+			const struct pci_func *u = func_cfg_known(ep) ? rp : ep;
 
-			if (cfg_needs_root(u))
+			if (func_cfg_needs_root(u))
 				skip_needs_root(run, f, "-> %s via %s; Selective stream counts unreadable",
 						ep->bdf, rp->bdf);
 			else
@@ -975,14 +935,14 @@ static void check_stream_link(struct audit_run *run, const struct audit_check *c
 			     (r_bad ? rp->cfg.ide.sel_streams : ep->cfg.ide.sel_streams) == 1 ? "" : "s");
 			continue;
 		}
-		if (!partner_block(s, false) || !partner_block(s, true)) {
+		if (!stream_partner_block(s, false) || !stream_partner_block(s, true)) {
 			done(run, f, AUDIT_FAIL, NULL, "Selective block %u of %s could not be decoded",
-			     partner_block(s, false) ? s->e : s->r,
-			     partner_block(s, false) ? ep->bdf : rp->bdf);
+			     stream_partner_block(s, false) ? s->e : s->r,
+			     stream_partner_block(s, false) ? ep->bdf : rp->bdf);
 			continue;
 		}
-		if (partner_block(s, false)->linux_skips || partner_block(s, true)->linux_skips) {
-			bool r_bad = partner_block(s, false)->linux_skips;
+		if (stream_partner_block(s, false)->linux_skips || stream_partner_block(s, true)->linux_skips) {
+			bool r_bad = stream_partner_block(s, false)->linux_skips;
 
 			done(run, f, AUDIT_FAIL, NULL,
 			     "Selective block %u of %s is one Linux does not use (its address "
@@ -1039,8 +999,8 @@ static enum audit_status stream_blocks(const struct ide_stream *s,
 {
 	const struct pci_func *fs[2] = { s->endpoint, s->root_port };
 
-	*ep = partner_block(s, true);
-	*rp = partner_block(s, false);
+	*ep = stream_partner_block(s, true);
+	*rp = stream_partner_block(s, false);
 	if (*ep && *rp)
 		return AUDIT_PASS;
 	for (int i = 0; i < 2; i++) {
@@ -1048,7 +1008,7 @@ static enum audit_status stream_blocks(const struct ide_stream *s,
 			*why = xstrdup(i ? "no root port partner" : "no endpoint partner");
 			return AUDIT_FAIL;
 		}
-		if (cfg_needs_root(fs[i])) {
+		if (func_cfg_needs_root(fs[i])) {
 			*why = xasprintf("IDE registers of %s unreadable", fs[i]->bdf);
 			return AUDIT_SKIP;
 		}
@@ -1165,7 +1125,7 @@ static void eval_id(struct audit_run *run, struct audit_finding *f, const struct
 	}
 	for (size_t i = 0; i < s->hb->nr_streams; i++) {
 		const struct ide_stream *o = s->hb->streams[i];
-		const struct ide_sel_stream *oep = o == s || o->dangling ? NULL : partner_block(o, true);
+		const struct ide_sel_stream *oep = o == s || o->dangling ? NULL : stream_partner_block(o, true);
 
 		if (oep && oep->regs.stream_id == id) {
 			done(run, f, AUDIT_FAIL, NULL, "Stream ID %u also used by %s on %s", id, o->name,
@@ -1283,7 +1243,7 @@ static void check_stream_addr(struct audit_run *run, const struct audit_check *c
 		free(buf);
 		if (!f)
 			continue;
-		if (s->root_port && cfg_needs_root(s->root_port))
+		if (s->root_port && func_cfg_needs_root(s->root_port))
 			skip_needs_root(run, f, "address associations of %s unreadable",
 					s->root_port->bdf);
 		else if (!s->assoc_read)
@@ -1330,7 +1290,7 @@ static void check_pool(struct audit_run *run, const struct audit_check *c)
 		struct audit_finding *f;
 		const char *name;
 
-		if (hb->available_streams < 0 && !hb->available_err && !hb->nr_streams)
+		if (hb_no_pool(hb) && !hb->nr_streams)
 			continue;	/* no pool and nothing using one */
 		f = start(run, c, &s);
 		if (!f)
@@ -1464,7 +1424,7 @@ static void check_config(struct audit_run *run, const struct audit_check *c)
 			continue;
 		if (d->cfg_err) {
 			name = errno_name(-d->cfg_err);
-			if (cfg_needs_root(d))
+			if (func_cfg_needs_root(d))
 				skip_needs_root(run, f, "config unreadable (%s)", name ? name : "EACCES");
 			else
 				done(run, f, AUDIT_FAIL, NULL, "config unreadable (%s)",
@@ -1513,14 +1473,14 @@ static void check_untracked(struct audit_run *run, const struct audit_check *c)
 		char *bad = NULL;
 		size_t tracked = 0;
 
-		if (!cfg_examined(d) || (cfg_known(d) && !ide->present))
+		if (!cfg_examined(d) || (func_cfg_known(d) && !ide->present))
 			continue;
-		if (!cfg_known(d) && !cfg_needs_root(d))
+		if (!func_cfg_known(d) && !func_cfg_needs_root(d))
 			continue;	/* unreadable or malformed: config.malformed says so */
 		f = start(run, c, &s);
 		if (!f)
 			continue;
-		if (!cfg_known(d)) {
+		if (!func_cfg_known(d)) {
 			skip_needs_root(run, f, "IDE registers unreadable");
 			continue;
 		}
