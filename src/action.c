@@ -299,7 +299,7 @@ char *action_check_tsm(const struct tsm_snapshot *snap, enum tsm_action action, 
 static char *explain_no_stream(const struct action_plan *plan, const struct pci_func *f)
 {
 	const char *type = render_pcie_type(f);
-	char *no_pool = render_no_pool_reason(f), *msg;
+	char *no_pool = func_no_pool_reason(f), *msg;
 
 	if (type && !streq(type, "endpoint"))
 		return xasprintf("%s could not set up an IDE stream: the device is a %s, and the "

@@ -198,7 +198,7 @@ static char *why_unconnectable(const struct pci_func *d)
 	if (d->doe_known && !func_has_doe(d, DOE_FEATURE_CMA))
 		return xstrdup("its DOE mailbox has no CMA/SPDM (doe_features lacks "
 			       DOE_FEATURE_CMA ")");
-	return render_no_pool_reason(d);
+	return func_no_pool_reason(d);
 }
 
 static void check_connected(struct audit_run *run, const struct audit_check *c)

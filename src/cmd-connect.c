@@ -382,7 +382,7 @@ static char *with_note(char *msg, char *note)
 /* A connect that cannot get a stream: the host bridge has no pool (ABI.md §1.3, §2.6). */
 static char *no_pool_warning(const struct pci_func *f, const char *tsm)
 {
-	char *why = render_no_pool_reason(f), *s;
+	char *why = func_no_pool_reason(f), *s;
 
 	if (!why)
 		return NULL;

@@ -154,7 +154,7 @@ static void explain_no_pool(const struct cmd_ctx *ctx, const struct tsm_snapshot
 
 		if (!dev_selected(ctx, f) || !f->has_connect || func_connected(f))
 			continue;
-		why = render_no_pool_reason(f);
+		why = func_no_pool_reason(f);
 		if (why)
 			fprintf(stderr, "tsmctl devices: %s cannot be connected: %s\n", f->bdf, why);
 		free(why);

@@ -246,12 +246,3 @@ struct json_object *render_stream_brief_json(const struct ide_stream *s)
 	json_object_object_add(o, "root_port_state", brief_state(s, false));
 	return o;
 }
-
-/* The platform gave the host bridge no pool (TDX: no ACPI KEYP entry, ABI.md §1.3, §2.6). */
-char *render_no_pool_reason(const struct pci_func *f)
-{
-	if (!f || !hb_no_pool(f->hb))
-		return NULL;
-	return xasprintf("its host bridge %s has no IDE stream pool (no "
-			 "available_secure_streams)", f->hb->name);
-}

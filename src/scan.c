@@ -629,33 +629,6 @@ static void find_hbs_in(struct scan_ctx *ctx, const char *dir, int depth)
 	strv_free(names, n);
 }
 
-/* -1, 0 or 1 for the first of the N pairs (A[i], B[i]) that differ. */
-static int cmp_keys(const unsigned int *a, const unsigned int *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (a[i] != b[i])
-			return a[i] < b[i] ? -1 : 1;
-	return 0;
-}
-
-static int cmp_hb(const void *a, const void *b)
-{
-	const struct host_bridge *x = *(struct host_bridge *const *)a;
-	const struct host_bridge *y = *(struct host_bridge *const *)b;
-
-	return cmp_keys((unsigned int[]){ x->domain, x->bus },
-			(unsigned int[]){ y->domain, y->bus }, 2);
-}
-
-static int cmp_stream(const void *a, const void *b)
-{
-	const struct ide_stream *x = *(struct ide_stream *const *)a;
-	const struct ide_stream *y = *(struct ide_stream *const *)b;
-
-	return cmp_keys((unsigned int[]){ x->h, x->r, x->e },
-			(unsigned int[]){ y->h, y->r, y->e }, 3);
-}
-
 /* The link and its partners; their config is read once every link is known. */
 static void stream_resolve(struct scan_ctx *ctx, struct ide_stream *s)
 {
@@ -815,7 +788,7 @@ static void hb_scan(struct scan_ctx *ctx, struct host_bridge *hb)
 			hb_add_stream(hb, names[i], h, r, e);
 	}
 	if (hb->nr_streams)
-		qsort(hb->streams, hb->nr_streams, sizeof(*hb->streams), cmp_stream);
+		qsort(hb->streams, hb->nr_streams, sizeof(*hb->streams), stream_cmp);
 	for (size_t i = 0; i < hb->nr_streams; i++) {
 		stream_resolve(ctx, hb->streams[i]);
 		snap_add_stream(ctx, hb->streams[i]);
@@ -882,7 +855,7 @@ static void tsm_stream_links(struct scan_ctx *ctx, struct tsm *t)
 	for (size_t i = 0; i < snap->nr_hbs; i++)
 		if (snap->hbs[i]->nr_streams)
 			qsort(snap->hbs[i]->streams, snap->hbs[i]->nr_streams,
-			      sizeof(struct ide_stream *), cmp_stream);
+			      sizeof(struct ide_stream *), stream_cmp);
 }
 
 static void scan_hbs(struct scan_ctx *ctx)
@@ -893,7 +866,7 @@ static void scan_hbs(struct scan_ctx *ctx)
 	if (!find_hbs_by_bus(ctx))
 		find_hbs_in(ctx, "sys/devices", 0);
 	if (snap->nr_hbs)
-		qsort(snap->hbs, snap->nr_hbs, sizeof(*snap->hbs), cmp_hb);
+		qsort(snap->hbs, snap->nr_hbs, sizeof(*snap->hbs), hb_cmp);
 	nr = snap->nr_hbs;	/* streams may add host bridges seen through links */
 	for (size_t i = 0; i < nr; i++)
 		hb_scan(ctx, snap->hbs[i]);
@@ -1028,15 +1001,6 @@ static void scan_funcs(struct scan_ctx *ctx)
 	}
 }
 
-static int cmp_func(const void *a, const void *b)
-{
-	const struct pci_func *x = *(struct pci_func *const *)a;
-	const struct pci_func *y = *(struct pci_func *const *)b;
-
-	return cmp_keys((unsigned int[]){ x->domain, x->bus, x->dev, x->fn },
-			(unsigned int[]){ y->domain, y->bus, y->dev, y->fn }, 4);
-}
-
 static void link_model(struct tsm_snapshot *snap)
 {
 	for (size_t i = 0; i < snap->nr_funcs; i++) {
@@ -1085,7 +1049,7 @@ void snapshot_scan(struct tsm_snapshot *snap, unsigned int flags)
 	if (flags & (SCAN_DEVICES | SCAN_ALL_FUNCS))
 		scan_funcs(ctx);
 	if (snap->nr_funcs)
-		qsort(snap->funcs, snap->nr_funcs, sizeof(*snap->funcs), cmp_func);
+		qsort(snap->funcs, snap->nr_funcs, sizeof(*snap->funcs), func_cmp);
 	link_model(snap);
 	/* What config space cost, for benchmarks: on a host each cycle is a config access. */
 	if (getenv("TSMCTL_CONFIG_STATS"))
@@ -1095,99 +1059,76 @@ void snapshot_scan(struct tsm_snapshot *snap, unsigned int flags)
 	free(ctx);
 }
 
-static void func_free(struct pci_func *f)
+/* ---- what filters name ---- */
+
+/* "DDDD:BB:DD.*": every function of a slot. */
+static bool is_slot(const char *name)
 {
-	free(f->bdf);
-	free(f->dir);
-	free(f->driver);
-	pci_cfg_release(&f->cfg);
-	free(f->connect);
-	free(f->dsm);
-	free(f->bound);
-	free(f->authenticated);
-	free(f->lock);
-	free(f->accept);
-	free(f->physfn);
-	free(f->sel_want);
-	strv_free(f->doe_features, f->nr_doe_features);
-	free(f);
+	size_t n = strlen(name);
+
+	return n > 2 && name[n - 1] == '*' && name[n - 2] == '.';
 }
 
-void snapshot_free(struct tsm_snapshot *snap)
+/* Does any PCI function of the slot "DDDD:BB:DD.*" exist? */
+static bool slot_exists(const char *slot)
 {
-	for (size_t i = 0; i < snap->nr_tsms; i++) {
-		struct tsm *t = snap->tsms[i];
+	bool found = false;
+	char **names;
+	size_t n;
 
-		free(t->name);
-		free(t->dir);
-		free(t->mode);
-		free(t->provider);
-		free(t->provider_dir);
-		free(t->provider_version);
-		free(t->driver);
-		free(t->module);
-		strv_free(t->hb_links, t->nr_hb_links);
-		strv_free(t->stream_links, t->nr_stream_links);
-		free(t);
-	}
-	free(snap->tsms);
-	for (size_t i = 0; i < snap->nr_streams; i++) {
-		free(snap->streams[i]->name);
-		free(snap->streams[i]->target);
-		free(snap->streams[i]->rp_addr);
-		free(snap->streams[i]);
-	}
-	free(snap->streams);
-	for (size_t i = 0; i < snap->nr_hbs; i++) {
-		free(snap->hbs[i]->name);
-		free(snap->hbs[i]->dir);
-		free(snap->hbs[i]->streams);
-		free(snap->hbs[i]);
-	}
-	free(snap->hbs);
-	for (size_t i = 0; i < snap->nr_funcs; i++)
-		func_free(snap->funcs[i]);
-	free(snap->funcs);
-	memset(snap, 0, sizeof(*snap));
+	if (sysfs_list(PCI_DEVICES, &names, &n))
+		return false;
+	for (size_t i = 0; i < n && !found; i++)
+		found = strlen(names[i]) == strlen(slot) && !strncmp(names[i], slot, strlen(slot) - 1);
+	strv_free(names, n);
+	return found;
 }
 
-struct tsm *snapshot_find_tsm(const struct tsm_snapshot *snap, const char *name)
+static bool device_exists(const char *name)
 {
-	for (size_t i = 0; i < snap->nr_tsms; i++)
-		if (streq(snap->tsms[i]->name, name))
-			return snap->tsms[i];
-	return NULL;
+	char *path;
+	bool ok;
+
+	if (is_slot(name))
+		return slot_exists(name);
+	path = path_join(PCI_DEVICES, name);
+	ok = sysfs_exists(path);
+	free(path);
+	return ok;
 }
 
-struct host_bridge *snapshot_find_hb(const struct tsm_snapshot *snap, const char *name)
+static bool name_exists(const struct tsm_snapshot *snap, enum snapshot_missing_kind kind,
+			const char *name)
 {
-	for (size_t i = 0; i < snap->nr_hbs; i++)
-		if (streq(snap->hbs[i]->name, name))
-			return snap->hbs[i];
-	return NULL;
-}
-
-/* funcs is sorted by (domain, bus, dev, fn) once the scan is done: binary search. */
-struct pci_func *snapshot_find_func(const struct tsm_snapshot *snap, const char *bdf)
-{
-	size_t lo = 0, hi = snap->nr_funcs;
-	struct pci_func key;
-	struct bdf b;
-
-	if (bdf_parse(bdf, &b))
-		return NULL;
-	key = (struct pci_func){ .domain = b.domain, .bus = b.bus, .dev = b.dev, .fn = b.fn };
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct pci_func *key_ptr = &key;
-		int c = cmp_func(&key_ptr, &snap->funcs[mid]);
-
-		if (!c)
-			return streq(snap->funcs[mid]->bdf, bdf) ? snap->funcs[mid] : NULL;
-		if (c < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
+	switch (kind) {
+	case SNAPSHOT_NO_TSM:
+		return snapshot_find_tsm(snap, name);
+	case SNAPSHOT_NO_HB:
+		return snapshot_find_hb(snap, name);
+	default:
+		return device_exists(name);	/* any PCI device, not only those scanned */
 	}
-	return NULL;
+}
+
+int snapshot_find_missing(const struct tsm_snapshot *snap, const struct snapshot_names *want,
+			  struct snapshot_missing *missing)
+{
+	const struct { char *const *v; size_t n; enum snapshot_missing_kind kind; } lists[] = {
+		{ want->devices, want->nr_devices, SNAPSHOT_NO_DEVICE },
+		{ want->tsms, want->nr_tsms, SNAPSHOT_NO_TSM },
+		{ want->hbs, want->nr_hbs, SNAPSHOT_NO_HB },
+	};
+
+	for (size_t l = 0; l < ARRAY_SIZE(lists); l++)
+		for (size_t i = 0; i < lists[l].n; i++) {
+			const char *name = lists[l].v[i];
+
+			if (name_exists(snap, lists[l].kind, name))
+				continue;
+			missing->kind = lists[l].kind == SNAPSHOT_NO_DEVICE && is_slot(name) ?
+					SNAPSHOT_NO_SLOT : lists[l].kind;
+			missing->name = name;
+			return -ENOENT;
+		}
+	return 0;
 }

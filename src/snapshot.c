@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Questions about a snapshot's objects, answered once for the views, the
- * actions and audit alike (as libcxl's accessors serve both JSON and actions).
+ * The model itself, apart from how scan.c fills it: questions about its
+ * objects, answered once for the views, the actions and audit alike (as
+ * libcxl's accessors serve both JSON and actions), its orders, lookups and
+ * freeing. No file is read here: a snapshot built in memory works the same.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tsmctl/names.h"
 #include "tsmctl/snapshot.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
-
-#define PCI_DEVICES	"sys/bus/pci/devices"
 
 static bool nonempty(const char *s)
 {
@@ -83,6 +84,14 @@ bool hb_no_pool(const struct host_bridge *hb)
 	return hb && hb->available_streams < 0 && !hb->available_err;
 }
 
+char *func_no_pool_reason(const struct pci_func *f)
+{
+	if (!f || !hb_no_pool(f->hb))
+		return NULL;
+	return xasprintf("its host bridge %s has no IDE stream pool (no "
+			 "available_secure_streams)", f->hb->name);
+}
+
 const struct pci_func *stream_partner(const struct ide_stream *s, bool endpoint)
 {
 	return endpoint ? s->endpoint : s->root_port;
@@ -102,74 +111,140 @@ const char *stream_connected_tsm(const struct ide_stream *s)
 	return func_connected(s->endpoint) ? s->endpoint->connect : NULL;
 }
 
-/* "DDDD:BB:DD.*": every function of a slot. */
-static bool is_slot(const char *name)
+/* ---- the model's orders ---- */
+
+/* -1, 0 or 1 for the first of the N pairs (A[i], B[i]) that differ. */
+static int cmp_keys(const unsigned int *a, const unsigned int *b, size_t n)
 {
-	size_t n = strlen(name);
-
-	return n > 2 && name[n - 1] == '*' && name[n - 2] == '.';
-}
-
-/* Does any PCI function of the slot "DDDD:BB:DD.*" exist? */
-static bool slot_exists(const char *slot)
-{
-	bool found = false;
-	char **names;
-	size_t n;
-
-	if (sysfs_list(PCI_DEVICES, &names, &n))
-		return false;
-	for (size_t i = 0; i < n && !found; i++)
-		found = strlen(names[i]) == strlen(slot) && !strncmp(names[i], slot, strlen(slot) - 1);
-	strv_free(names, n);
-	return found;
-}
-
-static bool device_exists(const char *name)
-{
-	char *path;
-	bool ok;
-
-	if (is_slot(name))
-		return slot_exists(name);
-	path = path_join(PCI_DEVICES, name);
-	ok = sysfs_exists(path);
-	free(path);
-	return ok;
-}
-
-static bool name_exists(const struct tsm_snapshot *snap, enum snapshot_missing_kind kind,
-			const char *name)
-{
-	switch (kind) {
-	case SNAPSHOT_NO_TSM:
-		return snapshot_find_tsm(snap, name);
-	case SNAPSHOT_NO_HB:
-		return snapshot_find_hb(snap, name);
-	default:
-		return device_exists(name);	/* any PCI device, not only those scanned */
-	}
-}
-
-int snapshot_find_missing(const struct tsm_snapshot *snap, const struct snapshot_names *want,
-			  struct snapshot_missing *missing)
-{
-	const struct { char *const *v; size_t n; enum snapshot_missing_kind kind; } lists[] = {
-		{ want->devices, want->nr_devices, SNAPSHOT_NO_DEVICE },
-		{ want->tsms, want->nr_tsms, SNAPSHOT_NO_TSM },
-		{ want->hbs, want->nr_hbs, SNAPSHOT_NO_HB },
-	};
-
-	for (size_t l = 0; l < ARRAY_SIZE(lists); l++)
-		for (size_t i = 0; i < lists[l].n; i++) {
-			const char *name = lists[l].v[i];
-
-			if (name_exists(snap, lists[l].kind, name))
-				continue;
-			missing->kind = lists[l].kind == SNAPSHOT_NO_DEVICE && is_slot(name) ?
-					SNAPSHOT_NO_SLOT : lists[l].kind;
-			missing->name = name;
-			return -ENOENT;
-		}
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
 	return 0;
 }
+
+int hb_cmp(const void *a, const void *b)
+{
+	const struct host_bridge *x = *(struct host_bridge *const *)a;
+	const struct host_bridge *y = *(struct host_bridge *const *)b;
+
+	return cmp_keys((unsigned int[]){ x->domain, x->bus },
+			(unsigned int[]){ y->domain, y->bus }, 2);
+}
+
+int stream_cmp(const void *a, const void *b)
+{
+	const struct ide_stream *x = *(struct ide_stream *const *)a;
+	const struct ide_stream *y = *(struct ide_stream *const *)b;
+
+	return cmp_keys((unsigned int[]){ x->h, x->r, x->e },
+			(unsigned int[]){ y->h, y->r, y->e }, 3);
+}
+
+int func_cmp(const void *a, const void *b)
+{
+	const struct pci_func *x = *(struct pci_func *const *)a;
+	const struct pci_func *y = *(struct pci_func *const *)b;
+
+	return cmp_keys((unsigned int[]){ x->domain, x->bus, x->dev, x->fn },
+			(unsigned int[]){ y->domain, y->bus, y->dev, y->fn }, 4);
+}
+
+/* ---- lifetime and lookups ---- */
+
+static void func_free(struct pci_func *f)
+{
+	free(f->bdf);
+	free(f->dir);
+	free(f->driver);
+	pci_cfg_release(&f->cfg);
+	free(f->connect);
+	free(f->dsm);
+	free(f->bound);
+	free(f->authenticated);
+	free(f->lock);
+	free(f->accept);
+	free(f->physfn);
+	free(f->sel_want);
+	strv_free(f->doe_features, f->nr_doe_features);
+	free(f);
+}
+
+void snapshot_free(struct tsm_snapshot *snap)
+{
+	for (size_t i = 0; i < snap->nr_tsms; i++) {
+		struct tsm *t = snap->tsms[i];
+
+		free(t->name);
+		free(t->dir);
+		free(t->mode);
+		free(t->provider);
+		free(t->provider_dir);
+		free(t->provider_version);
+		free(t->driver);
+		free(t->module);
+		strv_free(t->hb_links, t->nr_hb_links);
+		strv_free(t->stream_links, t->nr_stream_links);
+		free(t);
+	}
+	free(snap->tsms);
+	for (size_t i = 0; i < snap->nr_streams; i++) {
+		free(snap->streams[i]->name);
+		free(snap->streams[i]->target);
+		free(snap->streams[i]->rp_addr);
+		free(snap->streams[i]);
+	}
+	free(snap->streams);
+	for (size_t i = 0; i < snap->nr_hbs; i++) {
+		free(snap->hbs[i]->name);
+		free(snap->hbs[i]->dir);
+		free(snap->hbs[i]->streams);
+		free(snap->hbs[i]);
+	}
+	free(snap->hbs);
+	for (size_t i = 0; i < snap->nr_funcs; i++)
+		func_free(snap->funcs[i]);
+	free(snap->funcs);
+	memset(snap, 0, sizeof(*snap));
+}
+
+struct tsm *snapshot_find_tsm(const struct tsm_snapshot *snap, const char *name)
+{
+	for (size_t i = 0; i < snap->nr_tsms; i++)
+		if (streq(snap->tsms[i]->name, name))
+			return snap->tsms[i];
+	return NULL;
+}
+
+struct host_bridge *snapshot_find_hb(const struct tsm_snapshot *snap, const char *name)
+{
+	for (size_t i = 0; i < snap->nr_hbs; i++)
+		if (streq(snap->hbs[i]->name, name))
+			return snap->hbs[i];
+	return NULL;
+}
+
+/* funcs is sorted by (domain, bus, dev, fn) once the scan is done: binary search. */
+struct pci_func *snapshot_find_func(const struct tsm_snapshot *snap, const char *bdf)
+{
+	size_t lo = 0, hi = snap->nr_funcs;
+	struct pci_func key;
+	struct bdf b;
+
+	if (bdf_parse(bdf, &b))
+		return NULL;
+	key = (struct pci_func){ .domain = b.domain, .bus = b.bus, .dev = b.dev, .fn = b.fn };
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct pci_func *key_ptr = &key;
+		int c = func_cmp(&key_ptr, &snap->funcs[mid]);
+
+		if (!c)
+			return streq(snap->funcs[mid]->bdf, bdf) ? snap->funcs[mid] : NULL;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+

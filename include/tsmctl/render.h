@@ -27,7 +27,4 @@ char *render_ide_cap_text(const struct pci_func *f);
 /* The device's pcie_type name, NULL when unknown. */
 const char *render_pcie_type(const struct pci_func *f);
 
-/* "its host bridge pciDDDD:BB has no IDE stream pool (...)" when F's has none, else NULL. */
-char *render_no_pool_reason(const struct pci_func *f);
-
 #endif

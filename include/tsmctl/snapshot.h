@@ -138,6 +138,11 @@ enum scan_flags {
 void snapshot_scan(struct tsm_snapshot *snap, unsigned int flags);
 void snapshot_free(struct tsm_snapshot *snap);
 
+/* qsort orders of the model's lists: BDF; domain and bus; H, R, E. */
+int func_cmp(const void *a, const void *b);
+int hb_cmp(const void *a, const void *b);
+int stream_cmp(const void *a, const void *b);
+
 struct tsm *snapshot_find_tsm(const struct tsm_snapshot *snap, const char *name);
 struct host_bridge *snapshot_find_hb(const struct tsm_snapshot *snap, const char *name);
 struct pci_func *snapshot_find_func(const struct tsm_snapshot *snap, const char *bdf);
@@ -202,6 +207,12 @@ bool tsm_is_tdx_connect(const struct tsm *t);
 
 /* The host bridge shows no available_secure_streams (and reading did not fail): no IDE pool. */
 bool hb_no_pool(const struct host_bridge *hb);
+/*
+ * Why F cannot be connected for lack of a pool: "its host bridge pciDDDD:BB
+ * has no IDE stream pool (...)"; NULL when it has one (TDX: no ACPI KEYP
+ * entry, ABI.md §1.3, §2.6).
+ */
+char *func_no_pool_reason(const struct pci_func *f);
 
 /* The endpoint (ENDPOINT) or root port partner, NULL when unknown. */
 const struct pci_func *stream_partner(const struct ide_stream *s, bool endpoint);
