@@ -76,14 +76,14 @@ static void check_config_access(struct audit_run *run, const struct audit_check 
 	}
 	if (limited)
 		result_done(run, f, AUDIT_NEEDS_ROOT,
-		     xstrdup("run the audit as root: the kernel gives other users only the first 64 "
-			     "bytes of config, so IDE registers and DEVCAP.TEE are unknown; the "
-			     "checks that need them are skipped, not failed"),
-		     "config space of %zu of %zu functions limited to the 64-byte header (%s%s)",
-		     limited, n, which, limited > 3 ? "; ..." : "");
+			    xstrdup("run the audit as root: the kernel gives other users only the first 64 "
+				    "bytes of config, so IDE registers and DEVCAP.TEE are unknown; the "
+				    "checks that need them are skipped, not failed"),
+			    "config space of %zu of %zu functions limited to the 64-byte header (%s%s)",
+			    limited, n, which, limited > 3 ? "; ..." : "");
 	else
 		result_done(run, f, AUDIT_PASS, NULL, "config space of %zu function%s fully readable", n,
-		     n == 1 ? "" : "s");
+			    n == 1 ? "" : "s");
 	free(which);
 }
 
@@ -101,9 +101,9 @@ static void check_tsm_class(struct audit_run *run, const struct audit_check *c)
 	}
 	mods = modules_text(run->opts, &up);
 	result_done(run, f, AUDIT_FAIL,
-	     xasprintf("the kernel needs PCI TSM support (CONFIG_PCI_TSM, v6.19 or later) and a "
-		       "TSM provider: %s", mods),
-	     "/sys/class/tsm does not exist");
+		    xasprintf("the kernel needs PCI TSM support (CONFIG_PCI_TSM, v6.19 or later) and a "
+			      "TSM provider: %s", mods),
+		    "/sys/class/tsm does not exist");
 	free(mods);
 }
 
@@ -125,17 +125,17 @@ static void check_tsm_present(struct audit_run *run, const struct audit_check *c
 			names = next;
 		}
 		result_done(run, f, AUDIT_PASS, NULL, "%zu TSM%s registered: %s", snap->nr_tsms,
-		     snap->nr_tsms == 1 ? "" : "s", names);
+			    snap->nr_tsms == 1 ? "" : "s", names);
 		free(names);
 		return;
 	}
 	mods = modules_text(run->opts, &up);
 	result_done(run, f, AUDIT_FAIL,
-	     up ? xasprintf("a provider is loaded but registered no TSM (%s): check dmesg "
-			    "(e.g. 'SEV-TIO status'), firmware and IOMMU TIO support, ccp.tio=Y", mods) :
-		  xasprintf("load the TSM provider module (%s): modprobe ccp (with tio=Y) for "
-			    "SEV-TIO, tdx_host for TDX Connect", mods),
-	     "no tsmN in /sys/class/tsm");
+		    up ? xasprintf("a provider is loaded but registered no TSM (%s): check dmesg "
+				   "(e.g. 'SEV-TIO status'), firmware and IOMMU TIO support, ccp.tio=Y", mods) :
+			 xasprintf("load the TSM provider module (%s): modprobe ccp (with tio=Y) for "
+				   "SEV-TIO, tdx_host for TDX Connect", mods),
+		    "no tsmN in /sys/class/tsm");
 	free(mods);
 }
 
@@ -154,10 +154,10 @@ static void check_tsm_mode(struct audit_run *run, const struct audit_check *c)
 			result_done(run, f, AUDIT_FAIL, NULL, "pci_mode exists but could not be read");
 		else if (tsm_is_tdx_connect(t) && streq(t->mode, "link"))
 			result_done(run, f, AUDIT_PASS, NULL, "pci_mode link: Intel TDX Connect on tdx_host "
-			     "(TDX module %s)", t->provider_version ? t->provider_version : "version unknown");
+				    "(TDX module %s)", t->provider_version ? t->provider_version : "version unknown");
 		else if (tsm_is_tdx_connect(t))
 			result_done(run, f, AUDIT_FAIL, NULL, "pci_mode '%s' on tdx_host: the TDX Connect TSM "
-			     "registers as a link TSM", t->mode);
+				    "registers as a link TSM", t->mode);
 		else if (streq(t->mode, "link") || streq(t->mode, "devsec"))
 			result_done(run, f, AUDIT_PASS, NULL, "pci_mode %s", t->mode);
 		else
@@ -220,41 +220,41 @@ static void check_connected(struct audit_run *run, const struct audit_check *c)
 			result_done(run, f, AUDIT_FAIL, NULL, "tsm/connect exists but could not be read");
 		else if (*d->connect && !d->connected_tsm)
 			result_done(run, f, AUDIT_FAIL,
-			     xasprintf("disconnect it (tsmctl disconnect %s) and connect it to a "
-				       "registered TSM", d->bdf),
-			     "connected to %s, which is not registered", d->connect);
+				    xasprintf("disconnect it (tsmctl disconnect %s) and connect it to a "
+					      "registered TSM", d->bdf),
+				    "connected to %s, which is not registered", d->connect);
 		else if (*d->connect)
 			result_done(run, f, AUDIT_PASS, NULL, "connected to %s", d->connect);
 		else if (func_lock_holder(d) && required(run->opts, d->bdf))
 			result_done(run, f, AUDIT_FAIL,
-			     xasprintf("unlock it (tsmctl unlock %s), then connect it: a device has "
-				       "one TSM context at a time", d->bdf),
-			     "not connected: locked to %s (TDISP) (required by --require-connected)",
-			     func_lock_holder(d));
+				    xasprintf("unlock it (tsmctl unlock %s), then connect it: a device has "
+					      "one TSM context at a time", d->bdf),
+				    "not connected: locked to %s (TDISP) (required by --require-connected)",
+				    func_lock_holder(d));
 		else if (func_lock_holder(d))
 			result_done(run, f, AUDIT_SKIP, xstrdup("see device.tdisp"),
-			     "locked to %s (TDISP, a devsec TSM's context): a device has one TSM "
-			     "context at a time, so no link connect", func_lock_holder(d));
+				    "locked to %s (TDISP, a devsec TSM's context): a device has one TSM "
+				    "context at a time, so no link connect", func_lock_holder(d));
 		else if (required(run->opts, d->bdf))
 			result_done(run, f, AUDIT_FAIL, connect_hint(snap, d->bdf),
-			     "not connected (required by --require-connected)");
+				    "not connected (required by --require-connected)");
 		else if (func_cfg_known(d) && d->cfg.tee_io && (why = why_unconnectable(d))) {
 			result_done(run, f, AUDIT_SKIP,
-			     xstrdup("nothing to do: a TSM authenticates a device over a CMA/SPDM DOE "
-				     "mailbox and sets up its streams from the host bridge's pool"),
-			     "TEE-IO capable (DEVCAP.TEE), but %s: no TSM can connect it", why);
+				    xstrdup("nothing to do: a TSM authenticates a device over a CMA/SPDM DOE "
+					    "mailbox and sets up its streams from the host bridge's pool"),
+				    "TEE-IO capable (DEVCAP.TEE), but %s: no TSM can connect it", why);
 			free(why);
 		}
 		else if (func_cfg_known(d) && d->cfg.tee_io)
 			result_done(run, f, AUDIT_WARN, connect_hint(snap, d->bdf),
-			     "TEE-IO capable (DEVCAP.TEE) but not connected to a TSM");
+				    "TEE-IO capable (DEVCAP.TEE) but not connected to a TSM");
 		else if (func_cfg_known(d))
 			result_done(run, f, AUDIT_PASS, NULL, "not connected; not TEE-IO capable (IDE only)");
 		else if (func_cfg_needs_root(d))
 			result_skip_needs_root(run, f, "not connected; DEVCAP.TEE unreadable");
 		else
 			result_done(run, f, AUDIT_WARN, connect_hint(snap, d->bdf),
-			     "not connected; TEE-IO capability unknown (config space unreadable)");
+				    "not connected; TEE-IO capability unknown (config space unreadable)");
 	}
 	/* Required devices that are no connectable DSM at all. */
 	for (size_t i = 0; i < run->opts->nr_require; i++) {
@@ -270,9 +270,9 @@ static void check_connected(struct audit_run *run, const struct audit_check *c)
 		f = result_start(run, c, &s);
 		if (f)
 			result_done(run, f, AUDIT_FAIL,
-			     xstrdup("--require-connected names a device without tsm/connect: check "
-				     "the address, and that a link TSM is registered"),
-			     "required to be connected, but has no tsm/connect");
+				    xstrdup("--require-connected names a device without tsm/connect: check "
+					    "the address, and that a link TSM is registered"),
+				    "required to be connected, but has no tsm/connect");
 	}
 }
 
@@ -304,44 +304,44 @@ static void check_authenticated(struct audit_run *run, const struct audit_check 
 		}
 		if (streq(a, "1") || streq(a, "0")) {
 			result_done(run, f, AUDIT_PASS, NULL,
-			     "native CMA-SPDM flavour: authenticated %s (tsm/connect: %s)", a,
-			     func_connected(d) ? d->connect : "none");
+				    "native CMA-SPDM flavour: authenticated %s (tsm/connect: %s)", a,
+				    func_connected(d) ? d->connect : "none");
 			continue;
 		}
 		if (*a && tsm_name_parse(a, &id)) {
 			result_done(run, f, AUDIT_FAIL, NULL,
-			     "authenticated reads '%s': neither tsmN, empty, 1 nor 0", a);
+				    "authenticated reads '%s': neither tsmN, empty, 1 nor 0", a);
 			continue;
 		}
 		if (d->has_connect) {
 			expect = d->connect;
 			if (!expect) {
 				result_done(run, f, AUDIT_FAIL, NULL,
-				     "authenticated '%s', but tsm/connect could not be read", a);
+					    "authenticated '%s', but tsm/connect could not be read", a);
 				continue;
 			}
 			if (streq(a, expect))
 				result_done(run, f, AUDIT_PASS, NULL, *a ? "authenticated %s = tsm/connect" :
-				     "authenticated and tsm/connect both empty%s", *a ? a : "");
+					    "authenticated and tsm/connect both empty%s", *a ? a : "");
 			else
 				result_done(run, f, AUDIT_FAIL, NULL,
-				     "authenticated reads '%s' but tsm/connect reads '%s'", a, expect);
+					    "authenticated reads '%s' but tsm/connect reads '%s'", a, expect);
 			continue;
 		}
 		/* A dependent function: its context is its DSM's. */
 		expect = d->dsm_func ? d->dsm_func->connect : NULL;
 		if (expect && streq(a, expect))
 			result_done(run, f, AUDIT_PASS, NULL, "authenticated %s = its DSM %s's tsm/connect",
-			     *a ? a : "(empty)", d->dsm);
+				    *a ? a : "(empty)", d->dsm);
 		else if (expect)
 			result_done(run, f, AUDIT_FAIL, NULL,
-			     "authenticated reads '%s' but its DSM %s is connected to '%s'", a,
-			     d->dsm, expect);
+				    "authenticated reads '%s' but its DSM %s is connected to '%s'", a,
+				    d->dsm, expect);
 		else if (*a && snapshot_find_tsm(snap, a))
 			result_done(run, f, AUDIT_PASS, NULL, "authenticated %s", a);
 		else
 			result_done(run, f, AUDIT_FAIL, NULL,
-			     "authenticated reads '%s' and its DSM %s is not in this tree", a, d->dsm);
+				    "authenticated reads '%s' and its DSM %s is not in this tree", a, d->dsm);
 	}
 }
 
@@ -390,7 +390,7 @@ static void check_dsm(struct audit_run *run, const struct audit_check *c)
 			continue;
 		if (!d->has_dsm) {
 			result_done(run, f, AUDIT_WARN, NULL,
-			     "connected to %s but has no tsm/dsm attribute", d->connect);
+				    "connected to %s but has no tsm/dsm attribute", d->connect);
 		} else if (!d->dsm) {
 			result_done(run, f, AUDIT_FAIL, NULL, "tsm/dsm exists but could not be read");
 		} else if (d->has_connect) {
@@ -398,27 +398,27 @@ static void check_dsm(struct audit_run *run, const struct audit_check *c)
 				result_done(run, f, AUDIT_PASS, NULL, "connected DSM; tsm/dsm names itself");
 			else if (conn)
 				result_done(run, f, AUDIT_FAIL, NULL, "connected to %s but tsm/dsm %s%s",
-				     d->connect, *d->dsm ? "names " : "is empty", d->dsm);
+					    d->connect, *d->dsm ? "names " : "is empty", d->dsm);
 			else if (!*d->dsm)
 				result_done(run, f, AUDIT_PASS, NULL, "not connected; tsm/dsm empty");
 			else
 				result_done(run, f, AUDIT_FAIL, NULL, "not connected but tsm/dsm names %s",
-				     d->dsm);
+					    d->dsm);
 		} else if (!*d->dsm) {
 			result_done(run, f, AUDIT_FAIL, NULL, "dependent function with an empty tsm/dsm");
 		} else if (!m) {
 			result_done(run, f, AUDIT_FAIL, NULL,
-			     "tsm/dsm names %s, which has no tsm/ group", d->dsm);
+				    "tsm/dsm names %s, which has no tsm/ group", d->dsm);
 		} else if (!func_connected(m)) {
 			result_done(run, f, AUDIT_FAIL, NULL, "tsm/dsm names %s, which is not connected",
-			     d->dsm);
+				    d->dsm);
 		} else if ((rel = dsm_relation(m, d))) {
 			result_done(run, f, AUDIT_PASS, NULL, "managed by %s (%s), connected to %s",
-			     d->dsm, rel, m->connect);
+				    d->dsm, rel, m->connect);
 		} else {
 			result_done(run, f, AUDIT_FAIL, NULL,
-			     "tsm/dsm names %s, which is neither function 0 of its slot nor an "
-			     "upstream port above it", d->dsm);
+				    "tsm/dsm names %s, which is neither function 0 of its slot nor an "
+				    "upstream port above it", d->dsm);
 		}
 	}
 }
@@ -447,19 +447,19 @@ static void check_has_stream(struct audit_run *run, const struct audit_check *c)
 			continue;
 		if (n)
 			result_done(run, f, AUDIT_PASS, NULL, "%zu stream link%s: %s/%s%s", n,
-			     n == 1 ? "" : "s", first->hb->name, first->name, n > 1 ? ", ..." : "");
+				    n == 1 ? "" : "s", first->hb->name, first->name, n > 1 ? ", ..." : "");
 		else if (func_cfg_known(d) && d->cfg.pcie_type != PCIE_TYPE_ENDPOINT)
 			result_done(run, f, AUDIT_PASS, NULL,
-			     "a %s DSM: no IDE stream expected from the kernel's helpers",
-			     pcie_type_name(d->cfg.pcie_type) ? pcie_type_name(d->cfg.pcie_type) :
-			     "non-endpoint");
+				    "a %s DSM: no IDE stream expected from the kernel's helpers",
+				    pcie_type_name(d->cfg.pcie_type) ? pcie_type_name(d->cfg.pcie_type) :
+				    "non-endpoint");
 		else if (!func_cfg_known(d) && func_cfg_needs_root(d))
 			result_skip_needs_root(run, f, "connected to %s, no stream link; PCIe type unreadable",
-					d->connect);
+					       d->connect);
 		else
 			result_done(run, f, AUDIT_WARN, NULL,
-			     "connected to %s but no stream link: link encryption not established",
-			     d->connect);
+				    "connected to %s but no stream link: link encryption not established",
+				    d->connect);
 	}
 }
 
@@ -489,47 +489,47 @@ static void check_tdisp(struct audit_run *run, const struct audit_check *c)
 		} else if (!*d->lock) {
 			if (accepted == 1)
 				result_done(run, f, AUDIT_FAIL, NULL, "unlocked but tsm/accept reads 1 "
-				     "(unlock drops the accept state)");
+					    "(unlock drops the accept state)");
 			else if (d->driver)
 				result_done(run, f, AUDIT_PASS, NULL, "unlocked, driver %s bound: not "
-				     "TDISP-managed (a shared, untrusted device)", d->driver);
+					    "TDISP-managed (a shared, untrusted device)", d->driver);
 			else
 				result_done(run, f, AUDIT_PASS, NULL,
-				     "unlocked, no driver: not TDISP-managed");
+					    "unlocked, no driver: not TDISP-managed");
 		} else if (!holder) {
 			result_done(run, f, AUDIT_PASS, NULL,
-			     "tsm/lock names link TSM %s's connection, not a TDISP lock", d->lock);
+				    "tsm/lock names link TSM %s's connection, not a TDISP lock", d->lock);
 		} else if (!snapshot_find_tsm(snap, holder)) {
 			result_done(run, f, AUDIT_FAIL, xasprintf("unbind its driver if any, then tsmctl "
-							   "unlock %s", d->bdf),
-			     "locked to %s, which is not registered", holder);
+								  "unlock %s", d->bdf),
+				    "locked to %s, which is not registered", holder);
 		} else if (!d->has_accept) {
 			result_done(run, f, AUDIT_SKIP, xstrdup("this kernel offers no tsm/accept"),
-			     "locked to %s; no tsm/accept: acceptance cannot be checked", holder);
+				    "locked to %s; no tsm/accept: acceptance cannot be checked", holder);
 		} else if (!d->accept) {
 			result_done(run, f, AUDIT_FAIL, NULL, "tsm/accept exists but could not be read");
 		} else if (accepted < 0) {
 			result_done(run, f, AUDIT_FAIL, NULL, "tsm/accept reads '%s': neither 0 nor 1",
-			     d->accept);
+				    d->accept);
 		} else if (accepted && d->driver) {
 			result_done(run, f, AUDIT_PASS, NULL, "locked to %s and accepted; driver %s bound",
-			     holder, d->driver);
+				    holder, d->driver);
 		} else if (accepted) {
 			result_done(run, f, AUDIT_PASS, NULL,
-			     "locked to %s and accepted; no driver bound yet", holder);
+				    "locked to %s and accepted; no driver bound yet", holder);
 		} else if (d->driver) {
 			result_done(run, f, AUDIT_FAIL,
-			     xasprintf("unbind the driver (echo %s > "
-				       "/sys/bus/pci/drivers/%s/unbind), verify the device's "
-				       "evidence, tsmctl accept %s, then bind the driver again",
-				       d->bdf, d->driver, d->bdf),
-			     "driver %s bound while locked to %s but not accepted: the device runs "
-			     "without private DMA/MMIO (TDISP LOCKED, not RUN)", d->driver, holder);
+				    xasprintf("unbind the driver (echo %s > "
+					      "/sys/bus/pci/drivers/%s/unbind), verify the device's "
+					      "evidence, tsmctl accept %s, then bind the driver again",
+					      d->bdf, d->driver, d->bdf),
+				    "driver %s bound while locked to %s but not accepted: the device runs "
+				    "without private DMA/MMIO (TDISP LOCKED, not RUN)", d->driver, holder);
 		} else {
 			result_done(run, f, AUDIT_WARN,
-			     xasprintf("verify the device's evidence, then tsmctl accept %s (or "
-				       "tsmctl unlock %s)", d->bdf, d->bdf),
-			     "locked to %s, waiting for accept", holder);
+				    xasprintf("verify the device's evidence, then tsmctl accept %s (or "
+					      "tsmctl unlock %s)", d->bdf, d->bdf),
+				    "locked to %s, waiting for accept", holder);
 		}
 	}
 }
@@ -579,10 +579,10 @@ static void check_stream_link(struct audit_run *run, const struct audit_check *c
 		if (s->dangling) {
 			if (ep && ep->hb != hb)
 				result_done(run, f, AUDIT_FAIL, NULL, "target %s is below %s, not %s", ep->bdf,
-				     ep->hb ? ep->hb->name : "no host bridge", hb->name);
+					    ep->hb ? ep->hb->name : "no host bridge", hb->name);
 			else if (s->target)
 				result_done(run, f, AUDIT_FAIL, NULL, "target %s does not exist",
-				     base_name(s->target));
+					    base_name(s->target));
 			else
 				result_done(run, f, AUDIT_FAIL, NULL, "link target unreadable or outside the tree");
 			continue;
@@ -595,18 +595,18 @@ static void check_stream_link(struct audit_run *run, const struct audit_check *c
 			size = hb->available_streams + (long long)live_streams(hb);
 		if (size >= 0 && s->h >= size) {
 			result_done(run, f, AUDIT_FAIL, NULL,
-			     "H %u outside the pool (%lld available + %zu in use)", s->h,
-			     hb->available_streams, live_streams(hb));
+				    "H %u outside the pool (%lld available + %zu in use)", s->h,
+				    hb->available_streams, live_streams(hb));
 			continue;
 		}
 		if ((clash = block_clash(s, false))) {
 			result_done(run, f, AUDIT_FAIL, NULL, "root port %s block %u also used by %s",
-			     rp->bdf, s->r, clash->name);
+				    rp->bdf, s->r, clash->name);
 			continue;
 		}
 		if ((clash = block_clash(s, true))) {
 			result_done(run, f, AUDIT_FAIL, NULL, "endpoint %s block %u also used by %s",
-			     ep->bdf, s->e, clash->name);
+				    ep->bdf, s->e, clash->name);
 			continue;
 		}
 		if (!func_cfg_known(ep) || !func_cfg_known(rp)) {
@@ -614,56 +614,56 @@ static void check_stream_link(struct audit_run *run, const struct audit_check *c
 
 			if (func_cfg_needs_root(u))
 				result_skip_needs_root(run, f, "-> %s via %s; Selective stream counts unreadable",
-						ep->bdf, rp->bdf);
+						       ep->bdf, rp->bdf);
 			else
 				result_done(run, f, AUDIT_FAIL, NULL, "config space of %s unreadable", u->bdf);
 			continue;
 		}
 		if (ep->cfg.pcie_type != PCIE_TYPE_ENDPOINT) {
 			result_done(run, f, AUDIT_FAIL, NULL, "target %s is a %s, not an endpoint", ep->bdf,
-			     pcie_type_name(ep->cfg.pcie_type) ? pcie_type_name(ep->cfg.pcie_type) :
-			     "conventional PCI device");
+				    pcie_type_name(ep->cfg.pcie_type) ? pcie_type_name(ep->cfg.pcie_type) :
+				    "conventional PCI device");
 			continue;
 		}
 		if (rp->cfg.pcie_type != PCIE_TYPE_ROOT_PORT) {
 			result_done(run, f, AUDIT_FAIL, NULL, "%s above %s is not a root port", rp->bdf,
-			     ep->bdf);
+				    ep->bdf);
 			continue;
 		}
 		if (!rp->cfg.ide.present || !ep->cfg.ide.present) {
 			result_done(run, f, AUDIT_FAIL, NULL, "%s has no IDE capability",
-			     rp->cfg.ide.present ? ep->bdf : rp->bdf);
+				    rp->cfg.ide.present ? ep->bdf : rp->bdf);
 			continue;
 		}
 		if (s->r >= rp->cfg.ide.sel_streams || s->e >= ep->cfg.ide.sel_streams) {
 			bool r_bad = s->r >= rp->cfg.ide.sel_streams;
 
 			result_done(run, f, AUDIT_FAIL, NULL, "%c %u beyond %s's %u Selective stream%s",
-			     r_bad ? 'R' : 'E', r_bad ? s->r : s->e, r_bad ? rp->bdf : ep->bdf,
-			     r_bad ? rp->cfg.ide.sel_streams : ep->cfg.ide.sel_streams,
-			     (r_bad ? rp->cfg.ide.sel_streams : ep->cfg.ide.sel_streams) == 1 ? "" : "s");
+				    r_bad ? 'R' : 'E', r_bad ? s->r : s->e, r_bad ? rp->bdf : ep->bdf,
+				    r_bad ? rp->cfg.ide.sel_streams : ep->cfg.ide.sel_streams,
+				    (r_bad ? rp->cfg.ide.sel_streams : ep->cfg.ide.sel_streams) == 1 ? "" : "s");
 			continue;
 		}
 		if (!stream_partner_block(s, false) || !stream_partner_block(s, true)) {
 			result_done(run, f, AUDIT_FAIL, NULL, "Selective block %u of %s could not be decoded",
-			     stream_partner_block(s, false) ? s->e : s->r,
-			     stream_partner_block(s, false) ? ep->bdf : rp->bdf);
+				    stream_partner_block(s, false) ? s->e : s->r,
+				    stream_partner_block(s, false) ? ep->bdf : rp->bdf);
 			continue;
 		}
 		if (stream_partner_block(s, false)->linux_skips || stream_partner_block(s, true)->linux_skips) {
 			bool r_bad = stream_partner_block(s, false)->linux_skips;
 
 			result_done(run, f, AUDIT_FAIL, NULL,
-			     "Selective block %u of %s is one Linux does not use (its address "
-			     "association count differs from block 0's)", r_bad ? s->r : s->e,
-			     r_bad ? rp->bdf : ep->bdf);
+				    "Selective block %u of %s is one Linux does not use (its address "
+				    "association count differs from block 0's)", r_bad ? s->r : s->e,
+				    r_bad ? rp->bdf : ep->bdf);
 			continue;
 		}
 		if (size >= 0)
 			pool = xasprintf("H %u < pool %lld", s->h, size);
 		result_done(run, f, AUDIT_PASS, NULL, "-> %s via %s; %s, R %u < %u, E %u < %u", ep->bdf,
-		     rp->bdf, pool ? pool : "pool size unknown", s->r, rp->cfg.ide.sel_streams, s->e,
-		     ep->cfg.ide.sel_streams);
+			    rp->bdf, pool ? pool : "pool size unknown", s->r, rp->cfg.ide.sel_streams, s->e,
+			    ep->cfg.ide.sel_streams);
 		free(pool);
 	}
 }
@@ -684,17 +684,17 @@ static void check_stream_connected(struct audit_run *run, const struct audit_che
 			result_done(run, f, AUDIT_FAIL, NULL, "no endpoint behind the link");
 		else if (!ep->has_connect || !ep->connect)
 			result_done(run, f, AUDIT_FAIL, NULL, "endpoint %s has no readable tsm/connect",
-			     ep->bdf);
+				    ep->bdf);
 		else if (!*ep->connect)
 			result_done(run, f, AUDIT_FAIL, NULL,
-			     "endpoint %s is not connected to a TSM: stale stream link", ep->bdf);
+				    "endpoint %s is not connected to a TSM: stale stream link", ep->bdf);
 		else if (!ep->connected_tsm)
 			result_done(run, f, AUDIT_FAIL, NULL,
-			     "endpoint %s is connected to %s, which is not registered", ep->bdf,
-			     ep->connect);
+				    "endpoint %s is connected to %s, which is not registered", ep->bdf,
+				    ep->connect);
 		else
 			result_done(run, f, AUDIT_PASS, NULL, "endpoint %s connected to %s", ep->bdf,
-			     ep->connect);
+				    ep->connect);
 	}
 }
 
@@ -759,15 +759,15 @@ static void eval_enabled(struct audit_run *run, struct audit_finding *f, const s
 
 	if (!ep->regs.enabled)
 		audit_text_add(&bad, "endpoint %s block %u disabled (control 0x%08x)", s->endpoint->bdf,
-			 s->e, ep->regs.ctl);
+			       s->e, ep->regs.ctl);
 	if (!rp->regs.enabled)
 		audit_text_add(&bad, "root port %s block %u disabled (control 0x%08x)",
-			 s->root_port->bdf, s->r, rp->regs.ctl);
+			       s->root_port->bdf, s->r, rp->regs.ctl);
 	if (bad)
 		result_done(run, f, AUDIT_FAIL, NULL, "%s", bad);
 	else
 		result_done(run, f, AUDIT_PASS, NULL, "endpoint block %u and root port block %u enabled",
-		     s->e, s->r);
+			    s->e, s->r);
 	free(bad);
 }
 
@@ -784,10 +784,10 @@ static void eval_secure(struct audit_run *run, struct audit_finding *f, const st
 
 	if (ep->regs.state != IDE_STATE_SECURE)
 		audit_text_add(&bad, "endpoint %s block %u %s (status 0x%08x)", s->endpoint->bdf, s->e,
-			 state_text(ep->regs.state), ep->regs.status);
+			       state_text(ep->regs.state), ep->regs.status);
 	if (rp->regs.state != IDE_STATE_SECURE)
 		audit_text_add(&bad, "root port %s block %u %s (status 0x%08x)", s->root_port->bdf, s->r,
-			 state_text(rp->regs.state), rp->regs.status);
+			       state_text(rp->regs.state), rp->regs.status);
 	if (bad)
 		result_done(run, f, AUDIT_FAIL, NULL, "%s", bad);
 	else
@@ -802,10 +802,10 @@ static void eval_ide_fail(struct audit_run *run, struct audit_finding *f, const 
 
 	if (ep->regs.ide_fail)
 		audit_text_add(&bad, "endpoint %s block %u received an IDE Fail message (status 0x%08x)",
-			 s->endpoint->bdf, s->e, ep->regs.status);
+			       s->endpoint->bdf, s->e, ep->regs.status);
 	if (rp->regs.ide_fail)
 		audit_text_add(&bad, "root port %s block %u received an IDE Fail message (status 0x%08x)",
-			 s->root_port->bdf, s->r, rp->regs.status);
+			       s->root_port->bdf, s->r, rp->regs.status);
 	if (bad)
 		result_done(run, f, AUDIT_FAIL, NULL, "%s", bad);
 	else
@@ -820,7 +820,7 @@ static void eval_id(struct audit_run *run, struct audit_finding *f, const struct
 
 	if (id != rp->regs.stream_id) {
 		result_done(run, f, AUDIT_FAIL, NULL, "Stream ID %u in endpoint %s, %u in root port %s",
-		     id, s->endpoint->bdf, rp->regs.stream_id, s->root_port->bdf);
+			    id, s->endpoint->bdf, rp->regs.stream_id, s->root_port->bdf);
 		return;
 	}
 	if (id == IDE_RESERVED_STREAM_ID) {
@@ -833,12 +833,12 @@ static void eval_id(struct audit_run *run, struct audit_finding *f, const struct
 
 		if (oep && oep->regs.stream_id == id) {
 			result_done(run, f, AUDIT_FAIL, NULL, "Stream ID %u also used by %s on %s", id, o->name,
-			     s->hb->name);
+				    s->hb->name);
 			return;
 		}
 	}
 	result_done(run, f, AUDIT_PASS, NULL, "Stream ID %u on both partners, unique on %s", id,
-	     s->hb->name);
+		    s->hb->name);
 }
 
 static bool rid_covers(const struct ide_sel_stream *b, unsigned int lo, unsigned int hi)
@@ -862,26 +862,26 @@ static void eval_rid(struct audit_run *run, struct audit_finding *f, const struc
 		audit_text_add(&bad, "root port %s RID association not valid", r->bdf);
 	else if (!rid_covers(rp, erid, erid))
 		audit_text_add(&bad, "root port %s RID %04x-%04x does not cover %s (%04x)", r->bdf,
-			 rp->rid_base, rp->rid_limit, e->bdf, erid);
+			       rp->rid_base, rp->rid_limit, e->bdf, erid);
 	else if (vfs && !rid_covers(rp, vf_lo, vf_hi))
 		audit_text_add(&bad, "root port %s RID %04x-%04x does not cover the VFs of %s (%04x-%04x)",
-			 r->bdf, rp->rid_base, rp->rid_limit, e->bdf, vf_lo, vf_hi);
+			       r->bdf, rp->rid_base, rp->rid_limit, e->bdf, vf_lo, vf_hi);
 	if (!ep->rid_valid)
 		audit_text_add(&bad, "endpoint %s RID association not valid", e->bdf);
 	else if (!rid_covers(ep, rrid, rrid))
 		audit_text_add(&bad, "endpoint %s RID %04x-%04x does not cover %s (%04x)", e->bdf,
-			 ep->rid_base, ep->rid_limit, r->bdf, rrid);
+			       ep->rid_base, ep->rid_limit, r->bdf, rrid);
 	if (bad)
 		result_done(run, f, AUDIT_FAIL, NULL, "%s", bad);
 	else if (rp->rid_base == 0 && rp->rid_limit == 0xffff && ep->rid_base == 0 &&
 		 ep->rid_limit == 0xffff)
 		result_done(run, f, AUDIT_PASS, NULL,
-		     "0000-ffff on both partners (the SEV-TIO convention: covers everything)");
+			    "0000-ffff on both partners (the SEV-TIO convention: covers everything)");
 	else
 		result_done(run, f, AUDIT_PASS, NULL,
-		     "root port %04x-%04x covers %s%s; endpoint %04x-%04x covers %s", rp->rid_base,
-		     rp->rid_limit, e->bdf, vfs ? " and its VFs" : "", ep->rid_base, ep->rid_limit,
-		     r->bdf);
+			    "root port %04x-%04x covers %s%s; endpoint %04x-%04x covers %s", rp->rid_base,
+			    rp->rid_limit, e->bdf, vfs ? " and its VFs" : "", ep->rid_base, ep->rid_limit,
+			    r->bdf);
 	free(bad);
 }
 
@@ -910,23 +910,23 @@ static void eval_tdx_addr(struct audit_run *run, struct audit_finding *f,
 			have_pref = true;
 		else
 			audit_text_add(&bad, "association %u %#" PRIx64 "-%#" PRIx64 " is %s", i, a->base,
-				 a->limit, mem->valid && same_range(a, mem) ?
-				 "the non-prefetchable memory window" : "not the prefetchable window");
+				       a->limit, mem->valid && same_range(a, mem) ?
+				       "the non-prefetchable memory window" : "not the prefetchable window");
 	}
 	if (pref->valid && !have_pref)
 		audit_text_add(&bad, "the prefetchable window %#" PRIx64 "-%#" PRIx64 " is not programmed",
-			 pref->base, pref->limit);
+			       pref->base, pref->limit);
 	if (bad)
 		result_done(run, f, AUDIT_FAIL, NULL, "root port %s block %u: %s (TDX Connect programs "
-		     "the prefetchable window alone)", s->root_port->bdf, s->r, bad);
+			    "the prefetchable window alone)", s->root_port->bdf, s->r, bad);
 	else if (pref->valid)
 		result_done(run, f, AUDIT_PASS, NULL, "root port %s block %u: the prefetchable window "
-		     "%#" PRIx64 "-%#" PRIx64 " alone, as TDX Connect programs it", s->root_port->bdf,
-		     s->r, pref->base, pref->limit);
+			    "%#" PRIx64 "-%#" PRIx64 " alone, as TDX Connect programs it", s->root_port->bdf,
+			    s->r, pref->base, pref->limit);
 	else
 		result_done(run, f, AUDIT_PASS, NULL, "root port %s block %u: no association, as TDX "
-		     "Connect leaves it without a prefetchable window above the endpoint",
-		     s->root_port->bdf, s->r);
+			    "Connect leaves it without a prefetchable window above the endpoint",
+			    s->root_port->bdf, s->r);
 	free(bad);
 }
 
@@ -949,10 +949,10 @@ static void check_stream_addr(struct audit_run *run, const struct audit_check *c
 			continue;
 		if (s->root_port && func_cfg_needs_root(s->root_port))
 			result_skip_needs_root(run, f, "address associations of %s unreadable",
-					s->root_port->bdf);
+					       s->root_port->bdf);
 		else if (!s->assoc_read)
 			result_done(run, f, AUDIT_SKIP, NULL, "the root port's address associations or the "
-			     "windows of the bridge above the endpoint could not be read");
+				    "windows of the bridge above the endpoint could not be read");
 		else
 			eval_tdx_addr(run, f, s);
 	}
@@ -977,18 +977,18 @@ static void check_pool(struct audit_run *run, const struct audit_check *c)
 		if (hb->available_err) {
 			name = errno_name(-hb->available_err);
 			result_done(run, f, AUDIT_FAIL, NULL, "available_secure_streams unreadable (%s)",
-			     name ? name : strerror(-hb->available_err));
+				    name ? name : strerror(-hb->available_err));
 		} else if (hb->available_streams < 0) {
 			result_done(run, f, AUDIT_FAIL, NULL,
-			     "%zu stream link%s but no available_secure_streams", hb->nr_streams,
-			     hb->nr_streams == 1 ? "" : "s");
+				    "%zu stream link%s but no available_secure_streams", hb->nr_streams,
+				    hb->nr_streams == 1 ? "" : "s");
 		} else if (hb->available_streams == 0) {
 			result_done(run, f, AUDIT_WARN, NULL, "0 available, %zu in use: pool exhausted", used);
 		} else {
 			result_done(run, f, AUDIT_PASS, NULL, "%lld available, %zu in use%s",
-			     hb->available_streams, used,
-			     hb->available_streams + (long long)used == 256 ?
-			     " (the kernel's default pool of 256: capacity unknown)" : "");
+				    hb->available_streams, used,
+				    hb->available_streams + (long long)used == 256 ?
+				    " (the kernel's default pool of 256: capacity unknown)" : "");
 		}
 	}
 }
@@ -1032,7 +1032,7 @@ static void check_tsm_link(struct audit_run *run, const struct audit_check *c)
 			continue;
 		if (!proposed) {
 			result_done(run, f, AUDIT_PASS, NULL,
-			     "v6.19 ABI (no pci_mode): no tsmN/%s link expected", hb->name);
+				    "v6.19 ABI (no pci_mode): no tsmN/%s link expected", hb->name);
 			continue;
 		}
 		for (size_t j = 0; j < snap->nr_tsms; j++) {
@@ -1042,10 +1042,10 @@ static void check_tsm_link(struct audit_run *run, const struct audit_check *c)
 
 			if (st && !has && t->has_pci_mode)
 				audit_text_add(&bad, "%s has %s here but no %s/%s link", t->name, st->name,
-					 t->name, hb->name);
+					       t->name, hb->name);
 			else if (has && !st)
 				audit_text_add(&bad, "%s/%s exists but %s has no stream here", t->name,
-					 hb->name, t->name);
+					       hb->name, t->name);
 			else if (has)
 				audit_text_add(&good, "%s/%s", t->name, hb->name);
 		}
@@ -1053,7 +1053,7 @@ static void check_tsm_link(struct audit_run *run, const struct audit_check *c)
 			result_done(run, f, AUDIT_FAIL, NULL, "%s", bad);
 		else
 			result_done(run, f, AUDIT_PASS, NULL, "%s matches the streams here",
-			     good ? good : "no link");
+				    good ? good : "no link");
 		free(bad);
 		free(good);
 	}
@@ -1071,7 +1071,7 @@ static void check_tsm_link(struct audit_run *run, const struct audit_check *c)
 			f = result_start(run, c, &s);
 			if (f)
 				result_done(run, f, AUDIT_FAIL, NULL, "%s/%s names no host bridge", t->name,
-				     t->hb_links[j]);
+					    t->hb_links[j]);
 		}
 	}
 }
@@ -1107,7 +1107,7 @@ static void check_config(struct audit_run *run, const struct audit_check *c)
 				result_skip_needs_root(run, f, "config unreadable (%s)", name ? name : "EACCES");
 			else
 				result_done(run, f, AUDIT_FAIL, NULL, "config unreadable (%s)",
-				     name ? name : strerror(-d->cfg_err));
+					    name ? name : strerror(-d->cfg_err));
 			continue;
 		}
 		if (d->needs_root) {
@@ -1121,7 +1121,7 @@ static void check_config(struct audit_run *run, const struct audit_check *c)
 			result_done(run, f, AUDIT_FAIL, NULL, "%s", bad);
 		else
 			result_done(run, f, AUDIT_PASS, NULL, "%zu bytes, well-formed%s", d->cfg.len,
-			     d->cfg.ide.present ? ", IDE capability decoded" : "");
+				    d->cfg.ide.present ? ", IDE capability decoded" : "");
 		free(bad);
 	}
 }
@@ -1173,22 +1173,22 @@ static void check_untracked(struct audit_run *run, const struct audit_check *c)
 				continue;
 			}
 			audit_text_add(&bad, "Selective block %u (Stream ID %u, %s)", b, r->stream_id,
-				 ide_state_name(r->state) ? ide_state_name(r->state) : "reserved state");
+				       ide_state_name(r->state) ? ide_state_name(r->state) : "reserved state");
 		}
 		for (unsigned int b = 0; b < ide->nr_link; b++) {
 			const struct ide_stream_regs *r = &ide->link[b].regs;
 
 			if (r->enabled)
 				audit_text_add(&bad, "Link block %u (TC %u, Stream ID %u, %s)", b, r->tc,
-					 r->stream_id, ide_state_name(r->state) ?
-					 ide_state_name(r->state) : "reserved state");
+					       r->stream_id, ide_state_name(r->state) ?
+					       ide_state_name(r->state) : "reserved state");
 		}
 		if (bad)
 			result_done(run, f, AUDIT_WARN, NULL, "enabled with no stream link: %s", bad);
 		else if (tracked)
 			result_done(run, f, AUDIT_PASS, NULL,
-			     "%zu enabled Selective block%s, all named by stream links", tracked,
-			     tracked == 1 ? "" : "s");
+				    "%zu enabled Selective block%s, all named by stream links", tracked,
+				    tracked == 1 ? "" : "s");
 		else
 			result_done(run, f, AUDIT_PASS, NULL, "no enabled IDE stream");
 		free(bad);
