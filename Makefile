@@ -299,4 +299,13 @@ $(BUILDDIR)/test-sha256: src/sha256.c tests/unit/test-sha256.c include/tsmctl/sh
 unit-sha256: $(BUILDDIR)/test-sha256
 	$(BUILDDIR)/test-sha256
 
-.PHONY: fuzz unit-names unit-sha256
+# make unit-audit: audit's checks on snapshots built in memory (tests/unit/test-audit.c).
+TEST_AUDIT_SRCS := src/audit.c src/audit-checks.c src/snapshot.c src/sysfs.c src/names.c \
+	src/ide.c src/util.c
+$(BUILDDIR)/test-audit: $(TEST_AUDIT_SRCS) src/audit-engine.h tests/unit/test-audit.c $(HDRS) | $(DEPS_STAMP)
+	$(CC) $(CFLAGS) $(TSM_CFLAGS) $(PKG_CFLAGS) -o $@ $(TEST_AUDIT_SRCS) tests/unit/test-audit.c
+
+unit-audit: $(BUILDDIR)/test-audit
+	$(BUILDDIR)/test-audit
+
+.PHONY: fuzz unit-names unit-sha256 unit-audit

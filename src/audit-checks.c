@@ -14,7 +14,6 @@
 #include "audit-engine.h"
 #include "tsmctl/ide.h"
 #include "tsmctl/names.h"
-#include "tsmctl/render.h"
 #include "tsmctl/util.h"
 
 static unsigned int rid_of(const struct pci_func *f)
