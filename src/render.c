@@ -161,7 +161,6 @@ static struct json_object *partner_json(const struct ide_stream *s, bool endpoin
 	struct json_object *o = json_object_new_object();
 	struct json_object *rid = NULL, *addr = json_object_new_array();
 	const struct ide_stream_regs *r = b ? &b->regs : NULL;
-	char *state;
 
 	if (b) {
 		rid = json_object_new_object();
@@ -181,9 +180,7 @@ static struct json_object *partner_json(const struct ide_stream *s, bool endpoin
 	json_object_object_add(o, "bdf", js_str(f ? f->bdf : NULL));
 	json_object_object_add(o, "block", js_u64(endpoint ? s->e : s->r));
 	json_object_object_add(o, "enabled", r ? js_bool(r->enabled) : NULL);
-	state = render_state(b);
-	json_object_object_add(o, "state", js_str(state));
-	free(state);
+	json_object_object_add(o, "state", js_str_take(render_state(b)));
 	json_object_object_add(o, "ide_fail", r ? js_bool(r->ide_fail) : NULL);
 	json_object_object_add(o, "stream_id", r ? js_u64(r->stream_id) : NULL);
 	json_object_object_add(o, "tc", r ? js_u64(r->tc) : NULL);
@@ -198,17 +195,27 @@ static struct json_object *partner_json(const struct ide_stream *s, bool endpoin
 	return o;
 }
 
-struct json_object *render_stream_json(const struct ide_stream *s)
+/* What both stream objects start with: name, host_bridge, (with HRE) h, r, e, and stream_id. */
+static struct json_object *stream_head_json(const struct ide_stream *s, bool hre)
 {
 	struct json_object *o = json_object_new_object();
 	const struct ide_sel_stream *ep = stream_partner_block(s, true);
 
 	json_object_object_add(o, "name", js_str(s->name));
 	json_object_object_add(o, "host_bridge", js_str(s->hb->name));
-	json_object_object_add(o, "h", js_u64(s->h));
-	json_object_object_add(o, "r", js_u64(s->r));
-	json_object_object_add(o, "e", js_u64(s->e));
+	if (hre) {
+		json_object_object_add(o, "h", js_u64(s->h));
+		json_object_object_add(o, "r", js_u64(s->r));
+		json_object_object_add(o, "e", js_u64(s->e));
+	}
 	json_object_object_add(o, "stream_id", ep ? js_u64(ep->regs.stream_id) : NULL);
+	return o;
+}
+
+struct json_object *render_stream_json(const struct ide_stream *s)
+{
+	struct json_object *o = stream_head_json(s, true);
+
 	json_object_object_add(o, "tsm", js_str(stream_connected_tsm(s)));
 	json_object_object_add(o, "dangling", js_bool(s->dangling));
 	json_object_object_add(o, "target", js_str(s->target ? path_base(s->target) : NULL));
@@ -221,27 +228,18 @@ struct json_object *render_stream_json(const struct ide_stream *s)
 static struct json_object *brief_state(const struct ide_stream *s, bool endpoint)
 {
 	const struct ide_sel_stream *b = stream_partner_block(s, endpoint);
-	struct json_object *o;
-	char *state;
 
 	if (!b)
 		return NULL;
 	if (!b->regs.enabled)
 		return js_str("disabled");
-	state = render_state(b);
-	o = js_str(state);
-	free(state);
-	return o;
+	return js_str_take(render_state(b));
 }
 
 struct json_object *render_stream_brief_json(const struct ide_stream *s)
 {
-	struct json_object *o = json_object_new_object();
-	const struct ide_sel_stream *ep = stream_partner_block(s, true);
+	struct json_object *o = stream_head_json(s, false);
 
-	json_object_object_add(o, "name", js_str(s->name));
-	json_object_object_add(o, "host_bridge", js_str(s->hb->name));
-	json_object_object_add(o, "stream_id", ep ? js_u64(ep->regs.stream_id) : NULL);
 	json_object_object_add(o, "endpoint_state", brief_state(s, true));
 	json_object_object_add(o, "root_port_state", brief_state(s, false));
 	return o;

@@ -169,40 +169,50 @@ static void func_free(struct pci_func *f)
 	free(f);
 }
 
+static void tsm_free(struct tsm *t)
+{
+	free(t->name);
+	free(t->dir);
+	free(t->mode);
+	free(t->provider);
+	free(t->provider_dir);
+	free(t->provider_version);
+	free(t->driver);
+	free(t->module);
+	strv_free(t->hb_links, t->nr_hb_links);
+	strv_free(t->stream_links, t->nr_stream_links);
+	free(t);
+}
+
+static void stream_free(struct ide_stream *s)
+{
+	free(s->name);
+	free(s->target);
+	free(s->rp_addr);
+	free(s);
+}
+
+static void hb_free(struct host_bridge *hb)
+{
+	free(hb->name);
+	free(hb->dir);
+	free(hb->streams);
+	free(hb);
+}
+
 void snapshot_free(struct tsm_snapshot *snap)
 {
-	for (size_t i = 0; i < snap->nr_tsms; i++) {
-		struct tsm *t = snap->tsms[i];
-
-		free(t->name);
-		free(t->dir);
-		free(t->mode);
-		free(t->provider);
-		free(t->provider_dir);
-		free(t->provider_version);
-		free(t->driver);
-		free(t->module);
-		strv_free(t->hb_links, t->nr_hb_links);
-		strv_free(t->stream_links, t->nr_stream_links);
-		free(t);
-	}
-	free(snap->tsms);
-	for (size_t i = 0; i < snap->nr_streams; i++) {
-		free(snap->streams[i]->name);
-		free(snap->streams[i]->target);
-		free(snap->streams[i]->rp_addr);
-		free(snap->streams[i]);
-	}
-	free(snap->streams);
-	for (size_t i = 0; i < snap->nr_hbs; i++) {
-		free(snap->hbs[i]->name);
-		free(snap->hbs[i]->dir);
-		free(snap->hbs[i]->streams);
-		free(snap->hbs[i]);
-	}
-	free(snap->hbs);
+	for (size_t i = 0; i < snap->nr_tsms; i++)
+		tsm_free(snap->tsms[i]);
+	for (size_t i = 0; i < snap->nr_streams; i++)
+		stream_free(snap->streams[i]);
+	for (size_t i = 0; i < snap->nr_hbs; i++)
+		hb_free(snap->hbs[i]);
 	for (size_t i = 0; i < snap->nr_funcs; i++)
 		func_free(snap->funcs[i]);
+	free(snap->tsms);
+	free(snap->streams);
+	free(snap->hbs);
 	free(snap->funcs);
 	memset(snap, 0, sizeof(*snap));
 }
