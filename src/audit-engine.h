@@ -7,8 +7,6 @@
 #ifndef TSMCTL_AUDIT_ENGINE_H
 #define TSMCTL_AUDIT_ENGINE_H
 
-#include <stdarg.h>
-
 #include "tsmctl/audit.h"
 #include "tsmctl/sysfs.h"
 

@@ -169,7 +169,11 @@ struct snapshot_missing {
 	const char *name;	/* points into the snapshot_names */
 };
 
-/* 0 when the tree has every object WANT names; else -ENOENT and the first one missing. */
+/*
+ * 0 when the tree has every object WANT names; else -ENOENT and the first one
+ * missing. Devices are looked up in sysfs (scan.c): a filter may name any PCI
+ * function, not only those the scan needed.
+ */
 int snapshot_find_missing(const struct tsm_snapshot *snap, const struct snapshot_names *want,
 			  struct snapshot_missing *missing);
 
