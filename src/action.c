@@ -55,17 +55,6 @@ bool action_device_present(const char *bdf)
 	return present;
 }
 
-/* v6.19 has no pci_mode: every TSM registered there is a link TSM (ABI.md §1.1). */
-static bool tsm_is_link(const struct tsm *t)
-{
-	return !t->has_pci_mode || streq(t->mode, "link");
-}
-
-static bool func_connected(const struct pci_func *f)
-{
-	return f && f->connect && *f->connect;
-}
-
 /* connect_store(): EBUSY for any context is checked before the TSM lookup (ENXIO). */
 static int check_connect(const struct tsm_snapshot *snap, const struct pci_func *f,
 			 const char *tsm, bool *already)
@@ -105,7 +94,7 @@ static bool tsm_not_devsec(const struct tsm *t)
 static int check_tdisp(const struct tsm_snapshot *snap, const struct pci_func *f, const char *tsm,
 		       struct action_plan *plan)
 {
-	const char *holder = f ? render_lock_holder(f) : NULL;
+	const char *holder = f ? func_lock_holder(f) : NULL;
 	const struct tsm *t;
 
 	if (plan->action == ACTION_LOCK) {
@@ -140,7 +129,7 @@ static int check_tdisp(const struct tsm_snapshot *snap, const struct pci_func *f
 		if (!f->accept)
 			return -EIO;
 		/* RUN already: a second store would rerun the TSM's accept op (ABI.md §1.2) */
-		if (render_accepted(f) == 1) {
+		if (func_accepted(f) == 1) {
 			plan->already = true;
 			return 0;
 		}
@@ -310,7 +299,7 @@ char *action_check_tsm(const struct tsm_snapshot *snap, enum tsm_action action, 
 static char *explain_no_stream(const struct action_plan *plan, const struct pci_func *f)
 {
 	const char *type = render_pcie_type(f);
-	char *no_pool = render_no_pool_reason(f), *msg;
+	char *no_pool = func_no_pool_reason(f), *msg;
 
 	if (type && !streq(type, "endpoint"))
 		return xasprintf("%s could not set up an IDE stream: the device is a %s, and the "
@@ -416,10 +405,10 @@ static char *explain_connect(const struct action_plan *plan, const struct tsm_sn
 		else if (func_connected(f))
 			msg = xasprintf("already connected to %s; to move it to %s, first run "
 					"'tsmctl disconnect %s'", f->connect, plan->tsm, plan->bdf);
-		else if (f && render_lock_holder(f))
+		else if (f && func_lock_holder(f))
 			msg = xasprintf("locked to %s (TDISP, a devsec TSM's context), and a device "
 					"has one TSM context at a time: run 'tsmctl unlock %s' first",
-					render_lock_holder(f), plan->bdf);
+					func_lock_holder(f), plan->bdf);
 		else if (f && f->lock && *f->lock)
 			msg = xasprintf("has a TSM context from %s (tsm/lock names it), and a device "
 					"has one at a time", f->lock);
@@ -441,7 +430,7 @@ static char *explain_connect(const struct action_plan *plan, const struct tsm_sn
 		if (f && f->doe_known && !f->nr_doe_features)
 			msg = xasprintf("has no DOE mailbox, so %s cannot set up an SPDM session with "
 					"it (no doe_features)", plan->tsm);
-		else if (f && f->doe_known && !render_has_doe(f, DOE_FEATURE_CMA))
+		else if (f && f->doe_known && !func_has_doe(f, DOE_FEATURE_CMA))
 			msg = xasprintf("has no CMA/SPDM DOE mailbox (doe_features lacks %s), so %s "
 					"cannot authenticate it", DOE_FEATURE_CMA, plan->tsm);
 		else
@@ -457,7 +446,7 @@ static char *explain_connect(const struct action_plan *plan, const struct tsm_sn
 			msg = explain_seamcall(plan, now);
 			break;
 		}
-		if (f && f->doe_known && !render_has_doe(f, DOE_FEATURE_SSESSION)) {
+		if (f && f->doe_known && !func_has_doe(f, DOE_FEATURE_SSESSION)) {
 			msg = xasprintf("%s needs secure SPDM on the CMA mailbox, and doe_features "
 					"lacks %s (SEV-TIO requires it)", plan->tsm, DOE_FEATURE_SSESSION);
 			break;
@@ -495,10 +484,10 @@ static char *explain_disconnect(const struct action_plan *plan, const struct tsm
 
 	switch (err) {
 	case ENXIO:
-		if (f && render_lock_holder(f))
+		if (f && func_lock_holder(f))
 			return xasprintf("not connected, but locked to %s (TDISP, a devsec TSM's "
 					 "context), which disconnect does not end: 'tsmctl unlock %s' "
-					 "does", render_lock_holder(f), plan->bdf);
+					 "does", func_lock_holder(f), plan->bdf);
 		if (plan->written)
 			return xstrdup("not connected (any more: did another process disconnect it?)");
 		return xstrdup("not connected to any TSM; nothing to disconnect");
@@ -618,7 +607,7 @@ static char *link_context(const struct pci_func *f)
 static char *explain_lock(const struct action_plan *plan, const struct tsm_snapshot *now,
 			  const struct pci_func *f)
 {
-	const char *holder = f ? render_lock_holder(f) : NULL;
+	const char *holder = f ? func_lock_holder(f) : NULL;
 	char *ctx, *msg;
 
 	switch (-plan->err) {
@@ -674,7 +663,7 @@ static char *explain_busy_or_failed(const struct action_plan *plan, const struct
 static char *explain_accept(const struct action_plan *plan, const struct tsm_snapshot *now,
 			    const struct pci_func *f)
 {
-	const char *holder = f ? render_lock_holder(f) : NULL;
+	const char *holder = f ? func_lock_holder(f) : NULL;
 	char *devsec, *ctx, *msg;
 
 	switch (-plan->err) {
@@ -703,7 +692,7 @@ static char *explain_accept(const struct action_plan *plan, const struct tsm_sna
 
 static char *explain_unlock(const struct action_plan *plan, const struct pci_func *f)
 {
-	const char *holder = f ? render_lock_holder(f) : NULL;
+	const char *holder = f ? func_lock_holder(f) : NULL;
 	char *ctx, *msg;
 
 	switch (-plan->err) {
@@ -954,8 +943,8 @@ static const char *accept_text(const struct pci_func *f)
 static enum action_verdict verify_tdisp(const struct action_plan *plan, const struct pci_func *f,
 					char **note)
 {
-	const char *holder = render_lock_holder(f);
-	int accepted = render_accepted(f);
+	const char *holder = func_lock_holder(f);
+	int accepted = func_accepted(f);
 
 	switch (plan->action) {
 	case ACTION_LOCK:

@@ -458,34 +458,6 @@ int view_columns(struct cmd_ctx *ctx, const int *defaults, size_t ndefaults)
 	return rc;
 }
 
-/* Does any PCI function of the slot "DDDD:BB:DD.*" exist? */
-static bool slot_exists(const char *slot)
-{
-	bool found = false;
-	char **names;
-	size_t n;
-
-	if (sysfs_list("sys/bus/pci/devices", &names, &n))
-		return false;
-	for (size_t i = 0; i < n && !found; i++)
-		found = strlen(names[i]) == strlen(slot) && !strncmp(names[i], slot, strlen(slot) - 1);
-	strv_free(names, n);
-	return found;
-}
-
-static bool device_exists(const char *v)
-{
-	char *path;
-	bool ok;
-
-	if (is_slot(v))
-		return slot_exists(v);
-	path = path_join("sys/bus/pci/devices", v);
-	ok = sysfs_exists(path);
-	free(path);
-	return ok;
-}
-
 /* " -d A,B" appended to ACC; a slot "0000:41:00.*" shown as the user wrote it, "0000:41:00". */
 static char *filter_text(const struct filter *f, const char *opt, char *acc)
 {
@@ -530,22 +502,22 @@ static int no_such(const struct cmd_ctx *ctx, const char *name, const char *what
 /* Filters that name objects the tree does not have are errors, not empty results. */
 int filters_check(struct cmd_ctx *ctx, const struct tsm_snapshot *snap)
 {
-	for (size_t i = 0; i < ctx->devices.n; i++) {
-		const char *v = ctx->devices.v[i];
+	static const char *const what[] = {
+		[SNAPSHOT_NO_DEVICE] = "PCI device", [SNAPSHOT_NO_SLOT] = "PCI slot",
+		[SNAPSHOT_NO_TSM] = "TSM", [SNAPSHOT_NO_HB] = "host bridge",
+	};
+	const struct snapshot_names want = {
+		ctx->devices.v, ctx->devices.n, ctx->tsms.v, ctx->tsms.n, ctx->hbs.v, ctx->hbs.n,
+	};
+	struct snapshot_missing miss;
+	char *shown;
+	int rc;
 
-		if (!device_exists(v)) {
-			char *shown = xstrndup(v, strlen(v) - (is_slot(v) ? 2 : 0));
-			int rc = no_such(ctx, shown, is_slot(v) ? "PCI slot" : "PCI device");
-
-			free(shown);
-			return rc;
-		}
-	}
-	for (size_t i = 0; i < ctx->tsms.n; i++)
-		if (!snapshot_find_tsm(snap, ctx->tsms.v[i]))
-			return no_such(ctx, ctx->tsms.v[i], "TSM");
-	for (size_t i = 0; i < ctx->hbs.n; i++)
-		if (!snapshot_find_hb(snap, ctx->hbs.v[i]))
-			return no_such(ctx, ctx->hbs.v[i], "host bridge");
-	return -1;
+	if (!snapshot_find_missing(snap, &want, &miss))
+		return -1;
+	/* a slot "DDDD:BB:DD.*" is shown as "DDDD:BB:DD" */
+	shown = xstrndup(miss.name, strlen(miss.name) - (miss.kind == SNAPSHOT_NO_SLOT ? 2 : 0));
+	rc = no_such(ctx, shown, what[miss.kind]);
+	free(shown);
+	return rc;
 }

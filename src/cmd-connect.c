@@ -199,11 +199,6 @@ static int parse_args(struct batch *b)
 	return -1;
 }
 
-static bool func_connected(const struct pci_func *f)
-{
-	return f->connect && *f->connect;
-}
-
 /*
  * lock --all: every unlocked device without a driver (a bound driver makes
  * the lock EBUSY); accept --all: every locked, unaccepted one without a
@@ -211,13 +206,13 @@ static bool func_connected(const struct pci_func *f)
  */
 static bool tdisp_wanted(const struct batch *b, const struct pci_func *f)
 {
-	const char *holder = render_lock_holder(f);
+	const char *holder = func_lock_holder(f);
 
 	switch (b->verb->action) {
 	case ACTION_LOCK:
 		return f->lock && !*f->lock && !f->driver;
 	case ACTION_ACCEPT:
-		return holder && render_accepted(f) == 0 && !f->driver;
+		return holder && func_accepted(f) == 0 && !f->driver;
 	default:
 		return holder && (!b->tsm || streq(holder, b->tsm));
 	}
@@ -325,8 +320,8 @@ static void report_tdisp(struct target *t, const struct pci_func *f)
 {
 	if (!f)
 		return;
-	t->locked = render_lock_holder(f) ? xstrdup(render_lock_holder(f)) : NULL;
-	t->accepted = render_accepted(f);
+	t->locked = func_lock_holder(f) ? xstrdup(func_lock_holder(f)) : NULL;
+	t->accepted = func_accepted(f);
 	t->driver = f->driver ? xstrdup(f->driver) : NULL;
 }
 
@@ -387,7 +382,7 @@ static char *with_note(char *msg, char *note)
 /* A connect that cannot get a stream: the host bridge has no pool (ABI.md §1.3, §2.6). */
 static char *no_pool_warning(const struct pci_func *f, const char *tsm)
 {
-	char *why = render_no_pool_reason(f), *s;
+	char *why = func_no_pool_reason(f), *s;
 
 	if (!why)
 		return NULL;
@@ -453,7 +448,7 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 		note = NULL;
 	} else if (plan.written && plan.err == -EBUSY && f &&
 		   ((action == ACTION_CONNECT && streq(f->connect, plan.tsm)) ||
-		    (action == ACTION_LOCK && streq(render_lock_holder(f), plan.tsm)))) {
+		    (action == ACTION_LOCK && streq(func_lock_holder(f), plan.tsm)))) {
 		/* Another writer won the race between our check and our store. */
 		if (ctx->strict) {
 			set_result(t, RESULT_FAILED, -EBUSY,
@@ -605,7 +600,7 @@ static char *skipped_tsm(const struct batch *b, const struct tsm_snapshot *snap,
 	if (b->tsm && b->verb->action != ACTION_ACCEPT)
 		return xstrdup(b->tsm);
 	if (action_is_tdisp(b->verb->action))
-		return f && render_lock_holder(f) ? xstrdup(render_lock_holder(f)) : NULL;
+		return f && func_lock_holder(f) ? xstrdup(func_lock_holder(f)) : NULL;
 	return f && func_connected(f) ? xstrdup(f->connect) : NULL;
 }
 

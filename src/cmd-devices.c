@@ -47,11 +47,6 @@ static const int dev_defaults_both[] = { COL_BDF, COL_DEVICE, COL_TYPE, COL_TEE,
 					 COL_CONNECTED, COL_DSM, COL_BOUND, COL_LOCKED,
 					 COL_ACCEPTED };
 
-static bool cfg_full(const struct pci_func *f)
-{
-	return f->cfg_read && !f->cfg_err && f->cfg.header_valid && !f->needs_root;
-}
-
 static char *empty_null(const char *s)
 {
 	return s && *s ? xstrdup(s) : NULL;
@@ -73,7 +68,7 @@ static char *cell(const struct pci_func *f, int col)
 		return s ? s : cell_fmt("[%04x:%04x]", f->cfg.vendor_id, f->cfg.device_id);
 	case COL_TYPE: return cell_str(render_pcie_type(f));
 	case COL_TEE:
-		return cfg_full(f) ? cell_bool(f->cfg.tee_io) :
+		return func_cfg_known(f) ? cell_bool(f->cfg.tee_io) :
 		       cell_str(f->needs_root || f->cfg_err ? "?" : NULL);
 	case COL_IDE:
 		s = render_ide_cap_text(f);
@@ -92,8 +87,8 @@ static char *cell(const struct pci_func *f, int col)
 	case COL_DSM: return empty_null(f->dsm);
 	case COL_BOUND: return empty_null(f->bound);
 	case COL_AUTH: return empty_null(f->authenticated);
-	case COL_LOCKED: return empty_null(render_lock_holder(f));
-	case COL_ACCEPTED: return render_accepted(f) < 0 ? NULL : cell_bool(render_accepted(f));
+	case COL_LOCKED: return empty_null(func_lock_holder(f));
+	case COL_ACCEPTED: return func_accepted(f) < 0 ? NULL : cell_bool(func_accepted(f));
 	case COL_DRIVER: return cell_str(f->driver);
 	case COL_ROOT_PORT: return cell_str(f->root_port ? f->root_port->bdf : NULL);
 	case COL_HB: return cell_str(f->hb ? f->hb->name : NULL);
@@ -103,11 +98,8 @@ static char *cell(const struct pci_func *f, int col)
 
 static bool dev_selected(const struct cmd_ctx *ctx, const struct pci_func *f)
 {
-	const char *tsm = f->connect && *f->connect ? f->connect :
-			  f->lock && *f->lock ? f->lock : NULL;
-
 	return f->listed && filter_match(&ctx->devices, f->bdf) &&
-	       filter_match(&ctx->tsms, tsm) &&
+	       filter_match(&ctx->tsms, func_tsm(f)) &&
 	       filter_match(&ctx->hbs, f->hb ? f->hb->name : NULL);
 }
 
@@ -160,9 +152,9 @@ static void explain_no_pool(const struct cmd_ctx *ctx, const struct tsm_snapshot
 		const struct pci_func *f = snap->funcs[i];
 		char *why;
 
-		if (!dev_selected(ctx, f) || !f->has_connect || (f->connect && *f->connect))
+		if (!dev_selected(ctx, f) || !f->has_connect || func_connected(f))
 			continue;
-		why = render_no_pool_reason(f);
+		why = func_no_pool_reason(f);
 		if (why)
 			fprintf(stderr, "tsmctl devices: %s cannot be connected: %s\n", f->bdf, why);
 		free(why);

@@ -36,7 +36,7 @@ static char *cell(const struct host_bridge *hb, int col)
 	case COL_AVAILABLE:
 		/* no file: no pool at all, unlike a full one (0) */
 		return hb->available_streams >= 0 ? cell_fmt("%lld", hb->available_streams) :
-		       cell_str(render_hb_no_pool(hb) ? "none" : NULL);
+		       cell_str(hb_no_pool(hb) ? "none" : NULL);
 	case COL_NSTREAMS: return cell_fmt("%zu", hb->nr_streams);
 	case COL_STREAMS: {
 		/* one allocation, not one per link: a host bridge can hold thousands */

@@ -48,10 +48,10 @@ static size_t tsm_locked(const struct tsm_snapshot *snap, const struct tsm *t, s
 	for (size_t i = 0; i < snap->nr_funcs; i++) {
 		const struct pci_func *f = snap->funcs[i];
 
-		if (!streq(render_lock_holder(f), t->name))
+		if (!streq(func_lock_holder(f), t->name))
 			continue;
 		n++;
-		*accepted += render_accepted(f) == 1;
+		*accepted += func_accepted(f) == 1;
 	}
 	return n;
 }

@@ -34,7 +34,7 @@ static int run_metrics(struct cmd_ctx *ctx)
 	char *buf = NULL, *why;
 	size_t len = 0;
 	FILE *mem;
-	int rc, scan;
+	int rc;
 
 	if (ctx->nargs)
 		return usage_error(ctx->cmd, "unexpected argument '%s'", ctx->args[0]);
@@ -49,21 +49,19 @@ static int run_metrics(struct cmd_ctx *ctx)
 		return EXIT_FAIL;
 	}
 	clock_gettime(CLOCK_REALTIME, &now);
-	scan = snapshot_scan(&snap, METRICS_SCAN);
-	if (!scan) {
-		if (!snap.nr_tsms) {	/* as audit: the hints name the provider modules */
-			opts.modules = mods;
-			opts.nr_modules = provider_modules(mods, ARRAY_SIZE(mods));
-		}
-		audit_run(&snap, &opts, &rep);
+	snapshot_scan(&snap, METRICS_SCAN);
+	if (!snap.nr_tsms) {	/* as audit: the hints name the provider modules */
+		opts.modules = mods;
+		opts.nr_modules = provider_modules(mods, ARRAY_SIZE(mods));
 	}
+	audit_run(&snap, &opts, &rep);
 	mem = open_memstream(&buf, &len);
 	if (!mem) {
 		fprintf(stderr, "tsmctl metrics: %s\n", strerror(errno));
 		rc = EXIT_FAIL;
 		goto out;
 	}
-	metrics_write(mem, scan ? NULL : &snap, scan ? NULL : &rep,
+	metrics_write(mem, &snap, &rep,
 		      (double)now.tv_sec + (double)now.tv_nsec / 1e9);
 	if (fclose(mem)) {
 		fprintf(stderr, "tsmctl metrics: %s\n", strerror(errno));
@@ -78,15 +76,11 @@ static int run_metrics(struct cmd_ctx *ctx)
 		print_error("tsmctl metrics: %s", why);
 		free(why);
 	}
-	if (scan)
-		fprintf(stderr, "tsmctl metrics: reading the state failed: %s "
-			"(tsmctl_scrape_success 0)\n", strerror(-scan));
-	rc = rc || scan ? EXIT_FAIL : EXIT_OK;
+	rc = rc ? EXIT_FAIL : EXIT_OK;
 out:
 	outfile_discard(&file);
 	free(buf);
-	if (!scan)
-		audit_report_free(&rep);
+	audit_report_free(&rep);
 	snapshot_free(&snap);
 	return rc;
 }

@@ -79,8 +79,7 @@ static char *cell(const struct ide_stream *s, int col)
 	case COL_NAME: return cell_str(s->name);
 	case COL_ID: return ep ? cell_fmt("%u", ep->regs.stream_id) : NULL;
 	case COL_TSM:
-		return s->endpoint && s->endpoint->connect && *s->endpoint->connect ?
-		       cell_str(s->endpoint->connect) : NULL;
+		return stream_connected_tsm(s) ? cell_str(stream_connected_tsm(s)) : NULL;
 	case COL_EP: return cell_str(s->endpoint ? s->endpoint->bdf :
 				     s->target ? path_base(s->target) : NULL);
 	case COL_EP_STATE: return render_partner_state(s, true);

@@ -82,7 +82,7 @@ static void state_take(struct w_state *w, const struct tsm_snapshot *snap)
 		if (!f->has_connect)
 			continue;
 		w->devs[w->nr_devs].bdf = xstrdup(f->bdf);
-		w->devs[w->nr_devs++].tsm = f->connect && *f->connect ? xstrdup(f->connect) : NULL;
+		w->devs[w->nr_devs++].tsm = func_connected(f) ? xstrdup(f->connect) : NULL;
 	}
 	w->streams = xcalloc(snap->nr_streams + 1, sizeof(*w->streams));
 	for (size_t i = 0; i < snap->nr_streams; i++) {

@@ -81,7 +81,7 @@ static void write_tsms(FILE *out, const struct tsm_snapshot *snap)
 		const struct pci_func *f = snap->funcs[i];
 
 		funcs += f->has_connect;
-		connected += f->has_connect && f->connect && *f->connect;
+		connected += f->has_connect && func_connected(f);
 	}
 	family(out, "tsmctl_devices", "PCI functions that offer tsm/connect (DSM candidates).");
 	fprintf(out, "tsmctl_devices %zu\n", funcs);

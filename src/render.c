@@ -24,15 +24,9 @@ static struct json_object *js_str_take(char *s)
 	return o;
 }
 
-/* Config space decoded far enough to trust fields past the header. */
-static bool cfg_known(const struct pci_func *f)
-{
-	return f && f->cfg_read && !f->cfg_err && !f->needs_root && f->cfg.header_valid;
-}
-
 const char *render_pcie_type(const struct pci_func *f)
 {
-	if (!cfg_known(f))
+	if (!func_cfg_known(f))
 		return NULL;
 	return f->cfg.pcie_type == PCIE_TYPE_NONE ? "pci" : pcie_type_name(f->cfg.pcie_type);
 }
@@ -54,7 +48,7 @@ struct json_object *render_ide_cap_json(const struct pci_func *f)
 		{ offsetof(struct ide_cap, xt), "xt" },
 	};
 
-	if (!cfg_known(f) || !ide->present)
+	if (!func_cfg_known(f) || !ide->present)
 		return NULL;
 	o = json_object_new_object();
 	flags = json_object_new_array();
@@ -77,7 +71,7 @@ char *render_ide_cap_text(const struct pci_func *f)
 {
 	const struct ide_cap *ide = &f->cfg.ide;
 
-	if (!cfg_known(f))
+	if (!func_cfg_known(f))
 		return NULL;
 	if (!ide->present)
 		return xstrdup("-");
@@ -86,30 +80,6 @@ char *render_ide_cap_text(const struct pci_func *f)
 	if (ide->selective_ide)
 		return xasprintf("sel:%u", ide->sel_streams);
 	return ide->link_ide ? xasprintf("link:%u", ide->link_tcs) : xstrdup("none");
-}
-
-const char *render_lock_holder(const struct pci_func *f)
-{
-	if (!f->has_lock || !f->lock || !*f->lock)
-		return NULL;
-	if ((f->connect && *f->connect) || (f->dsm && *f->dsm))
-		return NULL;	/* a link connect (or a connected DSM's dependent) */
-	return f->lock;
-}
-
-int render_accepted(const struct pci_func *f)
-{
-	if (!f->has_accept || !f->accept)
-		return -1;
-	return streq(f->accept, "1") ? 1 : streq(f->accept, "0") ? 0 : -1;
-}
-
-bool render_has_doe(const struct pci_func *f, const char *feature)
-{
-	for (size_t i = 0; f && i < f->nr_doe_features; i++)
-		if (streq(f->doe_features[i], feature))
-			return true;
-	return false;
 }
 
 static struct json_object *opt_str(bool present, const char *v)
@@ -121,7 +91,7 @@ static struct json_object *opt_str(bool present, const char *v)
 struct json_object *render_device_json(const struct pci_func *f)
 {
 	struct json_object *o = json_object_new_object();
-	bool known = cfg_known(f);
+	bool known = func_cfg_known(f);
 	bool hdr = f->ids_known;	/* from config space, or the kernel's vendor/device/class */
 	char *vendor = hdr ? pci_vendor_name(f->cfg.vendor_id) : NULL;
 	char *device = hdr ? pci_device_name(f->cfg.vendor_id, f->cfg.device_id) : NULL;
@@ -142,9 +112,9 @@ struct json_object *render_device_json(const struct pci_func *f)
 	json_object_object_add(o, "dsm", opt_str(f->has_dsm, f->dsm));
 	json_object_object_add(o, "bound", opt_str(f->has_bound, f->bound));
 	json_object_object_add(o, "authenticated", opt_str(f->has_authenticated, f->authenticated));
-	json_object_object_add(o, "locked", js_str(render_lock_holder(f)));
-	json_object_object_add(o, "accepted", render_accepted(f) < 0 ? NULL :
-			       js_bool(render_accepted(f)));
+	json_object_object_add(o, "locked", js_str(func_lock_holder(f)));
+	json_object_object_add(o, "accepted", func_accepted(f) < 0 ? NULL :
+			       js_bool(func_accepted(f)));
 	json_object_object_add(o, "driver", js_str(f->driver));
 	json_object_object_add(o, "root_port", js_str(f->root_port ? f->root_port->bdf : NULL));
 	json_object_object_add(o, "host_bridge", js_str(f->hb ? f->hb->name : NULL));
@@ -154,15 +124,6 @@ struct json_object *render_device_json(const struct pci_func *f)
 	free(vendor);
 	free(device);
 	return o;
-}
-
-const struct ide_sel_stream *stream_partner_block(const struct ide_stream *s, bool endpoint)
-{
-	const struct pci_func *f = endpoint ? s->endpoint : s->root_port;
-
-	if (!cfg_known(f))
-		return NULL;
-	return ide_sel_block(&f->cfg.ide, endpoint ? s->e : s->r);
 }
 
 char *render_state(const struct ide_sel_stream *b)
@@ -177,7 +138,7 @@ char *render_state(const struct ide_sel_stream *b)
 
 char *render_partner_state(const struct ide_stream *s, bool endpoint)
 {
-	const struct pci_func *f = endpoint ? s->endpoint : s->root_port;
+	const struct pci_func *f = stream_partner(s, endpoint);
 	const struct ide_sel_stream *b = stream_partner_block(s, endpoint);
 
 	if (!f)
@@ -195,12 +156,11 @@ char *render_partner_state(const struct ide_stream *s, bool endpoint)
 
 static struct json_object *partner_json(const struct ide_stream *s, bool endpoint)
 {
-	const struct pci_func *f = endpoint ? s->endpoint : s->root_port;
+	const struct pci_func *f = stream_partner(s, endpoint);
 	const struct ide_sel_stream *b = stream_partner_block(s, endpoint);
 	struct json_object *o = json_object_new_object();
 	struct json_object *rid = NULL, *addr = json_object_new_array();
 	const struct ide_stream_regs *r = b ? &b->regs : NULL;
-	char *state;
 
 	if (b) {
 		rid = json_object_new_object();
@@ -220,9 +180,7 @@ static struct json_object *partner_json(const struct ide_stream *s, bool endpoin
 	json_object_object_add(o, "bdf", js_str(f ? f->bdf : NULL));
 	json_object_object_add(o, "block", js_u64(endpoint ? s->e : s->r));
 	json_object_object_add(o, "enabled", r ? js_bool(r->enabled) : NULL);
-	state = render_state(b);
-	json_object_object_add(o, "state", js_str(state));
-	free(state);
+	json_object_object_add(o, "state", js_str_take(render_state(b)));
 	json_object_object_add(o, "ide_fail", r ? js_bool(r->ide_fail) : NULL);
 	json_object_object_add(o, "stream_id", r ? js_u64(r->stream_id) : NULL);
 	json_object_object_add(o, "tc", r ? js_u64(r->tc) : NULL);
@@ -237,19 +195,28 @@ static struct json_object *partner_json(const struct ide_stream *s, bool endpoin
 	return o;
 }
 
-struct json_object *render_stream_json(const struct ide_stream *s)
+/* What both stream objects start with: name, host_bridge, (with HRE) h, r, e, and stream_id. */
+static struct json_object *stream_head_json(const struct ide_stream *s, bool hre)
 {
 	struct json_object *o = json_object_new_object();
 	const struct ide_sel_stream *ep = stream_partner_block(s, true);
 
 	json_object_object_add(o, "name", js_str(s->name));
 	json_object_object_add(o, "host_bridge", js_str(s->hb->name));
-	json_object_object_add(o, "h", js_u64(s->h));
-	json_object_object_add(o, "r", js_u64(s->r));
-	json_object_object_add(o, "e", js_u64(s->e));
+	if (hre) {
+		json_object_object_add(o, "h", js_u64(s->h));
+		json_object_object_add(o, "r", js_u64(s->r));
+		json_object_object_add(o, "e", js_u64(s->e));
+	}
 	json_object_object_add(o, "stream_id", ep ? js_u64(ep->regs.stream_id) : NULL);
-	json_object_object_add(o, "tsm", js_str(s->endpoint && s->endpoint->connect &&
-					 *s->endpoint->connect ? s->endpoint->connect : NULL));
+	return o;
+}
+
+struct json_object *render_stream_json(const struct ide_stream *s)
+{
+	struct json_object *o = stream_head_json(s, true);
+
+	json_object_object_add(o, "tsm", js_str(stream_connected_tsm(s)));
 	json_object_object_add(o, "dangling", js_bool(s->dangling));
 	json_object_object_add(o, "target", js_str(s->target ? path_base(s->target) : NULL));
 	json_object_object_add(o, "endpoint", partner_json(s, true));
@@ -261,42 +228,19 @@ struct json_object *render_stream_json(const struct ide_stream *s)
 static struct json_object *brief_state(const struct ide_stream *s, bool endpoint)
 {
 	const struct ide_sel_stream *b = stream_partner_block(s, endpoint);
-	struct json_object *o;
-	char *state;
 
 	if (!b)
 		return NULL;
 	if (!b->regs.enabled)
 		return js_str("disabled");
-	state = render_state(b);
-	o = js_str(state);
-	free(state);
-	return o;
+	return js_str_take(render_state(b));
 }
 
 struct json_object *render_stream_brief_json(const struct ide_stream *s)
 {
-	struct json_object *o = json_object_new_object();
-	const struct ide_sel_stream *ep = stream_partner_block(s, true);
+	struct json_object *o = stream_head_json(s, false);
 
-	json_object_object_add(o, "name", js_str(s->name));
-	json_object_object_add(o, "host_bridge", js_str(s->hb->name));
-	json_object_object_add(o, "stream_id", ep ? js_u64(ep->regs.stream_id) : NULL);
 	json_object_object_add(o, "endpoint_state", brief_state(s, true));
 	json_object_object_add(o, "root_port_state", brief_state(s, false));
 	return o;
-}
-
-bool render_hb_no_pool(const struct host_bridge *hb)
-{
-	return hb && hb->available_streams < 0 && !hb->available_err;
-}
-
-/* The platform gave the host bridge no pool (TDX: no ACPI KEYP entry, ABI.md §1.3, §2.6). */
-char *render_no_pool_reason(const struct pci_func *f)
-{
-	if (!f || !render_hb_no_pool(f->hb))
-		return NULL;
-	return xasprintf("its host bridge %s has no IDE stream pool (no "
-			 "available_secure_streams)", f->hb->name);
 }

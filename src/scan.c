@@ -22,12 +22,28 @@
 
 #define FUNC_HASH_SIZE 4096
 
+/*
+ * The scan's own bookkeeping stays here, out of the public model: the BDF
+ * cache chain and the growth of every list. A scan_func and a scan_hb start
+ * with the public object, so snapshot_free() frees them as such.
+ */
+struct scan_func {
+	struct pci_func func;
+	struct scan_func *hash_next;
+};
+
+struct scan_hb {
+	struct host_bridge hb;
+	size_t cap_streams;
+};
+
 struct scan_ctx {
 	struct tsm_snapshot *snap;
 	unsigned int flags;
 	unsigned int plan, partner_plan;	/* enum cfg_part: see read_plan() */
 	size_t cfg_funcs, cfg_reads, cfg_bytes, cfg_cycles;	/* what config reads cost */
-	struct pci_func *hash[FUNC_HASH_SIZE];
+	size_t cap_tsms, cap_hbs, cap_funcs, cap_streams;	/* the snapshot's lists */
+	struct scan_func *hash[FUNC_HASH_SIZE];
 };
 
 static unsigned int bdf_hash(const char *s)
@@ -41,16 +57,17 @@ static unsigned int bdf_hash(const char *s)
 
 static struct pci_func *cache_lookup(struct scan_ctx *ctx, const char *bdf)
 {
-	for (struct pci_func *f = ctx->hash[bdf_hash(bdf)]; f; f = f->hash_next)
-		if (streq(f->bdf, bdf))
-			return f;
+	for (struct scan_func *sf = ctx->hash[bdf_hash(bdf)]; sf; sf = sf->hash_next)
+		if (streq(sf->func.bdf, bdf))
+			return &sf->func;
 	return NULL;
 }
 
 static struct pci_func *func_new(struct scan_ctx *ctx, const char *bdf)
 {
 	struct tsm_snapshot *snap = ctx->snap;
-	struct pci_func *f = xcalloc(1, sizeof(*f));
+	struct scan_func *sf = xcalloc(1, sizeof(*sf));
+	struct pci_func *f = &sf->func;
 	unsigned int h = bdf_hash(bdf);
 	struct bdf b;
 
@@ -60,17 +77,18 @@ static struct pci_func *func_new(struct scan_ctx *ctx, const char *bdf)
 	f->bus = b.bus;
 	f->dev = b.dev;
 	f->fn = b.fn;
-	xgrow(&snap->funcs, &snap->cap_funcs, snap->nr_funcs, sizeof(*snap->funcs));
+	xgrow(&snap->funcs, &ctx->cap_funcs, snap->nr_funcs, sizeof(*snap->funcs));
 	snap->funcs[snap->nr_funcs++] = f;
-	f->hash_next = ctx->hash[h];
-	ctx->hash[h] = f;
+	sf->hash_next = ctx->hash[h];
+	ctx->hash[h] = sf;
 	return f;
 }
 
 /* ---- host bridges ---- */
 
-static struct host_bridge *hb_get(struct tsm_snapshot *snap, const char *name, const char *dir)
+static struct host_bridge *hb_get(struct scan_ctx *ctx, const char *name, const char *dir)
 {
+	struct tsm_snapshot *snap = ctx->snap;
 	struct host_bridge *hb = snapshot_find_hb(snap, name);
 	unsigned int domain, bus;
 
@@ -78,13 +96,13 @@ static struct host_bridge *hb_get(struct tsm_snapshot *snap, const char *name, c
 		return hb;
 	if (hb_name_parse(name, &domain, &bus))
 		return NULL;
-	hb = xcalloc(1, sizeof(*hb));
+	hb = &((struct scan_hb *)xcalloc(1, sizeof(struct scan_hb)))->hb;
 	hb->name = xstrdup(name);
 	hb->dir = xstrdup(dir);
 	hb->domain = domain;
 	hb->bus = bus;
 	hb->available_streams = -1;
-	xgrow(&snap->hbs, &snap->cap_hbs, snap->nr_hbs, sizeof(*snap->hbs));
+	xgrow(&snap->hbs, &ctx->cap_hbs, snap->nr_hbs, sizeof(*snap->hbs));
 	snap->hbs[snap->nr_hbs++] = hb;
 	return hb;
 }
@@ -130,7 +148,7 @@ static void func_place(struct scan_ctx *ctx, struct pci_func *f)
 		}
 	}
 	if (hb_dir)
-		f->hb = hb_get(ctx->snap, hb_name, hb_dir);
+		f->hb = hb_get(ctx, hb_name, hb_dir);
 	if (rp_name && !streq(rp_name, f->bdf)) {
 		char canon[BDF_MAX];
 
@@ -342,7 +360,7 @@ static void func_read_connect(struct tsm_snapshot *snap, struct pci_func *f)
 	f->connect_read = true;
 	tsmdir = path_join(f->dir, "tsm");
 	f->connect = read_opt(tsmdir, "connect", &f->has_connect);
-	if (f->connect && *f->connect)
+	if (func_connected(f))
 		f->connected_tsm = snapshot_find_tsm(snap, f->connect);
 	free(tsmdir);
 }
@@ -370,8 +388,7 @@ static void func_read_tsm(struct tsm_snapshot *snap, struct pci_func *f)
 
 	tsmdir = path_join(f->dir, "doe_features");
 	/* without doe_features/ the features are unknown, unless there is no DOE mailbox at all */
-	f->doe_known = f->cfg_read && !f->cfg_err && !f->needs_root && f->cfg.header_valid &&
-		       !f->cfg.nr_doe;
+	f->doe_known = func_cfg_known(f) && !f->cfg.nr_doe;
 	if (!sysfs_list(tsmdir, &names, &n)) {
 		f->doe_known = true;
 		for (size_t i = 0; i < n; i++) {
@@ -449,8 +466,9 @@ static void read_provider_version(struct tsm *t)
 	free(path);
 }
 
-static void tsm_read(struct tsm_snapshot *snap, const char *name, int id)
+static void tsm_read(struct scan_ctx *ctx, const char *name, int id)
 {
+	struct tsm_snapshot *snap = ctx->snap;
 	struct tsm *t = xcalloc(1, sizeof(*t));
 	char *link = path_join(TSM_CLASS, name), *path, *target;
 	char **names;
@@ -513,7 +531,7 @@ static void tsm_read(struct tsm_snapshot *snap, const char *name, int id)
 		}
 		strv_free(names, n);
 	}
-	xgrow(&snap->tsms, &snap->cap_tsms, snap->nr_tsms, sizeof(*snap->tsms));
+	xgrow(&snap->tsms, &ctx->cap_tsms, snap->nr_tsms, sizeof(*snap->tsms));
 	snap->tsms[snap->nr_tsms++] = t;
 }
 
@@ -524,8 +542,9 @@ static int cmp_tsm(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
-static void scan_tsms(struct tsm_snapshot *snap)
+static void scan_tsms(struct scan_ctx *ctx)
 {
+	struct tsm_snapshot *snap = ctx->snap;
 	char **names;
 	size_t n;
 
@@ -536,7 +555,7 @@ static void scan_tsms(struct tsm_snapshot *snap)
 		int id;
 
 		if (!tsm_name_parse(names[i], &id))
-			tsm_read(snap, names[i], id);
+			tsm_read(ctx, names[i], id);
 	}
 	strv_free(names, n);
 	if (snap->nr_tsms)
@@ -552,7 +571,7 @@ static void scan_tsms(struct tsm_snapshot *snap)
  * faux or nested platform device, a VMD endpoint, ACPI dirs). One readlink
  * per bus, whatever the number of functions. false: no pci_bus class.
  */
-static bool find_hbs_by_bus(struct tsm_snapshot *snap)
+static bool find_hbs_by_bus(struct scan_ctx *ctx)
 {
 	char **names;
 	size_t n;
@@ -574,7 +593,7 @@ static bool find_hbs_by_bus(struct tsm_snapshot *snap)
 			if (cut && streq(cut + 1, "pci_bus")) {
 				*cut = '\0';
 				if (!hb_name_parse(path_base(target), &d, &b))
-					hb_get(snap, path_base(target), target);
+					hb_get(ctx, path_base(target), target);
 			}
 			free(target);
 		}
@@ -588,7 +607,7 @@ static bool find_hbs_by_bus(struct tsm_snapshot *snap)
  * Without the pci_bus class (trees made by hand): host bridges directly
  * below sys/devices, or below a controller or faux device one level down.
  */
-static void find_hbs_in(struct tsm_snapshot *snap, const char *dir, int depth)
+static void find_hbs_in(struct scan_ctx *ctx, const char *dir, int depth)
 {
 	char **names;
 	size_t n;
@@ -600,36 +619,14 @@ static void find_hbs_in(struct tsm_snapshot *snap, const char *dir, int depth)
 		char *sub = path_join(dir, names[i]);
 
 		if (!hb_name_parse(names[i], &d, &b))
-			hb_get(snap, names[i], sub);
+			hb_get(ctx, names[i], sub);
 		else if (depth == 0 && (streq(names[i], "faux") || streq(names[i], "platform")))
-			find_hbs_in(snap, sub, 1);
+			find_hbs_in(ctx, sub, 1);
 		else if (depth == 1)
-			find_hbs_in(snap, sub, 2);
+			find_hbs_in(ctx, sub, 2);
 		free(sub);
 	}
 	strv_free(names, n);
-}
-
-static int cmp_hb(const void *a, const void *b)
-{
-	const struct host_bridge *x = *(struct host_bridge *const *)a;
-	const struct host_bridge *y = *(struct host_bridge *const *)b;
-
-	if (x->domain != y->domain)
-		return x->domain < y->domain ? -1 : 1;
-	return (x->bus > y->bus) - (x->bus < y->bus);
-}
-
-static int cmp_stream(const void *a, const void *b)
-{
-	const struct ide_stream *x = *(struct ide_stream *const *)a;
-	const struct ide_stream *y = *(struct ide_stream *const *)b;
-
-	if (x->h != y->h)
-		return x->h < y->h ? -1 : 1;
-	if (x->r != y->r)
-		return x->r < y->r ? -1 : 1;
-	return (x->e > y->e) - (x->e < y->e);
 }
 
 /* The link and its partners; their config is read once every link is known. */
@@ -679,11 +676,6 @@ static void stream_read_partners(struct scan_ctx *ctx, struct ide_stream *s)
 	/* the endpoint's TSM, else the one whose directory holds the link */
 	if (s->endpoint->connected_tsm)
 		s->tsm = s->endpoint->connected_tsm;
-}
-
-bool tsm_is_tdx_connect(const struct tsm *t)
-{
-	return t && streq(t->provider, "tdx_host");
 }
 
 /*
@@ -740,9 +732,33 @@ static void hb_read_port(struct scan_ctx *ctx, struct host_bridge *hb, const cha
 	func_read_config(ctx, f);
 }
 
-static void hb_scan(struct scan_ctx *ctx, struct host_bridge *hb)
+/* A new stream NAME of HB, in its list. */
+static struct ide_stream *hb_add_stream(struct host_bridge *hb, const char *name,
+					unsigned int h, unsigned int r, unsigned int e)
+{
+	struct scan_hb *shb = (struct scan_hb *)hb;	/* hb_get() made every host bridge */
+	struct ide_stream *s = xcalloc(1, sizeof(*s));
+
+	s->name = xstrdup(name);
+	s->h = h;
+	s->r = r;
+	s->e = e;
+	s->hb = hb;
+	xgrow(&hb->streams, &shb->cap_streams, hb->nr_streams, sizeof(*hb->streams));
+	hb->streams[hb->nr_streams++] = s;
+	return s;
+}
+
+static void snap_add_stream(struct scan_ctx *ctx, struct ide_stream *s)
 {
 	struct tsm_snapshot *snap = ctx->snap;
+
+	xgrow(&snap->streams, &ctx->cap_streams, snap->nr_streams, sizeof(*snap->streams));
+	snap->streams[snap->nr_streams++] = s;
+}
+
+static void hb_scan(struct scan_ctx *ctx, struct host_bridge *hb)
+{
 	char **names;
 	size_t n;
 
@@ -768,24 +784,14 @@ static void hb_scan(struct scan_ctx *ctx, struct host_bridge *hb)
 		}
 		if (stream_name_parse(names[i], &h, &r, &e))
 			continue;
-		if (ctx->flags & SCAN_STREAMS) {
-			struct ide_stream *s = xcalloc(1, sizeof(*s));
-
-			s->name = xstrdup(names[i]);
-			s->h = h;
-			s->r = r;
-			s->e = e;
-			s->hb = hb;
-			xgrow(&hb->streams, &hb->cap_streams, hb->nr_streams, sizeof(*hb->streams));
-			hb->streams[hb->nr_streams++] = s;
-		}
+		if (ctx->flags & SCAN_STREAMS)
+			hb_add_stream(hb, names[i], h, r, e);
 	}
 	if (hb->nr_streams)
-		qsort(hb->streams, hb->nr_streams, sizeof(*hb->streams), cmp_stream);
+		qsort(hb->streams, hb->nr_streams, sizeof(*hb->streams), stream_cmp);
 	for (size_t i = 0; i < hb->nr_streams; i++) {
 		stream_resolve(ctx, hb->streams[i]);
-		xgrow(&snap->streams, &snap->cap_streams, snap->nr_streams, sizeof(*snap->streams));
-		snap->streams[snap->nr_streams++] = hb->streams[i];
+		snap_add_stream(ctx, hb->streams[i]);
 	}
 	/* Ports on the root bus of a host bridge with a pool: their IDE blocks (audit). */
 	if ((ctx->flags & SCAN_IDE_PORTS) && (hb->available_streams >= 0 || hb->available_err))
@@ -837,18 +843,10 @@ static void tsm_stream_links(struct scan_ctx *ctx, struct tsm *t)
 				s = hb->streams[j];
 		if (!s) {
 			stream_name_parse(t->stream_links[i], &h, &r, &e);
-			s = xcalloc(1, sizeof(*s));
-			s->name = xstrdup(t->stream_links[i]);
-			s->h = h;
-			s->r = r;
-			s->e = e;
-			s->hb = hb;
+			s = hb_add_stream(hb, t->stream_links[i], h, r, e);
 			s->link_dir = t->dir;
-			xgrow(&hb->streams, &hb->cap_streams, hb->nr_streams, sizeof(*hb->streams));
-			hb->streams[hb->nr_streams++] = s;
 			stream_resolve(ctx, s);
-			xgrow(&snap->streams, &snap->cap_streams, snap->nr_streams, sizeof(*snap->streams));
-			snap->streams[snap->nr_streams++] = s;
+			snap_add_stream(ctx, s);
 		}
 		if (!s->tsm)
 			s->tsm = t;
@@ -857,7 +855,7 @@ static void tsm_stream_links(struct scan_ctx *ctx, struct tsm *t)
 	for (size_t i = 0; i < snap->nr_hbs; i++)
 		if (snap->hbs[i]->nr_streams)
 			qsort(snap->hbs[i]->streams, snap->hbs[i]->nr_streams,
-			      sizeof(struct ide_stream *), cmp_stream);
+			      sizeof(struct ide_stream *), stream_cmp);
 }
 
 static void scan_hbs(struct scan_ctx *ctx)
@@ -865,10 +863,10 @@ static void scan_hbs(struct scan_ctx *ctx)
 	struct tsm_snapshot *snap = ctx->snap;
 	size_t nr;
 
-	if (!find_hbs_by_bus(snap))
-		find_hbs_in(snap, "sys/devices", 0);
+	if (!find_hbs_by_bus(ctx))
+		find_hbs_in(ctx, "sys/devices", 0);
 	if (snap->nr_hbs)
-		qsort(snap->hbs, snap->nr_hbs, sizeof(*snap->hbs), cmp_hb);
+		qsort(snap->hbs, snap->nr_hbs, sizeof(*snap->hbs), hb_cmp);
 	nr = snap->nr_hbs;	/* streams may add host bridges seen through links */
 	for (size_t i = 0; i < nr; i++)
 		hb_scan(ctx, snap->hbs[i]);
@@ -954,7 +952,7 @@ static void probe_funcs(struct scan_ctx *ctx, char **names, size_t n)
 			continue;
 		everything = is_dependent(f);
 		/* The kernel probes a DSM's dependents only when it has DEVCAP.TEE (unknown: sample). */
-		if (!everything && f->connect && *f->connect &&
+		if (!everything && func_connected(f) &&
 		    (f->cfg.tee_io || f->needs_root || !f->cfg.header_valid) &&
 		    i + 1 < n && same_slot_name(names[i], names[i + 1])) {
 			probed[i + 1] = true;
@@ -1003,20 +1001,6 @@ static void scan_funcs(struct scan_ctx *ctx)
 	}
 }
 
-static int cmp_func(const void *a, const void *b)
-{
-	const struct pci_func *x = *(struct pci_func *const *)a;
-	const struct pci_func *y = *(struct pci_func *const *)b;
-
-	if (x->domain != y->domain)
-		return x->domain < y->domain ? -1 : 1;
-	if (x->bus != y->bus)
-		return x->bus < y->bus ? -1 : 1;
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	return (x->fn > y->fn) - (x->fn < y->fn);
-}
-
 static void link_model(struct tsm_snapshot *snap)
 {
 	for (size_t i = 0; i < snap->nr_funcs; i++) {
@@ -1048,7 +1032,7 @@ static void link_model(struct tsm_snapshot *snap)
 	}
 }
 
-int snapshot_scan(struct tsm_snapshot *snap, unsigned int flags)
+void snapshot_scan(struct tsm_snapshot *snap, unsigned int flags)
 {
 	struct scan_ctx *ctx = xcalloc(1, sizeof(*ctx));
 
@@ -1059,13 +1043,13 @@ int snapshot_scan(struct tsm_snapshot *snap, unsigned int flags)
 	read_plan(ctx);
 	if (flags & SCAN_STREAMS)
 		flags |= SCAN_HBS;
-	scan_tsms(snap);
+	scan_tsms(ctx);
 	if (flags & SCAN_HBS)
 		scan_hbs(ctx);
 	if (flags & (SCAN_DEVICES | SCAN_ALL_FUNCS))
 		scan_funcs(ctx);
 	if (snap->nr_funcs)
-		qsort(snap->funcs, snap->nr_funcs, sizeof(*snap->funcs), cmp_func);
+		qsort(snap->funcs, snap->nr_funcs, sizeof(*snap->funcs), func_cmp);
 	link_model(snap);
 	/* What config space cost, for benchmarks: on a host each cycle is a config access. */
 	if (getenv("TSMCTL_CONFIG_STATS"))
@@ -1073,102 +1057,78 @@ int snapshot_scan(struct tsm_snapshot *snap, unsigned int flags)
 			"%zu config cycles\n", ctx->cfg_funcs, ctx->cfg_reads, ctx->cfg_bytes,
 			ctx->cfg_cycles);
 	free(ctx);
+}
+
+/* ---- what filters name ---- */
+
+/* "DDDD:BB:DD.*": every function of a slot. */
+static bool is_slot(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 2 && name[n - 1] == '*' && name[n - 2] == '.';
+}
+
+/* Does any PCI function of the slot "DDDD:BB:DD.*" exist? */
+static bool slot_exists(const char *slot)
+{
+	bool found = false;
+	char **names;
+	size_t n;
+
+	if (sysfs_list(PCI_DEVICES, &names, &n))
+		return false;
+	for (size_t i = 0; i < n && !found; i++)
+		found = strlen(names[i]) == strlen(slot) && !strncmp(names[i], slot, strlen(slot) - 1);
+	strv_free(names, n);
+	return found;
+}
+
+static bool device_exists(const char *name)
+{
+	char *path;
+	bool ok;
+
+	if (is_slot(name))
+		return slot_exists(name);
+	path = path_join(PCI_DEVICES, name);
+	ok = sysfs_exists(path);
+	free(path);
+	return ok;
+}
+
+static bool name_exists(const struct tsm_snapshot *snap, enum snapshot_missing_kind kind,
+			const char *name)
+{
+	switch (kind) {
+	case SNAPSHOT_NO_TSM:
+		return snapshot_find_tsm(snap, name);
+	case SNAPSHOT_NO_HB:
+		return snapshot_find_hb(snap, name);
+	default:
+		return device_exists(name);	/* any PCI device, not only those scanned */
+	}
+}
+
+int snapshot_find_missing(const struct tsm_snapshot *snap, const struct snapshot_names *want,
+			  struct snapshot_missing *missing)
+{
+	const struct { char *const *v; size_t n; enum snapshot_missing_kind kind; } lists[] = {
+		{ want->devices, want->nr_devices, SNAPSHOT_NO_DEVICE },
+		{ want->tsms, want->nr_tsms, SNAPSHOT_NO_TSM },
+		{ want->hbs, want->nr_hbs, SNAPSHOT_NO_HB },
+	};
+
+	for (size_t l = 0; l < ARRAY_SIZE(lists); l++)
+		for (size_t i = 0; i < lists[l].n; i++) {
+			const char *name = lists[l].v[i];
+
+			if (name_exists(snap, lists[l].kind, name))
+				continue;
+			missing->kind = lists[l].kind == SNAPSHOT_NO_DEVICE && is_slot(name) ?
+					SNAPSHOT_NO_SLOT : lists[l].kind;
+			missing->name = name;
+			return -ENOENT;
+		}
 	return 0;
-}
-
-static void func_free(struct pci_func *f)
-{
-	free(f->bdf);
-	free(f->dir);
-	free(f->driver);
-	pci_cfg_release(&f->cfg);
-	free(f->connect);
-	free(f->dsm);
-	free(f->bound);
-	free(f->authenticated);
-	free(f->lock);
-	free(f->accept);
-	free(f->physfn);
-	free(f->sel_want);
-	strv_free(f->doe_features, f->nr_doe_features);
-	free(f);
-}
-
-void snapshot_free(struct tsm_snapshot *snap)
-{
-	for (size_t i = 0; i < snap->nr_tsms; i++) {
-		struct tsm *t = snap->tsms[i];
-
-		free(t->name);
-		free(t->dir);
-		free(t->mode);
-		free(t->provider);
-		free(t->provider_dir);
-		free(t->provider_version);
-		free(t->driver);
-		free(t->module);
-		strv_free(t->hb_links, t->nr_hb_links);
-		strv_free(t->stream_links, t->nr_stream_links);
-		free(t);
-	}
-	free(snap->tsms);
-	for (size_t i = 0; i < snap->nr_streams; i++) {
-		free(snap->streams[i]->name);
-		free(snap->streams[i]->target);
-		free(snap->streams[i]->rp_addr);
-		free(snap->streams[i]);
-	}
-	free(snap->streams);
-	for (size_t i = 0; i < snap->nr_hbs; i++) {
-		free(snap->hbs[i]->name);
-		free(snap->hbs[i]->dir);
-		free(snap->hbs[i]->streams);
-		free(snap->hbs[i]);
-	}
-	free(snap->hbs);
-	for (size_t i = 0; i < snap->nr_funcs; i++)
-		func_free(snap->funcs[i]);
-	free(snap->funcs);
-	memset(snap, 0, sizeof(*snap));
-}
-
-struct tsm *snapshot_find_tsm(const struct tsm_snapshot *snap, const char *name)
-{
-	for (size_t i = 0; i < snap->nr_tsms; i++)
-		if (streq(snap->tsms[i]->name, name))
-			return snap->tsms[i];
-	return NULL;
-}
-
-struct host_bridge *snapshot_find_hb(const struct tsm_snapshot *snap, const char *name)
-{
-	for (size_t i = 0; i < snap->nr_hbs; i++)
-		if (streq(snap->hbs[i]->name, name))
-			return snap->hbs[i];
-	return NULL;
-}
-
-/* funcs is sorted by (domain, bus, dev, fn) once the scan is done: binary search. */
-struct pci_func *snapshot_find_func(const struct tsm_snapshot *snap, const char *bdf)
-{
-	size_t lo = 0, hi = snap->nr_funcs;
-	struct pci_func key;
-	struct bdf b;
-
-	if (bdf_parse(bdf, &b))
-		return NULL;
-	key = (struct pci_func){ .domain = b.domain, .bus = b.bus, .dev = b.dev, .fn = b.fn };
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct pci_func *key_ptr = &key;
-		int c = cmp_func(&key_ptr, &snap->funcs[mid]);
-
-		if (!c)
-			return streq(snap->funcs[mid]->bdf, bdf) ? snap->funcs[mid] : NULL;
-		if (c < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return NULL;
 }

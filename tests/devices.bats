@@ -286,3 +286,13 @@ group_funcs() {
 		[[ "$stderr" == *": no such "* ]]
 	done
 }
+
+@test "devices -t: a dependent function belongs to its DSM's TSM, as in audit -t" {
+	ROOT=$(static_tree audit-generic)
+	# 41:00.1 and 41:00.2 are VFs with tsm/dsm naming 41:00.0, connected to tsm0
+	run --separate-stderr t devices -n -r -o BDF,CONNECTED,DSM -t tsm0
+	[ "$status" -eq 0 ]
+	[ "${lines[*]}" = "0000:41:00.0 tsm0 0000:41:00.0 0000:41:00.1  0000:41:00.0 0000:41:00.2  0000:41:00.0" ]
+	run --separate-stderr t audit -J -t tsm0
+	json_is '[.checks[].object | select(startswith("0000:"))] | unique' '["0000:41:00.0","0000:41:00.1","0000:41:00.2"]'
+}

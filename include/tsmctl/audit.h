@@ -33,6 +33,12 @@ enum audit_scope {
 
 struct audit_run;
 struct audit_check;
+struct audit_finding;
+
+/* A stream check over both partners' Selective blocks, found and readable. */
+typedef void (*audit_blocks_fn)(struct audit_run *run, struct audit_finding *f,
+				const struct ide_stream *s, const struct ide_sel_stream *ep,
+				const struct ide_sel_stream *rp);
 
 struct audit_check {
 	const char *id;		/* stable: tests and the man page pin it */
@@ -42,6 +48,7 @@ struct audit_check {
 	const char *description;	/* one line: what is tested */
 	const char *hint;		/* the generic fix, when a result has none of its own */
 	void (*eval)(struct audit_run *run, const struct audit_check *check);
+	audit_blocks_fn eval_blocks;	/* for eval = audit_stream_blocks: the per-stream part */
 };
 
 extern const struct audit_check audit_checks[];

@@ -16,9 +16,6 @@ struct json_object *render_stream_json(const struct ide_stream *s);
 /* The short form actions report: name, host_bridge, stream_id, endpoint_state, root_port_state. */
 struct json_object *render_stream_brief_json(const struct ide_stream *s);
 
-/* The Selective block a stream uses in one partner (E in the endpoint, R in the root port). */
-const struct ide_sel_stream *stream_partner_block(const struct ide_stream *s, bool endpoint);
-
 /* "aes-gcm-256-96b", or "reserved(N)" for an id the kernel does not define. */
 char *render_algorithm(unsigned int alg);
 /* "secure", "insecure", "reserved(N)"; NULL when the block is unknown. */
@@ -29,23 +26,5 @@ char *render_partner_state(const struct ide_stream *s, bool endpoint);
 char *render_ide_cap_text(const struct pci_func *f);
 /* The device's pcie_type name, NULL when unknown. */
 const char *render_pcie_type(const struct pci_func *f);
-
-/*
- * The TSM holding the function's TDISP lock: what tsm/lock names, unless that
- * is a link TSM's connection (tsm/lock names any context holder, ABI.md §1.2),
- * which tsm/connect or tsm/dsm then show. NULL when unlocked or absent.
- */
-const char *render_lock_holder(const struct pci_func *f);
-/* tsm/accept: 1 or 0; -1 when absent, unreadable or neither "0" nor "1". */
-int render_accepted(const struct pci_func *f);
-
-#define DOE_FEATURE_CMA		"0001:01"	/* CMA/SPDM (ABI.md §3, other constants) */
-#define DOE_FEATURE_SSESSION	"0001:02"	/* secure CMA/SPDM */
-/* Does doe_features list FEATURE ("VVVV:TT")? False also when they are unknown. */
-bool render_has_doe(const struct pci_func *f, const char *feature);
-/* The host bridge shows no available_secure_streams (and reading did not fail): no IDE pool. */
-bool render_hb_no_pool(const struct host_bridge *hb);
-/* "its host bridge pciDDDD:BB has no IDE stream pool (...)" when F's has none, else NULL. */
-char *render_no_pool_reason(const struct pci_func *f);
 
 #endif

@@ -45,7 +45,7 @@ struct host_bridge {
 	long long available_streams;	/* -1 when the file is absent */
 	int available_err;		/* -errno reading it, 0 if fine or absent */
 	struct ide_stream **streams;
-	size_t nr_streams, cap_streams;
+	size_t nr_streams;
 	struct tsm *tsm;	/* from the proposed tsmN/pciDDDD:BB link, or the streams' TSM */
 };
 
@@ -85,7 +85,6 @@ struct pci_func {
 	struct tsm *connected_tsm;	/* resolved from `connect` */
 	struct pci_func *dsm_func;	/* resolved from `dsm` */
 	bool listed;		/* selected for the devices view */
-	struct pci_func *hash_next;	/* scan's BDF cache */
 };
 
 struct ide_stream {
@@ -112,13 +111,13 @@ struct ide_stream {
 struct tsm_snapshot {
 	bool have_tsm_class;	/* sys/class/tsm exists */
 	struct tsm **tsms;
-	size_t nr_tsms, cap_tsms;
+	size_t nr_tsms;
 	struct host_bridge **hbs;
-	size_t nr_hbs, cap_hbs;
+	size_t nr_hbs;
 	struct pci_func **funcs;	/* only those the scan needed, sorted by BDF */
-	size_t nr_funcs, cap_funcs;
+	size_t nr_funcs;
 	struct ide_stream **streams;	/* by host bridge, then H.R.E */
-	size_t nr_streams, cap_streams;
+	size_t nr_streams;
 	bool any_needs_root;	/* some config space came back as 64 bytes */
 	size_t nr_cfg_unreadable;	/* config files that could not be read at all */
 	int cfg_unreadable_err;		/* the first one's -errno */
@@ -135,13 +134,95 @@ enum scan_flags {
 	SCAN_IDE_PORTS	= 1u << 5,
 };
 
-int snapshot_scan(struct tsm_snapshot *snap, unsigned int flags);
+/* Scan sysfs into SNAP. Never fails: what cannot be read is absent (or -errno) in the model. */
+void snapshot_scan(struct tsm_snapshot *snap, unsigned int flags);
 void snapshot_free(struct tsm_snapshot *snap);
 
+/* qsort orders of the model's lists: BDF; domain and bus; H, R, E. */
+int func_cmp(const void *a, const void *b);
+int hb_cmp(const void *a, const void *b);
+int stream_cmp(const void *a, const void *b);
+
 struct tsm *snapshot_find_tsm(const struct tsm_snapshot *snap, const char *name);
-/* Intel TDX Connect's link TSM: registered on the tdx_host faux device (ABI.md §2.6). */
-bool tsm_is_tdx_connect(const struct tsm *t);
 struct host_bridge *snapshot_find_hb(const struct tsm_snapshot *snap, const char *name);
 struct pci_func *snapshot_find_func(const struct tsm_snapshot *snap, const char *bdf);
+
+/* What filters named: canonical BDFs or slots "DDDD:BB:DD.*", tsmN, pciDDDD:BB. */
+struct snapshot_names {
+	char *const *devices;
+	size_t nr_devices;
+	char *const *tsms;
+	size_t nr_tsms;
+	char *const *hbs;
+	size_t nr_hbs;
+};
+
+enum snapshot_missing_kind {
+	SNAPSHOT_NO_DEVICE,	/* no such PCI device in sysfs (scanned or not) */
+	SNAPSHOT_NO_SLOT,	/* no function of the slot */
+	SNAPSHOT_NO_TSM,
+	SNAPSHOT_NO_HB,
+};
+
+struct snapshot_missing {
+	enum snapshot_missing_kind kind;
+	const char *name;	/* points into the snapshot_names */
+};
+
+/*
+ * 0 when the tree has every object WANT names; else -ENOENT and the first one
+ * missing. Devices are looked up in sysfs (scan.c): a filter may name any PCI
+ * function, not only those the scan needed.
+ */
+int snapshot_find_missing(const struct tsm_snapshot *snap, const struct snapshot_names *want,
+			  struct snapshot_missing *missing);
+
+/* ---- accessors: the model's answers, shared by views, actions and audit ---- */
+
+/* Config space decoded far enough to trust fields past the header. */
+bool func_cfg_known(const struct pci_func *f);
+/* Unreadable for lack of privilege: 64-byte header only, or EACCES/EPERM outright. */
+bool func_cfg_needs_root(const struct pci_func *f);
+/* tsm/connect names a TSM (F may be NULL). */
+bool func_connected(const struct pci_func *f);
+/*
+ * The TSM holding the function's TDISP lock: what tsm/lock names, unless that
+ * is a link TSM's connection (tsm/lock names any context holder, ABI.md §1.2),
+ * which tsm/connect or tsm/dsm then show. NULL when unlocked, absent or F NULL.
+ */
+const char *func_lock_holder(const struct pci_func *f);
+/* tsm/accept: 1 or 0; -1 when absent, unreadable or neither "0" nor "1". */
+int func_accepted(const struct pci_func *f);
+/*
+ * The TSM of a function, what -t matches: the one it is connected to, else
+ * the one holding its lock, else its DSM's (a dependent's context). NULL: none.
+ */
+const char *func_tsm(const struct pci_func *f);
+
+#define DOE_FEATURE_CMA		"0001:01"	/* CMA/SPDM (ABI.md §3, other constants) */
+#define DOE_FEATURE_SSESSION	"0001:02"	/* secure CMA/SPDM */
+/* Does doe_features list FEATURE ("VVVV:TT")? False also when they are unknown. */
+bool func_has_doe(const struct pci_func *f, const char *feature);
+
+/* v6.19 has no pci_mode: every TSM registered there is a link TSM (ABI.md §1.1). */
+bool tsm_is_link(const struct tsm *t);
+/* Intel TDX Connect's link TSM: registered on the tdx_host faux device (ABI.md §2.6). */
+bool tsm_is_tdx_connect(const struct tsm *t);
+
+/* The host bridge shows no available_secure_streams (and reading did not fail): no IDE pool. */
+bool hb_no_pool(const struct host_bridge *hb);
+/*
+ * Why F cannot be connected for lack of a pool: "its host bridge pciDDDD:BB
+ * has no IDE stream pool (...)"; NULL when it has one (TDX: no ACPI KEYP
+ * entry, ABI.md §1.3, §2.6).
+ */
+char *func_no_pool_reason(const struct pci_func *f);
+
+/* The endpoint (ENDPOINT) or root port partner, NULL when unknown. */
+const struct pci_func *stream_partner(const struct ide_stream *s, bool endpoint);
+/* The Selective block a stream uses in one partner (E in the endpoint, R in the root port). */
+const struct ide_sel_stream *stream_partner_block(const struct ide_stream *s, bool endpoint);
+/* The TSM the stream's endpoint is connected to, NULL when none. */
+const char *stream_connected_tsm(const struct ide_stream *s);
 
 #endif

@@ -1,0 +1,1310 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * audit's checks, one function per check, and the table (audit_checks[])
+ * that orders them, hangs them below their parents and documents them.
+ * Pure: every fact comes from struct tsm_snapshot (and the provider-module
+ * states handed in); every result goes through audit-engine.h.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit-engine.h"
+#include "tsmctl/ide.h"
+#include "tsmctl/names.h"
+#include "tsmctl/util.h"
+
+static unsigned int rid_of(const struct pci_func *f)
+{
+	return (f->bus & 0xff) << 8 | (f->dev & 0x1f) << 3 | (f->fn & 7);
+}
+
+static const struct tsm *first_link_tsm(const struct tsm_snapshot *snap)
+{
+	for (size_t i = 0; i < snap->nr_tsms; i++)
+		if (tsm_is_link(snap->tsms[i]))
+			return snap->tsms[i];
+	return NULL;
+}
+
+/* "ccp (AMD SEV-TIO): loaded; tdx_host (Intel TDX Connect): not available" */
+static char *modules_text(const struct audit_opts *o, bool *any_up)
+{
+	char *s = NULL;
+
+	*any_up = false;
+	for (size_t i = 0; i < o->nr_modules; i++) {
+		const struct module_state *m = &o->modules[i];
+		const char *state = m->loaded ? "loaded" : m->builtin ? "built in" :
+				    m->available == 1 ? "not loaded (available)" :
+				    m->available == 0 ? "not available" : "not loaded";
+
+		*any_up |= m->loaded || m->builtin;
+		audit_text_add(&s, "%s (%s): %s", m->name, m->what, state);
+	}
+	return s ? s : xstrdup("no provider module known");
+}
+
+/* ---- platform ---- */
+
+/* A function whose config was read (the scan's dangling targets do not exist). */
+static bool cfg_examined(const struct pci_func *f)
+{
+	return f->cfg_read && f->cfg_err != -ENOENT && f->cfg_err != -ENOTDIR;
+}
+
+static void check_config_access(struct audit_run *run, const struct audit_check *c)
+{
+	const struct tsm_snapshot *snap = run->snap;
+	struct audit_finding *f = result_start(run, c, &subject_platform);
+	size_t n = 0, limited = 0;
+	char *which = NULL;
+
+	if (!f)
+		return;
+	for (size_t i = 0; i < snap->nr_funcs; i++) {
+		const struct pci_func *d = snap->funcs[i];
+
+		if (!cfg_examined(d))
+			continue;
+		n++;
+		if (func_cfg_needs_root(d) && limited++ < 3)
+			audit_text_add(&which, "%s", d->bdf);
+	}
+	if (limited)
+		result_done(run, f, AUDIT_NEEDS_ROOT,
+			    xstrdup("run the audit as root: the kernel gives other users only the first 64 "
+				    "bytes of config, so IDE registers and DEVCAP.TEE are unknown; the "
+				    "checks that need them are skipped, not failed"),
+			    "config space of %zu of %zu functions limited to the 64-byte header (%s%s)",
+			    limited, n, which, limited > 3 ? "; ..." : "");
+	else
+		result_done(run, f, AUDIT_PASS, NULL, "config space of %zu function%s fully readable", n,
+			    n == 1 ? "" : "s");
+	free(which);
+}
+
+static void check_tsm_class(struct audit_run *run, const struct audit_check *c)
+{
+	struct audit_finding *f = result_start(run, c, &subject_platform);
+	bool up;
+	char *mods;
+
+	if (!f)
+		return;
+	if (run->snap->have_tsm_class) {
+		result_done(run, f, AUDIT_PASS, NULL, "/sys/class/tsm exists");
+		return;
+	}
+	mods = modules_text(run->opts, &up);
+	result_done(run, f, AUDIT_FAIL,
+		    xasprintf("the kernel needs PCI TSM support (CONFIG_PCI_TSM, v6.19 or later) and a "
+			      "TSM provider: %s", mods),
+		    "/sys/class/tsm does not exist");
+	free(mods);
+}
+
+static void check_tsm_present(struct audit_run *run, const struct audit_check *c)
+{
+	const struct tsm_snapshot *snap = run->snap;
+	struct audit_finding *f = result_start(run, c, &subject_platform);
+	char *names = NULL, *mods;
+	bool up;
+
+	if (!f)
+		return;
+	if (snap->nr_tsms) {
+		for (size_t i = 0; i < snap->nr_tsms; i++) {
+			char *next = xasprintf("%s%s%s", names ? names : "", names ? ", " : "",
+					       snap->tsms[i]->name);
+
+			free(names);
+			names = next;
+		}
+		result_done(run, f, AUDIT_PASS, NULL, "%zu TSM%s registered: %s", snap->nr_tsms,
+			    snap->nr_tsms == 1 ? "" : "s", names);
+		free(names);
+		return;
+	}
+	mods = modules_text(run->opts, &up);
+	result_done(run, f, AUDIT_FAIL,
+		    up ? xasprintf("a provider is loaded but registered no TSM (%s): check dmesg "
+				   "(e.g. 'SEV-TIO status'), firmware and IOMMU TIO support, ccp.tio=Y", mods) :
+			 xasprintf("load the TSM provider module (%s): modprobe ccp (with tio=Y) for "
+				   "SEV-TIO, tdx_host for TDX Connect", mods),
+		    "no tsmN in /sys/class/tsm");
+	free(mods);
+}
+
+static void check_tsm_mode(struct audit_run *run, const struct audit_check *c)
+{
+	for (size_t i = 0; i < run->snap->nr_tsms; i++) {
+		const struct tsm *t = run->snap->tsms[i];
+		struct subject s = { .ptr = t, .object = t->name, .tsm = t->name };
+		struct audit_finding *f = result_start(run, c, &s);
+
+		if (!f)
+			continue;
+		if (!t->has_pci_mode)
+			result_done(run, f, AUDIT_PASS, NULL, "no pci_mode: v6.19 ABI: link assumed");
+		else if (!t->mode)
+			result_done(run, f, AUDIT_FAIL, NULL, "pci_mode exists but could not be read");
+		else if (tsm_is_tdx_connect(t) && streq(t->mode, "link"))
+			result_done(run, f, AUDIT_PASS, NULL, "pci_mode link: Intel TDX Connect on tdx_host "
+				    "(TDX module %s)", t->provider_version ? t->provider_version : "version unknown");
+		else if (tsm_is_tdx_connect(t))
+			result_done(run, f, AUDIT_FAIL, NULL, "pci_mode '%s' on tdx_host: the TDX Connect TSM "
+				    "registers as a link TSM", t->mode);
+		else if (streq(t->mode, "link") || streq(t->mode, "devsec"))
+			result_done(run, f, AUDIT_PASS, NULL, "pci_mode %s", t->mode);
+		else
+			result_done(run, f, AUDIT_FAIL, NULL, "pci_mode '%s': neither link nor devsec", t->mode);
+	}
+}
+
+/* ---- devices ---- */
+
+static bool required(const struct audit_opts *o, const char *bdf)
+{
+	if (o->require_all)
+		return true;
+	for (size_t i = 0; i < o->nr_require; i++)
+		if (streq(o->require[i], bdf))
+			return true;
+	return false;
+}
+
+static char *connect_hint(const struct tsm_snapshot *snap, const char *bdf)
+{
+	const struct tsm *t = first_link_tsm(snap);
+
+	if (!t)
+		return xstrdup("no link TSM is registered to connect it to");
+	return xasprintf("connect it: tsmctl connect %s %s", bdf, t->name);
+}
+
+/*
+ * Why no TSM could ever connect D, from what the tree shows (ABI.md §2.1,
+ * §2.6): no CMA/SPDM DOE mailbox, or a host bridge the platform gave no IDE
+ * stream pool. NULL when nothing rules it out.
+ */
+static char *why_unconnectable(const struct pci_func *d)
+{
+	if (d->doe_known && !d->nr_doe_features)
+		return xstrdup("it has no DOE mailbox (no doe_features)");
+	if (d->doe_known && !func_has_doe(d, DOE_FEATURE_CMA))
+		return xstrdup("its DOE mailbox has no CMA/SPDM (doe_features lacks "
+			       DOE_FEATURE_CMA ")");
+	return func_no_pool_reason(d);
+}
+
+static void check_connected(struct audit_run *run, const struct audit_check *c)
+{
+	const struct tsm_snapshot *snap = run->snap;
+
+	for (size_t i = 0; i < snap->nr_funcs; i++) {
+		const struct pci_func *d = snap->funcs[i];
+		struct subject s = subject_func(d);
+		struct audit_finding *f;
+		char *why;
+
+		if (!d->has_connect)
+			continue;
+		f = result_start(run, c, &s);
+		if (!f)
+			continue;
+		if (!d->connect)
+			result_done(run, f, AUDIT_FAIL, NULL, "tsm/connect exists but could not be read");
+		else if (*d->connect && !d->connected_tsm)
+			result_done(run, f, AUDIT_FAIL,
+				    xasprintf("disconnect it (tsmctl disconnect %s) and connect it to a "
+					      "registered TSM", d->bdf),
+				    "connected to %s, which is not registered", d->connect);
+		else if (*d->connect)
+			result_done(run, f, AUDIT_PASS, NULL, "connected to %s", d->connect);
+		else if (func_lock_holder(d) && required(run->opts, d->bdf))
+			result_done(run, f, AUDIT_FAIL,
+				    xasprintf("unlock it (tsmctl unlock %s), then connect it: a device has "
+					      "one TSM context at a time", d->bdf),
+				    "not connected: locked to %s (TDISP) (required by --require-connected)",
+				    func_lock_holder(d));
+		else if (func_lock_holder(d))
+			result_done(run, f, AUDIT_SKIP, xstrdup("see device.tdisp"),
+				    "locked to %s (TDISP, a devsec TSM's context): a device has one TSM "
+				    "context at a time, so no link connect", func_lock_holder(d));
+		else if (required(run->opts, d->bdf))
+			result_done(run, f, AUDIT_FAIL, connect_hint(snap, d->bdf),
+				    "not connected (required by --require-connected)");
+		else if (func_cfg_known(d) && d->cfg.tee_io && (why = why_unconnectable(d))) {
+			result_done(run, f, AUDIT_SKIP,
+				    xstrdup("nothing to do: a TSM authenticates a device over a CMA/SPDM DOE "
+					    "mailbox and sets up its streams from the host bridge's pool"),
+				    "TEE-IO capable (DEVCAP.TEE), but %s: no TSM can connect it", why);
+			free(why);
+		}
+		else if (func_cfg_known(d) && d->cfg.tee_io)
+			result_done(run, f, AUDIT_WARN, connect_hint(snap, d->bdf),
+				    "TEE-IO capable (DEVCAP.TEE) but not connected to a TSM");
+		else if (func_cfg_known(d))
+			result_done(run, f, AUDIT_PASS, NULL, "not connected; not TEE-IO capable (IDE only)");
+		else if (func_cfg_needs_root(d))
+			result_skip_needs_root(run, f, "not connected; DEVCAP.TEE unreadable");
+		else
+			result_done(run, f, AUDIT_WARN, connect_hint(snap, d->bdf),
+				    "not connected; TEE-IO capability unknown (config space unreadable)");
+	}
+	/* Required devices that are no connectable DSM at all. */
+	for (size_t i = 0; i < run->opts->nr_require; i++) {
+		const char *bdf = run->opts->require[i];
+		const struct pci_func *d = snapshot_find_func(snap, bdf);
+		struct subject s = { .ptr = bdf, .object = bdf, .dev0 = bdf };
+		struct audit_finding *f;
+
+		if (d && d->has_connect)
+			continue;
+		if (d)
+			s = subject_func(d);
+		f = result_start(run, c, &s);
+		if (f)
+			result_done(run, f, AUDIT_FAIL,
+				    xstrdup("--require-connected names a device without tsm/connect: check "
+					    "the address, and that a link TSM is registered"),
+				    "required to be connected, but has no tsm/connect");
+	}
+}
+
+/* authenticated: tsmN/empty (TSM alias of tsm/connect) or 1/0 (native CMA-SPDM). */
+static void check_authenticated(struct audit_run *run, const struct audit_check *c)
+{
+	const struct tsm_snapshot *snap = run->snap;
+
+	for (size_t i = 0; i < snap->nr_funcs; i++) {
+		const struct pci_func *d = snap->funcs[i];
+		bool link_part = d->has_connect || (d->dsm && *d->dsm);
+		struct subject s = subject_func(d);
+		const char *a = d->authenticated, *expect;
+		struct audit_finding *f;
+		int id;
+
+		if (!d->tsm_dir || (!d->has_authenticated && !link_part))
+			continue;
+		f = result_start(run, c, &s);
+		if (!f)
+			continue;
+		if (!d->has_authenticated) {
+			result_done(run, f, AUDIT_WARN, NULL, "tsm/ group without an authenticated attribute");
+			continue;
+		}
+		if (!a) {
+			result_done(run, f, AUDIT_FAIL, NULL, "authenticated exists but could not be read");
+			continue;
+		}
+		if (streq(a, "1") || streq(a, "0")) {
+			result_done(run, f, AUDIT_PASS, NULL,
+				    "native CMA-SPDM flavour: authenticated %s (tsm/connect: %s)", a,
+				    func_connected(d) ? d->connect : "none");
+			continue;
+		}
+		if (*a && tsm_name_parse(a, &id)) {
+			result_done(run, f, AUDIT_FAIL, NULL,
+				    "authenticated reads '%s': neither tsmN, empty, 1 nor 0", a);
+			continue;
+		}
+		if (d->has_connect) {
+			expect = d->connect;
+			if (!expect) {
+				result_done(run, f, AUDIT_FAIL, NULL,
+					    "authenticated '%s', but tsm/connect could not be read", a);
+				continue;
+			}
+			if (streq(a, expect))
+				result_done(run, f, AUDIT_PASS, NULL, *a ? "authenticated %s = tsm/connect" :
+					    "authenticated and tsm/connect both empty%s", *a ? a : "");
+			else
+				result_done(run, f, AUDIT_FAIL, NULL,
+					    "authenticated reads '%s' but tsm/connect reads '%s'", a, expect);
+			continue;
+		}
+		/* A dependent function: its context is its DSM's. */
+		expect = d->dsm_func ? d->dsm_func->connect : NULL;
+		if (expect && streq(a, expect))
+			result_done(run, f, AUDIT_PASS, NULL, "authenticated %s = its DSM %s's tsm/connect",
+				    *a ? a : "(empty)", d->dsm);
+		else if (expect)
+			result_done(run, f, AUDIT_FAIL, NULL,
+				    "authenticated reads '%s' but its DSM %s is connected to '%s'", a,
+				    d->dsm, expect);
+		else if (*a && snapshot_find_tsm(snap, a))
+			result_done(run, f, AUDIT_PASS, NULL, "authenticated %s", a);
+		else
+			result_done(run, f, AUDIT_FAIL, NULL,
+				    "authenticated reads '%s' and its DSM %s is not in this tree", a, d->dsm);
+	}
+}
+
+static bool same_slot(const struct pci_func *a, unsigned int domain, unsigned int bus,
+		      unsigned int dev)
+{
+	return a->domain == domain && a->bus == bus && a->dev == dev;
+}
+
+/* How D manages dependent function F (ABI.md §2.2), or NULL if it cannot. */
+static const char *dsm_relation(const struct pci_func *d, const struct pci_func *f)
+{
+	struct bdf pf;
+	size_t len;
+
+	if (f->physfn) {
+		if (d->fn == 0 && !bdf_parse(f->physfn, &pf) && same_slot(d, pf.domain, pf.bus, pf.dev))
+			return "a VF of its slot";
+		return NULL;
+	}
+	if (d->fn == 0 && same_slot(d, f->domain, f->bus, f->dev))
+		return "a function of its slot";
+	if (func_cfg_known(d) && d->cfg.pcie_type == PCIE_TYPE_UPSTREAM && d->dir && f->dir) {
+		len = strlen(d->dir);
+		if (!strncmp(f->dir, d->dir, len) && f->dir[len] == '/')
+			return "below the upstream port";
+	}
+	return NULL;
+}
+
+static void check_dsm(struct audit_run *run, const struct audit_check *c)
+{
+	const struct tsm_snapshot *snap = run->snap;
+
+	for (size_t i = 0; i < snap->nr_funcs; i++) {
+		const struct pci_func *d = snap->funcs[i], *m = d->dsm_func;
+		struct subject s = subject_func(d);
+		bool conn = func_connected(d);
+		struct audit_finding *f;
+		const char *rel;
+
+		if (!d->tsm_dir || (!d->has_dsm && !(d->has_connect && conn)))
+			continue;
+		f = result_start(run, c, &s);
+		if (!f)
+			continue;
+		if (!d->has_dsm) {
+			result_done(run, f, AUDIT_WARN, NULL,
+				    "connected to %s but has no tsm/dsm attribute", d->connect);
+		} else if (!d->dsm) {
+			result_done(run, f, AUDIT_FAIL, NULL, "tsm/dsm exists but could not be read");
+		} else if (d->has_connect) {
+			if (conn && streq(d->dsm, d->bdf))
+				result_done(run, f, AUDIT_PASS, NULL, "connected DSM; tsm/dsm names itself");
+			else if (conn)
+				result_done(run, f, AUDIT_FAIL, NULL, "connected to %s but tsm/dsm %s%s",
+					    d->connect, *d->dsm ? "names " : "is empty", d->dsm);
+			else if (!*d->dsm)
+				result_done(run, f, AUDIT_PASS, NULL, "not connected; tsm/dsm empty");
+			else
+				result_done(run, f, AUDIT_FAIL, NULL, "not connected but tsm/dsm names %s",
+					    d->dsm);
+		} else if (!*d->dsm) {
+			result_done(run, f, AUDIT_FAIL, NULL, "dependent function with an empty tsm/dsm");
+		} else if (!m) {
+			result_done(run, f, AUDIT_FAIL, NULL,
+				    "tsm/dsm names %s, which has no tsm/ group", d->dsm);
+		} else if (!func_connected(m)) {
+			result_done(run, f, AUDIT_FAIL, NULL, "tsm/dsm names %s, which is not connected",
+				    d->dsm);
+		} else if ((rel = dsm_relation(m, d))) {
+			result_done(run, f, AUDIT_PASS, NULL, "managed by %s (%s), connected to %s",
+				    d->dsm, rel, m->connect);
+		} else {
+			result_done(run, f, AUDIT_FAIL, NULL,
+				    "tsm/dsm names %s, which is neither function 0 of its slot nor an "
+				    "upstream port above it", d->dsm);
+		}
+	}
+}
+
+static void check_has_stream(struct audit_run *run, const struct audit_check *c)
+{
+	const struct tsm_snapshot *snap = run->snap;
+
+	for (size_t i = 0; i < snap->nr_funcs; i++) {
+		const struct pci_func *d = snap->funcs[i];
+		struct subject s = subject_func(d);
+		const struct ide_stream *first = NULL;
+		struct audit_finding *f;
+		size_t n = 0;
+
+		if (!d->has_connect || !func_connected(d))
+			continue;
+		for (size_t j = 0; j < snap->nr_streams; j++) {
+			if (snap->streams[j]->endpoint == d) {
+				if (!n++)
+					first = snap->streams[j];
+			}
+		}
+		f = result_start(run, c, &s);
+		if (!f)
+			continue;
+		if (n)
+			result_done(run, f, AUDIT_PASS, NULL, "%zu stream link%s: %s/%s%s", n,
+				    n == 1 ? "" : "s", first->hb->name, first->name, n > 1 ? ", ..." : "");
+		else if (func_cfg_known(d) && d->cfg.pcie_type != PCIE_TYPE_ENDPOINT)
+			result_done(run, f, AUDIT_PASS, NULL,
+				    "a %s DSM: no IDE stream expected from the kernel's helpers",
+				    pcie_type_name(d->cfg.pcie_type) ? pcie_type_name(d->cfg.pcie_type) :
+				    "non-endpoint");
+		else if (!func_cfg_known(d) && func_cfg_needs_root(d))
+			result_skip_needs_root(run, f, "connected to %s, no stream link; PCIe type unreadable",
+					       d->connect);
+		else
+			result_done(run, f, AUDIT_WARN, NULL,
+				    "connected to %s but no stream link: link encryption not established",
+				    d->connect);
+	}
+}
+
+/*
+ * Guest TDISP (proposed, ABI.md §1.2, §2.5, §2.7): lock, accept, then bind
+ * the driver. A driver on a locked device that is not accepted runs it
+ * LOCKED, without private DMA/MMIO.
+ */
+static void check_tdisp(struct audit_run *run, const struct audit_check *c)
+{
+	const struct tsm_snapshot *snap = run->snap;
+
+	for (size_t i = 0; i < snap->nr_funcs; i++) {
+		const struct pci_func *d = snap->funcs[i];
+		const char *holder = func_lock_holder(d);
+		int accepted = func_accepted(d);
+		struct subject s = subject_func(d);
+		struct audit_finding *f;
+
+		if (!d->has_lock)
+			continue;
+		f = result_start(run, c, &s);
+		if (!f)
+			continue;
+		if (!d->lock) {
+			result_done(run, f, AUDIT_FAIL, NULL, "tsm/lock exists but could not be read");
+		} else if (!*d->lock) {
+			if (accepted == 1)
+				result_done(run, f, AUDIT_FAIL, NULL, "unlocked but tsm/accept reads 1 "
+					    "(unlock drops the accept state)");
+			else if (d->driver)
+				result_done(run, f, AUDIT_PASS, NULL, "unlocked, driver %s bound: not "
+					    "TDISP-managed (a shared, untrusted device)", d->driver);
+			else
+				result_done(run, f, AUDIT_PASS, NULL,
+					    "unlocked, no driver: not TDISP-managed");
+		} else if (!holder) {
+			result_done(run, f, AUDIT_PASS, NULL,
+				    "tsm/lock names link TSM %s's connection, not a TDISP lock", d->lock);
+		} else if (!snapshot_find_tsm(snap, holder)) {
+			result_done(run, f, AUDIT_FAIL, xasprintf("unbind its driver if any, then tsmctl "
+								  "unlock %s", d->bdf),
+				    "locked to %s, which is not registered", holder);
+		} else if (!d->has_accept) {
+			result_done(run, f, AUDIT_SKIP, xstrdup("this kernel offers no tsm/accept"),
+				    "locked to %s; no tsm/accept: acceptance cannot be checked", holder);
+		} else if (!d->accept) {
+			result_done(run, f, AUDIT_FAIL, NULL, "tsm/accept exists but could not be read");
+		} else if (accepted < 0) {
+			result_done(run, f, AUDIT_FAIL, NULL, "tsm/accept reads '%s': neither 0 nor 1",
+				    d->accept);
+		} else if (accepted && d->driver) {
+			result_done(run, f, AUDIT_PASS, NULL, "locked to %s and accepted; driver %s bound",
+				    holder, d->driver);
+		} else if (accepted) {
+			result_done(run, f, AUDIT_PASS, NULL,
+				    "locked to %s and accepted; no driver bound yet", holder);
+		} else if (d->driver) {
+			result_done(run, f, AUDIT_FAIL,
+				    xasprintf("unbind the driver (echo %s > "
+					      "/sys/bus/pci/drivers/%s/unbind), verify the device's "
+					      "evidence, tsmctl accept %s, then bind the driver again",
+					      d->bdf, d->driver, d->bdf),
+				    "driver %s bound while locked to %s but not accepted: the device runs "
+				    "without private DMA/MMIO (TDISP LOCKED, not RUN)", d->driver, holder);
+		} else {
+			result_done(run, f, AUDIT_WARN,
+				    xasprintf("verify the device's evidence, then tsmctl accept %s (or "
+					      "tsmctl unlock %s)", d->bdf, d->bdf),
+				    "locked to %s, waiting for accept", holder);
+		}
+	}
+}
+
+/* ---- streams ---- */
+
+static size_t live_streams(const struct host_bridge *hb)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < hb->nr_streams; i++)
+		n += !hb->streams[i]->dangling;
+	return n;
+}
+
+/* Another stream on the same host bridge using the same block of the same port. */
+static const struct ide_stream *block_clash(const struct ide_stream *s, bool ep)
+{
+	for (size_t i = 0; i < s->hb->nr_streams; i++) {
+		const struct ide_stream *o = s->hb->streams[i];
+
+		if (o == s || o->dangling)
+			continue;
+		if (ep && o->endpoint == s->endpoint && o->e == s->e)
+			return o;
+		if (!ep && o->root_port == s->root_port && o->r == s->r)
+			return o;
+	}
+	return NULL;
+}
+
+static void check_stream_link(struct audit_run *run, const struct audit_check *c)
+{
+	for (size_t i = 0; i < run->snap->nr_streams; i++) {
+		const struct ide_stream *s = run->snap->streams[i];
+		const struct pci_func *ep = s->endpoint, *rp = s->root_port;
+		const struct host_bridge *hb = s->hb;
+		const struct ide_stream *clash;
+		char *buf, *pool = NULL;
+		struct subject subj = subject_stream(s, &buf);
+		struct audit_finding *f = result_start(run, c, &subj);
+		long long size = -1;
+
+		free(buf);
+		if (!f)
+			continue;
+		if (s->dangling) {
+			if (ep && ep->hb != hb)
+				result_done(run, f, AUDIT_FAIL, NULL, "target %s is below %s, not %s", ep->bdf,
+					    ep->hb ? ep->hb->name : "no host bridge", hb->name);
+			else if (s->target)
+				result_done(run, f, AUDIT_FAIL, NULL, "target %s does not exist",
+					    base_name(s->target));
+			else
+				result_done(run, f, AUDIT_FAIL, NULL, "link target unreadable or outside the tree");
+			continue;
+		}
+		if (!rp) {
+			result_done(run, f, AUDIT_FAIL, NULL, "no root port above %s", ep->bdf);
+			continue;
+		}
+		if (hb->available_streams >= 0)
+			size = hb->available_streams + (long long)live_streams(hb);
+		if (size >= 0 && s->h >= size) {
+			result_done(run, f, AUDIT_FAIL, NULL,
+				    "H %u outside the pool (%lld available + %zu in use)", s->h,
+				    hb->available_streams, live_streams(hb));
+			continue;
+		}
+		if ((clash = block_clash(s, false))) {
+			result_done(run, f, AUDIT_FAIL, NULL, "root port %s block %u also used by %s",
+				    rp->bdf, s->r, clash->name);
+			continue;
+		}
+		if ((clash = block_clash(s, true))) {
+			result_done(run, f, AUDIT_FAIL, NULL, "endpoint %s block %u also used by %s",
+				    ep->bdf, s->e, clash->name);
+			continue;
+		}
+		if (!func_cfg_known(ep) || !func_cfg_known(rp)) {
+			const struct pci_func *u = func_cfg_known(ep) ? rp : ep;
+
+			if (func_cfg_needs_root(u))
+				result_skip_needs_root(run, f, "-> %s via %s; Selective stream counts unreadable",
+						       ep->bdf, rp->bdf);
+			else
+				result_done(run, f, AUDIT_FAIL, NULL, "config space of %s unreadable", u->bdf);
+			continue;
+		}
+		if (ep->cfg.pcie_type != PCIE_TYPE_ENDPOINT) {
+			result_done(run, f, AUDIT_FAIL, NULL, "target %s is a %s, not an endpoint", ep->bdf,
+				    pcie_type_name(ep->cfg.pcie_type) ? pcie_type_name(ep->cfg.pcie_type) :
+				    "conventional PCI device");
+			continue;
+		}
+		if (rp->cfg.pcie_type != PCIE_TYPE_ROOT_PORT) {
+			result_done(run, f, AUDIT_FAIL, NULL, "%s above %s is not a root port", rp->bdf,
+				    ep->bdf);
+			continue;
+		}
+		if (!rp->cfg.ide.present || !ep->cfg.ide.present) {
+			result_done(run, f, AUDIT_FAIL, NULL, "%s has no IDE capability",
+				    rp->cfg.ide.present ? ep->bdf : rp->bdf);
+			continue;
+		}
+		if (s->r >= rp->cfg.ide.sel_streams || s->e >= ep->cfg.ide.sel_streams) {
+			bool r_bad = s->r >= rp->cfg.ide.sel_streams;
+
+			result_done(run, f, AUDIT_FAIL, NULL, "%c %u beyond %s's %u Selective stream%s",
+				    r_bad ? 'R' : 'E', r_bad ? s->r : s->e, r_bad ? rp->bdf : ep->bdf,
+				    r_bad ? rp->cfg.ide.sel_streams : ep->cfg.ide.sel_streams,
+				    (r_bad ? rp->cfg.ide.sel_streams : ep->cfg.ide.sel_streams) == 1 ? "" : "s");
+			continue;
+		}
+		if (!stream_partner_block(s, false) || !stream_partner_block(s, true)) {
+			result_done(run, f, AUDIT_FAIL, NULL, "Selective block %u of %s could not be decoded",
+				    stream_partner_block(s, false) ? s->e : s->r,
+				    stream_partner_block(s, false) ? ep->bdf : rp->bdf);
+			continue;
+		}
+		if (stream_partner_block(s, false)->linux_skips || stream_partner_block(s, true)->linux_skips) {
+			bool r_bad = stream_partner_block(s, false)->linux_skips;
+
+			result_done(run, f, AUDIT_FAIL, NULL,
+				    "Selective block %u of %s is one Linux does not use (its address "
+				    "association count differs from block 0's)", r_bad ? s->r : s->e,
+				    r_bad ? rp->bdf : ep->bdf);
+			continue;
+		}
+		if (size >= 0)
+			pool = xasprintf("H %u < pool %lld", s->h, size);
+		result_done(run, f, AUDIT_PASS, NULL, "-> %s via %s; %s, R %u < %u, E %u < %u", ep->bdf,
+			    rp->bdf, pool ? pool : "pool size unknown", s->r, rp->cfg.ide.sel_streams, s->e,
+			    ep->cfg.ide.sel_streams);
+		free(pool);
+	}
+}
+
+static void check_stream_connected(struct audit_run *run, const struct audit_check *c)
+{
+	for (size_t i = 0; i < run->snap->nr_streams; i++) {
+		const struct ide_stream *s = run->snap->streams[i];
+		const struct pci_func *ep = s->endpoint;
+		char *buf;
+		struct subject subj = subject_stream(s, &buf);
+		struct audit_finding *f = result_start(run, c, &subj);
+
+		free(buf);
+		if (!f)
+			continue;
+		if (!ep)
+			result_done(run, f, AUDIT_FAIL, NULL, "no endpoint behind the link");
+		else if (!ep->has_connect || !ep->connect)
+			result_done(run, f, AUDIT_FAIL, NULL, "endpoint %s has no readable tsm/connect",
+				    ep->bdf);
+		else if (!*ep->connect)
+			result_done(run, f, AUDIT_FAIL, NULL,
+				    "endpoint %s is not connected to a TSM: stale stream link", ep->bdf);
+		else if (!ep->connected_tsm)
+			result_done(run, f, AUDIT_FAIL, NULL,
+				    "endpoint %s is connected to %s, which is not registered", ep->bdf,
+				    ep->connect);
+		else
+			result_done(run, f, AUDIT_PASS, NULL, "endpoint %s connected to %s", ep->bdf,
+				    ep->connect);
+	}
+}
+
+/*
+ * Both partners' Selective blocks, or why they are not available:
+ * AUDIT_SKIP (needs root) or AUDIT_FAIL with *why set.
+ */
+static enum audit_status stream_blocks(const struct ide_stream *s,
+				       const struct ide_sel_stream **ep,
+				       const struct ide_sel_stream **rp, char **why)
+{
+	const struct pci_func *fs[2] = { s->endpoint, s->root_port };
+
+	*ep = stream_partner_block(s, true);
+	*rp = stream_partner_block(s, false);
+	if (*ep && *rp)
+		return AUDIT_PASS;
+	for (int i = 0; i < 2; i++) {
+		if (!fs[i]) {
+			*why = xstrdup(i ? "no root port partner" : "no endpoint partner");
+			return AUDIT_FAIL;
+		}
+		if (func_cfg_needs_root(fs[i])) {
+			*why = xasprintf("IDE registers of %s unreadable", fs[i]->bdf);
+			return AUDIT_SKIP;
+		}
+	}
+	*why = xasprintf("Selective block %u of %s not found", *ep ? s->r : s->e,
+			 *ep ? fs[1]->bdf : fs[0]->bdf);
+	return AUDIT_FAIL;
+}
+
+/* A check over both partners' blocks of every stream: C's eval_blocks once they are readable. */
+static void check_stream_blocks(struct audit_run *run, const struct audit_check *c)
+{
+	for (size_t i = 0; i < run->snap->nr_streams; i++) {
+		const struct ide_stream *s = run->snap->streams[i];
+		const struct ide_sel_stream *ep, *rp;
+		char *buf, *why = NULL;
+		struct subject subj = subject_stream(s, &buf);
+		struct audit_finding *f = result_start(run, c, &subj);
+		enum audit_status st;
+
+		free(buf);
+		if (!f)
+			continue;
+		st = stream_blocks(s, &ep, &rp, &why);
+		if (st == AUDIT_SKIP)
+			result_skip_needs_root(run, f, "%s", why);
+		else if (st != AUDIT_PASS)
+			result_done(run, f, st, NULL, "%s", why);
+		else
+			c->eval_blocks(run, f, s, ep, rp);
+		free(why);
+	}
+}
+
+static void eval_enabled(struct audit_run *run, struct audit_finding *f, const struct ide_stream *s,
+			 const struct ide_sel_stream *ep, const struct ide_sel_stream *rp)
+{
+	char *bad = NULL;
+
+	if (!ep->regs.enabled)
+		audit_text_add(&bad, "endpoint %s block %u disabled (control 0x%08x)", s->endpoint->bdf,
+			       s->e, ep->regs.ctl);
+	if (!rp->regs.enabled)
+		audit_text_add(&bad, "root port %s block %u disabled (control 0x%08x)",
+			       s->root_port->bdf, s->r, rp->regs.ctl);
+	if (bad)
+		result_done(run, f, AUDIT_FAIL, NULL, "%s", bad);
+	else
+		result_done(run, f, AUDIT_PASS, NULL, "endpoint block %u and root port block %u enabled",
+			    s->e, s->r);
+	free(bad);
+}
+
+static const char *state_text(unsigned int state)
+{
+	return state == IDE_STATE_SECURE ? "SECURE" : state == IDE_STATE_INSECURE ? "INSECURE" :
+	       "reserved";
+}
+
+static void eval_secure(struct audit_run *run, struct audit_finding *f, const struct ide_stream *s,
+			const struct ide_sel_stream *ep, const struct ide_sel_stream *rp)
+{
+	char *bad = NULL;
+
+	if (ep->regs.state != IDE_STATE_SECURE)
+		audit_text_add(&bad, "endpoint %s block %u %s (status 0x%08x)", s->endpoint->bdf, s->e,
+			       state_text(ep->regs.state), ep->regs.status);
+	if (rp->regs.state != IDE_STATE_SECURE)
+		audit_text_add(&bad, "root port %s block %u %s (status 0x%08x)", s->root_port->bdf, s->r,
+			       state_text(rp->regs.state), rp->regs.status);
+	if (bad)
+		result_done(run, f, AUDIT_FAIL, NULL, "%s", bad);
+	else
+		result_done(run, f, AUDIT_PASS, NULL, "both partners SECURE");
+	free(bad);
+}
+
+static void eval_ide_fail(struct audit_run *run, struct audit_finding *f, const struct ide_stream *s,
+			  const struct ide_sel_stream *ep, const struct ide_sel_stream *rp)
+{
+	char *bad = NULL;
+
+	if (ep->regs.ide_fail)
+		audit_text_add(&bad, "endpoint %s block %u received an IDE Fail message (status 0x%08x)",
+			       s->endpoint->bdf, s->e, ep->regs.status);
+	if (rp->regs.ide_fail)
+		audit_text_add(&bad, "root port %s block %u received an IDE Fail message (status 0x%08x)",
+			       s->root_port->bdf, s->r, rp->regs.status);
+	if (bad)
+		result_done(run, f, AUDIT_FAIL, NULL, "%s", bad);
+	else
+		result_done(run, f, AUDIT_PASS, NULL, "no IDE_FAIL on either partner");
+	free(bad);
+}
+
+static void eval_id(struct audit_run *run, struct audit_finding *f, const struct ide_stream *s,
+		    const struct ide_sel_stream *ep, const struct ide_sel_stream *rp)
+{
+	unsigned int id = ep->regs.stream_id;
+
+	if (id != rp->regs.stream_id) {
+		result_done(run, f, AUDIT_FAIL, NULL, "Stream ID %u in endpoint %s, %u in root port %s",
+			    id, s->endpoint->bdf, rp->regs.stream_id, s->root_port->bdf);
+		return;
+	}
+	if (id == IDE_RESERVED_STREAM_ID) {
+		result_done(run, f, AUDIT_FAIL, NULL, "Stream ID 255 is reserved for idle streams");
+		return;
+	}
+	for (size_t i = 0; i < s->hb->nr_streams; i++) {
+		const struct ide_stream *o = s->hb->streams[i];
+		const struct ide_sel_stream *oep = o == s || o->dangling ? NULL : stream_partner_block(o, true);
+
+		if (oep && oep->regs.stream_id == id) {
+			result_done(run, f, AUDIT_FAIL, NULL, "Stream ID %u also used by %s on %s", id, o->name,
+				    s->hb->name);
+			return;
+		}
+	}
+	result_done(run, f, AUDIT_PASS, NULL, "Stream ID %u on both partners, unique on %s", id,
+		    s->hb->name);
+}
+
+static bool rid_covers(const struct ide_sel_stream *b, unsigned int lo, unsigned int hi)
+{
+	return b->rid_base <= lo && hi <= b->rid_limit;
+}
+
+static void eval_rid(struct audit_run *run, struct audit_finding *f, const struct ide_stream *s,
+		     const struct ide_sel_stream *ep, const struct ide_sel_stream *rp)
+{
+	const struct pci_func *e = s->endpoint, *r = s->root_port;
+	unsigned int erid = rid_of(e), rrid = rid_of(r), vf_lo = 0, vf_hi = 0;
+	bool vfs = e->has_sriov && e->sriov_numvfs;
+	char *bad = NULL;
+
+	if (vfs) {
+		vf_lo = erid + e->sriov_offset;
+		vf_hi = vf_lo + (e->sriov_numvfs - 1) * e->sriov_stride;
+	}
+	if (!rp->rid_valid)
+		audit_text_add(&bad, "root port %s RID association not valid", r->bdf);
+	else if (!rid_covers(rp, erid, erid))
+		audit_text_add(&bad, "root port %s RID %04x-%04x does not cover %s (%04x)", r->bdf,
+			       rp->rid_base, rp->rid_limit, e->bdf, erid);
+	else if (vfs && !rid_covers(rp, vf_lo, vf_hi))
+		audit_text_add(&bad, "root port %s RID %04x-%04x does not cover the VFs of %s (%04x-%04x)",
+			       r->bdf, rp->rid_base, rp->rid_limit, e->bdf, vf_lo, vf_hi);
+	if (!ep->rid_valid)
+		audit_text_add(&bad, "endpoint %s RID association not valid", e->bdf);
+	else if (!rid_covers(ep, rrid, rrid))
+		audit_text_add(&bad, "endpoint %s RID %04x-%04x does not cover %s (%04x)", e->bdf,
+			       ep->rid_base, ep->rid_limit, r->bdf, rrid);
+	if (bad)
+		result_done(run, f, AUDIT_FAIL, NULL, "%s", bad);
+	else if (rp->rid_base == 0 && rp->rid_limit == 0xffff && ep->rid_base == 0 &&
+		 ep->rid_limit == 0xffff)
+		result_done(run, f, AUDIT_PASS, NULL,
+			    "0000-ffff on both partners (the SEV-TIO convention: covers everything)");
+	else
+		result_done(run, f, AUDIT_PASS, NULL,
+			    "root port %04x-%04x covers %s%s; endpoint %04x-%04x covers %s", rp->rid_base,
+			    rp->rid_limit, e->bdf, vfs ? " and its VFs" : "", ep->rid_base, ep->rid_limit,
+			    r->bdf);
+	free(bad);
+}
+
+static bool same_range(const struct ide_addr_assoc *a, const struct ide_addr_assoc *b)
+{
+	return a->base == b->base && a->limit == b->limit;
+}
+
+/*
+ * TDX Connect programs only the prefetchable window of the endpoint's
+ * upstream bridge into the root port's address associations (ABI.md §2.6).
+ */
+static void eval_tdx_addr(struct audit_run *run, struct audit_finding *f,
+			  const struct ide_stream *s)
+{
+	const struct ide_addr_assoc *pref = &s->up_pref, *mem = &s->up_mem;
+	char *bad = NULL;
+	bool have_pref = false;
+
+	for (unsigned int i = 0; i < s->rp_nr_addr; i++) {
+		const struct ide_addr_assoc *a = &s->rp_addr[i];
+
+		if (!a->valid)
+			continue;
+		if (pref->valid && same_range(a, pref) && !have_pref)
+			have_pref = true;
+		else
+			audit_text_add(&bad, "association %u %#" PRIx64 "-%#" PRIx64 " is %s", i, a->base,
+				       a->limit, mem->valid && same_range(a, mem) ?
+				       "the non-prefetchable memory window" : "not the prefetchable window");
+	}
+	if (pref->valid && !have_pref)
+		audit_text_add(&bad, "the prefetchable window %#" PRIx64 "-%#" PRIx64 " is not programmed",
+			       pref->base, pref->limit);
+	if (bad)
+		result_done(run, f, AUDIT_FAIL, NULL, "root port %s block %u: %s (TDX Connect programs "
+			    "the prefetchable window alone)", s->root_port->bdf, s->r, bad);
+	else if (pref->valid)
+		result_done(run, f, AUDIT_PASS, NULL, "root port %s block %u: the prefetchable window "
+			    "%#" PRIx64 "-%#" PRIx64 " alone, as TDX Connect programs it", s->root_port->bdf,
+			    s->r, pref->base, pref->limit);
+	else
+		result_done(run, f, AUDIT_PASS, NULL, "root port %s block %u: no association, as TDX "
+			    "Connect leaves it without a prefetchable window above the endpoint",
+			    s->root_port->bdf, s->r);
+	free(bad);
+}
+
+/* The root port's address associations, by the rule of the stream's provider. */
+static void check_stream_addr(struct audit_run *run, const struct audit_check *c)
+{
+	for (size_t i = 0; i < run->snap->nr_streams; i++) {
+		const struct ide_stream *s = run->snap->streams[i];
+		struct audit_finding *f;
+		struct subject subj;
+		char *buf;
+
+		/* only providers with a rule of their own; the others program what the core does */
+		if (!tsm_is_tdx_connect(s->tsm))
+			continue;
+		subj = subject_stream(s, &buf);
+		f = result_start(run, c, &subj);
+		free(buf);
+		if (!f)
+			continue;
+		if (s->root_port && func_cfg_needs_root(s->root_port))
+			result_skip_needs_root(run, f, "address associations of %s unreadable",
+					       s->root_port->bdf);
+		else if (!s->assoc_read)
+			result_done(run, f, AUDIT_SKIP, NULL, "the root port's address associations or the "
+				    "windows of the bridge above the endpoint could not be read");
+		else
+			eval_tdx_addr(run, f, s);
+	}
+}
+
+/* ---- host bridges ---- */
+
+static void check_pool(struct audit_run *run, const struct audit_check *c)
+{
+	for (size_t i = 0; i < run->snap->nr_hbs; i++) {
+		const struct host_bridge *hb = run->snap->hbs[i];
+		struct subject s = subject_hb(hb);
+		size_t used = live_streams(hb);
+		struct audit_finding *f;
+		const char *name;
+
+		if (hb_no_pool(hb) && !hb->nr_streams)
+			continue;	/* no pool and nothing using one */
+		f = result_start(run, c, &s);
+		if (!f)
+			continue;
+		if (hb->available_err) {
+			name = errno_name(-hb->available_err);
+			result_done(run, f, AUDIT_FAIL, NULL, "available_secure_streams unreadable (%s)",
+				    name ? name : strerror(-hb->available_err));
+		} else if (hb->available_streams < 0) {
+			result_done(run, f, AUDIT_FAIL, NULL,
+				    "%zu stream link%s but no available_secure_streams", hb->nr_streams,
+				    hb->nr_streams == 1 ? "" : "s");
+		} else if (hb->available_streams == 0) {
+			result_done(run, f, AUDIT_WARN, NULL, "0 available, %zu in use: pool exhausted", used);
+		} else {
+			result_done(run, f, AUDIT_PASS, NULL, "%lld available, %zu in use%s",
+				    hb->available_streams, used,
+				    hb->available_streams + (long long)used == 256 ?
+				    " (the kernel's default pool of 256: capacity unknown)" : "");
+		}
+	}
+}
+
+static bool tsm_links_hb(const struct tsm *t, const char *hb)
+{
+	for (size_t i = 0; i < t->nr_hb_links; i++)
+		if (streq(t->hb_links[i], hb))
+			return true;
+	return false;
+}
+
+static const struct ide_stream *tsm_stream_on(const struct tsm *t, const struct host_bridge *hb)
+{
+	for (size_t i = 0; i < hb->nr_streams; i++)
+		if (!hb->streams[i]->dangling && hb->streams[i]->tsm == t)
+			return hb->streams[i];
+	return NULL;
+}
+
+static void check_tsm_link(struct audit_run *run, const struct audit_check *c)
+{
+	const struct tsm_snapshot *snap = run->snap;
+	bool proposed = false;
+
+	for (size_t i = 0; i < snap->nr_tsms; i++)
+		proposed |= snap->tsms[i]->has_pci_mode;
+	for (size_t i = 0; i < snap->nr_hbs; i++) {
+		const struct host_bridge *hb = snap->hbs[i];
+		struct subject s = subject_hb(hb);
+		struct audit_finding *f;
+		char *bad = NULL, *good = NULL;
+		bool linked = false;
+
+		for (size_t j = 0; j < snap->nr_tsms; j++)
+			linked |= tsm_links_hb(snap->tsms[j], hb->name);
+		if (!live_streams(hb) && !linked)
+			continue;
+		f = result_start(run, c, &s);
+		if (!f)
+			continue;
+		if (!proposed) {
+			result_done(run, f, AUDIT_PASS, NULL,
+				    "v6.19 ABI (no pci_mode): no tsmN/%s link expected", hb->name);
+			continue;
+		}
+		for (size_t j = 0; j < snap->nr_tsms; j++) {
+			const struct tsm *t = snap->tsms[j];
+			const struct ide_stream *st = tsm_stream_on(t, hb);
+			bool has = tsm_links_hb(t, hb->name);
+
+			if (st && !has && t->has_pci_mode)
+				audit_text_add(&bad, "%s has %s here but no %s/%s link", t->name, st->name,
+					       t->name, hb->name);
+			else if (has && !st)
+				audit_text_add(&bad, "%s/%s exists but %s has no stream here", t->name,
+					       hb->name, t->name);
+			else if (has)
+				audit_text_add(&good, "%s/%s", t->name, hb->name);
+		}
+		if (bad)
+			result_done(run, f, AUDIT_FAIL, NULL, "%s", bad);
+		else
+			result_done(run, f, AUDIT_PASS, NULL, "%s matches the streams here",
+				    good ? good : "no link");
+		free(bad);
+		free(good);
+	}
+	/* Links naming host bridges this tree does not have. */
+	for (size_t i = 0; i < snap->nr_tsms; i++) {
+		const struct tsm *t = snap->tsms[i];
+
+		for (size_t j = 0; j < t->nr_hb_links; j++) {
+			struct subject s = { .ptr = t->hb_links[j], .object = t->hb_links[j],
+					     .hb = t->hb_links[j], .tsm = t->name };
+			struct audit_finding *f;
+
+			if (snapshot_find_hb(snap, t->hb_links[j]))
+				continue;
+			f = result_start(run, c, &s);
+			if (f)
+				result_done(run, f, AUDIT_FAIL, NULL, "%s/%s names no host bridge", t->name,
+					    t->hb_links[j]);
+		}
+	}
+}
+
+/* ---- config space ---- */
+
+static void check_config(struct audit_run *run, const struct audit_check *c)
+{
+	static const struct { unsigned int bit; const char *what; } bits[] = {
+		{ CFG_MAL_ALL_ONES, "reads all ones (device not responding)" },
+		{ CFG_MAL_SHORT_HEADER, "shorter than the 64-byte header" },
+		{ CFG_MAL_CAP_LOOP, "a capability list loops" },
+		{ CFG_MAL_CAP_POINTER, "a capability pointer is out of range or unaligned" },
+		{ CFG_MAL_CAP_TRUNCATED, "a capability runs past the end" },
+		{ CFG_MAL_IDE_BLOCKS, "the IDE capability claims more blocks than fit" },
+	};
+
+	for (size_t i = 0; i < run->snap->nr_funcs; i++) {
+		const struct pci_func *d = run->snap->funcs[i];
+		struct subject s = subject_func(d);
+		struct audit_finding *f;
+		const char *name;
+		char *bad = NULL;
+
+		if (!cfg_examined(d))
+			continue;
+		f = result_start(run, c, &s);
+		if (!f)
+			continue;
+		if (d->cfg_err) {
+			name = errno_name(-d->cfg_err);
+			if (func_cfg_needs_root(d))
+				result_skip_needs_root(run, f, "config unreadable (%s)", name ? name : "EACCES");
+			else
+				result_done(run, f, AUDIT_FAIL, NULL, "config unreadable (%s)",
+					    name ? name : strerror(-d->cfg_err));
+			continue;
+		}
+		if (d->needs_root) {
+			result_skip_needs_root(run, f, "only the 64-byte header is readable");
+			continue;
+		}
+		for (size_t b = 0; b < ARRAY_SIZE(bits); b++)
+			if (d->cfg.malformed & bits[b].bit)
+				audit_text_add(&bad, "%s", bits[b].what);
+		if (bad)
+			result_done(run, f, AUDIT_FAIL, NULL, "%s", bad);
+		else
+			result_done(run, f, AUDIT_PASS, NULL, "%zu bytes, well-formed%s", d->cfg.len,
+				    d->cfg.ide.present ? ", IDE capability decoded" : "");
+		free(bad);
+	}
+}
+
+static const struct ide_stream *block_owner(const struct tsm_snapshot *snap,
+					    const struct pci_func *f, unsigned int idx)
+{
+	for (size_t i = 0; i < snap->nr_streams; i++) {
+		const struct ide_stream *s = snap->streams[i];
+
+		if (s->dangling)
+			continue;
+		if ((s->endpoint == f && s->e == idx) || (s->root_port == f && s->r == idx))
+			return s;
+	}
+	return NULL;
+}
+
+static void check_untracked(struct audit_run *run, const struct audit_check *c)
+{
+	const struct tsm_snapshot *snap = run->snap;
+
+	for (size_t i = 0; i < snap->nr_funcs; i++) {
+		const struct pci_func *d = snap->funcs[i];
+		const struct ide_cap *ide = &d->cfg.ide;
+		struct subject s = subject_func(d);
+		struct audit_finding *f;
+		char *bad = NULL;
+		size_t tracked = 0;
+
+		if (!cfg_examined(d) || (func_cfg_known(d) && !ide->present))
+			continue;
+		if (!func_cfg_known(d) && !func_cfg_needs_root(d))
+			continue;	/* unreadable or malformed: config.malformed says so */
+		f = result_start(run, c, &s);
+		if (!f)
+			continue;
+		if (!func_cfg_known(d)) {
+			result_skip_needs_root(run, f, "IDE registers unreadable");
+			continue;
+		}
+		for (unsigned int b = 0; b < ide->nr_sel; b++) {
+			const struct ide_stream_regs *r = &ide->sel[b].regs;
+
+			if (!r->enabled)
+				continue;
+			if (block_owner(snap, d, b)) {
+				tracked++;
+				continue;
+			}
+			audit_text_add(&bad, "Selective block %u (Stream ID %u, %s)", b, r->stream_id,
+				       ide_state_name(r->state) ? ide_state_name(r->state) : "reserved state");
+		}
+		for (unsigned int b = 0; b < ide->nr_link; b++) {
+			const struct ide_stream_regs *r = &ide->link[b].regs;
+
+			if (r->enabled)
+				audit_text_add(&bad, "Link block %u (TC %u, Stream ID %u, %s)", b, r->tc,
+					       r->stream_id, ide_state_name(r->state) ?
+					       ide_state_name(r->state) : "reserved state");
+		}
+		if (bad)
+			result_done(run, f, AUDIT_WARN, NULL, "enabled with no stream link: %s", bad);
+		else if (tracked)
+			result_done(run, f, AUDIT_PASS, NULL,
+				    "%zu enabled Selective block%s, all named by stream links", tracked,
+				    tracked == 1 ? "" : "s");
+		else
+			result_done(run, f, AUDIT_PASS, NULL, "no enabled IDE stream");
+		free(bad);
+	}
+}
+
+/* ---- the table ---- */
+
+const struct audit_check audit_checks[] = {
+	{ "platform.config-access", "platform", NULL, AUDIT_SCOPE_PLATFORM,
+	  "Config space past the 64-byte header is readable (the audit runs as root).",
+	  "run the audit as root",
+	  check_config_access, NULL },
+	{ "platform.tsm-class", "platform", NULL, AUDIT_SCOPE_PLATFORM,
+	  "/sys/class/tsm exists: the kernel was built with PCI TSM support.",
+	  "use a kernel with CONFIG_PCI_TSM (v6.19 or later)",
+	  check_tsm_class, NULL },
+	{ "platform.tsm-present", "platform", "platform.tsm-class", AUDIT_SCOPE_PLATFORM,
+	  "At least one TSM is registered in /sys/class/tsm.",
+	  "load the TSM provider module (ccp with tio=Y for SEV-TIO, tdx_host for TDX Connect)",
+	  check_tsm_present, NULL },
+	{ "platform.tsm-mode", "platform", "platform.tsm-present", AUDIT_SCOPE_TSM,
+	  "Each TSM's pci_mode is link or devsec where the attribute exists; the TDX Connect TSM "
+	  "(on tdx_host) is link.",
+	  "the TSM driver registered PCI operations that are neither link (connect) nor devsec "
+	  "(lock); update the provider driver",
+	  check_tsm_mode, NULL },
+	{ "device.connected", "device", "platform.tsm-present", AUDIT_SCOPE_FUNC,
+	  "Each TEE-IO capable device with tsm/connect is connected to a TSM.",
+	  "connect it with tsmctl connect BDF TSM",
+	  check_connected, NULL },
+	{ "device.authenticated", "device", "platform.tsm-present", AUDIT_SCOPE_FUNC,
+	  "authenticated agrees with tsm/connect (or is the native CMA-SPDM 1/0).",
+	  "the kernel's two views of the connection disagree: re-run the audit; if it persists, "
+	  "disconnect and reconnect the device and report the kernel version",
+	  check_authenticated, NULL },
+	{ "device.dsm", "device", "platform.tsm-present", AUDIT_SCOPE_FUNC,
+	  "A connected DSM names itself in tsm/dsm; each dependent function names a connected "
+	  "DSM of its slot or upstream port.",
+	  "the kernel tracks the wrong device security manager: disconnect and reconnect the DSM "
+	  "and report the kernel version",
+	  check_dsm, NULL },
+	{ "device.has-stream", "device", "device.connected", AUDIT_SCOPE_FUNC,
+	  "A connected endpoint has at least one IDE stream link.",
+	  "the TSM authenticated the device but set up no IDE stream: check "
+	  "available_secure_streams, the root port's IDE capability and dmesg, then reconnect",
+	  check_has_stream, NULL },
+	{ "device.tdisp", "device", "platform.tsm-present", AUDIT_SCOPE_FUNC,
+	  "A device locked to a devsec TSM is accepted before a driver binds to it.",
+	  "in a guest, bring a device up as: tsmctl lock BDF TSM, verify its evidence, tsmctl "
+	  "accept BDF, then bind its driver",
+	  check_tdisp, NULL },
+	{ "stream.link", "stream", "platform.tsm-present", AUDIT_SCOPE_STREAM,
+	  "streamH.R.E resolves to an existing endpoint below the same host bridge; H, R and E "
+	  "lie within the pool and the partners' Selective stream counts.",
+	  "a stream link that does not match the hardware: disconnect the endpoint (tsmctl "
+	  "disconnect BDF) so the kernel removes it, and report the kernel version",
+	  check_stream_link, NULL },
+	{ "stream.connected", "stream", "stream.link", AUDIT_SCOPE_STREAM,
+	  "The stream's endpoint is connected to a registered TSM.",
+	  "a stream without a connection is stale: connect the endpoint again or reboot to clear it",
+	  check_stream_connected, NULL },
+	{ "stream.enabled", "stream", "stream.link", AUDIT_SCOPE_STREAM,
+	  "Selective block E in the endpoint and R in the root port are both enabled.",
+	  "the stream is registered but not carrying traffic: disconnect and reconnect the "
+	  "endpoint; check dmesg for the TSM's enable step",
+	  check_stream_blocks, eval_enabled },
+	{ "stream.secure", "stream", "stream.link", AUDIT_SCOPE_STREAM,
+	  "Both partners' Selective block state is SECURE.",
+	  "the link is not protected (the kernel treats a drop to INSECURE like link-down): "
+	  "disconnect and reconnect the endpoint; check the link (AER, dmesg)",
+	  check_stream_blocks, eval_secure },
+	{ "stream.ide-fail", "stream", "stream.link", AUDIT_SCOPE_STREAM,
+	  "Neither partner has the IDE_FAIL (received IDE Fail Message) bit set.",
+	  "a partner saw an integrity check failure: the stream must be re-keyed: disconnect and "
+	  "reconnect the endpoint; check the link for errors (AER)",
+	  check_stream_blocks, eval_ide_fail },
+	{ "stream.id", "stream", "stream.link", AUDIT_SCOPE_STREAM,
+	  "The Stream ID is equal on both partners, not the reserved 255, and unique within the "
+	  "host bridge.",
+	  "the partners disagree on the stream's identity: disconnect and reconnect the endpoint; "
+	  "never change IDE registers from userspace (setpci)",
+	  check_stream_blocks, eval_id },
+	{ "stream.rid", "stream", "stream.link", AUDIT_SCOPE_STREAM,
+	  "The root port's RID association covers the endpoint and its VFs, the endpoint's covers "
+	  "the root port, and both are valid.",
+	  "traffic outside the RID association is not protected by the stream: disconnect and "
+	  "reconnect the endpoint; never change IDE registers from userspace (setpci)",
+	  check_stream_blocks, eval_rid },
+	{ "stream.addr", "stream", "stream.link", AUDIT_SCOPE_STREAM,
+	  "The root port's address associations follow the stream's provider: with Intel TDX "
+	  "Connect the prefetchable window of the bridge above the endpoint, and nothing else.",
+	  "the root port forwards the wrong address ranges into the stream: disconnect and "
+	  "reconnect the endpoint; never change IDE registers from userspace (setpci)",
+	  check_stream_addr, NULL },
+	{ "hostbridge.pool", "hostbridge", "platform.tsm-present", AUDIT_SCOPE_HB,
+	  "available_secure_streams is present where streams exist and not exhausted.",
+	  "no further device can get a stream on this host bridge: disconnect devices that do not "
+	  "need link encryption",
+	  check_pool, NULL },
+	{ "hostbridge.tsm-link", "hostbridge", "platform.tsm-present", AUDIT_SCOPE_HB,
+	  "With the proposed ABI, tsmN/pciDDDD:BB exists exactly for the host bridges with "
+	  "streams from that TSM.",
+	  "the TSM's per-host-bridge links do not match its streams: disconnect and reconnect the "
+	  "affected endpoints and report the kernel version",
+	  check_tsm_link, NULL },
+	{ "config.malformed", "config", NULL, AUDIT_SCOPE_FUNC,
+	  "The function's config space reads fully and decodes without errors.",
+	  "a config space the decoder cannot walk: check that the device is present and responding "
+	  "(lspci -vvv), reset or reseat it",
+	  check_config, NULL },
+	{ "ide.untracked", "ide", "config.malformed", AUDIT_SCOPE_FUNC,
+	  "No Selective or Link IDE stream is enabled in config space without a streamH.R.E link "
+	  "accounting for it.",
+	  "a stream set up outside the kernel's TSM path (firmware, another OS, setpci): the "
+	  "kernel keeps its Stream ID reserved; disable it in firmware or reset the device",
+	  check_untracked, NULL },
+};
+const size_t audit_nr_checks = ARRAY_SIZE(audit_checks);
+

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The model itself, apart from how scan.c fills it: questions about its
+ * objects, answered once for the views, the actions and audit alike (as
+ * libcxl's accessors serve both JSON and actions), its orders, lookups and
+ * freeing. No file is read here: a snapshot built in memory works the same.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tsmctl/names.h"
+#include "tsmctl/snapshot.h"
+#include "tsmctl/sysfs.h"
+#include "tsmctl/util.h"
+
+static bool nonempty(const char *s)
+{
+	return s && *s;
+}
+
+bool func_cfg_known(const struct pci_func *f)
+{
+	return f && f->cfg_read && !f->cfg_err && !f->needs_root && f->cfg.header_valid;
+}
+
+bool func_cfg_needs_root(const struct pci_func *f)
+{
+	return f && (f->needs_root || f->cfg_err == -EACCES || f->cfg_err == -EPERM);
+}
+
+bool func_connected(const struct pci_func *f)
+{
+	return f && nonempty(f->connect);
+}
+
+const char *func_lock_holder(const struct pci_func *f)
+{
+	if (!f || !f->has_lock || !nonempty(f->lock))
+		return NULL;
+	if (nonempty(f->connect) || nonempty(f->dsm))
+		return NULL;	/* a link connect (or a connected DSM's dependent) */
+	return f->lock;
+}
+
+int func_accepted(const struct pci_func *f)
+{
+	if (!f || !f->has_accept || !f->accept)
+		return -1;
+	return streq(f->accept, "1") ? 1 : streq(f->accept, "0") ? 0 : -1;
+}
+
+const char *func_tsm(const struct pci_func *f)
+{
+	if (nonempty(f->connect))
+		return f->connect;
+	if (nonempty(f->lock))
+		return f->lock;
+	if (f->dsm_func && nonempty(f->dsm_func->connect))
+		return f->dsm_func->connect;
+	return NULL;
+}
+
+bool func_has_doe(const struct pci_func *f, const char *feature)
+{
+	for (size_t i = 0; f && i < f->nr_doe_features; i++)
+		if (streq(f->doe_features[i], feature))
+			return true;
+	return false;
+}
+
+bool tsm_is_link(const struct tsm *t)
+{
+	return !t->has_pci_mode || streq(t->mode, "link");
+}
+
+bool tsm_is_tdx_connect(const struct tsm *t)
+{
+	return t && streq(t->provider, "tdx_host");
+}
+
+bool hb_no_pool(const struct host_bridge *hb)
+{
+	return hb && hb->available_streams < 0 && !hb->available_err;
+}
+
+char *func_no_pool_reason(const struct pci_func *f)
+{
+	if (!f || !hb_no_pool(f->hb))
+		return NULL;
+	return xasprintf("its host bridge %s has no IDE stream pool (no "
+			 "available_secure_streams)", f->hb->name);
+}
+
+const struct pci_func *stream_partner(const struct ide_stream *s, bool endpoint)
+{
+	return endpoint ? s->endpoint : s->root_port;
+}
+
+const struct ide_sel_stream *stream_partner_block(const struct ide_stream *s, bool endpoint)
+{
+	const struct pci_func *f = stream_partner(s, endpoint);
+
+	if (!func_cfg_known(f))
+		return NULL;
+	return ide_sel_block(&f->cfg.ide, endpoint ? s->e : s->r);
+}
+
+const char *stream_connected_tsm(const struct ide_stream *s)
+{
+	return func_connected(s->endpoint) ? s->endpoint->connect : NULL;
+}
+
+/* ---- the model's orders ---- */
+
+/* -1, 0 or 1 for the first of the N pairs (A[i], B[i]) that differ. */
+static int cmp_keys(const unsigned int *a, const unsigned int *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
+	return 0;
+}
+
+int hb_cmp(const void *a, const void *b)
+{
+	const struct host_bridge *x = *(struct host_bridge *const *)a;
+	const struct host_bridge *y = *(struct host_bridge *const *)b;
+
+	return cmp_keys((unsigned int[]){ x->domain, x->bus },
+			(unsigned int[]){ y->domain, y->bus }, 2);
+}
+
+int stream_cmp(const void *a, const void *b)
+{
+	const struct ide_stream *x = *(struct ide_stream *const *)a;
+	const struct ide_stream *y = *(struct ide_stream *const *)b;
+
+	return cmp_keys((unsigned int[]){ x->h, x->r, x->e },
+			(unsigned int[]){ y->h, y->r, y->e }, 3);
+}
+
+int func_cmp(const void *a, const void *b)
+{
+	const struct pci_func *x = *(struct pci_func *const *)a;
+	const struct pci_func *y = *(struct pci_func *const *)b;
+
+	return cmp_keys((unsigned int[]){ x->domain, x->bus, x->dev, x->fn },
+			(unsigned int[]){ y->domain, y->bus, y->dev, y->fn }, 4);
+}
+
+/* ---- lifetime and lookups ---- */
+
+static void func_free(struct pci_func *f)
+{
+	free(f->bdf);
+	free(f->dir);
+	free(f->driver);
+	pci_cfg_release(&f->cfg);
+	free(f->connect);
+	free(f->dsm);
+	free(f->bound);
+	free(f->authenticated);
+	free(f->lock);
+	free(f->accept);
+	free(f->physfn);
+	free(f->sel_want);
+	strv_free(f->doe_features, f->nr_doe_features);
+	free(f);
+}
+
+static void tsm_free(struct tsm *t)
+{
+	free(t->name);
+	free(t->dir);
+	free(t->mode);
+	free(t->provider);
+	free(t->provider_dir);
+	free(t->provider_version);
+	free(t->driver);
+	free(t->module);
+	strv_free(t->hb_links, t->nr_hb_links);
+	strv_free(t->stream_links, t->nr_stream_links);
+	free(t);
+}
+
+static void stream_free(struct ide_stream *s)
+{
+	free(s->name);
+	free(s->target);
+	free(s->rp_addr);
+	free(s);
+}
+
+static void hb_free(struct host_bridge *hb)
+{
+	free(hb->name);
+	free(hb->dir);
+	free(hb->streams);
+	free(hb);
+}
+
+void snapshot_free(struct tsm_snapshot *snap)
+{
+	for (size_t i = 0; i < snap->nr_tsms; i++)
+		tsm_free(snap->tsms[i]);
+	for (size_t i = 0; i < snap->nr_streams; i++)
+		stream_free(snap->streams[i]);
+	for (size_t i = 0; i < snap->nr_hbs; i++)
+		hb_free(snap->hbs[i]);
+	for (size_t i = 0; i < snap->nr_funcs; i++)
+		func_free(snap->funcs[i]);
+	free(snap->tsms);
+	free(snap->streams);
+	free(snap->hbs);
+	free(snap->funcs);
+	memset(snap, 0, sizeof(*snap));
+}
+
+struct tsm *snapshot_find_tsm(const struct tsm_snapshot *snap, const char *name)
+{
+	for (size_t i = 0; i < snap->nr_tsms; i++)
+		if (streq(snap->tsms[i]->name, name))
+			return snap->tsms[i];
+	return NULL;
+}
+
+struct host_bridge *snapshot_find_hb(const struct tsm_snapshot *snap, const char *name)
+{
+	for (size_t i = 0; i < snap->nr_hbs; i++)
+		if (streq(snap->hbs[i]->name, name))
+			return snap->hbs[i];
+	return NULL;
+}
+
+/* funcs is sorted by (domain, bus, dev, fn) once the scan is done: binary search. */
+struct pci_func *snapshot_find_func(const struct tsm_snapshot *snap, const char *bdf)
+{
+	size_t lo = 0, hi = snap->nr_funcs;
+	struct pci_func key;
+	struct bdf b;
+
+	if (bdf_parse(bdf, &b))
+		return NULL;
+	key = (struct pci_func){ .domain = b.domain, .bus = b.bus, .dev = b.dev, .fn = b.fn };
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct pci_func *key_ptr = &key;
+		int c = func_cmp(&key_ptr, &snap->funcs[mid]);
+
+		if (!c)
+			return streq(snap->funcs[mid]->bdf, bdf) ? snap->funcs[mid] : NULL;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests for audit's checks (src/audit-checks.c) on snapshots built in
+ * memory: no sysfs, no simulator. Each case starts from one healthy host (a
+ * link TSM, a host bridge with a pool, a root port and a connected endpoint
+ * with one SECURE stream), breaks one thing and asserts the status of the
+ * checks that must notice it, and of those that must not.
+ * Prints one line per failed check and "N passed, N failed"; exits non-zero
+ * if anything failed.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tsmctl/audit.h"
+#include "tsmctl/snapshot.h"
+
+bool tsmctl_verbose;	/* sysfs.c's switch (cli.c, not linked here) */
+
+static unsigned long passed, failed;
+
+/* One healthy host; every case gets a fresh copy from host_init(). */
+struct host {
+	struct tsm_snapshot snap;
+	struct tsm tsm;
+	struct host_bridge hb;
+	struct pci_func rp, ep;
+	struct ide_stream stream;
+	struct ide_sel_stream rp_block, ep_block;
+	struct tsm *tsms[1];
+	struct host_bridge *hbs[1];
+	struct pci_func *funcs[2];
+	struct ide_stream *streams[1];
+	char *doe[1];
+};
+
+/* A decoded Selective block 0, SECURE and enabled, Stream ID 0, whose RID association is LO..HI. */
+static void block_init(struct ide_sel_stream *b, unsigned int lo, unsigned int hi)
+{
+	*b = (struct ide_sel_stream){
+		.decoded = true,
+		.regs = { .enabled = true, .state = IDE_STATE_SECURE, .stream_id = 0 },
+		.rid_valid = true, .rid_base = (uint16_t)lo, .rid_limit = (uint16_t)hi,
+	};
+}
+
+/* Config space decoded: PCIe TYPE with IDE and one Selective block B. */
+static void cfg_init(struct pci_func *f, int type, struct ide_sel_stream *b)
+{
+	f->cfg_read = true;
+	f->cfg.header_valid = true;
+	f->cfg.pcie_type = type;
+	f->cfg.ide = (struct ide_cap){
+		.present = true, .selective_ide = true, .sel_streams = 1, .nr_sel = 1, .sel = b,
+	};
+	f->ids_known = true;
+}
+
+static void host_init(struct host *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->tsm = (struct tsm){ .name = "tsm0", .provider = "0000:00:18.0", .connected_devices = 1,
+			       .nr_streams = 1 };
+	h->hb = (struct host_bridge){ .name = "pci0000:40", .dir = "sys/devices/pci0000:40",
+				      .domain = 0, .bus = 0x40, .available_streams = 3,
+				      .streams = h->streams, .nr_streams = 1, .tsm = &h->tsm };
+
+	h->rp = (struct pci_func){ .bdf = "0000:40:01.0", .bus = 0x40, .dev = 1, .hb = &h->hb,
+				   .dir = "sys/devices/pci0000:40/0000:40:01.0" };
+	block_init(&h->rp_block, 0x4100, 0x4100);	/* the endpoint's RID */
+	cfg_init(&h->rp, PCIE_TYPE_ROOT_PORT, &h->rp_block);
+
+	h->doe[0] = DOE_FEATURE_CMA;
+	h->ep = (struct pci_func){
+		.bdf = "0000:41:00.0", .bus = 0x41, .hb = &h->hb, .root_port = &h->rp,
+		.dir = "sys/devices/pci0000:40/0000:40:01.0/0000:41:00.0",
+		.tsm_dir = true, .listed = true,
+		.connect = "tsm0", .has_connect = true, .connected_tsm = &h->tsm,
+		.dsm = "0000:41:00.0", .has_dsm = true,
+		.authenticated = "tsm0", .has_authenticated = true,
+		.doe_features = h->doe, .nr_doe_features = 1, .doe_known = true,
+	};
+	h->ep.dsm_func = &h->ep;
+	block_init(&h->ep_block, 0x4008, 0x4008);	/* the root port's RID */
+	cfg_init(&h->ep, PCIE_TYPE_ENDPOINT, &h->ep_block);
+	h->ep.cfg.tee_io = true;
+
+	h->stream = (struct ide_stream){
+		.name = "stream0.0.0", .hb = &h->hb, .target = h->ep.dir,
+		.endpoint = &h->ep, .root_port = &h->rp, .tsm = &h->tsm,
+	};
+
+	h->tsms[0] = &h->tsm;
+	h->hbs[0] = &h->hb;
+	h->funcs[0] = &h->rp;
+	h->funcs[1] = &h->ep;
+	h->streams[0] = &h->stream;
+	h->snap = (struct tsm_snapshot){
+		.have_tsm_class = true,
+		.tsms = h->tsms, .nr_tsms = 1,
+		.hbs = h->hbs, .nr_hbs = 1,
+		.funcs = h->funcs, .nr_funcs = 2,
+		.streams = h->streams, .nr_streams = 1,
+	};
+}
+
+static void run(const struct host *h, bool strict, struct audit_report *rep)
+{
+	const struct audit_opts opts = { .strict = strict };
+
+	audit_run(&h->snap, &opts, rep);
+}
+
+static const struct audit_finding *finding(const struct audit_report *rep, const char *id,
+					   const char *object)
+{
+	for (size_t i = 0; i < rep->n; i++)
+		if (!strcmp(rep->findings[i].check->id, id) &&
+		    !strcmp(rep->findings[i].object, object))
+			return &rep->findings[i];
+	return NULL;
+}
+
+static void expect_at(const struct audit_report *rep, const char *id, const char *object,
+		      enum audit_status want, const char *message_part, const char *what, int line)
+{
+	const struct audit_finding *f = finding(rep, id, object);
+
+	if (f && f->status == want && (!message_part || strstr(f->message, message_part))) {
+		passed++;
+		return;
+	}
+	failed++;
+	printf("FAIL line %d (%s): %s %s: want %s%s%s, got %s (%s)\n", line, what, id, object,
+	       audit_status_name(want), message_part ? " with " : "",
+	       message_part ? message_part : "", f ? audit_status_name(f->status) : "no result",
+	       f ? f->message : "-");
+}
+
+#define EXPECT(rep, id, object, st, part) expect_at(rep, id, object, st, part, __func__, __LINE__)
+
+#define EP	"0000:41:00.0"
+#define STREAM	"pci0000:40/stream0.0.0"
+
+/* Every result of the healthy host passes. */
+static void healthy(void)
+{
+	struct audit_report rep;
+	struct host h;
+
+	host_init(&h);
+	run(&h, true, &rep);
+	for (size_t i = 0; i < rep.n; i++)
+		EXPECT(&rep, rep.findings[i].check->id, rep.findings[i].object, AUDIT_PASS, NULL);
+	EXPECT(&rep, "device.connected", EP, AUDIT_PASS, "connected to tsm0");
+	EXPECT(&rep, "stream.link", STREAM, AUDIT_PASS, "-> " EP " via 0000:40:01.0");
+	EXPECT(&rep, "stream.secure", STREAM, AUDIT_PASS, "both partners SECURE");
+	EXPECT(&rep, "stream.ide-fail", STREAM, AUDIT_PASS, NULL);
+	EXPECT(&rep, "hostbridge.pool", "pci0000:40", AUDIT_PASS, "3 available, 1 in use");
+	audit_report_free(&rep);
+}
+
+/* The root port partner INSECURE: stream.secure fails for it alone. */
+static void insecure_partner(void)
+{
+	struct audit_report rep;
+	struct host h;
+
+	host_init(&h);
+	h.rp_block.regs.state = IDE_STATE_INSECURE;
+	run(&h, false, &rep);
+	EXPECT(&rep, "stream.secure", STREAM, AUDIT_FAIL, "root port 0000:40:01.0 block 0");
+	EXPECT(&rep, "stream.enabled", STREAM, AUDIT_PASS, NULL);
+	EXPECT(&rep, "stream.ide-fail", STREAM, AUDIT_PASS, NULL);
+	audit_report_free(&rep);
+}
+
+/* The endpoint received an IDE Fail message. */
+static void ide_fail(void)
+{
+	struct audit_report rep;
+	struct host h;
+
+	host_init(&h);
+	h.ep_block.regs.ide_fail = true;
+	run(&h, false, &rep);
+	EXPECT(&rep, "stream.ide-fail", STREAM, AUDIT_FAIL, "endpoint " EP " block 0 received");
+	EXPECT(&rep, "stream.secure", STREAM, AUDIT_PASS, NULL);
+	audit_report_free(&rep);
+}
+
+/* A link whose target is gone: stream.link fails, the checks below it skip. */
+static void dangling_stream(void)
+{
+	struct audit_report rep;
+	struct host h;
+
+	host_init(&h);
+	h.stream.dangling = true;
+	h.stream.endpoint = NULL;
+	h.stream.root_port = NULL;
+	run(&h, false, &rep);
+	EXPECT(&rep, "stream.link", STREAM, AUDIT_FAIL, "target " EP " does not exist");
+	EXPECT(&rep, "stream.connected", STREAM, AUDIT_SKIP, "parent check stream.link failed");
+	EXPECT(&rep, "stream.secure", STREAM, AUDIT_SKIP, "parent check stream.link failed");
+	/* the endpoint now has no stream link */
+	EXPECT(&rep, "device.has-stream", EP, AUDIT_WARN, NULL);
+	audit_report_free(&rep);
+}
+
+/* No stream left in the pool: a warning, a failure with --strict. */
+static void exhausted_pool(void)
+{
+	struct audit_report rep;
+	struct host h;
+
+	host_init(&h);
+	h.hb.available_streams = 0;
+	run(&h, false, &rep);
+	EXPECT(&rep, "hostbridge.pool", "pci0000:40", AUDIT_WARN, "pool exhausted");
+	audit_report_free(&rep);
+	run(&h, true, &rep);
+	EXPECT(&rep, "hostbridge.pool", "pci0000:40", AUDIT_FAIL, "pool exhausted");
+	audit_report_free(&rep);
+}
+
+/* A device locked to a devsec TSM has no link connect: device.connected is skip, not warn. */
+static void locked_device(void)
+{
+	struct audit_report rep;
+	struct host h;
+
+	host_init(&h);
+	h.ep.connect = "";
+	h.ep.connected_tsm = NULL;
+	h.ep.dsm = "";
+	h.ep.dsm_func = NULL;
+	h.ep.authenticated = "";
+	h.ep.lock = "tsm0";
+	h.ep.has_lock = true;
+	h.ep.accept = "0";
+	h.ep.has_accept = true;
+	h.snap.nr_streams = 0;
+	h.hb.nr_streams = 0;
+	run(&h, true, &rep);
+	EXPECT(&rep, "device.connected", EP, AUDIT_SKIP, "locked to tsm0 (TDISP");
+	audit_report_free(&rep);
+}
+
+/* Config space limited to the header: needs-root up front, the stream checks skip, none fails. */
+static void needs_root(void)
+{
+	struct audit_report rep;
+	struct host h;
+
+	host_init(&h);
+	h.rp.needs_root = true;
+	run(&h, false, &rep);
+	EXPECT(&rep, "platform.config-access", "platform", AUDIT_NEEDS_ROOT, "0000:40:01.0");
+	EXPECT(&rep, "stream.secure", STREAM, AUDIT_SKIP, "(needs root");
+	for (size_t i = 0; i < rep.n; i++)
+		if (rep.findings[i].status == AUDIT_FAIL)
+			EXPECT(&rep, rep.findings[i].check->id, rep.findings[i].object,
+			       AUDIT_SKIP, NULL);
+	audit_report_free(&rep);
+}
+
+int main(void)
+{
+	healthy();
+	insecure_partner();
+	ide_fail();
+	dangling_stream();
+	exhausted_pool();
+	locked_device();
+	needs_root();
+	printf("%lu passed, %lu failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
