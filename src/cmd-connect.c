@@ -199,11 +199,6 @@ static int parse_args(struct batch *b)
 	return -1;
 }
 
-static bool func_connected(const struct pci_func *f)
-{
-	return f->connect && *f->connect;
-}
-
 /*
  * lock --all: every unlocked device without a driver (a bound driver makes
  * the lock EBUSY); accept --all: every locked, unaccepted one without a
@@ -424,7 +419,7 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 		if (ctx->strict) {
 			plan.err = already_errno(action);
 			set_result(t, RESULT_FAILED, plan.err,
-				   with_note(action_explain(&plan, now), xstrdup(STRICT_NOTE)));
+				   with_note(explain_action(&plan, now), xstrdup(STRICT_NOTE)));
 		} else {
 			set_result(t, RESULT_ALREADY, 0, already_message(action, plan.tsm));
 		}
@@ -457,7 +452,7 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 		/* Another writer won the race between our check and our store. */
 		if (ctx->strict) {
 			set_result(t, RESULT_FAILED, -EBUSY,
-				   with_note(action_explain(&plan, now), xstrdup(STRICT_NOTE)));
+				   with_note(explain_action(&plan, now), xstrdup(STRICT_NOTE)));
 		} else {
 			char *msg = already_message(action, plan.tsm);
 
@@ -469,7 +464,7 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 	} else if (plan.err == -EINTR && !plan.written) {
 		set_result(t, RESULT_SKIPPED, 0, interrupted_message());
 	} else {
-		set_result(t, RESULT_FAILED, plan.err, action_explain(&plan, now));
+		set_result(t, RESULT_FAILED, plan.err, explain_action(&plan, now));
 	}
 	free(note);
 	if (action_is_tdisp(action))
@@ -490,7 +485,7 @@ static void print_target(const struct batch *b, const struct target *t)
 	bool dry = b->ctx->dry_run;
 
 	if (result_failed(t->result)) {
-		/* the message is escaped already (action_explain, action_verify) */
+		/* the message is escaped already (explain_action, action_verify) */
 		fprintf(stderr, "tsmctl %s %s: %s%s%s%s\n", verb_name(b), t->bdf, t->message,
 			errname ? " (" : "", errname ? errname : "", errname ? ")" : "");
 		if (b->ctx->out.json)
@@ -636,7 +631,7 @@ static int run_action(struct cmd_ctx *ctx, const struct verb *verb)
 		goto out;
 	snapshot_scan(&snap, ACTION_SCAN);
 	if (action_is_tdisp(verb->action)) {
-		char *missing = action_tdisp_missing(&snap);
+		char *missing = explain_tdisp_missing(&snap);
 
 		/* Feature detection: the guest TDISP ABI is proposed (ABI.md §1.2). */
 		if (missing) {
