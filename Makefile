@@ -105,7 +105,7 @@ unit: $(BUILDDIR)/test-ide
 	$(BUILDDIR)/test-ide
 
 # The suite: decoder unit tests, the simulator's own tests, then tsmctl's.
-check: all $(BUILDDIR)/.deps-test unit unit-names unit-sha256 check-man check-abi-refs
+check: all $(BUILDDIR)/.deps-test unit unit-names unit-sha256 unit-explain check-man check-abi-refs
 	$(MAKE) -C tests/sim check
 	TSMCTL=$(abspath $(BUILDDIR)/tsmctl) bats --tap tests
 	$(MAKE) soak SOAK_SECONDS=10 SOAK_DIGEST=state
@@ -121,10 +121,11 @@ check-valgrind: $(BUILDDIR)/tsmctl $(BUILDDIR)/.deps-test
 ASAN_DIR := build-asan
 check-asan: $(BUILDDIR)/.deps-test
 	$(MAKE) BUILDDIR=$(ASAN_DIR) SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-		CFLAGS="-O1 -g" $(ASAN_DIR)/tsmctl $(ASAN_DIR)/test-ide $(ASAN_DIR)/test-names $(ASAN_DIR)/test-sha256
+		CFLAGS="-O1 -g" $(ASAN_DIR)/tsmctl $(ASAN_DIR)/test-ide $(ASAN_DIR)/test-names $(ASAN_DIR)/test-sha256 $(ASAN_DIR)/test-explain
 	$(ASAN_DIR)/test-ide
 	$(ASAN_DIR)/test-names
 	$(ASAN_DIR)/test-sha256
+	$(ASAN_DIR)/test-explain
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		TSMCTL=$(abspath $(ASAN_DIR)/tsmctl) bats --tap tests
 
@@ -195,7 +196,7 @@ uninstall:
 	$(UNINSTALL_CONTRIB)
 
 clean:
-	rm -rf obj man/*.8 tsmctl test-ide test-names test-sha256 build-fuzz .deps-build .deps-test .version \
+	rm -rf obj man/*.8 tsmctl test-ide test-names test-sha256 test-explain build-fuzz .deps-build .deps-test .version \
 		$(ASAN_DIR) build-bench $(DIST_NAME).tar.xz build-deb
 	$(MAKE) -C tests/sim clean
 
@@ -298,5 +299,14 @@ $(BUILDDIR)/test-sha256: src/sha256.c tests/unit/test-sha256.c include/tsmctl/sh
 
 unit-sha256: $(BUILDDIR)/test-sha256
 	$(BUILDDIR)/test-sha256
+
+# make unit-explain: the failure wording's unit tests (tests/unit/test-explain.c): the
+# program's objects without main, an errno and a constructed snapshot in, the advice out.
+EXPLAIN_TEST_OBJS = $(filter-out $(BUILDDIR)/obj/tsmctl.o $(BUILDDIR)/obj/cli.o $(BUILDDIR)/obj/cmd-%.o,$(OBJS))
+$(BUILDDIR)/test-explain: tests/unit/test-explain.c $(EXPLAIN_TEST_OBJS) | $(DEPS_STAMP)
+	$(CC) $(CFLAGS) $(TSM_CFLAGS) $(PKG_CFLAGS) -o $@ tests/unit/test-explain.c $(EXPLAIN_TEST_OBJS) $(PKG_LIBS)
+
+unit-explain: $(BUILDDIR)/test-explain
+	$(BUILDDIR)/test-explain
 
 .PHONY: fuzz unit-names unit-sha256
