@@ -257,8 +257,10 @@ static char *stderr_of(void (*f)(const struct report_request *, const struct rep
 	fflush(out);
 	stderr = saved;
 	rewind(out);
-	if (getdelim(&text, &len, '\0', out) < 0)
+	if (getdelim(&text, &len, '\0', out) < 0) {
+		free(text);	/* getdelim allocates even when there is nothing to read */
 		text = xstrdup("");
+	}
 	fclose(out);
 	unlink(path);
 	free(path);
