@@ -104,17 +104,20 @@ $(BUILDDIR)/tsmctl: $(OBJS)
 # Unit tests: tests/unit/test-NAME.c with the sources UNIT_SRCS_NAME (and
 # libraries UNIT_LIBS_NAME) becomes test-NAME; make unit runs them all, make
 # unit-NAME one.
-UNIT_TESTS := ide names sha256 audit
+UNIT_TESTS := ide names sha256 audit explain
 UNIT_SRCS_ide := src/ide.c tests/fuzz/cfg-ranged.h
 UNIT_SRCS_names := src/names.c
 UNIT_SRCS_sha256 := src/sha256.c
+# explain: the program's objects without main and the command layer.
+UNIT_SRCS_explain = $(filter-out $(BUILDDIR)/obj/tsmctl.o $(BUILDDIR)/obj/cli.o $(BUILDDIR)/obj/cmd-%.o,$(OBJS))
+UNIT_LIBS_explain = $(PKG_LIBS)
 UNIT_SRCS_audit := src/audit.c src/audit-checks.c src/snapshot.c src/sysfs.c src/names.c \
 	src/ide.c src/util.c
 UNIT_LIBS_sha256 = $(shell pkg-config --libs libcrypto)
 
 .SECONDEXPANSION:
 $(BUILDDIR)/test-%: tests/unit/test-%.c $$(UNIT_SRCS_$$*) $(HDRS) | $(NEED_LIBS)
-	$(CC) $(CFLAGS) $(TSM_CFLAGS) $(PKG_CFLAGS) -o $@ $(filter %.c,$^) $(UNIT_LIBS_$*)
+	$(CC) $(CFLAGS) $(TSM_CFLAGS) $(PKG_CFLAGS) -o $@ $(filter %.c %.o,$^) $(UNIT_LIBS_$*)
 
 UNIT_RUNS := $(addprefix unit-,$(UNIT_TESTS))
 $(UNIT_RUNS): unit-%: $(BUILDDIR)/test-%

@@ -13,7 +13,7 @@
 
 #include "tsmctl/audit.h"
 #include "tsmctl/cli.h"
-#include "tsmctl/explain.h"
+#include "tsmctl/modhint.h"
 #include "tsmctl/names.h"
 #include "tsmctl/output.h"
 #include "tsmctl/snapshot.h"

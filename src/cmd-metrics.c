@@ -15,7 +15,7 @@
 
 #include "tsmctl/audit.h"
 #include "tsmctl/cli.h"
-#include "tsmctl/explain.h"
+#include "tsmctl/modhint.h"
 #include "tsmctl/metrics.h"
 #include "tsmctl/outfile.h"
 #include "tsmctl/snapshot.h"

@@ -2,15 +2,14 @@
 /*
  * tsmctl report: one configfs-tsm attestation report (ABI.md §1.4). Options
  * are checked and output files opened before the entry is made; report.c
- * runs the session; here the result becomes files, a summary or JSON, and
- * an errno becomes advice.
+ * runs the session; here the result becomes files, a summary or JSON;
+ * explain-report.c turns an errno into advice.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,148 +207,6 @@ static int dest_commit(struct outfile *d, const struct report_blob *b)
 	return rc ? rc : outfile_commit(d);
 }
 
-/* ---- advice -------------------------------------------------------------- */
-
-static const char *errno_tag(int err)
-{
-	const char *n = errno_name(err);
-
-	return n ? n : "error";
-}
-
-static void say(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(int err, const char *fmt, ...)
-{
-	va_list ap;
-	char *msg;
-
-	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
-	va_end(ap);
-	if (err)
-		print_error(CMD ": %s (%s)", msg ? msg : fmt, errno_tag(err));
-	else
-		print_error(CMD ": %s", msg ? msg : fmt);
-	free(msg);
-}
-
-static void explain_group_missing(const char *missing)
-{
-	char *mods = report_provider_modules_summary(), *path = sysfs_display_path(missing);
-
-	if (streq(missing, "sys/kernel/config"))
-		say(ENOENT, "no %s: configfs is not mounted (mount -t configfs none /sys/kernel/config)",
-		    path);
-	else
-		say(ENOENT, "no %s: the kernel lacks configfs-tsm reports (CONFIG_TSM_REPORTS, "
-		    "module tsm_report) or it is not loaded [%s]", path, mods);
-	free(path);
-	free(mods);
-}
-
-static void explain_failure(const struct report_request *req, const struct report_result *res, int rc)
-{
-	int err = -rc;
-	const char *attr = res->attr ? res->attr : "";
-	char *mods, *group = sysfs_display_path(REPORT_GROUP);
-
-	switch (res->step) {
-	case REPORT_STEP_MKDIR:
-		if (err == ENXIO) {
-			mods = report_provider_modules_summary();
-			say(err, "no attestation report provider is registered: load this guest's "
-			    "driver [%s]", mods);
-			free(mods);
-		} else if (err == EACCES || err == EPERM) {
-			say(err, "creating a report entry in %s needs root: run tsmctl as root", group);
-		} else if (err == ENOENT) {
-			explain_group_missing(report_group_missing() ? report_group_missing() : REPORT_GROUP);
-		} else {
-			say(err, "cannot create a report entry in %s: %s", group, strerror(err));
-		}
-		break;
-	case REPORT_STEP_UNSUPPORTED: {
-		static const struct { const char *attr, *opt; } opts[] = {
-			{ "privlevel", "--privlevel" }, { "service_provider", "--service-provider" },
-			{ "service_guid", "--service-guid" },
-			{ "service_manifest_version", "--service-manifest-version" },
-			{ "auxblob", "--auxblob" }, { "manifestblob", "--manifestblob" },
-		};
-		const char *opt = NULL;
-
-		for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
-			if (streq(opts[i].attr, attr))
-				opt = opts[i].opt;
-		if (opt)
-			say(0, "the %s provider has no %s attribute: it does not take %s%s; nothing was written",
-			    res->provider ? res->provider : "report", attr, opt,
-			    strncmp(attr, "service", 7) && !streq(attr, "manifestblob") ? "" :
-			    " (service reports need sev_guest below an SVSM)");
-		else
-			say(0, "the report entry has no %s attribute: not a configfs-tsm report entry?", attr);
-		break;
-	}
-	case REPORT_STEP_READ_ATTR:
-		say(err, "cannot read %s of the report entry: %s", *attr ? attr : "the entry",
-		    strerror(err));
-		break;
-	case REPORT_STEP_WRITE:
-		if (err == EINVAL && streq(attr, "privlevel") && res->privlevel_floor > req->privlevel)
-			say(err, "privlevel %d is below this guest's privlevel_floor %d: the provider "
-			    "cannot report for a more privileged level than its own; use --privlevel %d-%d",
-			    req->privlevel, res->privlevel_floor, res->privlevel_floor, REPORT_PRIVLEVEL_MAX);
-		else if (err == EINVAL && streq(attr, "privlevel") && res->privlevel_floor >= 0)
-			say(err, "the provider refused privlevel %d (privlevel_floor %d, at most %d)",
-			    req->privlevel, res->privlevel_floor, REPORT_PRIVLEVEL_MAX);
-		else if (err == EINVAL && streq(attr, "privlevel"))
-			say(err, "the provider refused privlevel %d (at most %d; privlevel_floor not shown)",
-			    req->privlevel, REPORT_PRIVLEVEL_MAX);
-		else if (err == EBUSY)
-			say(err, "writing %s: the entry's generation counter hit its wrap-around guard; "
-			    "try again", attr);
-		else if (err == EFBIG)
-			say(err, "writing %s: more than the %d bytes the kernel takes", attr, REPORT_INBLOB_MAX);
-		else if (err == EACCES || err == EPERM)
-			say(err, "writing %s needs root: run tsmctl as root", attr);
-		else
-			say(err, "writing %s: %s", attr, strerror(err));
-		break;
-	case REPORT_STEP_NOT_APPLIED:
-		say(0, "the kernel did not apply the inblob: generation is %lu after %u write%s. configfs "
-		    "commits a binary attribute at close and drops the commit's error (e.g. the "
-		    "generation guard's EBUSY), so the report would not carry this nonce",
-		    res->seen_generation, res->writes, res->writes == 1 ? "" : "s");
-		break;
-	case REPORT_STEP_RACE:
-		say(EAGAIN, "another writer kept changing the report inputs: in each of %u fresh entries "
-		    "the generation moved past the %u write%s made (last %lu); find and stop the other "
-		    "writer, then try again", res->attempts, res->writes, res->writes == 1 ? "" : "s",
-		    res->seen_generation);
-		break;
-	case REPORT_STEP_READ_BLOB:
-		if (err == EBUSY)
-			say(err, "reading %s: the provider stayed busy through %u retries (another report "
-			    "or a TDX quote in flight?); try again later", attr, REPORT_BUSY_RETRIES);
-		else if (err == EFBIG)
-			say(err, "reading %s: the report is larger than the kernel's configfs maximum "
-			    "(32 KiB up to v6.19, 16 MiB since v7.0)", attr);
-		else if (err == EINVAL)
-			say(err, "reading %s: the provider refused the inputs%s", attr,
-			    req->service_provider ? " (sev_guest takes only the service provider 'svsm')" :
-			    " (it needs exactly 64 bytes of inblob)");
-		else if (err == ENXIO)
-			say(err, "reading %s: the report provider went away (guest driver unloaded?)", attr);
-		else
-			say(err, "reading %s: %s", attr, strerror(err));
-		break;
-	case REPORT_STEP_INTERRUPTED:
-	case REPORT_STEP_NONE:
-		break;
-	}
-	free(group);
-}
-
 /* ---- output -------------------------------------------------------------- */
 
 struct blob_view {
@@ -520,7 +377,7 @@ static int run_report(struct cmd_ctx *ctx)
 	}
 	missing = report_group_missing();
 	if (missing) {
-		explain_group_missing(missing);
+		explain_report_group_missing(missing);
 		return EXIT_FAIL;
 	}
 	catch_signals();
@@ -533,14 +390,8 @@ static int run_report(struct cmd_ctx *ctx)
 		any_stdout |= dests[b].to_stdout;
 	}
 	rc = report_run(&req, &res, &report_signal);
-	if (res.rmdir_error) {
-		char *group = sysfs_display_path(REPORT_GROUP);
-
-		print_error(CMD ": could not remove the report entry %s/%s: %s; remove it with "
-			    "rmdir (%s)", group, res.entry, strerror(-res.rmdir_error),
-			    errno_tag(-res.rmdir_error));
-		free(group);
-	}
+	if (res.rmdir_error)
+		explain_report_rmdir(&res);
 	if (rc == -EINTR || report_signal) {
 		fprintf(stderr, CMD ": interrupted by %s; the report entry was %sremoved\n",
 			signal_name(report_signal), res.rmdir_error ? "NOT " : "");
@@ -548,7 +399,7 @@ static int run_report(struct cmd_ctx *ctx)
 		goto out;
 	}
 	if (rc < 0) {
-		explain_failure(&req, &res, rc);
+		explain_report(&req, &res, rc);
 		rc = EXIT_FAIL;
 		goto out;
 	}

@@ -69,6 +69,12 @@ bool func_has_doe(const struct pci_func *f, const char *feature)
 	return false;
 }
 
+/* pci_mode says the TSM is not a devsec one; without pci_mode the kernel must tell. */
+bool tsm_not_devsec(const struct tsm *t)
+{
+	return t->has_pci_mode && t->mode && !streq(t->mode, "devsec");
+}
+
 bool tsm_is_link(const struct tsm *t)
 {
 	return !t->has_pci_mode || streq(t->mode, "link");

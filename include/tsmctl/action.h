@@ -4,7 +4,7 @@
  * snapshot, then write the exact value once to tsm/connect, tsm/disconnect
  * or (proposed, guest TDISP) tsm/lock, tsm/accept, tsm/unlock (ABI.md §1.2).
  * The caller rescans to learn what the kernel did; the helpers here read
- * that rescan to verify and to explain errnos.
+ * that rescan to verify; explain_action() (explain.h) turns an errno into advice.
  */
 #ifndef TSMCTL_ACTION_H
 #define TSMCTL_ACTION_H
@@ -83,22 +83,10 @@ void action_plan_release(struct action_plan *plan);
 char *action_check_tsm(const struct tsm_snapshot *snap, enum tsm_action action, const char *tsm,
 		       int *err);
 
-/*
- * Advice for plan->err in words an administrator can act on, from NOW: the
- * rescan after a store, or the snapshot that was checked when nothing was
- * written. Without the errno name (callers append it).
- */
-char *action_explain(const struct action_plan *plan, const struct tsm_snapshot *now);
-
 /* After an accepted store: does AFTER show it done? *note says why not (or warns). */
 enum action_verdict action_verify(const struct action_plan *plan, const struct tsm_snapshot *before,
 				  const struct tsm_snapshot *after, char **note);
 
-/*
- * Guest TDISP feature detection: NULL when some function shows tsm/lock,
- * else why none does (no TDISP guest ABI in this kernel, no devsec TSM).
- */
-char *action_tdisp_missing(const struct tsm_snapshot *snap);
 
 /* Is the stream enabled and SECURE on both partners? */
 bool action_stream_secure(const struct ide_stream *s);

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "tsmctl/explain.h"
+#include "tsmctl/modhint.h"
 #include "tsmctl/snapshot.h"
 
 enum audit_status {

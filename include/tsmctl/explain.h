@@ -1,31 +1,50 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Why a result is empty or partial, said on stderr in words an administrator can act on. */
+/*
+ * Every failure said in words an administrator can act on, in one place:
+ * why a view is empty or partial (explain.c), why a connect, disconnect,
+ * lock, accept or unlock store failed (explain-action.c), why a report
+ * failed (explain-report.c). The decisions are made elsewhere; these only say.
+ */
 #ifndef TSMCTL_EXPLAIN_H
 #define TSMCTL_EXPLAIN_H
 
-#include <stdbool.h>
-#include <stddef.h>
-
+#include "tsmctl/action.h"
+#include "tsmctl/report.h"
 #include "tsmctl/snapshot.h"
 
-struct module_state {
-	const char *name;	/* "ccp" */
-	const char *what;	/* "AMD SEV-TIO" */
-	bool loaded;		/* sys/module/NAME/initstate = live */
-	bool builtin;		/* sys/module/NAME without initstate */
-	int available;		/* 1 found by libkmod, 0 not found, -1 unknown */
-};
-
-/* The TSM provider modules and their state; never fails if kmod cannot initialise. */
-size_t provider_modules(struct module_state *out, size_t max);
-/* One line such as "ccp (AMD SEV-TIO): not loaded, available; tdx_host (...)". */
-char *provider_modules_summary(void);
-/* The same for the attestation report providers (sev_guest, tdx_guest, arm_cca_guest). */
-size_t report_provider_modules(struct module_state *out, size_t max);
-char *report_provider_modules_summary(void);
-
+/* ---- views: printed on stderr, "tsmctl CMD: ..." ---- */
 void explain_no_tsm(const struct tsm_snapshot *snap, const char *cmd);
 void explain_no_devices(const struct tsm_snapshot *snap, const char *cmd);
 void explain_needs_root(const struct tsm_snapshot *snap, const char *cmd);
+
+/* ---- the verbs (action.h): returned escaped, without the errno name (callers append it) ---- */
+
+/*
+ * Advice for plan->err, one entry per verb, from NOW: the rescan after a
+ * store, or the snapshot that was checked when nothing was written.
+ */
+char *explain_action(const struct action_plan *plan, const struct tsm_snapshot *now);
+
+/*
+ * What is wrong with the TSM NAME for ACTION, whatever the device: none of
+ * that name, a devsec TSM for connect, a link TSM for lock. NULL when fine.
+ * Not escaped: print it with print_error().
+ */
+char *explain_tsm_unfit(const struct tsm_snapshot *now, enum tsm_action action, const char *name);
+
+/*
+ * Guest TDISP feature detection: NULL when some function shows tsm/lock,
+ * else why none does (no TDISP guest ABI in this kernel, no devsec TSM).
+ */
+char *explain_tdisp_missing(const struct tsm_snapshot *snap);
+
+/* ---- report (report.h): printed on stderr, "tsmctl report: ... (ERRNO)" ---- */
+
+/* configfs or its tsm/report group is missing: MISSING is report_group_missing(). */
+void explain_report_group_missing(const char *missing);
+/* report_run() returned RC (< 0, not -EINTR) at res->step. */
+void explain_report(const struct report_request *req, const struct report_result *res, int rc);
+/* The entry could not be removed (res->rmdir_error). */
+void explain_report_rmdir(const struct report_result *res);
 
 #endif

@@ -206,6 +206,8 @@ bool func_has_doe(const struct pci_func *f, const char *feature);
 
 /* v6.19 has no pci_mode: every TSM registered there is a link TSM (ABI.md §1.1). */
 bool tsm_is_link(const struct tsm *t);
+/* pci_mode says the TSM is not a devsec one (without pci_mode the kernel must tell). */
+bool tsm_not_devsec(const struct tsm *t);
 /* Intel TDX Connect's link TSM: registered on the tdx_host faux device (ABI.md §2.6). */
 bool tsm_is_tdx_connect(const struct tsm *t);
 

@@ -3,7 +3,8 @@
  * tsmctl connect / disconnect, and the guest TDISP verbs lock / accept /
  * unlock: one or more targets, each checked and written once through
  * action.c, the tree rescanned after every store, a result per target and a
- * summary ("connected 2 of 3 devices").
+ * summary ("connected 2 of 3 devices"). One run serves all five; a failure's
+ * words come from explain_action() (explain-action.c).
  */
 #include <errno.h>
 #include <signal.h>
@@ -57,11 +58,13 @@ struct verb {
 	const char *prep;	/* "to" / "from" */
 };
 
-static const struct verb verb_connect = { ACTION_CONNECT, "connected", "to" };
-static const struct verb verb_disconnect = { ACTION_DISCONNECT, "disconnected", "from" };
-static const struct verb verb_lock = { ACTION_LOCK, "locked", "to" };
-static const struct verb verb_accept = { ACTION_ACCEPT, "accepted", "by" };
-static const struct verb verb_unlock = { ACTION_UNLOCK, "unlocked", "from" };
+static const struct verb verbs[] = {
+	{ ACTION_CONNECT, "connected", "to" },
+	{ ACTION_DISCONNECT, "disconnected", "from" },
+	{ ACTION_LOCK, "locked", "to" },
+	{ ACTION_ACCEPT, "accepted", "by" },
+	{ ACTION_UNLOCK, "unlocked", "from" },
+};
 
 struct target {
 	char *bdf;
@@ -419,7 +422,7 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 		if (ctx->strict) {
 			plan.err = already_errno(action);
 			set_result(t, RESULT_FAILED, plan.err,
-				   with_note(action_explain(&plan, now), xstrdup(STRICT_NOTE)));
+				   with_note(explain_action(&plan, now), xstrdup(STRICT_NOTE)));
 		} else {
 			set_result(t, RESULT_ALREADY, 0, already_message(action, plan.tsm));
 		}
@@ -452,7 +455,7 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 		/* Another writer won the race between our check and our store. */
 		if (ctx->strict) {
 			set_result(t, RESULT_FAILED, -EBUSY,
-				   with_note(action_explain(&plan, now), xstrdup(STRICT_NOTE)));
+				   with_note(explain_action(&plan, now), xstrdup(STRICT_NOTE)));
 		} else {
 			char *msg = already_message(action, plan.tsm);
 
@@ -464,7 +467,7 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 	} else if (plan.err == -EINTR && !plan.written) {
 		set_result(t, RESULT_SKIPPED, 0, interrupted_message());
 	} else {
-		set_result(t, RESULT_FAILED, plan.err, action_explain(&plan, now));
+		set_result(t, RESULT_FAILED, plan.err, explain_action(&plan, now));
 	}
 	free(note);
 	if (action_is_tdisp(action))
@@ -485,7 +488,7 @@ static void print_target(const struct batch *b, const struct target *t)
 	bool dry = b->ctx->dry_run;
 
 	if (result_failed(t->result)) {
-		/* the message is escaped already (action_explain, action_verify) */
+		/* the message is escaped already (explain_action, action_verify) */
 		fprintf(stderr, "tsmctl %s %s: %s%s%s%s\n", verb_name(b), t->bdf, t->message,
 			errname ? " (" : "", errname ? errname : "", errname ? ")" : "");
 		if (b->ctx->out.json)
@@ -604,8 +607,21 @@ static char *skipped_tsm(const struct batch *b, const struct tsm_snapshot *snap,
 	return f && func_connected(f) ? xstrdup(f->connect) : NULL;
 }
 
-static int run_action(struct cmd_ctx *ctx, const struct verb *verb)
+/* The verb a command runs: its name is the attribute it writes (action_name()). */
+static const struct verb *verb_of(const struct cmd_def *cmd)
 {
+	size_t i = 0;
+
+	/* run_action is the run of the five verbs' commands only: the last is unlock */
+	while (i + 1 < ARRAY_SIZE(verbs) && !streq(action_name(verbs[i].action), cmd->name))
+		i++;
+	return &verbs[i];
+}
+
+/* Every verb's run: check the arguments, select, check and write each target, report. */
+static int run_action(struct cmd_ctx *ctx)
+{
+	const struct verb *verb = verb_of(ctx->cmd);
 	struct batch b = { .ctx = ctx, .verb = verb };
 	struct tsm_snapshot snap;
 	const char *failed_bdf = NULL;
@@ -631,7 +647,7 @@ static int run_action(struct cmd_ctx *ctx, const struct verb *verb)
 		goto out;
 	snapshot_scan(&snap, ACTION_SCAN);
 	if (action_is_tdisp(verb->action)) {
-		char *missing = action_tdisp_missing(&snap);
+		char *missing = explain_tdisp_missing(&snap);
 
 		/* Feature detection: the guest TDISP ABI is proposed (ABI.md §1.2). */
 		if (missing) {
@@ -684,30 +700,8 @@ out:
 	return rc;
 }
 
-static int run_connect(struct cmd_ctx *ctx)
-{
-	return run_action(ctx, &verb_connect);
-}
-
-static int run_disconnect(struct cmd_ctx *ctx)
-{
-	return run_action(ctx, &verb_disconnect);
-}
-
-static int run_lock(struct cmd_ctx *ctx)
-{
-	return run_action(ctx, &verb_lock);
-}
-
-static int run_accept(struct cmd_ctx *ctx)
-{
-	return run_action(ctx, &verb_accept);
-}
-
-static int run_unlock(struct cmd_ctx *ctx)
-{
-	return run_action(ctx, &verb_unlock);
-}
+/* What the five verbs share: -v's text and the one run. */
+#define VERB_CMD	.verbose_help = "print each sysfs path written", .run = run_action
 
 static const int connect_opts[] = { OPT_ALL, OPT_DRY_RUN, OPT_KEEP_GOING, OPT_STRICT, OPT_WAIT,
 				    OPT_NO_SYSLOG, OPT_JSON, OPT_END };
@@ -724,8 +718,7 @@ const struct cmd_def cmd_connect = {
 		       "SECURE on both partners is a failure. --all connects every unconnected\n"
 		       "device with tsm/connect",
 	.opts = connect_opts,
-	.verbose_help = "print each sysfs path written",
-	.run = run_connect,
+	VERB_CMD,
 };
 
 const struct cmd_def cmd_disconnect = {
@@ -737,8 +730,7 @@ const struct cmd_def cmd_disconnect = {
 		       "then report the IDE streams that went away and the host bridge's\n"
 		       "available_secure_streams. --all disconnects every connected device",
 	.opts = disconnect_opts,
-	.verbose_help = "print each sysfs path written",
-	.run = run_disconnect,
+	VERB_CMD,
 };
 
 static const int tdisp_opts[] = { OPT_ALL, OPT_DRY_RUN, OPT_KEEP_GOING, OPT_STRICT, OPT_NO_SYSLOG,
@@ -754,8 +746,7 @@ const struct cmd_def cmd_lock = {
 		       "The device must have no driver bound. --all locks every unlocked device\n"
 		       "with tsm/lock that has no driver",
 	.opts = tdisp_opts,
-	.verbose_help = "print each sysfs path written",
-	.run = run_lock,
+	VERB_CMD,
 };
 
 const struct cmd_def cmd_accept = {
@@ -768,8 +759,7 @@ const struct cmd_def cmd_accept = {
 		       "and before binding its driver. --all accepts every locked, unaccepted\n"
 		       "device that has no driver",
 	.opts = tdisp_opts,
-	.verbose_help = "print each sysfs path written",
-	.run = run_accept,
+	VERB_CMD,
 };
 
 const struct cmd_def cmd_unlock = {
@@ -782,6 +772,5 @@ const struct cmd_def cmd_unlock = {
 		       "report what the kernel shows. The device must have no driver bound.\n"
 		       "--all unlocks every locked device",
 	.opts = tdisp_opts,
-	.verbose_help = "print each sysfs path written",
-	.run = run_unlock,
+	VERB_CMD,
 };
