@@ -29,6 +29,12 @@
 #define WATCH_MIN_INTERVAL	0.1
 #define WATCH_MAX_INTERVAL	86400.0
 
+/* watch's own options; parse_args() checks the values */
+static struct watch_param {
+	const char *interval, *count;
+	bool exit_on_fail;
+} param;
+
 enum severity { SEV_INFO, SEV_FAIL };
 
 /* The part of a snapshot watch compares; owns its strings, so snapshots can go. */
@@ -315,6 +321,7 @@ static void diff_pools(struct watcher *w, const struct w_state *old, const struc
 	}
 }
 
+/* 0, or EXIT_USAGE */
 static int parse_args(struct cmd_ctx *ctx, double *interval, long *count)
 {
 	unsigned long long n;
@@ -322,18 +329,18 @@ static int parse_args(struct cmd_ctx *ctx, double *interval, long *count)
 	if (ctx->nargs)
 		return usage_error(ctx->cmd, "unexpected argument '%s'", ctx->args[0]);
 	*interval = WATCH_DEFAULT_INTERVAL;
-	if (ctx->interval && (parse_seconds(ctx->interval, WATCH_MAX_INTERVAL, interval) ||
+	if (param.interval && (parse_seconds(param.interval, WATCH_MAX_INTERVAL, interval) ||
 			      *interval < WATCH_MIN_INTERVAL))
 		return usage_error(ctx->cmd, "invalid --interval value '%s' (decimal seconds, %g-%g)",
-				   ctx->interval, WATCH_MIN_INTERVAL, WATCH_MAX_INTERVAL);
+				   param.interval, WATCH_MIN_INTERVAL, WATCH_MAX_INTERVAL);
 	*count = -1;
-	if (ctx->count) {
-		if (parse_decimal(ctx->count, LONG_MAX, &n) || n < 1)
+	if (param.count) {
+		if (parse_decimal(param.count, LONG_MAX, &n) || n < 1)
 			return usage_error(ctx->cmd, "invalid --count value '%s' (a positive decimal "
-					   "number)", ctx->count);
+					   "number)", param.count);
 		*count = (long)n;
 	}
-	return -1;
+	return 0;
 }
 
 /* Sleep SECONDS; signals are blocked outside, so one arriving now ends the sleep. */
@@ -362,7 +369,7 @@ static int run_watch(struct cmd_ctx *ctx)
 	long count = -1, done = 0;
 	int rc = parse_args(ctx, &interval, &count);
 
-	if (rc >= 0)
+	if (rc)
 		return rc;
 	action_catch_signals();
 	sigemptyset(&block);
@@ -381,7 +388,7 @@ static int run_watch(struct cmd_ctx *ctx)
 			old.nr_tsms == 1 ? "" : "s", old.nr_streams, old.nr_streams == 1 ? "" : "s",
 			old.nr_hbs, old.nr_hbs == 1 ? "" : "s", w.nr_failed,
 			w.nr_failed == 1 ? "" : "s", interval);
-	while (!action_signal && (count < 0 || done < count) && !(w.failed && ctx->exit_on_fail)) {
+	while (!action_signal && (count < 0 || done < count) && !(w.failed && param.exit_on_fail)) {
 		nap(interval, &unblocked);
 		if (action_signal)
 			break;
@@ -393,15 +400,21 @@ static int run_watch(struct cmd_ctx *ctx)
 		state_free(&old);
 		old = now;
 		done++;
-		if (w.failed && ctx->exit_on_fail)
+		if (w.failed && param.exit_on_fail)
 			break;
 	}
 	state_free(&old);
 	sigprocmask(SIG_SETMASK, &unblocked, NULL);
-	return w.failed && ctx->exit_on_fail ? EXIT_FAIL : EXIT_OK;
+	return w.failed && param.exit_on_fail ? EXIT_FAIL : EXIT_OK;
 }
 
-static const int watch_opts[] = { OPT_INTERVAL, OPT_JSON, OPT_EXIT_ON_FAIL, OPT_COUNT, OPT_END };
+static const struct opt_def watch_opts[] = {
+	OPT_STRING('i', "interval", &param.interval, "SECONDS", "re-read the state every SECONDS"),
+	OPT_COMMON(COMMON_JSON),
+	OPT_BOOLEAN(0, "exit-on-fail", &param.exit_on_fail, "exit non-zero at the first failure event"),
+	OPT_STRING(0, "count", &param.count, "N", "stop after N intervals"),
+	OPT_END()
+};
 
 const struct cmd_def cmd_watch = {
 	.name = "watch",
