@@ -127,16 +127,15 @@ void cmd_usage(FILE *out, const struct cmd_def *cmd)
 
 int usage_error(const struct cmd_def *cmd, const char *fmt, ...)
 {
+	/* a command's name holds no '%': it can stand in the format */
+	char *prefixed = xasprintf("tsmctl%s%s: %s", cmd ? " " : "", cmd ? cmd->name : "", fmt);
 	va_list ap;
-	char *msg;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
+	vprint_error(prefixed, ap);
 	va_end(ap);
-	print_error("tsmctl%s%s: %s", cmd ? " " : "", cmd ? cmd->name : "", msg ? msg : fmt);
+	free(prefixed);
 	fprintf(stderr, "Try 'tsmctl%s%s --help'.\n", cmd ? " " : "", cmd ? cmd->name : "");
-	free(msg);
 	return EXIT_USAGE;
 }
 

@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,36 +209,38 @@ static void emit(struct watcher *w, enum severity sev, const char *event, const 
 	}
 }
 
+/* The element of ARRAY (N of SIZE bytes) whose char * at OFFSET is KEY, or NULL. */
+static const void *find_keyed(const void *array, size_t n, size_t size, size_t offset,
+			      const char *key)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *e = (const char *)array + i * size;
+
+		if (streq(*(char *const *)(e + offset), key))
+			return e;
+	}
+	return NULL;
+}
+
 static bool has_name(char **v, size_t n, const char *name)
 {
-	for (size_t i = 0; i < n; i++)
-		if (streq(v[i], name))
-			return true;
-	return false;
+	return find_keyed(v, n, sizeof(*v), 0, name);
 }
 
 static const struct w_dev *find_dev(const struct w_state *s, const char *bdf)
 {
-	for (size_t i = 0; i < s->nr_devs; i++)
-		if (streq(s->devs[i].bdf, bdf))
-			return &s->devs[i];
-	return NULL;
+	return find_keyed(s->devs, s->nr_devs, sizeof(*s->devs), offsetof(struct w_dev, bdf), bdf);
 }
 
 static const struct w_stream *find_stream(const struct w_state *s, const char *key)
 {
-	for (size_t i = 0; i < s->nr_streams; i++)
-		if (streq(s->streams[i].key, key))
-			return &s->streams[i];
-	return NULL;
+	return find_keyed(s->streams, s->nr_streams, sizeof(*s->streams),
+			  offsetof(struct w_stream, key), key);
 }
 
 static const struct w_hb *find_hb(const struct w_state *s, const char *name)
 {
-	for (size_t i = 0; i < s->nr_hbs; i++)
-		if (streq(s->hbs[i].name, name))
-			return &s->hbs[i];
-	return NULL;
+	return find_keyed(s->hbs, s->nr_hbs, sizeof(*s->hbs), offsetof(struct w_hb, name), name);
 }
 
 static void diff_tsms(struct watcher *w, const struct w_state *old, const struct w_state *now)
