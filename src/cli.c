@@ -71,8 +71,8 @@ static size_t cmd_options(const struct cmd_def *cmd, const struct opt_def **out,
 	return n;
 }
 
-/* Room for any command's options (the longest, report, has 14). */
-#define CMD_MAX_OPTS	32
+/* Room for any command's options with the global ones (devices has 16 in all). */
+#define CMD_MAX_OPTS	40
 
 static void print_opt(FILE *out, const struct cmd_def *cmd, const struct opt_def *entry)
 {
@@ -429,7 +429,7 @@ bool cmd_parse(struct cmd_ctx *ctx, const struct cmd_def *cmd, int argc, char **
 		else
 			rc = own_option(cmd, o, optarg);
 		/* --help and --version end the command with EXIT_OK */
-		if (!rc && (o->common == COMMON_HELP || o->common == COMMON_VERSION)) {
+		if (!rc && o && (o->common == COMMON_HELP || o->common == COMMON_VERSION)) {
 			*status = EXIT_OK;
 			return false;
 		}

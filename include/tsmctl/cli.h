@@ -1,7 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The command table and the option table: one source for parsing, --help,
- * -H and shell completion, so they cannot drift apart.
+ * Commands and their option tables: one source for parsing, --help, -H and
+ * shell completion, so they cannot drift apart.
+ *
+ * A command's options, in the shape of ndctl's builtins:
+ *
+ *	static struct wait_param { const char *timeout; } param;
+ *	static const struct opt_def wait_opts[] = {
+ *		OPT_STRING(0, "timeout", &param.timeout, "SECONDS", "give up after SECONDS"),
+ *		OPT_COMMON(COMMON_JSON), OPT_END()
+ *	};
+ *
+ * and .opts = wait_opts in its struct cmd_def.
  */
 #ifndef TSMCTL_CLI_H
 #define TSMCTL_CLI_H
@@ -74,6 +84,7 @@ struct opt_def {
 	void *dest;
 };
 
+/* a shared option by its id; "" only keeps the table going (the words are cli.c's) */
 #define OPT_COMMON(id)	{ .name = "", .common = (id) }
 #define OPT_BOOLEAN(s, l, v, h)	{ .short_name = (s), .name = (l), .help = (h), .flag = (v) }
 #define OPT_STRING(s, l, v, a, h) \
@@ -107,7 +118,6 @@ struct cmd_ctx {
 	bool output_all, list_columns, verbose, all;
 	struct filter devices, tsms, hbs;
 };
-
 
 struct cmd_def {
 	const char *name;
