@@ -11,57 +11,43 @@
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
 
+/* getopt_long's value for a long-only option: this plus its index in the command's list */
+#define LONG_ONLY	0x100
+
 const char *tsmctl_sysroot;
 bool tsmctl_sysroot_from_env;
 bool tsmctl_verbose;
 
-static const struct opt_def opt_table[] = {
-	{ OPT_ALL, "all", no_argument, NULL, "act on / show every candidate" },
-	{ OPT_HOST_BRIDGE, "host-bridge", required_argument, "NAME", "only these host bridges (pciDDDD:BB, list)" },
-	{ OPT_DEVICE, "device", required_argument, "BDF", "only these devices ([DDDD:]BB:DD.F, list)" },
-	{ OPT_TSM, "tsm", required_argument, "NAME", "only these TSMs (tsmN, list)" },
-	{ OPT_JSON, "json", no_argument, NULL, "use JSON output format" },
-	{ OPT_OUTPUT, "output", required_argument, "LIST", "output columns (+LIST appends to the default)" },
-	{ OPT_OUTPUT_ALL, "output-all", no_argument, NULL, "output all columns" },
-	{ OPT_LIST_COLUMNS, "list-columns", no_argument, NULL, "list the available columns" },
-	{ OPT_NOHEADINGS, "noheadings", no_argument, NULL, "don't print headings" },
-	{ OPT_RAW, "raw", no_argument, NULL, "use the raw output format" },
-	{ OPT_PAIRS, "pairs", no_argument, NULL, "use the key=\"value\" output format" },
-	{ OPT_SHELL, "shell", no_argument, NULL, "use column names usable as shell variables (-P: HOST_BRIDGE=)" },
-	{ OPT_DRY_RUN, "dry-run", no_argument, NULL, "say what would be written where; change nothing" },
-	{ OPT_NO_SYSLOG, "no-syslog", no_argument, NULL, "do not log the stores to the system log (audit trail)" },
-	{ OPT_KEEP_GOING, "keep-going", no_argument, NULL, "go on with the next target after a failure" },
-	{ OPT_STRICT, "strict", no_argument, NULL, "treat 'already done' (or warnings) as failure" },
-	{ OPT_WAIT, "wait", required_argument, "SECONDS", "wait up to SECONDS for the TSM and device" },
-	{ OPT_SHORT, "short", no_argument, NULL, "show only results that did not pass" },
-	{ OPT_REQUIRE_CONNECTED, "require-connected", required_argument, "LIST", "devices that must be connected (BDF list or 'all')" },
-	{ OPT_LIST_CHECKS, "list-checks", no_argument, NULL, "list the checks: id, category, parent, description" },
-	{ OPT_NONCE, "nonce", required_argument, "HEX", "report data: up to 64 bytes as hex digits" },
-	{ OPT_INBLOB, "inblob", required_argument, "FILE", "report data: up to 64 bytes from FILE ('-': stdin)" },
-	{ OPT_PRIVLEVEL, "privlevel", required_argument, "N", "privilege level of the report (0-3)" },
-	{ OPT_SERVICE_PROVIDER, "service-provider", required_argument, "NAME", "service provider of a service report (svsm)" },
-	{ OPT_SERVICE_GUID, "service-guid", required_argument, "UUID", "service GUID of a service report" },
-	{ OPT_SERVICE_MANIFEST_VERSION, "service-manifest-version", required_argument, "N", "service manifest version" },
-	{ OPT_OUTBLOB, "outblob", required_argument, "FILE", "write the report to FILE ('-': stdout)" },
-	{ OPT_AUXBLOB, "auxblob", required_argument, "FILE", "write the auxiliary blob to FILE" },
-	{ OPT_MANIFESTBLOB, "manifestblob", required_argument, "FILE", "write the service manifest to FILE" },
-	{ OPT_TIMEOUT, "timeout", required_argument, "SECONDS", "give up after SECONDS" },
-	{ OPT_INTERVAL, "interval", required_argument, "SECONDS", "re-read the state every SECONDS" },
-	{ OPT_EXIT_ON_FAIL, "exit-on-fail", no_argument, NULL, "exit non-zero at the first failure event" },
-	{ OPT_COUNT, "count", required_argument, "N", "stop after N intervals" },
-	{ OPT_OUTPUT_FILE, "output-file", required_argument, "FILE", "write to FILE atomically (temporary file, rename; '-': stdout)" },
-	{ OPT_SYSROOT, "sysroot", required_argument, "DIR", "use DIR as the root of /sys (env TSMCTL_SYSROOT)" },
-	{ OPT_VERBOSE, "verbose", no_argument, NULL, "say on stderr which links leave the root" },
-	{ OPT_HELP, "help", no_argument, NULL, "display this help" },
-	{ OPT_VERSION, "version", no_argument, NULL, "display version" },
+/* The shared options' words; a command's table names them with OPT_COMMON(id). */
+static const struct opt_def common_opts[COMMON_NR] = {
+	[COMMON_ALL] = { 'a', "all", NULL, "act on / show every candidate" },
+	[COMMON_HOST_BRIDGE] = { 'b', "host-bridge", "NAME", "only these host bridges (pciDDDD:BB, list)" },
+	[COMMON_DEVICE] = { 'd', "device", "BDF", "only these devices ([DDDD:]BB:DD.F, list)" },
+	[COMMON_TSM] = { 't', "tsm", "NAME", "only these TSMs (tsmN, list)" },
+	[COMMON_JSON] = { 'J', "json", NULL, "use JSON output format" },
+	[COMMON_OUTPUT] = { 'o', "output", "LIST", "output columns (+LIST appends to the default)" },
+	[COMMON_OUTPUT_ALL] = { 0, "output-all", NULL, "output all columns" },
+	[COMMON_LIST_COLUMNS] = { 'H', "list-columns", NULL, "list the available columns" },
+	[COMMON_NOHEADINGS] = { 'n', "noheadings", NULL, "don't print headings" },
+	[COMMON_RAW] = { 'r', "raw", NULL, "use the raw output format" },
+	[COMMON_PAIRS] = { 'P', "pairs", NULL, "use the key=\"value\" output format" },
+	[COMMON_SHELL] = { 'y', "shell", NULL, "use column names usable as shell variables (-P: HOST_BRIDGE=)" },
+	[COMMON_SYSROOT] = { 0, "sysroot", "DIR", "use DIR as the root of /sys (env TSMCTL_SYSROOT)" },
+	[COMMON_VERBOSE] = { 'v', "verbose", NULL, "say on stderr which links leave the root" },
+	[COMMON_HELP] = { 'h', "help", NULL, "display this help" },
+	[COMMON_VERSION] = { 'V', "version", NULL, "display version" },
 };
 
-const struct opt_def *opt_lookup(int id)
+/* Every command takes these after its own: the root, -v, then help and version. */
+static const struct opt_def global_opts[] = {
+	OPT_COMMON(COMMON_SYSROOT), OPT_COMMON(COMMON_VERBOSE), OPT_COMMON(COMMON_HELP),
+	OPT_COMMON(COMMON_VERSION), OPT_END(),
+};
+
+/* A table entry with its words: a shared option's come from common_opts. */
+static const struct opt_def *opt_words(const struct opt_def *o)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(opt_table); i++)
-		if (opt_table[i].id == id)
-			return &opt_table[i];
-	return NULL;
+	return o->common ? &common_opts[o->common] : o;
 }
 
 const struct cmd_def *cmd_lookup(const char *name)
@@ -72,27 +58,31 @@ const struct cmd_def *cmd_lookup(const char *name)
 	return NULL;
 }
 
-/* Options every command takes, appended to its own list. */
-static const int global_opts[] = { OPT_SYSROOT, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_END };
-
-static bool cmd_accepts(const struct cmd_def *cmd, int id)
+/* The options CMD accepts, in --help order: its own table, then global_opts. NULL-terminated. */
+static size_t cmd_options(const struct cmd_def *cmd, const struct opt_def **out, size_t max)
 {
-	for (const int *p = cmd->opts; p && *p; p++)
-		if (*p == id)
-			return true;
-	for (const int *p = global_opts; *p; p++)
-		if (*p == id)
-			return true;
-	return false;
+	const struct opt_def *const tables[] = { cmd->opts, global_opts };
+	size_t n = 0;
+
+	for (size_t t = 0; t < ARRAY_SIZE(tables); t++)
+		for (const struct opt_def *o = tables[t]; o && o->name && n < max - 1; o++)
+			out[n++] = o;
+	out[n] = NULL;
+	return n;
 }
 
-static void print_opt(FILE *out, const struct cmd_def *cmd, const struct opt_def *o)
+/* Room for any command's options with the global ones (devices has 16 in all). */
+#define CMD_MAX_OPTS	40
+
+static void print_opt(FILE *out, const struct cmd_def *cmd, const struct opt_def *entry)
 {
-	const char *help = o->id == OPT_VERBOSE && cmd->verbose_help ? cmd->verbose_help : o->help;
+	const struct opt_def *o = opt_words(entry);
+	const char *help = entry->common == COMMON_VERBOSE && cmd->verbose_help ?
+			   cmd->verbose_help : o->help;
 	char buf[64];
 
-	if (o->id < 0x100)
-		snprintf(buf, sizeof(buf), "-%c, --%s%s%s", o->id, o->name,
+	if (o->short_name)
+		snprintf(buf, sizeof(buf), "-%c, --%s%s%s", o->short_name, o->name,
 			 o->arg ? " " : "", o->arg ? o->arg : "");
 	else
 		snprintf(buf, sizeof(buf), "    --%s%s%s", o->name,
@@ -102,14 +92,16 @@ static void print_opt(FILE *out, const struct cmd_def *cmd, const struct opt_def
 
 void cmd_print_options(FILE *out, const struct cmd_def *cmd)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(opt_table); i++) {
-		const struct opt_def *o = &opt_table[i];
+	const struct opt_def *opts[CMD_MAX_OPTS];
 
-		if (!cmd_accepts(cmd, o->id))
-			continue;
+	cmd_options(cmd, opts, ARRAY_SIZE(opts));
+	for (const struct opt_def **p = opts; *p; p++) {
+		const struct opt_def *o = opt_words(*p);
+
 		fprintf(out, "--%s%s%s\n", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-		if (o->id < 0x100)
-			fprintf(out, "-%c%s%s\n", o->id, o->arg ? " " : "", o->arg ? o->arg : "");
+		if (o->short_name)
+			fprintf(out, "-%c%s%s\n", o->short_name, o->arg ? " " : "",
+				o->arg ? o->arg : "");
 	}
 }
 
@@ -118,13 +110,14 @@ void cmd_usage(FILE *out, const struct cmd_def *cmd)
 	fprintf(out, "\nUsage:\n tsmctl %s [options]%s%s\n\n%s.\n", cmd->name,
 		cmd->args ? " " : "", cmd->args ? cmd->args : "", cmd->description);
 	fputs("\nOptions:\n", out);
-	for (const int *p = cmd->opts; p && *p; p++)
-		print_opt(out, cmd, opt_lookup(*p));
-	print_opt(out, cmd, opt_lookup(OPT_SYSROOT));
-	print_opt(out, cmd, opt_lookup(OPT_VERBOSE));
-	fputs("\n", out);
-	print_opt(out, cmd, opt_lookup(OPT_HELP));
-	print_opt(out, cmd, opt_lookup(OPT_VERSION));
+	for (const struct opt_def *o = cmd->opts; o && o->name; o++)
+		print_opt(out, cmd, o);
+	for (const struct opt_def *o = global_opts; o->name; o++) {
+		/* a blank line sets help and version apart */
+		if (o->common == COMMON_HELP)
+			fputs("\n", out);
+		print_opt(out, cmd, o);
+	}
 	if (cmd->ncols) {
 		fputs("\nAvailable output columns:\n", out);
 		columns_print_help(out, cmd->cols, cmd->ncols);
@@ -134,16 +127,15 @@ void cmd_usage(FILE *out, const struct cmd_def *cmd)
 
 int usage_error(const struct cmd_def *cmd, const char *fmt, ...)
 {
+	/* a command's name holds no '%': it can stand in the format */
+	char *prefixed = xasprintf("tsmctl%s%s: %s", cmd ? " " : "", cmd ? cmd->name : "", fmt);
 	va_list ap;
-	char *msg;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
+	vprint_error(prefixed, ap);
 	va_end(ap);
-	print_error("tsmctl%s%s: %s", cmd ? " " : "", cmd ? cmd->name : "", msg ? msg : fmt);
+	free(prefixed);
 	fprintf(stderr, "Try 'tsmctl%s%s --help'.\n", cmd ? " " : "", cmd ? cmd->name : "");
-	free(msg);
 	return EXIT_USAGE;
 }
 
@@ -257,11 +249,12 @@ static bool is_slot(const char *v)
 }
 
 /* Split a -d/-t/-b value on commas and blanks; canonicalise each element. */
-static int filter_parse(const struct cmd_def *cmd, struct filter *f, int id, const char *arg)
+static int filter_parse(const struct cmd_def *cmd, struct filter *f, enum common_opt id,
+			const char *arg)
 {
 	char *copy = xstrdup(arg), *save = NULL;
 	bool any = false;
-	int rc = -1;
+	int rc = 0;
 
 	for (char *tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
 		char canon[BDF_MAX];
@@ -275,14 +268,14 @@ static int filter_parse(const struct cmd_def *cmd, struct filter *f, int id, con
 			f->n = 0;
 			goto out;
 		}
-		if (id == OPT_DEVICE) {
+		if (id == COMMON_DEVICE) {
 			if (bdf_canonical(tok, canon) && slot_canonical(tok, canon)) {
 				rc = usage_error(cmd, "invalid PCI address '%s' (expected [DDDD:]BB:DD.F, "
 						 "or [DDDD:]BB:DD for every function of a slot)", tok);
 				goto out;
 			}
 			filter_add(f, canon);
-		} else if (id == OPT_TSM) {
+		} else if (id == COMMON_TSM) {
 			if (tsm_name_parse(tok, &tid)) {
 				rc = usage_error(cmd, "invalid TSM name '%s' (expected tsmN)", tok);
 				goto out;
@@ -299,7 +292,7 @@ static int filter_parse(const struct cmd_def *cmd, struct filter *f, int id, con
 	/* an unset shell variable must not turn "only this one" into "everything" */
 	if (!any)
 		rc = usage_error(cmd, "--%s needs a value (a list of names, or 'all')",
-				 opt_lookup(id)->name);
+				 common_opts[id].name);
 out:
 	free(copy);
 	return rc;
@@ -322,110 +315,129 @@ bool filter_match(const struct filter *f, const char *name)
 	return false;
 }
 
-int cmd_parse(struct cmd_ctx *ctx, const struct cmd_def *cmd, int argc, char **argv)
+/* A shared option into CTX: 0, or the exit status that ends the command (help, version, errors). */
+static int common_option(struct cmd_ctx *ctx, enum common_opt id, const char *arg)
 {
-	struct option longopts[ARRAY_SIZE(opt_table) + 1];
+	switch (id) {
+	case COMMON_JSON: ctx->out.json = true; break;
+	case COMMON_RAW: ctx->out.raw = true; break;
+	case COMMON_PAIRS: ctx->out.pairs = true; break;
+	case COMMON_SHELL: ctx->out.shellvar = true; break;
+	case COMMON_NOHEADINGS: ctx->out.noheadings = true; break;
+	case COMMON_OUTPUT: ctx->output_arg = arg; break;
+	case COMMON_OUTPUT_ALL: ctx->output_all = true; break;
+	case COMMON_LIST_COLUMNS: ctx->list_columns = true; break;
+	case COMMON_ALL: ctx->all = true; break;
+	case COMMON_VERBOSE: ctx->verbose = tsmctl_verbose = true; break;
+	case COMMON_SYSROOT:
+		if (!*arg)
+			return usage_error(ctx->cmd, "--sysroot needs a directory");
+		tsmctl_sysroot = arg;
+		tsmctl_sysroot_from_env = false;
+		break;
+	case COMMON_DEVICE:
+		return filter_parse(ctx->cmd, &ctx->devices, id, arg);
+	case COMMON_TSM:
+		return filter_parse(ctx->cmd, &ctx->tsms, id, arg);
+	case COMMON_HOST_BRIDGE:
+		return filter_parse(ctx->cmd, &ctx->hbs, id, arg);
+	case COMMON_HELP:
+		cmd_usage(stdout, ctx->cmd);
+		return EXIT_OK;
+	case COMMON_VERSION:
+		print_version();
+		return EXIT_OK;
+	case COMMON_NONE:
+	case COMMON_NR:
+		break;
+	}
+	return 0;
+}
+
+/* A command's own option into its parameter struct: 0, or EXIT_USAGE. */
+static int own_option(const struct cmd_def *cmd, const struct opt_def *o, const char *arg)
+{
+	if (o->flag)
+		*o->flag = true;
+	else if (o->value)
+		*o->value = arg;
+	else if (o->parse)
+		return o->parse(cmd, arg, o->dest);
+	return 0;
+}
+
+/* Options that only make sense together are checked once all are read. */
+static int check_output_options(const struct cmd_ctx *ctx)
+{
+	if ((ctx->out.json + ctx->out.raw + ctx->out.pairs) > 1)
+		return usage_error(ctx->cmd, "--json, --raw and --pairs are mutually exclusive");
+	/* the JSON document always holds every key: a table option there would be ignored */
+	if (ctx->out.json && (ctx->output_arg || ctx->output_all || ctx->out.noheadings ||
+			      ctx->out.shellvar))
+		return usage_error(ctx->cmd, "--json takes no %s: the document always has every key "
+				   "(see tsmctl(8), JSON)", ctx->output_arg ? "--output" :
+				   ctx->output_all ? "--output-all" : ctx->out.noheadings ?
+				   "--noheadings" : "--shell");
+	return 0;
+}
+
+bool cmd_parse(struct cmd_ctx *ctx, const struct cmd_def *cmd, int argc, char **argv, int *status)
+{
+	const struct opt_def *opts[CMD_MAX_OPTS];
+	struct option longopts[CMD_MAX_OPTS];
 	/* '-': positional arguments come back in order as 1; ':': report missing arguments */
-	char shortopts[ARRAY_SIZE(opt_table) * 2 + 3] = "-:";
-	size_t nl = 0, ns = 2;
-	int c, rc;
+	char shortopts[CMD_MAX_OPTS * 2 + 3] = "-:";
+	size_t nopts = cmd_options(cmd, opts, ARRAY_SIZE(opts)), ns = 2;
+	int c, rc = 0;
 
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->cmd = cmd;
-	ctx->wait_seconds = -1;
-	for (size_t i = 0; i < ARRAY_SIZE(opt_table); i++) {
-		const struct opt_def *o = &opt_table[i];
+	/* getopt gives back a short option's letter, a long-only one's LONG_ONLY + index */
+	for (size_t i = 0; i < nopts; i++) {
+		const struct opt_def *o = opt_words(opts[i]);
 
-		if (!cmd_accepts(cmd, o->id))
-			continue;
-		longopts[nl++] = (struct option){ o->name, o->has_arg, NULL, o->id };
-		if (o->id < 0x100) {
-			shortopts[ns++] = (char)o->id;
-			if (o->has_arg)
+		longopts[i] = (struct option){ o->name, o->arg ? required_argument : no_argument,
+					       NULL, o->short_name ? o->short_name : LONG_ONLY + (int)i };
+		if (o->short_name) {
+			shortopts[ns++] = (char)o->short_name;
+			if (o->arg)
 				shortopts[ns++] = ':';
 		}
 	}
-	longopts[nl] = (struct option){ 0 };
+	longopts[nopts] = (struct option){ 0 };
 	shortopts[ns] = '\0';
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		switch (c) {
-		case 1:
+	while (!rc && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		const struct opt_def *o = NULL;
+
+		if (c == 1) {
 			ctx->args = xrealloc(ctx->args, (size_t)(ctx->nargs + 1) * sizeof(char *));
 			ctx->args[ctx->nargs++] = optarg;
-			break;
-		case OPT_JSON: ctx->out.json = true; break;
-		case OPT_RAW: ctx->out.raw = true; break;
-		case OPT_PAIRS: ctx->out.pairs = true; break;
-		case OPT_SHELL: ctx->out.shellvar = true; break;
-		case OPT_NOHEADINGS: ctx->out.noheadings = true; break;
-		case OPT_OUTPUT: ctx->output_arg = optarg; break;
-		case OPT_OUTPUT_ALL: ctx->output_all = true; break;
-		case OPT_LIST_COLUMNS: ctx->list_columns = true; break;
-		case OPT_ALL: ctx->all = true; break;
-		case OPT_VERBOSE: ctx->verbose = tsmctl_verbose = true; break;
-		case OPT_DRY_RUN: ctx->dry_run = true; break;
-		case OPT_NO_SYSLOG: ctx->no_syslog = true; break;
-		case OPT_KEEP_GOING: ctx->keep_going = true; break;
-		case OPT_STRICT: ctx->strict = true; break;
-		case OPT_SHORT: ctx->shrt = true; break;
-		case OPT_REQUIRE_CONNECTED: ctx->require_connected = optarg; break;
-		case OPT_LIST_CHECKS: ctx->list_checks = true; break;
-		case OPT_SYSROOT:
-			if (!*optarg)
-				return usage_error(cmd, "--sysroot needs a directory");
-			tsmctl_sysroot = optarg;
-			tsmctl_sysroot_from_env = false;
-			break;
-		case OPT_NONCE: ctx->nonce = optarg; break;
-		case OPT_INBLOB: ctx->inblob = optarg; break;
-		case OPT_PRIVLEVEL: ctx->privlevel = optarg; break;
-		case OPT_SERVICE_PROVIDER: ctx->service_provider = optarg; break;
-		case OPT_SERVICE_GUID: ctx->service_guid = optarg; break;
-		case OPT_SERVICE_MANIFEST_VERSION: ctx->service_manifest_version = optarg; break;
-		case OPT_OUTBLOB: ctx->outblob = optarg; break;
-		case OPT_AUXBLOB: ctx->auxblob = optarg; break;
-		case OPT_MANIFESTBLOB: ctx->manifestblob = optarg; break;
-		case OPT_TIMEOUT: ctx->timeout = optarg; break;
-		case OPT_INTERVAL: ctx->interval = optarg; break;
-		case OPT_EXIT_ON_FAIL: ctx->exit_on_fail = true; break;
-		case OPT_COUNT: ctx->count = optarg; break;
-		case OPT_OUTPUT_FILE: ctx->output_file = optarg; break;
-		case OPT_WAIT:
-			if (parse_seconds(optarg, 86400, &ctx->wait_seconds))
-				return usage_error(cmd, "invalid --wait value '%s' (decimal seconds, "
-						   "0-86400)", optarg);
-			break;
-		case OPT_DEVICE:
-		case OPT_TSM:
-		case OPT_HOST_BRIDGE:
-			rc = filter_parse(cmd, c == OPT_DEVICE ? &ctx->devices :
-					  c == OPT_TSM ? &ctx->tsms : &ctx->hbs, c, optarg);
-			if (rc >= 0)
-				return rc;
-			break;
-		case OPT_HELP:
-			cmd_usage(stdout, cmd);
-			return EXIT_OK;
-		case OPT_VERSION:
-			print_version();
-			return EXIT_OK;
-		default:
-			return option_error(cmd, longopts, argv[optind - 1], optopt, c == ':');
+			continue;
+		}
+		if (c >= LONG_ONLY && c < LONG_ONLY + (int)nopts)
+			o = opts[c - LONG_ONLY];
+		for (size_t i = 0; i < nopts && !o && c != '?' && c != ':'; i++)
+			if (opt_words(opts[i])->short_name == c)
+				o = opts[i];
+		if (!o)
+			rc = option_error(cmd, longopts, argv[optind - 1], optopt, c == ':');
+		else if (o->common)
+			rc = common_option(ctx, o->common, optarg);
+		else
+			rc = own_option(cmd, o, optarg);
+		/* --help and --version end the command with EXIT_OK */
+		if (!rc && o && (o->common == COMMON_HELP || o->common == COMMON_VERSION)) {
+			*status = EXIT_OK;
+			return false;
 		}
 	}
-	if ((ctx->out.json + ctx->out.raw + ctx->out.pairs) > 1)
-		return usage_error(cmd, "--json, --raw and --pairs are mutually exclusive");
-	/* the JSON document always holds every key: a table option there would be ignored */
-	if (ctx->out.json && (ctx->output_arg || ctx->output_all || ctx->out.noheadings ||
-			      ctx->out.shellvar))
-		return usage_error(cmd, "--json takes no %s: the document always has every key "
-				   "(see tsmctl(8), JSON)", ctx->output_arg ? "--output" :
-				   ctx->output_all ? "--output-all" : ctx->out.noheadings ?
-				   "--noheadings" : "--shell");
-	return -1;
+	if (!rc)
+		rc = check_output_options(ctx);
+	*status = rc;
+	return !rc;
 }
 
 void cmd_ctx_free(struct cmd_ctx *ctx)
@@ -434,28 +446,6 @@ void cmd_ctx_free(struct cmd_ctx *ctx)
 	strv_free(ctx->devices.v, ctx->devices.n);
 	strv_free(ctx->tsms.v, ctx->tsms.n);
 	strv_free(ctx->hbs.v, ctx->hbs.n);
-}
-
-int view_columns(struct cmd_ctx *ctx, const int *defaults, size_t ndefaults)
-{
-	char *why = NULL;
-	int rc;
-
-	if (ctx->list_columns) {
-		if (ctx->out.json)
-			columns_print_json(stdout, ctx->cmd->cols, ctx->cmd->ncols);
-		else
-			columns_print_help(stdout, ctx->cmd->cols, ctx->cmd->ncols);
-		return EXIT_OK;
-	}
-	if (ctx->nargs)
-		return usage_error(ctx->cmd, "unexpected argument '%s'", ctx->args[0]);
-	if (!columns_select(&ctx->out, ctx->cmd->cols, ctx->cmd->ncols, defaults, ndefaults,
-			    ctx->output_arg, ctx->output_all, &why))
-		return -1;
-	rc = usage_error(ctx->cmd, "--output: %s", why);
-	free(why);
-	return rc;
 }
 
 /* " -d A,B" appended to ACC; a slot "0000:41:00.*" shown as the user wrote it, "0000:41:00". */

@@ -27,6 +27,12 @@
 #define ACTION_SCAN	(SCAN_TSMS | SCAN_STREAMS | SCAN_DEVICES)
 #define STRICT_NOTE	"a failure with --strict"
 
+/* The verbs' own options; wait_seconds < 0: do not wait. */
+static struct action_param {
+	bool dry_run, no_syslog, keep_going, strict;
+	double wait_seconds;
+} param = { .wait_seconds = -1 };
+
 enum result {
 	RESULT_OK,
 	RESULT_ALREADY,		/* the state asked for holds already: nothing written */
@@ -157,7 +163,7 @@ static int add_bdf_arg(struct batch *b, const char *arg)
 		if (streq(b->targets[i].bdf, canon))
 			return usage_error(cmd, "%s is given twice", canon);
 	target_add(b, canon);
-	return -1;
+	return 0;
 }
 
 /* Every device named exists (checked once the syntax of all arguments is known good). */
@@ -167,7 +173,7 @@ static int check_targets_exist(const struct batch *b)
 		if (!action_device_present(b->targets[i].bdf))
 			return fail_up_front(b, "tsmctl %s: %s: no such PCI device (see 'tsmctl "
 					     "devices --all')", verb_name(b), b->targets[i].bdf);
-	return -1;
+	return 0;
 }
 
 /* BDF... TSM (connect, lock), BDF... [TSM] (disconnect, unlock), BDF... (accept), or --all. */
@@ -196,10 +202,10 @@ static int parse_args(struct batch *b)
 		return usage_error(ctx->cmd, "no device given (BDF..., or --all)");
 	for (int i = 0; i < nargs; i++) {
 		rc = add_bdf_arg(b, ctx->args[i]);
-		if (rc >= 0)
+		if (rc)
 			return rc;
 	}
-	return -1;
+	return 0;
 }
 
 /*
@@ -398,7 +404,6 @@ static char *no_pool_warning(const struct pci_func *f, const char *tsm)
 /* Check, write once, rescan, and judge what the kernel shows; SNAP becomes the rescan. */
 static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target *t)
 {
-	const struct cmd_ctx *ctx = b->ctx;
 	enum tsm_action action = b->verb->action;
 	struct tsm_snapshot after, *now = snap;
 	struct action_plan plan;
@@ -407,7 +412,7 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 	char *note = NULL;
 
 	action_apply(snap, action, t->bdf, b->tsm,
-		     (ctx->dry_run ? ACTION_DRY_RUN : 0) | (ctx->no_syslog ? ACTION_NO_SYSLOG : 0),
+		     (param.dry_run ? ACTION_DRY_RUN : 0) | (param.no_syslog ? ACTION_NO_SYSLOG : 0),
 		     &plan);
 	if (plan.written) {
 		snapshot_scan(&after, ACTION_SCAN);
@@ -419,14 +424,14 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 	if (plan.written && (!plan.err || plan.err == -EINTR))
 		verdict = action_verify(&plan, snap, now, &note);
 	if (!plan.err && plan.already) {
-		if (ctx->strict) {
+		if (param.strict) {
 			plan.err = already_errno(action);
 			set_result(t, RESULT_FAILED, plan.err,
 				   with_note(explain_action(&plan, now), xstrdup(STRICT_NOTE)));
 		} else {
 			set_result(t, RESULT_ALREADY, 0, already_message(action, plan.tsm));
 		}
-	} else if (!plan.err && ctx->dry_run) {
+	} else if (!plan.err && param.dry_run) {
 		char *shown = sysfs_display_path(plan.path);
 
 		set_result(t, RESULT_DRY_RUN, 0, xasprintf("would write '%s' to %s", plan.value,
@@ -435,7 +440,7 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 		if (action == ACTION_CONNECT)
 			t->warning = no_pool_warning(f, plan.tsm);
 	} else if (plan.written && (!plan.err || plan.err == -EINTR) &&
-		   (verdict == VERDICT_OK || (verdict == VERDICT_WARNING && !ctx->strict))) {
+		   (verdict == VERDICT_OK || (verdict == VERDICT_WARNING && !param.strict))) {
 		set_result(t, RESULT_OK, 0, done_message(b, plan.tsm));
 		t->warning = note;
 		note = NULL;
@@ -453,7 +458,7 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 		   ((action == ACTION_CONNECT && streq(f->connect, plan.tsm)) ||
 		    (action == ACTION_LOCK && streq(func_lock_holder(f), plan.tsm)))) {
 		/* Another writer won the race between our check and our store. */
-		if (ctx->strict) {
+		if (param.strict) {
 			set_result(t, RESULT_FAILED, -EBUSY,
 				   with_note(explain_action(&plan, now), xstrdup(STRICT_NOTE)));
 		} else {
@@ -485,7 +490,7 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 static void print_target(const struct batch *b, const struct target *t)
 {
 	const char *errname = t->err ? errno_symbol(-t->err) : NULL;
-	bool dry = b->ctx->dry_run;
+	bool dry = param.dry_run;
 
 	if (result_failed(t->result)) {
 		/* the message is escaped already (explain_action, action_verify) */
@@ -571,8 +576,8 @@ static void print_summary(const struct batch *b)
 		free(extra);
 		extra = next;
 	}
-	printf("%s%s %zu of %zu device%s%s%s%s\n", b->ctx->dry_run ? "would " : "",
-	       b->ctx->dry_run ? verb_name(b) : b->verb->done,
+	printf("%s%s %zu of %zu device%s%s%s%s\n", param.dry_run ? "would " : "",
+	       param.dry_run ? verb_name(b) : b->verb->done,
 	       count[RESULT_OK] + count[RESULT_DRY_RUN] + count[RESULT_ALREADY], b->n,
 	       b->n == 1 ? "" : "s",
 	       *extra ? " (" : "", extra, *extra ? ")" : "");
@@ -588,7 +593,7 @@ static int check_tsm(const struct batch *b, const struct tsm_snapshot *snap)
 
 	why = action_check_tsm(snap, b->verb->action, b->tsm, &err);
 	if (!why)
-		return -1;
+		return 0;
 	errname = errno_symbol(-err);
 	rc = fail_up_front(b, "tsmctl %s %s: %s (%s)", verb_name(b), b->tsm, why, errname);
 	free(why);
@@ -628,22 +633,22 @@ static int run_action(struct cmd_ctx *ctx)
 	bool any_failed = false;
 	int rc = parse_args(&b);
 
-	if (rc >= 0)
+	if (rc)
 		goto out;
 	action_catch_signals();
-	if (ctx->wait_seconds >= 0) {
+	if (param.wait_seconds >= 0) {
 		char **bdfs = xcalloc(b.n, sizeof(*bdfs));
 
 		for (size_t i = 0; i < b.n; i++)
 			bdfs[i] = b.targets[i].bdf;
-		if (action_wait_ready(b.tsm, bdfs, b.n, ctx->wait_seconds) == -ETIMEDOUT)
+		if (action_wait_ready(b.tsm, bdfs, b.n, param.wait_seconds) == -ETIMEDOUT)
 			fprintf(stderr, "tsmctl %s: gave up waiting after %g s for %s%s%s\n",
-				verb_name(&b), ctx->wait_seconds, b.tsm ? b.tsm : "",
+				verb_name(&b), param.wait_seconds, b.tsm ? b.tsm : "",
 				b.tsm && b.n ? " and " : "", b.n ? "the devices' tsm/connect" : "");
 		free(bdfs);
 	}
 	rc = check_targets_exist(&b);
-	if (rc >= 0)
+	if (rc)
 		goto out;
 	snapshot_scan(&snap, ACTION_SCAN);
 	if (action_is_tdisp(verb->action)) {
@@ -658,7 +663,7 @@ static int run_action(struct cmd_ctx *ctx)
 		}
 	}
 	rc = check_tsm(&b, &snap);
-	if (rc >= 0) {
+	if (rc) {
 		snapshot_free(&snap);
 		goto out;
 	}
@@ -678,7 +683,7 @@ static int run_action(struct cmd_ctx *ctx)
 		print_target(&b, t);
 		if (result_failed(t->result)) {
 			any_failed = true;
-			if (!ctx->keep_going && !failed_bdf)
+			if (!param.keep_going && !failed_bdf)
 				failed_bdf = t->bdf;
 		}
 	}
@@ -703,10 +708,35 @@ out:
 /* What the five verbs share: -v's text and the one run. */
 #define VERB_CMD	.verbose_help = "print each sysfs path written", .run = run_action
 
-static const int connect_opts[] = { OPT_ALL, OPT_DRY_RUN, OPT_KEEP_GOING, OPT_STRICT, OPT_WAIT,
-				    OPT_NO_SYSLOG, OPT_JSON, OPT_END };
-static const int disconnect_opts[] = { OPT_ALL, OPT_DRY_RUN, OPT_KEEP_GOING, OPT_STRICT,
-				       OPT_NO_SYSLOG, OPT_JSON, OPT_END };
+/* --wait SECONDS, checked as it is read: 0 or EXIT_USAGE */
+static int parse_wait(const struct cmd_def *cmd, const char *arg, void *seconds)
+{
+	if (parse_seconds(arg, 86400, seconds))
+		return usage_error(cmd, "invalid --wait value '%s' (decimal seconds, 0-86400)", arg);
+	return 0;
+}
+
+#define OPT_DRY_RUN() \
+	OPT_BOOLEAN(0, "dry-run", &param.dry_run, "say what would be written where; change nothing")
+#define OPT_KEEP_GOING_STRICT() \
+	OPT_BOOLEAN(0, "keep-going", &param.keep_going, "go on with the next target after a failure"), \
+	OPT_BOOLEAN(0, "strict", &param.strict, "treat 'already done' (or warnings) as failure")
+#define OPT_NO_SYSLOG_JSON() \
+	OPT_BOOLEAN(0, "no-syslog", &param.no_syslog, \
+		    "do not log the stores to the system log (audit trail)"), \
+	OPT_COMMON(COMMON_JSON)
+
+static const struct opt_def connect_opts[] = {
+	OPT_COMMON(COMMON_ALL), OPT_DRY_RUN(), OPT_KEEP_GOING_STRICT(),
+	OPT_CALLBACK(0, "wait", &param.wait_seconds, "SECONDS",
+		     "wait up to SECONDS for the TSM and device", parse_wait),
+	OPT_NO_SYSLOG_JSON(), OPT_END()
+};
+/* disconnect's, and the TDISP verbs' */
+static const struct opt_def disconnect_opts[] = {
+	OPT_COMMON(COMMON_ALL), OPT_DRY_RUN(), OPT_KEEP_GOING_STRICT(), OPT_NO_SYSLOG_JSON(),
+	OPT_END()
+};
 
 const struct cmd_def cmd_connect = {
 	.name = "connect",
@@ -733,9 +763,6 @@ const struct cmd_def cmd_disconnect = {
 	VERB_CMD,
 };
 
-static const int tdisp_opts[] = { OPT_ALL, OPT_DRY_RUN, OPT_KEEP_GOING, OPT_STRICT, OPT_NO_SYSLOG,
-				  OPT_JSON, OPT_END };
-
 const struct cmd_def cmd_lock = {
 	.name = "lock",
 	.args = "BDF... TSM | --all TSM",
@@ -745,7 +772,7 @@ const struct cmd_def cmd_lock = {
 		       "device's configuration is frozen), then report what the kernel shows.\n"
 		       "The device must have no driver bound. --all locks every unlocked device\n"
 		       "with tsm/lock that has no driver",
-	.opts = tdisp_opts,
+	.opts = disconnect_opts,
 	VERB_CMD,
 };
 
@@ -758,7 +785,7 @@ const struct cmd_def cmd_accept = {
 		       "what the kernel shows. Accept only after verifying the device's evidence,\n"
 		       "and before binding its driver. --all accepts every locked, unaccepted\n"
 		       "device that has no driver",
-	.opts = tdisp_opts,
+	.opts = disconnect_opts,
 	VERB_CMD,
 };
 
@@ -771,6 +798,6 @@ const struct cmd_def cmd_unlock = {
 		       "name once to tsm/unlock (-> UNLOCKED; the accept state is dropped), then\n"
 		       "report what the kernel shows. The device must have no driver bound.\n"
 		       "--all unlocks every locked device",
-	.opts = tdisp_opts,
+	.opts = disconnect_opts,
 	VERB_CMD,
 };

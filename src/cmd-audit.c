@@ -27,17 +27,24 @@ struct audit_view {
 	size_t id_width, obj_width;
 };
 
+/* audit's own options */
+static struct audit_param {
+	bool shrt, strict, list_checks;
+	const char *require_connected;
+} param;
+
 /* ---- --require-connected ---- */
 
+/* 0, or EXIT_USAGE */
 static int parse_required(struct cmd_ctx *ctx, struct audit_opts *o, char ***list)
 {
 	char *copy, *save = NULL;
-	int rc = -1;
+	int rc = 0;
 
 	*list = NULL;
-	if (!ctx->require_connected)
-		return -1;
-	copy = xstrdup(ctx->require_connected);
+	if (!param.require_connected)
+		return 0;
+	copy = xstrdup(param.require_connected);
 	for (char *tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
 		char canon[BDF_MAX];
 
@@ -53,7 +60,7 @@ static int parse_required(struct cmd_ctx *ctx, struct audit_opts *o, char ***lis
 		*list = xrealloc(*list, (o->nr_require + 1) * sizeof(**list));
 		(*list)[o->nr_require++] = xstrdup(canon);
 	}
-	if (rc < 0 && !o->require_all && !o->nr_require)
+	if (!rc && !o->require_all && !o->nr_require)
 		rc = usage_error(ctx->cmd, "--require-connected needs a BDF list or 'all'");
 	free(copy);
 	o->require = *list;
@@ -294,7 +301,7 @@ static void emit_json(const struct audit_finding *f, void *arg)
 		return;
 	sink->count[f->status]++;
 	sink->total++;
-	if (!sink->ctx->shrt || f->status != AUDIT_PASS)
+	if (!param.shrt || f->status != AUDIT_PASS)
 		json_list_item(stdout, finding_json(f));
 }
 
@@ -367,7 +374,7 @@ static bool utf8_locale(void)
 static int run_audit(struct cmd_ctx *ctx)
 {
 	struct module_state mods[8];
-	struct audit_opts opts = { .strict = ctx->strict };
+	struct audit_opts opts = { .strict = param.strict };
 	struct audit_report rep;
 	struct audit_view v = { .rep = &rep, .verbose = ctx->verbose };
 	struct tsm_snapshot snap;
@@ -375,17 +382,17 @@ static int run_audit(struct cmd_ctx *ctx)
 	char **required;
 	int rc;
 
-	if (ctx->list_checks)
+	if (param.list_checks)
 		return list_checks(ctx);
 	if (ctx->nargs)
 		return usage_error(ctx->cmd, "unexpected argument '%s'", ctx->args[0]);
 	rc = parse_required(ctx, &opts, &required);
-	if (rc >= 0)
+	if (rc)
 		goto out_required;
 
 	snapshot_scan(&snap, SCAN_TSMS | SCAN_STREAMS | SCAN_DEVICES | SCAN_IDE_PORTS);
 	rc = filters_check(ctx, &snap);
-	if (rc >= 0)
+	if (rc > 0)
 		goto out_snap;
 	if (!snap.nr_tsms) {	/* the hints name the provider modules */
 		opts.modules = mods;
@@ -405,12 +412,12 @@ static int run_audit(struct cmd_ctx *ctx)
 			continue;
 		count[f->status]++;
 		total++;
-		v.shown[i] = !ctx->shrt || f->status != AUDIT_PASS;
+		v.shown[i] = !param.shrt || f->status != AUDIT_PASS;
 		if (v.shown[i] && strlen(f->object) > v.obj_width)
 			v.obj_width = strlen(f->object);
 	}
 	v.utf8 = utf8_locale();
-	if (ctx->shrt)
+	if (param.shrt)
 		print_short(&v);
 	else
 		print_tree(&v);
@@ -427,8 +434,17 @@ out_required:
 	return rc;
 }
 
-static const int audit_opts_list[] = { OPT_DEVICE, OPT_TSM, OPT_HOST_BRIDGE, OPT_JSON, OPT_SHORT,
-				       OPT_STRICT, OPT_REQUIRE_CONNECTED, OPT_LIST_CHECKS, OPT_END };
+static const struct opt_def audit_options[] = {
+	OPT_COMMON(COMMON_DEVICE), OPT_COMMON(COMMON_TSM), OPT_COMMON(COMMON_HOST_BRIDGE),
+	OPT_COMMON(COMMON_JSON),
+	OPT_BOOLEAN(0, "short", &param.shrt, "show only results that did not pass"),
+	OPT_BOOLEAN(0, "strict", &param.strict, "treat 'already done' (or warnings) as failure"),
+	OPT_STRING(0, "require-connected", &param.require_connected, "LIST",
+		   "devices that must be connected (BDF list or 'all')"),
+	OPT_BOOLEAN(0, "list-checks", &param.list_checks,
+		    "list the checks: id, category, parent, description"),
+	OPT_END()
+};
 
 const struct cmd_def cmd_audit = {
 	.name = "audit",
@@ -436,7 +452,7 @@ const struct cmd_def cmd_audit = {
 	.description = "Run the readiness checks over TSMs, devices, IDE streams and host bridges.\n"
 		       "A check whose parent failed or was skipped is skipped. Exit status 0 when\n"
 		       "nothing failed (warnings allowed, unless --strict), 1 when a check failed",
-	.opts = audit_opts_list,
+	.opts = audit_options,
 	.verbose_help = "show each check's description and each result's hint",
 	.run = run_audit,
 };

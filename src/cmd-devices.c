@@ -10,6 +10,7 @@
 #include "tsmctl/render.h"
 #include "tsmctl/snapshot.h"
 #include "tsmctl/util.h"
+#include "tsmctl/view.h"
 
 enum { COL_BDF, COL_VENDOR_ID, COL_DEVICE_ID, COL_VENDOR, COL_DEVICE, COL_TYPE, COL_TEE,
        COL_IDE, COL_DOE, COL_TSMDIR, COL_CONNECTED, COL_DSM, COL_BOUND, COL_AUTH,
@@ -52,10 +53,12 @@ static char *empty_null(const char *s)
 	return s && *s ? xstrdup(s) : NULL;
 }
 
-static char *cell(const struct pci_func *f, int col)
+static char *cell(const struct tsm_snapshot *snap, const void *item, int col)
 {
+	const struct pci_func *f = item;
 	char *s;
 
+	(void)snap;
 	switch (col) {
 	case COL_BDF: return cell_str(f->bdf);
 	case COL_VENDOR_ID: return f->ids_known ? cell_fmt("%04x", f->cfg.vendor_id) : NULL;
@@ -96,15 +99,17 @@ static char *cell(const struct pci_func *f, int col)
 	return NULL;
 }
 
-static bool dev_selected(const struct cmd_ctx *ctx, const struct pci_func *f)
+static bool dev_selected(const struct cmd_ctx *ctx, const void *item)
 {
+	const struct pci_func *f = item;
+
 	return f->listed && filter_match(&ctx->devices, f->bdf) &&
 	       filter_match(&ctx->tsms, func_tsm(f)) &&
 	       filter_match(&ctx->hbs, f->hb ? f->hb->name : NULL);
 }
 
 /* Default columns follow the tree: lock state where the kernel shows tsm/lock. */
-static void tree_defaults(struct cmd_ctx *ctx, const struct tsm_snapshot *snap)
+static const int *tree_defaults(const struct tsm_snapshot *snap, size_t *n)
 {
 	bool lock = false, link = false;
 
@@ -112,15 +117,14 @@ static void tree_defaults(struct cmd_ctx *ctx, const struct tsm_snapshot *snap)
 		lock |= snap->funcs[i]->has_lock;
 		link |= snap->funcs[i]->has_connect || snap->funcs[i]->has_dsm;
 	}
-	if (!lock || ctx->output_all || (ctx->output_arg && *ctx->output_arg != '+'))
-		return;
-	/* the same -o argument passed view_columns() already */
-	if (link)
-		columns_select(&ctx->out, dev_columns, ARRAY_SIZE(dev_columns), dev_defaults_both,
-			       ARRAY_SIZE(dev_defaults_both), ctx->output_arg, false, NULL);
-	else
-		columns_select(&ctx->out, dev_columns, ARRAY_SIZE(dev_columns), dev_defaults_guest,
-			       ARRAY_SIZE(dev_defaults_guest), ctx->output_arg, false, NULL);
+	if (!lock)
+		return NULL;
+	if (link) {
+		*n = ARRAY_SIZE(dev_defaults_both);
+		return dev_defaults_both;
+	}
+	*n = ARRAY_SIZE(dev_defaults_guest);
+	return dev_defaults_guest;
 }
 
 /* The filters selected nothing: the first -d device that exists but is not in this view says why. */
@@ -161,62 +165,53 @@ static void explain_no_pool(const struct cmd_ctx *ctx, const struct tsm_snapshot
 	}
 }
 
-static int run_devices(struct cmd_ctx *ctx)
+static const void *func_item(const struct tsm_snapshot *snap, size_t i)
 {
-	struct tsm_snapshot snap;
-	struct table *tb = NULL;
-	size_t shown = 0;
-	int rc = view_columns(ctx, dev_defaults, ARRAY_SIZE(dev_defaults));
-
-	if (rc >= 0)
-		return rc;
-	snapshot_scan(&snap, SCAN_TSMS | SCAN_HBS | (ctx->all ? SCAN_ALL_FUNCS : SCAN_DEVICES));
-	rc = filters_check(ctx, &snap);
-	if (rc >= 0) {
-		snapshot_free(&snap);
-		return rc;
-	}
-	tree_defaults(ctx, &snap);
-	if (ctx->out.json)
-		json_list_begin(stdout, "devices");
-	else
-		tb = table_new(&ctx->out, dev_columns);
-	for (size_t i = 0; i < snap.nr_funcs; i++) {
-		const struct pci_func *f = snap.funcs[i];
-		char *values[OUTPUT_MAX_COLUMNS];
-
-		if (!dev_selected(ctx, f))
-			continue;
-		shown++;
-		if (ctx->out.json) {
-			json_list_item(stdout, render_device_json(f));
-			continue;
-		}
-		for (size_t c = 0; c < ctx->out.ncols; c++)
-			values[c] = cell(f, ctx->out.cols[c]);
-		table_add_row(tb, values);
-	}
-	if (ctx->out.json)
-		json_list_end(stdout);
-	else
-		table_print_free(tb);
-	if (!shown && filters_active(ctx))
-		explain_filtered(ctx, &snap);
-	else if (!shown && ctx->all)
-		print_error("tsmctl devices: no PCIe function shows an IDE capability or DEVCAP.TEE-IO%s",
-			    snap.any_needs_root || snap.nr_cfg_unreadable ?
-			    " that tsmctl could read (see below)" : "");
-	else if (!shown)
-		explain_no_devices(&snap, "devices");
-	explain_no_pool(ctx, &snap);
-	explain_needs_root(&snap, "devices");
-	snapshot_free(&snap);
-	return EXIT_OK;
+	return i < snap->nr_funcs ? snap->funcs[i] : NULL;
 }
 
-static const int dev_opts[] = { OPT_ALL, OPT_DEVICE, OPT_TSM, OPT_HOST_BRIDGE, OPT_JSON,
-				OPT_OUTPUT, OPT_OUTPUT_ALL, OPT_LIST_COLUMNS, OPT_NOHEADINGS,
-				OPT_RAW, OPT_PAIRS, OPT_SHELL, OPT_END };
+static struct json_object *func_json(const struct tsm_snapshot *snap, const void *item)
+{
+	(void)snap;
+	return render_device_json(item);
+}
+
+static void explain_devices(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap,
+			    size_t shown)
+{
+	if (!shown && filters_active(ctx))
+		explain_filtered(ctx, snap);
+	else if (!shown && ctx->all)
+		print_error("tsmctl devices: no PCIe function shows an IDE capability or DEVCAP.TEE-IO%s",
+			    snap->any_needs_root || snap->nr_cfg_unreadable ?
+			    " that tsmctl could read (see below)" : "");
+	else if (!shown)
+		explain_no_devices(snap, "devices");
+	explain_no_pool(ctx, snap);
+	explain_needs_root(snap, "devices");
+}
+
+static const struct view dev_view = {
+	.scan = SCAN_TSMS | SCAN_HBS,
+	.defaults = dev_defaults,
+	.ndefaults = ARRAY_SIZE(dev_defaults),
+	.tree_defaults = tree_defaults,
+	.item = func_item,
+	.selected = dev_selected,
+	.cell = cell,
+	.json = func_json,
+	.explain = explain_devices,
+};
+
+static int run_devices(struct cmd_ctx *ctx)
+{
+	return view_run(ctx, &dev_view, ctx->all ? SCAN_ALL_FUNCS : SCAN_DEVICES);
+}
+
+static const struct opt_def dev_options[] = {
+	OPT_COMMON(COMMON_ALL), OPT_COMMON(COMMON_DEVICE), OPT_COMMON(COMMON_TSM),
+	OPT_COMMON(COMMON_HOST_BRIDGE), OPT_VIEW_OUTPUT(), OPT_END()
+};
 
 const struct cmd_def cmd_devices = {
 	.name = "devices",
@@ -224,7 +219,7 @@ const struct cmd_def cmd_devices = {
 	.description = "List PCI functions with the tsm/ attribute group (connectable device\n"
 		       "security managers and their dependent functions), or with --all every\n"
 		       "PCIe function whose config space shows IDE or TEE-IO",
-	.opts = dev_opts,
+	.opts = dev_options,
 	.cols = dev_columns,
 	.ncols = ARRAY_SIZE(dev_columns),
 	.json_name = "devices",

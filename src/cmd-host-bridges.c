@@ -10,6 +10,7 @@
 #include "tsmctl/render.h"
 #include "tsmctl/snapshot.h"
 #include "tsmctl/util.h"
+#include "tsmctl/view.h"
 
 enum { COL_NAME, COL_DOMAIN, COL_BUS, COL_AVAILABLE, COL_NSTREAMS, COL_STREAMS, COL_TSM };
 
@@ -25,10 +26,12 @@ static const struct column hb_columns[] = {
 
 static const int hb_defaults[] = { COL_NAME, COL_AVAILABLE, COL_NSTREAMS, COL_STREAMS, COL_TSM };
 
-static char *cell(const struct host_bridge *hb, int col)
+static char *cell(const struct tsm_snapshot *snap, const void *item, int col)
 {
+	const struct host_bridge *hb = item;
 	char *s;
 
+	(void)snap;
 	switch (col) {
 	case COL_NAME: return cell_str(hb->name);
 	case COL_DOMAIN: return cell_fmt("%04x", hb->domain);
@@ -55,10 +58,12 @@ static char *cell(const struct host_bridge *hb, int col)
 	return NULL;
 }
 
-static struct json_object *hb_json(const struct host_bridge *hb)
+static struct json_object *hb_json(const struct tsm_snapshot *snap, const void *item)
 {
+	const struct host_bridge *hb = item;
 	struct json_object *o = json_object_new_object(), *arr = json_object_new_array();
 
+	(void)snap;
 	for (size_t i = 0; i < hb->nr_streams; i++)
 		json_object_array_add(arr, js_str(hb->streams[i]->name));
 	json_object_object_add(o, "name", js_str(hb->name));
@@ -70,65 +75,55 @@ static struct json_object *hb_json(const struct host_bridge *hb)
 	return o;
 }
 
-static int run_host_bridges(struct cmd_ctx *ctx)
+static const void *hb_item(const struct tsm_snapshot *snap, size_t i)
 {
-	struct tsm_snapshot snap;
-	struct table *tb = NULL;
-	size_t shown = 0;
-	int rc = view_columns(ctx, hb_defaults, ARRAY_SIZE(hb_defaults));
+	return i < snap->nr_hbs ? snap->hbs[i] : NULL;
+}
 
-	if (rc >= 0)
-		return rc;
-	snapshot_scan(&snap, SCAN_TSMS | SCAN_STREAMS);
-	rc = filters_check(ctx, &snap);
-	if (rc >= 0) {
-		snapshot_free(&snap);
-		return rc;
-	}
-	if (ctx->out.json)
-		json_list_begin(stdout, "host_bridges");
-	else
-		tb = table_new(&ctx->out, hb_columns);
-	for (size_t i = 0; i < snap.nr_hbs; i++) {
-		const struct host_bridge *hb = snap.hbs[i];
-		char *values[OUTPUT_MAX_COLUMNS];
+static bool hb_selected(const struct cmd_ctx *ctx, const void *item)
+{
+	const struct host_bridge *hb = item;
 
-		if (!filter_match(&ctx->hbs, hb->name) ||
-		    !filter_match(&ctx->tsms, hb->tsm ? hb->tsm->name : NULL))
-			continue;
-		shown++;
-		if (ctx->out.json) {
-			json_list_item(stdout, hb_json(hb));
-			continue;
-		}
-		for (size_t c = 0; c < ctx->out.ncols; c++)
-			values[c] = cell(hb, ctx->out.cols[c]);
-		table_add_row(tb, values);
-	}
-	if (ctx->out.json)
-		json_list_end(stdout);
-	else
-		table_print_free(tb);
-	if (!snap.nr_hbs)
+	return filter_match(&ctx->hbs, hb->name) &&
+	       filter_match(&ctx->tsms, hb->tsm ? hb->tsm->name : NULL);
+}
+
+static void explain_hbs(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap, size_t shown)
+{
+	if (!snap->nr_hbs)
 		fprintf(stderr, "tsmctl host-bridges: no PCI host bridge (pciDDDD:BB) found below "
 			"/sys/devices\n");
 	else if (!shown)
 		filters_matched_nothing(ctx, "host bridge", filter_active(&ctx->tsms) ?
 					"no stream of that TSM uses one" : NULL);
-	snapshot_free(&snap);
-	return EXIT_OK;
 }
 
-static const int hb_opts[] = { OPT_TSM, OPT_HOST_BRIDGE, OPT_JSON, OPT_OUTPUT, OPT_OUTPUT_ALL,
-			       OPT_LIST_COLUMNS, OPT_NOHEADINGS, OPT_RAW, OPT_PAIRS, OPT_SHELL,
-			       OPT_END };
+static const struct view hb_view = {
+	.scan = SCAN_TSMS | SCAN_STREAMS,
+	.defaults = hb_defaults,
+	.ndefaults = ARRAY_SIZE(hb_defaults),
+	.item = hb_item,
+	.selected = hb_selected,
+	.cell = cell,
+	.json = hb_json,
+	.explain = explain_hbs,
+};
+
+static int run_host_bridges(struct cmd_ctx *ctx)
+{
+	return view_run(ctx, &hb_view, 0);
+}
+
+static const struct opt_def hb_options[] = {
+	OPT_COMMON(COMMON_TSM), OPT_COMMON(COMMON_HOST_BRIDGE), OPT_VIEW_OUTPUT(), OPT_END()
+};
 
 const struct cmd_def cmd_host_bridges = {
 	.name = "host-bridges",
 	.summary = "list host bridges with their IDE stream pools",
 	.description = "List PCI host bridges with available_secure_streams, the stream links\n"
 		       "they hold and the TSM using them",
-	.opts = hb_opts,
+	.opts = hb_options,
 	.cols = hb_columns,
 	.ncols = ARRAY_SIZE(hb_columns),
 	.json_name = "host_bridges",

@@ -9,6 +9,7 @@
 #include "tsmctl/render.h"
 #include "tsmctl/snapshot.h"
 #include "tsmctl/util.h"
+#include "tsmctl/view.h"
 
 enum { COL_NAME, COL_ID, COL_MODE, COL_PROVIDER, COL_DRIVER, COL_MODULE,
        COL_DEVICES, COL_STREAMS, COL_HBS, COL_LOCKED, COL_ACCEPTED, COL_VERSION };
@@ -74,8 +75,9 @@ static size_t tsm_host_bridges(const struct tsm_snapshot *snap, const struct tsm
 	return n;
 }
 
-static char *cell(const struct tsm_snapshot *snap, const struct tsm *t, int col)
+static char *cell(const struct tsm_snapshot *snap, const void *item, int col)
 {
+	const struct tsm *t = item;
 	const char **hbs;
 	size_t n, acc;
 	char *s;
@@ -108,8 +110,9 @@ static char *cell(const struct tsm_snapshot *snap, const struct tsm *t, int col)
 	return NULL;
 }
 
-static struct json_object *tsm_json(const struct tsm_snapshot *snap, const struct tsm *t)
+static struct json_object *tsm_json(const struct tsm_snapshot *snap, const void *item)
 {
+	const struct tsm *t = item;
 	struct json_object *o = json_object_new_object();
 	struct json_object *arr = json_object_new_array();
 	const char **hbs = xcalloc(snap->nr_hbs + 1, sizeof(*hbs));
@@ -134,7 +137,7 @@ static struct json_object *tsm_json(const struct tsm_snapshot *snap, const struc
 }
 
 /* Default columns follow the tree: TDISP counts with a devsec TSM, else a provider's version. */
-static void tree_defaults(struct cmd_ctx *ctx, const struct tsm_snapshot *snap)
+static const int *tree_defaults(const struct tsm_snapshot *snap, size_t *n)
 {
 	bool devsec = false, version = false;
 
@@ -142,71 +145,59 @@ static void tree_defaults(struct cmd_ctx *ctx, const struct tsm_snapshot *snap)
 		devsec |= streq(snap->tsms[i]->mode, "devsec");
 		version |= snap->tsms[i]->provider_version != NULL;
 	}
-	/* the same -o argument passed view_columns() already */
-	if (ctx->output_all || (ctx->output_arg && *ctx->output_arg != '+'))
-		return;
-	if (devsec)
-		columns_select(&ctx->out, list_columns, ARRAY_SIZE(list_columns),
-			       list_defaults_devsec, ARRAY_SIZE(list_defaults_devsec),
-			       ctx->output_arg, false, NULL);
-	else if (version)
-		columns_select(&ctx->out, list_columns, ARRAY_SIZE(list_columns),
-			       list_defaults_version, ARRAY_SIZE(list_defaults_version),
-			       ctx->output_arg, false, NULL);
+	if (devsec) {
+		*n = ARRAY_SIZE(list_defaults_devsec);
+		return list_defaults_devsec;
+	}
+	*n = ARRAY_SIZE(list_defaults_version);
+	return version ? list_defaults_version : NULL;
 }
+
+static const void *tsm_item(const struct tsm_snapshot *snap, size_t i)
+{
+	return i < snap->nr_tsms ? snap->tsms[i] : NULL;
+}
+
+static bool tsm_selected(const struct cmd_ctx *ctx, const void *t)
+{
+	return filter_match(&ctx->tsms, ((const struct tsm *)t)->name);
+}
+
+static void explain_list(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap, size_t shown)
+{
+	(void)ctx;
+	(void)shown;
+	if (!snap->nr_tsms)
+		explain_no_tsm(snap, "list");
+}
+
+static const struct view list_view = {
+	.scan = SCAN_TSMS | SCAN_STREAMS | SCAN_DEVICES,
+	.defaults = list_defaults,
+	.ndefaults = ARRAY_SIZE(list_defaults),
+	.tree_defaults = tree_defaults,
+	.item = tsm_item,
+	.selected = tsm_selected,
+	.cell = cell,
+	.json = tsm_json,
+	.explain = explain_list,
+};
 
 static int run_list(struct cmd_ctx *ctx)
 {
-	struct tsm_snapshot snap;
-	struct table *tb = NULL;
-	int rc = view_columns(ctx, list_defaults, ARRAY_SIZE(list_defaults));
-
-	if (rc >= 0)
-		return rc;
-	snapshot_scan(&snap, SCAN_TSMS | SCAN_STREAMS | SCAN_DEVICES);
-	rc = filters_check(ctx, &snap);
-	if (rc >= 0) {
-		snapshot_free(&snap);
-		return rc;
-	}
-	tree_defaults(ctx, &snap);
-	if (ctx->out.json)
-		json_list_begin(stdout, "tsms");
-	else
-		tb = table_new(&ctx->out, list_columns);
-	for (size_t i = 0; i < snap.nr_tsms; i++) {
-		const struct tsm *t = snap.tsms[i];
-		char *values[OUTPUT_MAX_COLUMNS];
-
-		if (!filter_match(&ctx->tsms, t->name))
-			continue;
-		if (ctx->out.json) {
-			json_list_item(stdout, tsm_json(&snap, t));
-			continue;
-		}
-		for (size_t c = 0; c < ctx->out.ncols; c++)
-			values[c] = cell(&snap, t, ctx->out.cols[c]);
-		table_add_row(tb, values);
-	}
-	if (ctx->out.json)
-		json_list_end(stdout);
-	else
-		table_print_free(tb);
-	if (!snap.nr_tsms)
-		explain_no_tsm(&snap, "list");
-	snapshot_free(&snap);
-	return EXIT_OK;
+	return view_run(ctx, &list_view, 0);
 }
 
-static const int list_opts[] = { OPT_TSM, OPT_JSON, OPT_OUTPUT, OPT_OUTPUT_ALL, OPT_LIST_COLUMNS,
-				 OPT_NOHEADINGS, OPT_RAW, OPT_PAIRS, OPT_SHELL, OPT_END };
+static const struct opt_def list_options[] = {
+	OPT_COMMON(COMMON_TSM), OPT_VIEW_OUTPUT(), OPT_END()
+};
 
 const struct cmd_def cmd_list = {
 	.name = "list",
 	.summary = "list the TEE Security Managers (TSMs)",
 	.description = "List the TEE Security Managers registered in /sys/class/tsm, with their\n"
 		       "mode, provider device, driver, and the devices and IDE streams they manage",
-	.opts = list_opts,
+	.opts = list_options,
 	.cols = list_columns,
 	.ncols = ARRAY_SIZE(list_columns),
 	.json_name = "tsms",

@@ -23,6 +23,11 @@
 
 #define METRICS_SCAN	(SCAN_TSMS | SCAN_STREAMS | SCAN_DEVICES | SCAN_IDE_PORTS)
 
+/* metrics' own option */
+static struct metrics_param {
+	const char *output_file;
+} param;
+
 static int run_metrics(struct cmd_ctx *ctx)
 {
 	struct module_state mods[8];
@@ -38,10 +43,10 @@ static int run_metrics(struct cmd_ctx *ctx)
 
 	if (ctx->nargs)
 		return usage_error(ctx->cmd, "unexpected argument '%s'", ctx->args[0]);
-	if (ctx->output_file && !*ctx->output_file)
+	if (param.output_file && !*param.output_file)
 		return usage_error(ctx->cmd, "--output-file needs a file name");
 	/* refused before anything is read: a device node or link is never replaced */
-	rc = outfile_open(&file, ctx->output_file ? ctx->output_file : "-", 0644);
+	rc = outfile_open(&file, param.output_file ? param.output_file : "-", 0644);
 	if (rc) {
 		why = outfile_error(&file, rc);
 		print_error("tsmctl metrics: %s", why);
@@ -85,7 +90,11 @@ out:
 	return rc;
 }
 
-static const int metrics_opts[] = { OPT_OUTPUT_FILE, OPT_END };
+static const struct opt_def metrics_opts[] = {
+	OPT_STRING(0, "output-file", &param.output_file, "FILE",
+		   "write to FILE atomically (temporary file, rename; '-': stdout)"),
+	OPT_END()
+};
 
 const struct cmd_def cmd_metrics = {
 	.name = "metrics",

@@ -27,6 +27,12 @@
 
 #define CMD "tsmctl report"
 
+/* report's own options, raw: check_options() checks them once all are read */
+static struct report_param {
+	const char *nonce, *inblob, *privlevel, *service_provider, *service_guid,
+		   *service_manifest_version, *outblob, *auxblob, *manifestblob;
+} param;
+
 static volatile sig_atomic_t report_signal;
 
 static void on_signal(int sig)
@@ -78,7 +84,7 @@ static int parse_nonce(struct cmd_ctx *ctx, const char *hex, struct report_reque
 		req->inblob[i] = (uint8_t)(hexval((unsigned char)hex[2 * i]) << 4 |
 					   hexval((unsigned char)hex[2 * i + 1]));
 	req->inblob_len = n / 2;
-	return -1;
+	return 0;
 }
 
 static int read_inblob(struct cmd_ctx *ctx, const char *file, struct report_request *req)
@@ -123,7 +129,7 @@ static int read_inblob(struct cmd_ctx *ctx, const char *file, struct report_requ
 		return usage_error(ctx->cmd, "--inblob %s is empty", file);
 	memcpy(req->inblob, buf, got);
 	req->inblob_len = got;
-	return -1;
+	return 0;
 }
 
 /* The 36-character form the kernel's guid_parse() takes, nothing after it. */
@@ -144,36 +150,36 @@ static int check_service(struct cmd_ctx *ctx, struct report_request *req)
 {
 	unsigned long long v;
 
-	if (!ctx->service_provider) {
-		if (ctx->service_guid || ctx->service_manifest_version)
+	if (!param.service_provider) {
+		if (param.service_guid || param.service_manifest_version)
 			return usage_error(ctx->cmd, "--service-guid and --service-manifest-version "
 					   "need --service-provider");
-		if (ctx->manifestblob)
+		if (param.manifestblob)
 			return usage_error(ctx->cmd, "--manifestblob needs --service-provider "
 					   "(only a service report has a manifest)");
-		return -1;
+		return 0;
 	}
-	if (!*ctx->service_provider || strlen(ctx->service_provider) > 255)
+	if (!*param.service_provider || strlen(param.service_provider) > 255)
 		return usage_error(ctx->cmd, "--service-provider must be 1-255 characters");
-	for (const char *p = ctx->service_provider; *p; p++)
+	for (const char *p = param.service_provider; *p; p++)
 		if (!isgraph((unsigned char)*p))
 			return usage_error(ctx->cmd, "--service-provider may hold only printable "
 					   "characters without blanks");
-	req->service_provider = ctx->service_provider;
-	if (ctx->service_guid) {
-		if (!uuid_valid(ctx->service_guid))
+	req->service_provider = param.service_provider;
+	if (param.service_guid) {
+		if (!uuid_valid(param.service_guid))
 			return usage_error(ctx->cmd, "invalid --service-guid '%s' (expected "
-					   "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)", ctx->service_guid);
-		req->service_guid = ctx->service_guid;
+					   "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)", param.service_guid);
+		req->service_guid = param.service_guid;
 	}
-	if (ctx->service_manifest_version) {
-		if (parse_decimal(ctx->service_manifest_version, UINT_MAX, &v))
+	if (param.service_manifest_version) {
+		if (parse_decimal(param.service_manifest_version, UINT_MAX, &v))
 			return usage_error(ctx->cmd, "invalid --service-manifest-version '%s' "
-					   "(a decimal number, 0-%u)", ctx->service_manifest_version,
+					   "(a decimal number, 0-%u)", param.service_manifest_version,
 					   UINT_MAX);
 		req->service_manifest_version = (long long)v;
 	}
-	return -1;
+	return 0;
 }
 
 /* ---- output files -------------------------------------------------------- */
@@ -186,10 +192,10 @@ static int dest_open(struct outfile *d, const char *path, const char *opt)
 
 	*d = (struct outfile){ .fd = -1 };
 	if (!path)
-		return -1;
+		return 0;
 	rc = outfile_open(d, path, 0600);	/* a report can be sensitive */
 	if (!rc)
-		return -1;
+		return 0;
 	why = outfile_error(d, rc);
 	print_error(CMD ": %s %s", opt, why);
 	free(why);
@@ -294,7 +300,7 @@ static void print_summary(FILE *out, const struct report_request *req, const str
 /* Output names: one blob at most on stdout, never a terminal's, never two blobs in one file. */
 static int check_outputs(struct cmd_ctx *ctx)
 {
-	const char *const files[] = { ctx->outblob, ctx->auxblob, ctx->manifestblob };
+	const char *const files[] = { param.outblob, param.auxblob, param.manifestblob };
 	static const char *const opts[] = { "--outblob", "--auxblob", "--manifestblob" };
 	int to_stdout = 0;
 
@@ -316,7 +322,7 @@ static int check_outputs(struct cmd_ctx *ctx)
 			return usage_error(ctx->cmd, "%s -: refusing to write a binary blob to a terminal; "
 					   "redirect stdout or give a file", opts[i]);
 	}
-	return -1;
+	return 0;
 }
 
 static int check_options(struct cmd_ctx *ctx, struct report_request *req)
@@ -326,27 +332,27 @@ static int check_options(struct cmd_ctx *ctx, struct report_request *req)
 
 	if (ctx->nargs)
 		return usage_error(ctx->cmd, "unexpected argument '%s'", ctx->args[0]);
-	if (!ctx->nonce == !ctx->inblob)
+	if (!param.nonce == !param.inblob)
 		return usage_error(ctx->cmd, "give exactly one of --nonce HEX and --inblob FILE");
 	req->privlevel = -1;
 	req->service_manifest_version = -1;
 	req->verbose = ctx->verbose;
-	if (ctx->privlevel) {
-		if (parse_decimal(ctx->privlevel, UINT_MAX, &v) || v > REPORT_PRIVLEVEL_MAX)
-			return usage_error(ctx->cmd, "invalid --privlevel '%s' (0-%d)", ctx->privlevel,
+	if (param.privlevel) {
+		if (parse_decimal(param.privlevel, UINT_MAX, &v) || v > REPORT_PRIVLEVEL_MAX)
+			return usage_error(ctx->cmd, "invalid --privlevel '%s' (0-%d)", param.privlevel,
 					   REPORT_PRIVLEVEL_MAX);
 		req->privlevel = (int)v;
 	}
 	rc = check_service(ctx, req);
-	if (rc >= 0)
+	if (rc)
 		return rc;
 	rc = check_outputs(ctx);
-	if (rc >= 0)
+	if (rc)
 		return rc;
-	req->want[REPORT_AUXBLOB] = ctx->auxblob;
-	req->want[REPORT_MANIFESTBLOB] = ctx->manifestblob;
+	req->want[REPORT_AUXBLOB] = param.auxblob;
+	req->want[REPORT_MANIFESTBLOB] = param.manifestblob;
 	/* the input last: --inblob - may read stdin, which only makes sense once the rest is valid */
-	return ctx->nonce ? parse_nonce(ctx, ctx->nonce, req) : read_inblob(ctx, ctx->inblob, req);
+	return param.nonce ? parse_nonce(ctx, param.nonce, req) : read_inblob(ctx, param.inblob, req);
 }
 
 static int run_report(struct cmd_ctx *ctx)
@@ -356,14 +362,14 @@ static int run_report(struct cmd_ctx *ctx)
 	struct outfile dests[REPORT_NR_BLOBS];
 	struct blob_view views[REPORT_NR_BLOBS];
 	static const char *const opts[REPORT_NR_BLOBS] = { "--outblob", "--auxblob", "--manifestblob" };
-	const char *const paths[REPORT_NR_BLOBS] = { ctx->outblob, ctx->auxblob, ctx->manifestblob };
-	const char *source = ctx->nonce ? "--nonce" : "--inblob", *missing;
+	const char *const paths[REPORT_NR_BLOBS] = { param.outblob, param.auxblob, param.manifestblob };
+	const char *source = param.nonce ? "--nonce" : "--inblob", *missing;
 	bool any_stdout = false;
 	size_t input_len;
 	int rc, exit_rc = EXIT_OK;
 
 	rc = check_options(ctx, &req);
-	if (rc >= 0)
+	if (rc)
 		return rc;
 	input_len = req.inblob_len;
 	/* both providers take exactly 64 bytes of user data (sev-guest.c, tdx-guest.c) */
@@ -385,7 +391,7 @@ static int run_report(struct cmd_ctx *ctx)
 		dests[b] = (struct outfile){ .fd = -1 };
 	for (int b = 0; b < REPORT_NR_BLOBS; b++) {
 		rc = dest_open(&dests[b], paths[b], opts[b]);
-		if (rc >= 0)
+		if (rc)
 			goto out;
 		any_stdout |= dests[b].to_stdout;
 	}
@@ -438,9 +444,22 @@ out:
 	return rc;
 }
 
-static const int report_opts[] = {
-	OPT_NONCE, OPT_INBLOB, OPT_PRIVLEVEL, OPT_SERVICE_PROVIDER, OPT_SERVICE_GUID,
-	OPT_SERVICE_MANIFEST_VERSION, OPT_OUTBLOB, OPT_AUXBLOB, OPT_MANIFESTBLOB, OPT_JSON, OPT_END
+static const struct opt_def report_opts[] = {
+	OPT_STRING(0, "nonce", &param.nonce, "HEX", "report data: up to 64 bytes as hex digits"),
+	OPT_STRING(0, "inblob", &param.inblob, "FILE",
+		   "report data: up to 64 bytes from FILE ('-': stdin)"),
+	OPT_STRING(0, "privlevel", &param.privlevel, "N", "privilege level of the report (0-3)"),
+	OPT_STRING(0, "service-provider", &param.service_provider, "NAME",
+		   "service provider of a service report (svsm)"),
+	OPT_STRING(0, "service-guid", &param.service_guid, "UUID",
+		   "service GUID of a service report"),
+	OPT_STRING(0, "service-manifest-version", &param.service_manifest_version, "N",
+		   "service manifest version"),
+	OPT_STRING(0, "outblob", &param.outblob, "FILE", "write the report to FILE ('-': stdout)"),
+	OPT_STRING(0, "auxblob", &param.auxblob, "FILE", "write the auxiliary blob to FILE"),
+	OPT_STRING(0, "manifestblob", &param.manifestblob, "FILE",
+		   "write the service manifest to FILE"),
+	OPT_COMMON(COMMON_JSON), OPT_END()
 };
 
 const struct cmd_def cmd_report = {

@@ -10,6 +10,7 @@
 #include "tsmctl/snapshot.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
+#include "tsmctl/view.h"
 
 enum { COL_HB, COL_NAME, COL_ID, COL_TSM, COL_EP, COL_EP_STATE, COL_RP, COL_RP_STATE,
        COL_EP_BLOCK, COL_RP_BLOCK, COL_ALG, COL_TC, COL_IDE_FAIL, COL_EP_RID, COL_RP_RID,
@@ -37,9 +38,8 @@ static const struct column stream_columns[] = {
 
 static const int stream_defaults[] = { COL_HB, COL_NAME, COL_ID, COL_TSM, COL_EP, COL_EP_STATE,
 				       COL_RP, COL_RP_STATE };
-static const int stream_verbose[] = { COL_HB, COL_NAME, COL_ID, COL_TSM, COL_EP, COL_EP_STATE,
-				      COL_RP, COL_RP_STATE, COL_EP_RID, COL_RP_RID, COL_EP_ADDR,
-				      COL_RP_ADDR };
+/* -v: the association ranges too */
+static const int stream_verbose[] = { COL_EP_RID, COL_RP_RID, COL_EP_ADDR, COL_RP_ADDR };
 
 static char *rid_text(const struct ide_sel_stream *b)
 {
@@ -69,11 +69,13 @@ static char *addr_text(const struct ide_sel_stream *b)
 	return s;
 }
 
-static char *cell(const struct ide_stream *s, int col)
+static char *cell(const struct tsm_snapshot *snap, const void *item, int col)
 {
+	const struct ide_stream *s = item;
 	const struct ide_sel_stream *ep = stream_partner_block(s, true);
 	const struct ide_sel_stream *rp = stream_partner_block(s, false);
 
+	(void)snap;
 	switch (col) {
 	case COL_HB: return cell_str(s->hb->name);
 	case COL_NAME: return cell_str(s->name);
@@ -101,8 +103,9 @@ static char *cell(const struct ide_stream *s, int col)
 	return NULL;
 }
 
-static bool stream_selected(const struct cmd_ctx *ctx, const struct ide_stream *s)
+static bool stream_selected(const struct cmd_ctx *ctx, const void *item)
 {
+	const struct ide_stream *s = item;
 	bool dev = filter_match(&ctx->devices, s->endpoint ? s->endpoint->bdf : NULL) ||
 		   (s->root_port && filter_match(&ctx->devices, s->root_port->bdf));
 
@@ -110,65 +113,54 @@ static bool stream_selected(const struct cmd_ctx *ctx, const struct ide_stream *
 	       filter_match(&ctx->tsms, s->endpoint ? s->endpoint->connect : NULL);
 }
 
-static int run_streams(struct cmd_ctx *ctx)
+static const void *stream_item(const struct tsm_snapshot *snap, size_t i)
 {
-	struct tsm_snapshot snap;
-	struct table *tb = NULL;
-	size_t shown = 0;
-	int rc;
+	return i < snap->nr_streams ? snap->streams[i] : NULL;
+}
 
-	if (ctx->verbose)
-		rc = view_columns(ctx, stream_verbose, ARRAY_SIZE(stream_verbose));
-	else
-		rc = view_columns(ctx, stream_defaults, ARRAY_SIZE(stream_defaults));
-	if (rc >= 0)
-		return rc;
-	snapshot_scan(&snap, SCAN_TSMS | SCAN_STREAMS);
-	rc = filters_check(ctx, &snap);
-	if (rc >= 0) {
-		snapshot_free(&snap);
-		return rc;
-	}
-	if (ctx->out.json)
-		json_list_begin(stdout, "streams");
-	else
-		tb = table_new(&ctx->out, stream_columns);
-	for (size_t i = 0; i < snap.nr_streams; i++) {
-		const struct ide_stream *s = snap.streams[i];
-		char *values[OUTPUT_MAX_COLUMNS];
+static struct json_object *stream_json(const struct tsm_snapshot *snap, const void *item)
+{
+	(void)snap;
+	return render_stream_json(item);
+}
 
-		if (!stream_selected(ctx, s))
-			continue;
-		shown++;
-		if (ctx->out.json) {
-			json_list_item(stdout, render_stream_json(s));
-			continue;
-		}
-		for (size_t c = 0; c < ctx->out.ncols; c++)
-			values[c] = cell(s, ctx->out.cols[c]);
-		table_add_row(tb, values);
-	}
-	if (ctx->out.json)
-		json_list_end(stdout);
-	else
-		table_print_free(tb);
-	if (!snap.nr_streams) {
-		if (!snap.nr_tsms)
-			explain_no_tsm(&snap, "streams");
+static void explain_streams(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap,
+			    size_t shown)
+{
+	if (!snap->nr_streams) {
+		if (!snap->nr_tsms)
+			explain_no_tsm(snap, "streams");
 		else
 			fprintf(stderr, "tsmctl streams: no IDE stream links on any host bridge: "
 				"no device is connected (see 'tsmctl devices')\n");
 	} else if (!shown) {
 		filters_matched_nothing(ctx, "stream", NULL);
 	}
-	explain_needs_root(&snap, "streams");
-	snapshot_free(&snap);
-	return EXIT_OK;
+	explain_needs_root(snap, "streams");
 }
 
-static const int stream_opts[] = { OPT_DEVICE, OPT_TSM, OPT_HOST_BRIDGE, OPT_JSON, OPT_OUTPUT,
-				   OPT_OUTPUT_ALL, OPT_LIST_COLUMNS, OPT_NOHEADINGS, OPT_RAW,
-				   OPT_PAIRS, OPT_SHELL, OPT_END };
+static const struct view stream_view = {
+	.scan = SCAN_TSMS | SCAN_STREAMS,
+	.defaults = stream_defaults,
+	.ndefaults = ARRAY_SIZE(stream_defaults),
+	.verbose_extra = stream_verbose,
+	.nverbose_extra = ARRAY_SIZE(stream_verbose),
+	.item = stream_item,
+	.selected = stream_selected,
+	.cell = cell,
+	.json = stream_json,
+	.explain = explain_streams,
+};
+
+static int run_streams(struct cmd_ctx *ctx)
+{
+	return view_run(ctx, &stream_view, 0);
+}
+
+static const struct opt_def stream_options[] = {
+	OPT_COMMON(COMMON_DEVICE), OPT_COMMON(COMMON_TSM), OPT_COMMON(COMMON_HOST_BRIDGE),
+	OPT_VIEW_OUTPUT(), OPT_END()
+};
 
 const struct cmd_def cmd_streams = {
 	.name = "streams",
@@ -177,7 +169,7 @@ const struct cmd_def cmd_streams = {
 		       "and root port, with the Selective IDE registers of both partners decoded\n"
 		       "(block E in the endpoint, block R in the root port); -v adds RID and address\n"
 		       "association ranges",
-	.opts = stream_opts,
+	.opts = stream_options,
 	.cols = stream_columns,
 	.ncols = ARRAY_SIZE(stream_columns),
 	.json_name = "streams",

@@ -18,20 +18,25 @@
 #define WAIT_DEFAULT_SECONDS	120	/* as udevadm settle: a boot script must not hang */
 #define WAIT_MAX_SECONDS	86400
 
-/* --timeout: decimal seconds (0 = only check), or "infinity". */
+/* wait's own option, checked by parse_timeout() */
+static struct wait_param {
+	const char *timeout;
+} param;
+
+/* --timeout: decimal seconds (0 = only check), or "infinity" (-1). 0 or EXIT_USAGE. */
 static int parse_timeout(struct cmd_ctx *ctx, double *seconds)
 {
 	*seconds = WAIT_DEFAULT_SECONDS;
-	if (!ctx->timeout)
-		return -1;
-	if (streq(ctx->timeout, "infinity")) {
+	if (!param.timeout)
+		return 0;
+	if (streq(param.timeout, "infinity")) {
 		*seconds = -1;
-		return -1;
+		return 0;
 	}
-	if (parse_seconds(ctx->timeout, WAIT_MAX_SECONDS, seconds))
+	if (parse_seconds(param.timeout, WAIT_MAX_SECONDS, seconds))
 		return usage_error(ctx->cmd, "invalid --timeout value '%s' (decimal seconds, 0-%d, "
-				   "or 'infinity')", ctx->timeout, WAIT_MAX_SECONDS);
-	return -1;
+				   "or 'infinity')", param.timeout, WAIT_MAX_SECONDS);
+	return 0;
 }
 
 /* The TSMs that are ready, from a scan of them (JSON: name, id, mode, provider). */
@@ -85,7 +90,7 @@ static int run_wait(struct cmd_ctx *ctx)
 	double seconds;
 	int rc = parse_timeout(ctx, &seconds), id;
 
-	if (rc >= 0)
+	if (rc)
 		return rc;
 	names = xcalloc((size_t)ctx->nargs + 1, sizeof(*names));
 	for (int i = 0; i < ctx->nargs; i++) {
@@ -140,7 +145,10 @@ static int run_wait(struct cmd_ctx *ctx)
 	return rc;
 }
 
-static const int wait_opts[] = { OPT_TIMEOUT, OPT_JSON, OPT_END };
+static const struct opt_def wait_opts[] = {
+	OPT_STRING(0, "timeout", &param.timeout, "SECONDS", "give up after SECONDS"),
+	OPT_COMMON(COMMON_JSON), OPT_END()
+};
 
 const struct cmd_def cmd_wait = {
 	.name = "wait",

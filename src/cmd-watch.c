@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,12 @@
 #define WATCH_DEFAULT_INTERVAL	2.0
 #define WATCH_MIN_INTERVAL	0.1
 #define WATCH_MAX_INTERVAL	86400.0
+
+/* watch's own options; parse_args() checks the values */
+static struct watch_param {
+	const char *interval, *count;
+	bool exit_on_fail;
+} param;
 
 enum severity { SEV_INFO, SEV_FAIL };
 
@@ -202,36 +209,38 @@ static void emit(struct watcher *w, enum severity sev, const char *event, const 
 	}
 }
 
+/* The element of ARRAY (N of SIZE bytes) whose char * at OFFSET is KEY, or NULL. */
+static const void *find_keyed(const void *array, size_t n, size_t size, size_t offset,
+			      const char *key)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *e = (const char *)array + i * size;
+
+		if (streq(*(char *const *)(e + offset), key))
+			return e;
+	}
+	return NULL;
+}
+
 static bool has_name(char **v, size_t n, const char *name)
 {
-	for (size_t i = 0; i < n; i++)
-		if (streq(v[i], name))
-			return true;
-	return false;
+	return find_keyed(v, n, sizeof(*v), 0, name);
 }
 
 static const struct w_dev *find_dev(const struct w_state *s, const char *bdf)
 {
-	for (size_t i = 0; i < s->nr_devs; i++)
-		if (streq(s->devs[i].bdf, bdf))
-			return &s->devs[i];
-	return NULL;
+	return find_keyed(s->devs, s->nr_devs, sizeof(*s->devs), offsetof(struct w_dev, bdf), bdf);
 }
 
 static const struct w_stream *find_stream(const struct w_state *s, const char *key)
 {
-	for (size_t i = 0; i < s->nr_streams; i++)
-		if (streq(s->streams[i].key, key))
-			return &s->streams[i];
-	return NULL;
+	return find_keyed(s->streams, s->nr_streams, sizeof(*s->streams),
+			  offsetof(struct w_stream, key), key);
 }
 
 static const struct w_hb *find_hb(const struct w_state *s, const char *name)
 {
-	for (size_t i = 0; i < s->nr_hbs; i++)
-		if (streq(s->hbs[i].name, name))
-			return &s->hbs[i];
-	return NULL;
+	return find_keyed(s->hbs, s->nr_hbs, sizeof(*s->hbs), offsetof(struct w_hb, name), name);
 }
 
 static void diff_tsms(struct watcher *w, const struct w_state *old, const struct w_state *now)
@@ -315,6 +324,7 @@ static void diff_pools(struct watcher *w, const struct w_state *old, const struc
 	}
 }
 
+/* 0, or EXIT_USAGE */
 static int parse_args(struct cmd_ctx *ctx, double *interval, long *count)
 {
 	unsigned long long n;
@@ -322,18 +332,18 @@ static int parse_args(struct cmd_ctx *ctx, double *interval, long *count)
 	if (ctx->nargs)
 		return usage_error(ctx->cmd, "unexpected argument '%s'", ctx->args[0]);
 	*interval = WATCH_DEFAULT_INTERVAL;
-	if (ctx->interval && (parse_seconds(ctx->interval, WATCH_MAX_INTERVAL, interval) ||
+	if (param.interval && (parse_seconds(param.interval, WATCH_MAX_INTERVAL, interval) ||
 			      *interval < WATCH_MIN_INTERVAL))
 		return usage_error(ctx->cmd, "invalid --interval value '%s' (decimal seconds, %g-%g)",
-				   ctx->interval, WATCH_MIN_INTERVAL, WATCH_MAX_INTERVAL);
+				   param.interval, WATCH_MIN_INTERVAL, WATCH_MAX_INTERVAL);
 	*count = -1;
-	if (ctx->count) {
-		if (parse_decimal(ctx->count, LONG_MAX, &n) || n < 1)
+	if (param.count) {
+		if (parse_decimal(param.count, LONG_MAX, &n) || n < 1)
 			return usage_error(ctx->cmd, "invalid --count value '%s' (a positive decimal "
-					   "number)", ctx->count);
+					   "number)", param.count);
 		*count = (long)n;
 	}
-	return -1;
+	return 0;
 }
 
 /* Sleep SECONDS; signals are blocked outside, so one arriving now ends the sleep. */
@@ -362,7 +372,7 @@ static int run_watch(struct cmd_ctx *ctx)
 	long count = -1, done = 0;
 	int rc = parse_args(ctx, &interval, &count);
 
-	if (rc >= 0)
+	if (rc)
 		return rc;
 	action_catch_signals();
 	sigemptyset(&block);
@@ -381,7 +391,7 @@ static int run_watch(struct cmd_ctx *ctx)
 			old.nr_tsms == 1 ? "" : "s", old.nr_streams, old.nr_streams == 1 ? "" : "s",
 			old.nr_hbs, old.nr_hbs == 1 ? "" : "s", w.nr_failed,
 			w.nr_failed == 1 ? "" : "s", interval);
-	while (!action_signal && (count < 0 || done < count) && !(w.failed && ctx->exit_on_fail)) {
+	while (!action_signal && (count < 0 || done < count) && !(w.failed && param.exit_on_fail)) {
 		nap(interval, &unblocked);
 		if (action_signal)
 			break;
@@ -393,15 +403,21 @@ static int run_watch(struct cmd_ctx *ctx)
 		state_free(&old);
 		old = now;
 		done++;
-		if (w.failed && ctx->exit_on_fail)
+		if (w.failed && param.exit_on_fail)
 			break;
 	}
 	state_free(&old);
 	sigprocmask(SIG_SETMASK, &unblocked, NULL);
-	return w.failed && ctx->exit_on_fail ? EXIT_FAIL : EXIT_OK;
+	return w.failed && param.exit_on_fail ? EXIT_FAIL : EXIT_OK;
 }
 
-static const int watch_opts[] = { OPT_INTERVAL, OPT_JSON, OPT_EXIT_ON_FAIL, OPT_COUNT, OPT_END };
+static const struct opt_def watch_opts[] = {
+	OPT_STRING('i', "interval", &param.interval, "SECONDS", "re-read the state every SECONDS"),
+	OPT_COMMON(COMMON_JSON),
+	OPT_BOOLEAN(0, "exit-on-fail", &param.exit_on_fail, "exit non-zero at the first failure event"),
+	OPT_STRING(0, "count", &param.count, "N", "stop after N intervals"),
+	OPT_END()
+};
 
 const struct cmd_def cmd_watch = {
 	.name = "watch",

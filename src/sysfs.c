@@ -635,30 +635,28 @@ static int open_item_parent(const char *path, const char **name)
 	return fd;
 }
 
-int sysfs_mkdir(const char *path, mode_t mode)
+/* mkdir (REMOVE false) or rmdir of PATH, beneath the root: 0 or -errno. */
+static int dir_create_remove(const char *path, bool remove, mode_t mode)
 {
 	const char *name;
 	int fd = open_item_parent(path, &name), rc = 0;
 
 	if (fd < 0)
 		return fd;
-	if (mkdirat(fd, name, mode) < 0)
+	if ((remove ? unlinkat(fd, name, AT_REMOVEDIR) : mkdirat(fd, name, mode)) < 0)
 		rc = -errno;
 	close(fd);
 	return rc;
 }
 
+int sysfs_mkdir(const char *path, mode_t mode)
+{
+	return dir_create_remove(path, false, mode);
+}
+
 int sysfs_rmdir(const char *path)
 {
-	const char *name;
-	int fd = open_item_parent(path, &name), rc = 0;
-
-	if (fd < 0)
-		return fd;
-	if (unlinkat(fd, name, AT_REMOVEDIR) < 0)
-		rc = -errno;
-	close(fd);
-	return rc;
+	return dir_create_remove(path, true, 0);
 }
 
 int sysfs_write_bin(const char *path, const void *buf, size_t len)

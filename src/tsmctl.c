@@ -115,11 +115,12 @@ static int find_command(int argc, char **argv)
 /* No command word: only the global options, with getopt's own checks and words. */
 static int run_without_command(int argc, char **argv)
 {
+	enum { SYSROOT = 0x100 };
 	static const struct option longopts[] = {
-		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
-		{ "verbose", no_argument, NULL, OPT_VERBOSE },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "sysroot", required_argument, NULL, SYSROOT },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
 	int c;
@@ -128,14 +129,14 @@ static int run_without_command(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:vhV", longopts, NULL)) != -1) {
 		switch (c) {
-		case OPT_HELP:
+		case 'h':
 			main_usage(stdout);
 			return EXIT_OK;
-		case OPT_VERSION:
+		case 'V':
 			print_version();
 			return EXIT_OK;
-		case OPT_SYSROOT:
-		case OPT_VERBOSE:
+		case SYSROOT:
+		case 'v':
 			break;
 		default:
 			return option_error(NULL, longopts, argv[optind - 1], optopt, c == ':');
@@ -176,14 +177,14 @@ static char *sysroot_origin(void)
 			 tsmctl_sysroot);
 }
 
-/* Open the root; a sysroot that is no directory, or holds no sys/, is a usage error. */
+/* Open the root: 0, or EXIT_USAGE for a sysroot that is no directory or holds no sys/. */
 static int open_root(const struct cmd_def *cmd)
 {
 	char *origin;
 	int rc = sysfs_init(tsmctl_sysroot);
 
 	if (!rc && (!tsmctl_sysroot || sysfs_root_has_sys()))
-		return -1;
+		return 0;
 	origin = sysroot_origin();
 	if (rc)
 		print_error("tsmctl %s: %s: %s", cmd->name, origin, strerror(-rc));
@@ -223,11 +224,10 @@ static int run(int argc, char **argv)
 	env = getenv("TSMCTL_SYSROOT");
 	tsmctl_sysroot = env && *env ? env : NULL;
 	tsmctl_sysroot_from_env = tsmctl_sysroot != NULL;
-	rc = cmd_parse(&ctx, cmd, argc - 1, cargv);
-	if (rc >= 0)
+	if (!cmd_parse(&ctx, cmd, argc - 1, cargv, &rc))
 		goto out;
 	rc = open_root(cmd);
-	if (rc >= 0)
+	if (rc)
 		goto out;
 	rc = cmd->run(&ctx);
 	pci_names_exit();

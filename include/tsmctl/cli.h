@@ -1,7 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The command table and the option table: one source for parsing, --help,
- * -H and shell completion, so they cannot drift apart.
+ * Commands and their option tables: one source for parsing, --help, -H and
+ * shell completion, so they cannot drift apart.
+ *
+ * A command's options, in the shape of ndctl's builtins:
+ *
+ *	static struct wait_param { const char *timeout; } param;
+ *	static const struct opt_def wait_opts[] = {
+ *		OPT_STRING(0, "timeout", &param.timeout, "SECONDS", "give up after SECONDS"),
+ *		OPT_COMMON(COMMON_JSON), OPT_END()
+ *	};
+ *
+ * and .opts = wait_opts in its struct cmd_def.
  */
 #ifndef TSMCTL_CLI_H
 #define TSMCTL_CLI_H
@@ -13,61 +23,81 @@
 
 #include "tsmctl/output.h"
 
+/*
+ * Return convention. Below the commands (model, sysfs, actions) functions
+ * return 0 or -errno; only the commands (cmd-*.c, tsmctl.c) turn results into
+ * exit statuses. A step a command takes before its work (checking an option,
+ * the filters) returns 0 to go on, or the exit status (> 0) the command ends
+ * with, its message said. The two steps that can also end a command
+ * successfully (cmd_parse: --help, --version; a view's -H) return true to go
+ * on, or false with the exit status in *status.
+ */
 #define EXIT_OK		0
 #define EXIT_FAIL	1
 #define EXIT_USAGE	2
 
-enum opt_id {
-	OPT_END = 0,
-	OPT_ALL = 'a',
-	OPT_HOST_BRIDGE = 'b',
-	OPT_DEVICE = 'd',
-	OPT_HELP = 'h',
-	OPT_INTERVAL = 'i',
-	OPT_LIST_COLUMNS = 'H',
-	OPT_JSON = 'J',
-	OPT_NOHEADINGS = 'n',
-	OPT_OUTPUT = 'o',
-	OPT_PAIRS = 'P',
-	OPT_RAW = 'r',
-	OPT_TSM = 't',
-	OPT_VERBOSE = 'v',
-	OPT_VERSION = 'V',
-	OPT_SHELL = 'y',
-	OPT_SYSROOT = 0x100,
-	OPT_OUTPUT_ALL,
-	OPT_DRY_RUN,
-	OPT_NO_SYSLOG,
-	OPT_KEEP_GOING,
-	OPT_STRICT,
-	OPT_WAIT,
-	OPT_SHORT,
-	OPT_REQUIRE_CONNECTED,
-	OPT_LIST_CHECKS,
-	/* report */
-	OPT_NONCE,
-	OPT_INBLOB,
-	OPT_PRIVLEVEL,
-	OPT_SERVICE_PROVIDER,
-	OPT_SERVICE_GUID,
-	OPT_SERVICE_MANIFEST_VERSION,
-	OPT_OUTBLOB,
-	OPT_AUXBLOB,
-	OPT_MANIFESTBLOB,
-	/* wait, watch, metrics */
-	OPT_TIMEOUT,
-	OPT_EXIT_ON_FAIL,
-	OPT_COUNT,
-	OPT_OUTPUT_FILE,
+/*
+ * The options every command may share: their words (name, argument, help) are
+ * cli.c's, and they fill struct cmd_ctx. A command's own options live in its
+ * own table and fill its own parameter struct (see OPT_BOOLEAN below).
+ */
+enum common_opt {
+	COMMON_NONE = 0,
+	COMMON_ALL,		/* -a: act on / show every candidate */
+	COMMON_HOST_BRIDGE,	/* -b LIST */
+	COMMON_DEVICE,		/* -d LIST */
+	COMMON_TSM,		/* -t LIST */
+	COMMON_JSON,		/* -J */
+	COMMON_OUTPUT,		/* -o LIST */
+	COMMON_OUTPUT_ALL,
+	COMMON_LIST_COLUMNS,	/* -H */
+	COMMON_NOHEADINGS,	/* -n */
+	COMMON_RAW,		/* -r */
+	COMMON_PAIRS,		/* -P */
+	COMMON_SHELL,		/* -y */
+	/* every command takes these four, listed after its own */
+	COMMON_SYSROOT,
+	COMMON_VERBOSE,		/* -v */
+	COMMON_HELP,		/* -h */
+	COMMON_VERSION,		/* -V */
+	COMMON_NR
 };
 
+struct cmd_def;
+
+/*
+ * One option of a command's table, in --help order. Either a shared one
+ * (OPT_COMMON) or the command's own, which fills one field of the command's
+ * parameter struct: a flag, the raw argument (checked by the command), or
+ * what a parse function makes of it at parse time.
+ */
 struct opt_def {
-	int id;
-	const char *name;	/* long name */
-	int has_arg;		/* no_argument / required_argument */
-	const char *arg;	/* argument placeholder for --help */
+	int short_name;		/* 'x', or 0: long only */
+	const char *name;	/* long name; NULL ends the table */
+	const char *arg;	/* argument placeholder for --help; NULL: takes no argument */
 	const char *help;
+	enum common_opt common;	/* a shared option; the fields above are cli.c's */
+	bool *flag;
+	const char **value;
+	/* 0, or a usage error's exit status (usage_error()) */
+	int (*parse)(const struct cmd_def *cmd, const char *arg, void *dest);
+	void *dest;
 };
+
+/* a shared option by its id; "" only keeps the table going (the words are cli.c's) */
+#define OPT_COMMON(id)	{ .name = "", .common = (id) }
+#define OPT_BOOLEAN(s, l, v, h)	{ .short_name = (s), .name = (l), .help = (h), .flag = (v) }
+#define OPT_STRING(s, l, v, a, h) \
+	{ .short_name = (s), .name = (l), .arg = (a), .help = (h), .value = (v) }
+#define OPT_CALLBACK(s, l, v, a, h, f) \
+	{ .short_name = (s), .name = (l), .arg = (a), .help = (h), .parse = (f), .dest = (v) }
+#define OPT_END()	{ .name = NULL }
+
+/* The output options of a view (-J, -o, --output-all, -H, -n, -r, -P, -y), in this order. */
+#define OPT_VIEW_OUTPUT() \
+	OPT_COMMON(COMMON_JSON), OPT_COMMON(COMMON_OUTPUT), OPT_COMMON(COMMON_OUTPUT_ALL), \
+	OPT_COMMON(COMMON_LIST_COLUMNS), OPT_COMMON(COMMON_NOHEADINGS), \
+	OPT_COMMON(COMMON_RAW), OPT_COMMON(COMMON_PAIRS), OPT_COMMON(COMMON_SHELL)
 
 /*
  * A filter value list (-d, -t, -b): canonical names; empty means "all". A
@@ -78,8 +108,7 @@ struct filter {
 	size_t n;
 };
 
-struct cmd_def;
-
+/* What the shared options say; a command's own options are in its own parameter struct. */
 struct cmd_ctx {
 	const struct cmd_def *cmd;
 	char **args;		/* positional arguments */
@@ -87,15 +116,7 @@ struct cmd_ctx {
 	struct output_opts out;
 	const char *output_arg;
 	bool output_all, list_columns, verbose, all;
-	bool dry_run, no_syslog, keep_going, strict, shrt, list_checks;
-	double wait_seconds;	/* < 0: do not wait */
-	const char *require_connected;
 	struct filter devices, tsms, hbs;
-	/* Raw option values the command validates itself (NULL when absent). */
-	const char *nonce, *inblob, *privlevel, *service_provider, *service_guid,
-		   *service_manifest_version, *outblob, *auxblob, *manifestblob;
-	const char *timeout, *interval, *count, *output_file;
-	bool exit_on_fail;
 };
 
 struct cmd_def {
@@ -103,7 +124,7 @@ struct cmd_def {
 	const char *args;	/* synopsis after the options, e.g. "BDF... TSM" */
 	const char *summary;	/* one line for tsmctl --help */
 	const char *description;
-	const int *opts;	/* accepted options, OPT_END-terminated */
+	const struct opt_def *opts;	/* its options in --help order, OPT_END()-terminated */
 	const struct column *cols;
 	size_t ncols;
 	const char *json_name;	/* the view's JSON array ("devices"), for an empty document */
@@ -115,11 +136,14 @@ struct cmd_def {
 extern const struct cmd_def *const commands[];
 extern const size_t nr_commands;
 
-const struct opt_def *opt_lookup(int id);
 const struct cmd_def *cmd_lookup(const char *name);
 
-/* Parse a command's options; exit status on error (EXIT_USAGE), -1 to go on. */
-int cmd_parse(struct cmd_ctx *ctx, const struct cmd_def *cmd, int argc, char **argv);
+/*
+ * Parse a command's options: the shared ones into CTX, its own into its
+ * parameter struct. True to run the command; false when parsing ended it,
+ * *status its exit status (EXIT_OK after --help or --version, EXIT_USAGE).
+ */
+bool cmd_parse(struct cmd_ctx *ctx, const struct cmd_def *cmd, int argc, char **argv, int *status);
 void cmd_ctx_free(struct cmd_ctx *ctx);
 void cmd_usage(FILE *out, const struct cmd_def *cmd);
 /* One option per line, "--name ARG" / "-x ARG", for completion. */
@@ -147,13 +171,10 @@ static inline bool filter_active(const struct filter *f)
 	return f->n > 0;
 }
 
-/* Set up columns for a view from ctx (-o, --output-all); EXIT_USAGE or -1. */
-int view_columns(struct cmd_ctx *ctx, const int *defaults, size_t ndefaults);
-
 struct tsm_snapshot;
 /*
  * -d/-t/-b values that name nothing in the tree: message, with -J the empty
- * document, EXIT_FAIL; else -1.
+ * document, EXIT_FAIL; else a value <= 0 (go on: callers test > 0).
  */
 int filters_check(struct cmd_ctx *ctx, const struct tsm_snapshot *snap);
 /* Any of -d, -t, -b given? */
