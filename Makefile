@@ -317,7 +317,7 @@ $(FUZZ_DIR)/fuzz-jsstr: tests/fuzz/fuzz-jsstr.c src/output.c src/util.c $(HDRS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(shell pkg-config --cflags json-c smartcols) -o $@ \
 		tests/fuzz/fuzz-jsstr.c src/output.c src/util.c $(shell pkg-config --libs json-c smartcols)
 
-$(FUZZ_DIR)/fuzz-topology: tests/fuzz/fuzz-topology.c $(FUZZ_SIM_SRCS) tests/sim/src/sim.h
+$(FUZZ_DIR)/fuzz-topology: tests/fuzz/fuzz-topology.c $(FUZZ_SIM_SRCS) $(wildcard tests/sim/src/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_SAN) -D_FILE_OFFSET_BITS=64 -Itests/sim/src \
 		$(shell pkg-config --cflags json-c fuse3) -o $@ tests/fuzz/fuzz-topology.c \
