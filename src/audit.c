@@ -20,11 +20,15 @@
 #include "audit-engine.h"
 #include "tsmctl/util.h"
 
-/* The latest result of a check for an object: children look their parent up here. */
+/*
+ * The verdict of a parent check for an object: children look it up here, so
+ * a streamed report need not keep the parent's finding.
+ */
 struct result_slot {
 	const struct audit_check *check;	/* NULL: empty slot */
 	const void *subject;
-	long index;
+	enum audit_status status;
+	bool needs_root;
 };
 
 static bool check_is_parent(const struct audit_run *run, const struct audit_check *c)
@@ -120,39 +124,41 @@ static void slots_grow(struct audit_run *run)
 	free(old);
 }
 
-static void record_result(struct audit_run *run, const struct audit_check *c,
-			  const void *subject, long index)
+static void record_result(struct audit_run *run, const struct audit_finding *f)
 {
 	struct result_slot *sl;
 
 	if ((run->used_slots + 1) * 2 > run->nr_slots)
 		slots_grow(run);
-	sl = slot_find(run, c, subject);
+	sl = slot_find(run, f->check, f->subject);
 	if (!sl->check)
 		run->used_slots++;
-	*sl = (struct result_slot){ c, slot_subject(c, subject), index };
+	*sl = (struct result_slot){
+		f->check, slot_subject(f->check, f->subject), f->status, f->needs_root,
+	};
 }
 
-static long find_result(const struct audit_run *run, const struct audit_check *c, const void *ptr)
+static const struct result_slot *find_result(const struct audit_run *run,
+					     const struct audit_check *c, const void *ptr)
 {
 	const struct result_slot *sl = slot_find(run, c, ptr);
 
-	return sl->check ? sl->index : -1;
+	return sl->check ? sl : NULL;
 }
 
-/* A finding is complete: stream it out if the caller asked to. */
+/* A finding is complete: keep a parent's verdict, stream it out if asked to. */
 static void finish(struct audit_run *run, struct audit_finding *f)
 {
+	if (check_is_parent(run, f->check))
+		record_result(run, f);
 	if (!run->opts->emit)
 		return;
 	run->opts->emit(f, run->opts->emit_arg);
 	free(f->object);
 	free(f->message);
 	free(f->hint);
-	f->object = f->message = f->hint = NULL;
-	/* Results no check depends on need not stay: f is the last one. */
-	if (!check_is_parent(run, f->check))
-		run->rep->n--;
+	/* Streamed: the verdict is in the slots, so f is not kept. */
+	run->rep->n--;
 }
 
 struct audit_finding *result_start(struct audit_run *run, const struct audit_check *c,
@@ -160,23 +166,21 @@ struct audit_finding *result_start(struct audit_run *run, const struct audit_che
 {
 	struct audit_report *rep = run->rep;
 	const struct audit_check *pc = c->parent ? audit_check_lookup(c->parent) : NULL;
+	const struct result_slot *parent = pc ? find_result(run, pc, s->ptr) : NULL;
 	struct audit_finding *f;
-	long parent = pc ? find_result(run, pc, s->ptr) : -1;
 
 	xgrow(&rep->findings, &rep->cap, rep->n, sizeof(*rep->findings));
-	if (check_is_parent(run, c))
-		record_result(run, c, s->ptr, (long)rep->n);
 	f = &rep->findings[rep->n++];
 	*f = (struct audit_finding){
 		.check = c, .object = xstrdup(s->object), .status = AUDIT_PASS,
-		.parent = parent, .subject = s->ptr, .devices = { s->dev0, s->dev1 },
+		.subject = s->ptr, .devices = { s->dev0, s->dev1 },
 		.tsm = s->tsm, .hb = s->hb, .global = s->global,
 	};
-	if (parent >= 0) {
-		enum audit_status pst = rep->findings[parent].status;
+	if (parent) {
+		enum audit_status pst = parent->status;
 
 		/* A parent skipped only for lack of privilege lets its children try. */
-		if (pst == AUDIT_FAIL || (pst == AUDIT_SKIP && !rep->findings[parent].needs_root)) {
+		if (pst == AUDIT_FAIL || (pst == AUDIT_SKIP && !parent->needs_root)) {
 			f->status = AUDIT_SKIP;
 			f->message = xasprintf("parent check %s %s", pc->id,
 					       pst == AUDIT_FAIL ? "failed" : "was skipped");
@@ -230,8 +234,8 @@ void result_skip_needs_root(struct audit_run *run, struct audit_finding *f, cons
 	va_start(ap, fmt);
 	text = vformat(fmt, ap);
 	va_end(ap);
+	f->needs_root = true;	/* before result_done: a parent's verdict is kept there */
 	result_done(run, f, AUDIT_SKIP, xstrdup("run the audit as root"), "%s" NEEDS_ROOT_SUFFIX, text);
-	f->needs_root = true;
 	free(text);
 }
 

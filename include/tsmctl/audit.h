@@ -64,7 +64,6 @@ struct audit_finding {
 	enum audit_status status;
 	char *message;		/* one line, observed values */
 	char *hint;		/* NULL when passing */
-	long parent;		/* index of the finding this one hangs below, -1 for none */
 	const void *subject;	/* the snapshot object (for parent lookups) */
 	/* What the -d/-t/-b filters match; NULL: not related to such an object. */
 	const char *devices[2];
@@ -84,7 +83,7 @@ struct audit_opts {
 	/*
 	 * When set, each finding is handed to emit() as soon as it is complete,
 	 * and its strings are freed after: a fleet-sized report is streamed.
-	 * The report then keeps only the results other checks hang below.
+	 * The report then keeps none of them (n stays 0).
 	 */
 	void (*emit)(const struct audit_finding *f, void *arg);
 	void *emit_arg;

@@ -105,11 +105,46 @@ static void host_init(struct host *h)
 	};
 }
 
+/* What a streamed run handed out, in order, to compare with the kept report. */
+struct streamed {
+	const struct audit_report *kept;
+	size_t n;
+	bool differs;
+};
+
+static void collect(const struct audit_finding *f, void *arg)
+{
+	struct streamed *st = arg;
+	const struct audit_finding *k = st->n < st->kept->n ? &st->kept->findings[st->n] : NULL;
+
+	if (!k || k->check != f->check || strcmp(k->object, f->object) ||
+	    k->status != f->status || strcmp(k->message, f->message) || k->needs_root != f->needs_root)
+		st->differs = true;
+	st->n++;
+}
+
+/*
+ * Audit H into REP, then once more streamed (as -J does): the streamed run must
+ * hand out the same results in the same order, parents' verdicts included,
+ * and keep none of them.
+ */
 static void run(const struct host *h, bool strict, struct audit_report *rep)
 {
 	const struct audit_opts opts = { .strict = strict };
+	struct streamed st = { .kept = rep };
+	struct audit_opts sopts = { .strict = strict, .emit = collect, .emit_arg = &st };
+	struct audit_report srep;
 
 	audit_run(&h->snap, &opts, rep);
+	audit_run(&h->snap, &sopts, &srep);
+	if (st.differs || st.n != rep->n || srep.n) {
+		failed++;
+		printf("FAIL: streamed run differs: %zu results (%zu kept), %zu left after it%s\n",
+		       st.n, rep->n, srep.n, st.differs ? ", some differ" : "");
+	} else {
+		passed++;
+	}
+	audit_report_free(&srep);
 }
 
 static const struct audit_finding *finding(const struct audit_report *rep, const char *id,
