@@ -227,27 +227,6 @@ static void filter_add(struct filter *f, const char *v)
 	f->v[f->n++] = xstrdup(v);
 }
 
-/* "41:00" or "0000:41:00", lspci -s's slot: "0000:41:00.*" into BUF; 0 or -EINVAL. */
-static int slot_canonical(const char *tok, char buf[BDF_MAX])
-{
-	char with_fn[BDF_MAX + 2];
-
-	if (strchr(tok, '.') || strlen(tok) >= BDF_MAX)
-		return -EINVAL;
-	snprintf(with_fn, sizeof(with_fn), "%s.0", tok);
-	if (bdf_canonical(with_fn, buf))
-		return -EINVAL;
-	buf[strlen(buf) - 1] = '*';
-	return 0;
-}
-
-static bool is_slot(const char *v)
-{
-	size_t n = strlen(v);
-
-	return n > 2 && v[n - 1] == '*' && v[n - 2] == '.';
-}
-
 /* Split a -d/-t/-b value on commas and blanks; canonicalise each element. */
 static int filter_parse(const struct cmd_def *cmd, struct filter *f, enum common_opt id,
 			const char *arg)
@@ -305,11 +284,7 @@ bool filter_match(const struct filter *f, const char *name)
 	if (!name)
 		return false;
 	for (size_t i = 0; i < f->n; i++) {
-		if (streq(f->v[i], name))
-			return true;
-		/* a slot: "0000:41:00.*" matches "0000:41:00.F" */
-		if (is_slot(f->v[i]) && !strncmp(f->v[i], name, strlen(f->v[i]) - 1) &&
-		    strlen(name) == strlen(f->v[i]))
+		if (streq(f->v[i], name) || bdf_in_slot(name, f->v[i]))
 			return true;
 	}
 	return false;
@@ -452,7 +427,7 @@ void cmd_ctx_free(struct cmd_ctx *ctx)
 static char *filter_text(const struct filter *f, const char *opt, char *acc)
 {
 	for (size_t i = 0; i < f->n; i++) {
-		int len = (int)(strlen(f->v[i]) - (is_slot(f->v[i]) ? 2 : 0));
+		int len = (int)(strlen(f->v[i]) - (bdf_is_slot(f->v[i]) ? 2 : 0));
 		char *next = i ? xasprintf("%s,%.*s", acc, len, f->v[i]) :
 			     xasprintf("%s%s%s %.*s", acc, *acc ? " " : "", opt, len, f->v[i]);
 
@@ -504,7 +479,7 @@ int filters_check(struct cmd_ctx *ctx, const struct tsm_snapshot *snap)
 	int rc;
 
 	if (!snapshot_find_missing(snap, &want, &miss))
-		return -1;
+		return 0;
 	/* a slot "DDDD:BB:DD.*" is shown as "DDDD:BB:DD" */
 	shown = xstrndup(miss.name, strlen(miss.name) - (miss.kind == SNAPSHOT_NO_SLOT ? 2 : 0));
 	rc = no_such(ctx, shown, what[miss.kind]);

@@ -392,7 +392,7 @@ static int run_audit(struct cmd_ctx *ctx)
 
 	snapshot_scan(&snap, SCAN_TSMS | SCAN_STREAMS | SCAN_DEVICES | SCAN_IDE_PORTS);
 	rc = filters_check(ctx, &snap);
-	if (rc > 0)
+	if (rc)
 		goto out_snap;
 	if (!snap.nr_tsms) {	/* the hints name the provider modules */
 		opts.modules = mods;

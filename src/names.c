@@ -66,6 +66,32 @@ int bdf_canonical(const char *s, char buf[BDF_MAX])
 	return 0;
 }
 
+int slot_canonical(const char *s, char buf[BDF_MAX])
+{
+	char with_fn[BDF_MAX + 2];
+
+	if (strchr(s, '.') || strlen(s) >= BDF_MAX)
+		return -EINVAL;
+	snprintf(with_fn, sizeof(with_fn), "%s.0", s);
+	if (bdf_canonical(with_fn, buf))
+		return -EINVAL;
+	buf[strlen(buf) - 1] = '*';
+	return 0;
+}
+
+bool bdf_is_slot(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 2 && name[n - 1] == '*' && name[n - 2] == '.';
+}
+
+bool bdf_in_slot(const char *bdf, const char *slot)
+{
+	return bdf_is_slot(slot) && strlen(bdf) == strlen(slot) &&
+	       !strncmp(bdf, slot, strlen(slot) - 1);
+}
+
 /* Decimal without sign or leading zeros, at most MAX. */
 static int dec_field(const char **s, unsigned long max, unsigned long *v)
 {

@@ -1061,14 +1061,6 @@ void snapshot_scan(struct tsm_snapshot *snap, unsigned int flags)
 
 /* ---- what filters name ---- */
 
-/* "DDDD:BB:DD.*": every function of a slot. */
-static bool is_slot(const char *name)
-{
-	size_t n = strlen(name);
-
-	return n > 2 && name[n - 1] == '*' && name[n - 2] == '.';
-}
-
 /* Does any PCI function of the slot "DDDD:BB:DD.*" exist? */
 static bool slot_exists(const char *slot)
 {
@@ -1079,7 +1071,7 @@ static bool slot_exists(const char *slot)
 	if (sysfs_list(PCI_DEVICES, &names, &n))
 		return false;
 	for (size_t i = 0; i < n && !found; i++)
-		found = strlen(names[i]) == strlen(slot) && !strncmp(names[i], slot, strlen(slot) - 1);
+		found = bdf_in_slot(names[i], slot);
 	strv_free(names, n);
 	return found;
 }
@@ -1089,7 +1081,7 @@ static bool device_exists(const char *name)
 	char *path;
 	bool ok;
 
-	if (is_slot(name))
+	if (bdf_is_slot(name))
 		return slot_exists(name);
 	path = path_join(PCI_DEVICES, name);
 	ok = sysfs_exists(path);
@@ -1125,7 +1117,7 @@ int snapshot_find_missing(const struct tsm_snapshot *snap, const struct snapshot
 
 			if (name_exists(snap, lists[l].kind, name))
 				continue;
-			missing->kind = lists[l].kind == SNAPSHOT_NO_DEVICE && is_slot(name) ?
+			missing->kind = lists[l].kind == SNAPSHOT_NO_DEVICE && bdf_is_slot(name) ?
 					SNAPSHOT_NO_SLOT : lists[l].kind;
 			missing->name = name;
 			return -ENOENT;

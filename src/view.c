@@ -77,7 +77,7 @@ int view_run(struct cmd_ctx *ctx, const struct view *v, unsigned int scan)
 	snapshot_scan(&snap, v->scan | scan);
 	/* a filter naming nothing in the tree ends the view (EXIT_FAIL) */
 	rc = filters_check(ctx, &snap);
-	if (rc > 0) {
+	if (rc) {
 		snapshot_free(&snap);
 		return rc;
 	}

@@ -174,7 +174,7 @@ static inline bool filter_active(const struct filter *f)
 struct tsm_snapshot;
 /*
  * -d/-t/-b values that name nothing in the tree: message, with -J the empty
- * document, EXIT_FAIL; else a value <= 0 (go on: callers test > 0).
+ * document, EXIT_FAIL; else 0 (go on).
  */
 int filters_check(struct cmd_ctx *ctx, const struct tsm_snapshot *snap);
 /* Any of -d, -t, -b given? */

@@ -23,6 +23,16 @@ void bdf_format(const struct bdf *b, char buf[BDF_MAX]);
 /* Canonicalise S into BUF; 0 or -EINVAL. */
 int bdf_canonical(const char *s, char buf[BDF_MAX]);
 
+/*
+ * lspci -s's slot, "BB:DD" or "DDDD:BB:DD" (no function): every function of
+ * it, kept as "DDDD:BB:DD.*" in BUF; 0 or -EINVAL.
+ */
+int slot_canonical(const char *s, char buf[BDF_MAX]);
+/* Is NAME a slot as slot_canonical() writes it? */
+bool bdf_is_slot(const char *name);
+/* Is the canonical BDF a function of SLOT ("DDDD:BB:DD.*")? */
+bool bdf_in_slot(const char *bdf, const char *slot);
+
 /* "tsm" followed by decimal digits only, no leading zeros; *id set. */
 int tsm_name_parse(const char *s, int *id);
 

@@ -95,6 +95,36 @@ static void test_bdf(void)
 	BDF_BAD("g000:41:00.0");
 }
 
+/* ---- slots: lspci -s's BB:DD ------------------------------------------- */
+
+static void test_slot(void)
+{
+	static const struct { const char *s, *canon; } good[] = {
+		{ "41:00", "0000:41:00.*" }, { "0000:41:00", "0000:41:00.*" },
+		{ "1:2", "0000:01:02.*" }, { "10000:e1:1f", "10000:e1:1f.*" },
+	};
+	static const char *const bad[] = {
+		"", "41", "41:00.0", "41:00.*", "41:20", "0000:41:00:00", "41:0g", " 41:00",
+		"ffffffffff:41:00", "41:00 ",
+	};
+	char buf[BDF_MAX];
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		CHECK(slot_canonical(good[i].s, buf) == 0 && !strcmp(buf, good[i].canon), good[i].s);
+		CHECK(bdf_is_slot(buf), good[i].s);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK(slot_canonical(bad[i], buf) == -EINVAL, bad[i]);
+
+	CHECK(!bdf_is_slot("0000:41:00.0") && !bdf_is_slot("*") && !bdf_is_slot(".*"), "not slots");
+	CHECK(bdf_in_slot("0000:41:00.0", "0000:41:00.*"), "function 0");
+	CHECK(bdf_in_slot("0000:41:00.7", "0000:41:00.*"), "function 7");
+	CHECK(!bdf_in_slot("0000:41:01.0", "0000:41:00.*"), "another device");
+	CHECK(!bdf_in_slot("10000:41:00.0", "0000:41:00.*"), "a longer domain");
+	CHECK(!bdf_in_slot("0000:41:00.0", "0000:41:00.0"), "a BDF is no slot");
+	CHECK(!bdf_in_slot("0000:41:00.10", "0000:41:00.*"), "longer than a function");
+}
+
 /* ---- tsmN --------------------------------------------------------------- */
 
 static void test_tsm(void)
@@ -207,6 +237,7 @@ static void test_ulong(void)
 int main(void)
 {
 	test_bdf();
+	test_slot();
 	test_tsm();
 	test_hb();
 	test_stream();
