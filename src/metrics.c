@@ -169,12 +169,11 @@ static void write_audit(FILE *out, const struct audit_report *rep)
 void metrics_write(FILE *out, const struct tsm_snapshot *snap, const struct audit_report *rep,
 		   double now)
 {
-	family(out, "tsmctl_scrape_success", "1 if tsmctl read the TSM state, 0 if it could not.");
-	fprintf(out, "tsmctl_scrape_success %d\n", snap && rep ? 1 : 0);
+	family(out, "tsmctl_scrape_success", "1: tsmctl read the TSM state (a run that cannot writes no file).");
+	/* a scan always completes: what it cannot read is counted as unknown below */
+	fputs("tsmctl_scrape_success 1\n", out);
 	family(out, "tsmctl_scrape_timestamp_seconds", "Unix time when tsmctl read the state.");
 	fprintf(out, "tsmctl_scrape_timestamp_seconds %.3f\n", now);
-	if (!snap || !rep)
-		return;
 	write_tsms(out, snap);
 	write_streams(out, snap);
 	write_audit(out, rep);

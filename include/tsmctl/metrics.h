@@ -13,11 +13,7 @@
 #include "tsmctl/audit.h"
 #include "tsmctl/snapshot.h"
 
-/*
- * Write the metrics. SNAP and REP may be NULL when the scan failed: then only
- * tsmctl_scrape_success 0 and the timestamp are written. NOW is the Unix time
- * of the scan, in seconds.
- */
+/* Write the metrics of SNAP and its audit REP; NOW is the Unix time of the scan, in seconds. */
 void metrics_write(FILE *out, const struct tsm_snapshot *snap, const struct audit_report *rep,
 		   double now);
 
