@@ -34,6 +34,12 @@ static bool view_columns(struct cmd_ctx *ctx, const struct view *v, int *status)
 		*status = usage_error(cmd, "unexpected argument '%s'", ctx->args[0]);
 		return false;
 	}
+	/* the views' column lists are static: more than fit is a bug in the table, not input */
+	if (n + v->nverbose_extra > OUTPUT_MAX_COLUMNS) {
+		fprintf(stderr, "tsmctl %s: internal error: %zu default columns\n", cmd->name,
+			n + v->nverbose_extra);
+		abort();
+	}
 	memcpy(defaults, v->defaults, n * sizeof(*defaults));
 	if (ctx->verbose && v->verbose_extra) {
 		memcpy(defaults + n, v->verbose_extra, v->nverbose_extra * sizeof(*defaults));
