@@ -274,14 +274,15 @@ static void select_all(struct batch *b, const struct tsm_snapshot *snap)
 			b->tsm ? " to " : "", b->tsm ? b->tsm : "");
 }
 
-static void stream_add(struct target *t, const struct ide_stream *s)
+/* S into T's result; a stream that went away is told with its last state, as such. */
+static void stream_add(struct target *t, const struct ide_stream *s, bool gone)
 {
 	char *eps = render_partner_state(s, true), *rps = render_partner_state(s, false);
 	const struct ide_sel_stream *ep = stream_partner_block(s, true);
 	char *id = ep ? xasprintf(" (Stream ID %u)", ep->regs.stream_id) : xstrdup("");
-	char *text = xasprintf("%s%s%s on %s%s, endpoint %s, root port %s",
+	char *text = xasprintf("%s%s%s on %s%s, %sendpoint %s, root port %s",
 			       t->streams_text ? t->streams_text : "", t->streams_text ? "; " : "",
-			       s->name, s->hb->name, id, eps, rps);
+			       s->name, s->hb->name, id, gone ? "last state: " : "", eps, rps);
 
 	json_object_array_add(t->streams, render_stream_brief_json(s));
 	free(t->streams_text);
@@ -318,7 +319,7 @@ static void report_streams(struct target *t, const struct tsm_snapshot *before,
 			continue;
 		if (gone && stream_in(now, s))
 			continue;
-		stream_add(t, s);
+		stream_add(t, s, gone);
 	}
 	if (f && f->hb)
 		t->available = f->hb->available_streams;

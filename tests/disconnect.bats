@@ -21,7 +21,7 @@ sel0_ctl() {
 	[ "$(sel0_ctl 0000:41:00.0)" = 0x00c00001 ]
 	run --separate-stderr t disconnect 41:00.0
 	expect_status 0
-	[ "${lines[0]}" = "0000:41:00.0: disconnected from tsm0; removed stream0.0.0 on pci0000:40 (Stream ID 0), endpoint secure, root port secure; 256 secure streams available" ]
+	[ "${lines[0]}" = "0000:41:00.0: disconnected from tsm0; removed stream0.0.0 on pci0000:40 (Stream ID 0), last state: endpoint secure, root port secure; 256 secure streams available" ]
 	[ "${lines[1]}" = "disconnected 1 of 1 device" ]
 	[ -z "$stderr" ]
 	[ "$(cat "$(dev 0000:41:00.0)/tsm/connect")" = "" ]
