@@ -128,23 +128,7 @@ static const char *base_name(const char *path)
 }
 
 /* Append "; "-separated text to *s (allocated, may be NULL). */
-static void add_text(char **s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add_text(char **s, const char *fmt, ...)
-{
-	va_list ap;
-	char *piece, *next;
-
-	va_start(ap, fmt);
-	if (vasprintf(&piece, fmt, ap) < 0) {
-		fputs("tsmctl: out of memory\n", stderr);
-		abort();
-	}
-	va_end(ap);
-	next = *s ? xasprintf("%s; %s", *s, piece) : xstrdup(piece);
-	free(piece);
-	free(*s);
-	*s = next;
-}
+#define add_text(s, ...) str_join((s), "; ", __VA_ARGS__)
 
 /* ---- recording results ---- */
 
@@ -271,10 +255,7 @@ static void vdone(struct audit_run *run, struct audit_finding *f, enum audit_sta
 	if (st == AUDIT_WARN && run->opts->strict)
 		st = AUDIT_FAIL;
 	f->status = st;
-	if (vasprintf(&f->message, fmt, ap) < 0) {
-		fputs("tsmctl: out of memory\n", stderr);
-		abort();
-	}
+	f->message = xvasprintf(fmt, ap);
 	if (st == AUDIT_PASS) {
 		free(hint);
 		hint = NULL;
@@ -311,10 +292,7 @@ static void skip_needs_root(struct audit_run *run, struct audit_finding *f, cons
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (vasprintf(&text, fmt, ap) < 0) {
-		fputs("tsmctl: out of memory\n", stderr);
-		abort();
-	}
+	text = xvasprintf(fmt, ap);
 	va_end(ap);
 	done(run, f, AUDIT_SKIP, xstrdup("run the audit as root"), "%s" NEEDS_ROOT_SUFFIX, text);
 	f->needs_root = true;
@@ -441,13 +419,8 @@ static void check_tsm_present(struct audit_run *run, const struct audit_check *c
 	if (!f)
 		return;
 	if (snap->nr_tsms) {
-		for (size_t i = 0; i < snap->nr_tsms; i++) {
-			char *next = xasprintf("%s%s%s", names ? names : "", names ? ", " : "",
-					       snap->tsms[i]->name);
-
-			free(names);
-			names = next;
-		}
+		for (size_t i = 0; i < snap->nr_tsms; i++)
+			str_join(&names, ", ", "%s", snap->tsms[i]->name);
 		done(run, f, AUDIT_PASS, NULL, "%zu TSM%s registered: %s", snap->nr_tsms,
 		     snap->nr_tsms == 1 ? "" : "s", names);
 		free(names);

@@ -557,22 +557,18 @@ static struct json_object *target_json(const struct batch *b, struct target *t)
 static void print_summary(const struct batch *b)
 {
 	size_t count[ARRAY_SIZE(result_names)] = { 0 };
-	char *extra = xstrdup("");
+	struct strbuf more = STRBUF_INIT;
+	char *extra;
 	static const enum result shown[] = { RESULT_ALREADY, RESULT_INSECURE, RESULT_FAILED,
 					     RESULT_SKIPPED };
 	static const char *const words[] = { "already", "insecure", "failed", "skipped" };
 
 	for (size_t i = 0; i < b->n; i++)
 		count[b->targets[i].result]++;
-	for (size_t i = 0; i < ARRAY_SIZE(shown); i++) {
-		char *next;
-
-		if (!count[shown[i]])
-			continue;
-		next = xasprintf("%s%s%zu %s", extra, *extra ? ", " : "", count[shown[i]], words[i]);
-		free(extra);
-		extra = next;
-	}
+	for (size_t i = 0; i < ARRAY_SIZE(shown); i++)
+		if (count[shown[i]])
+			strbuf_join(&more, ", ", "%zu %s", count[shown[i]], words[i]);
+	extra = strbuf_take(&more);
 	printf("%s%s %zu of %zu device%s%s%s%s\n", b->ctx->dry_run ? "would " : "",
 	       b->ctx->dry_run ? verb_name(b) : b->verb->done,
 	       count[RESULT_OK] + count[RESULT_DRY_RUN] + count[RESULT_ALREADY], b->n,

@@ -27,8 +27,6 @@ static const int hb_defaults[] = { COL_NAME, COL_AVAILABLE, COL_NSTREAMS, COL_ST
 
 static char *cell(const struct host_bridge *hb, int col)
 {
-	char *s;
-
 	switch (col) {
 	case COL_NAME: return cell_str(hb->name);
 	case COL_DOMAIN: return cell_fmt("%04x", hb->domain);
@@ -39,16 +37,12 @@ static char *cell(const struct host_bridge *hb, int col)
 		       cell_str(render_hb_no_pool(hb) ? "none" : NULL);
 	case COL_NSTREAMS: return cell_fmt("%zu", hb->nr_streams);
 	case COL_STREAMS: {
-		/* one allocation, not one per link: a host bridge can hold thousands */
-		size_t len = 1, off = 0;
+		/* a growing buffer, not one copy per link: a host bridge can hold thousands */
+		struct strbuf names = STRBUF_INIT;
 
 		for (size_t i = 0; i < hb->nr_streams; i++)
-			len += strlen(hb->streams[i]->name) + 1;
-		s = xmalloc(len);
-		*s = '\0';
-		for (size_t i = 0; i < hb->nr_streams; i++)
-			off += (size_t)sprintf(s + off, "%s%s", i ? "," : "", hb->streams[i]->name);
-		return s;
+			strbuf_join(&names, ",", "%s", hb->streams[i]->name);
+		return strbuf_take(&names);
 	}
 	case COL_TSM: return cell_str(hb->tsm ? hb->tsm->name : NULL);
 	}

@@ -224,13 +224,12 @@ static void say(int err, const char *fmt, ...)
 	char *msg;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
 	if (err)
-		print_error(CMD ": %s (%s)", msg ? msg : fmt, errno_tag(err));
+		print_error(CMD ": %s (%s)", msg, errno_tag(err));
 	else
-		print_error(CMD ": %s", msg ? msg : fmt);
+		print_error(CMD ": %s", msg);
 	free(msg);
 }
 
@@ -411,7 +410,9 @@ static void print_summary(FILE *out, const struct report_request *req, const str
 {
 	long long pl = privlevel_used(req, res);
 
-	fprintf(out, "provider:     %s\n", res->provider);
+	fputs("provider:     ", out);
+	fputs_escaped(res->provider, out);	/* the guest driver's text: never raw on a terminal */
+	fputc('\n', out);
 	fprintf(out, "generation:   %lu\n", res->generation);
 	if (pl >= 0)
 		fprintf(out, "privlevel:    %lld\n", pl);
