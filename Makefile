@@ -300,3 +300,12 @@ unit-sha256: $(BUILDDIR)/test-sha256
 	$(BUILDDIR)/test-sha256
 
 .PHONY: fuzz unit-names unit-sha256
+
+# make unit-util: the string and escape toolkit's unit tests (tests/unit/test-util.c).
+$(BUILDDIR)/test-util: src/util.c tests/unit/test-util.c include/tsmctl/util.h | $(DEPS_STAMP)
+	$(CC) $(CFLAGS) $(TSM_CFLAGS) -o $@ src/util.c tests/unit/test-util.c
+
+unit-util: $(BUILDDIR)/test-util
+	$(BUILDDIR)/test-util
+
+.PHONY: unit-util
