@@ -406,11 +406,14 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 	struct action_plan plan;
 	enum action_verdict verdict = VERDICT_FAILED;
 	const struct pci_func *f;
-	char *note = NULL;
+	char *note = NULL, *tsm, *value;
 
 	action_apply(snap, action, t->bdf, b->tsm,
 		     (ctx->dry_run ? ACTION_DRY_RUN : 0) | (ctx->no_syslog ? ACTION_NO_SYSLOG : 0),
 		     &plan);
+	/* the TSM name and value may be the tree's text (disconnect, accept): escaped for messages */
+	tsm = text_escape(plan.tsm);
+	value = text_escape(plan.value);
 	if (plan.written) {
 		snapshot_scan(&after, ACTION_SCAN);
 		now = &after;
@@ -426,23 +429,22 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 			set_result(t, RESULT_FAILED, plan.err,
 				   with_note(action_explain(&plan, now), xstrdup(STRICT_NOTE)));
 		} else {
-			set_result(t, RESULT_ALREADY, 0, already_message(action, plan.tsm));
+			set_result(t, RESULT_ALREADY, 0, already_message(action, tsm));
 		}
 	} else if (!plan.err && ctx->dry_run) {
 		char *shown = sysfs_display_path(plan.path);
 
-		set_result(t, RESULT_DRY_RUN, 0, xasprintf("would write '%s' to %s", plan.value,
-							   shown));
+		set_result(t, RESULT_DRY_RUN, 0, xasprintf("would write '%s' to %s", value, shown));
 		free(shown);
 		if (action == ACTION_CONNECT)
-			t->warning = no_pool_warning(f, plan.tsm);
+			t->warning = no_pool_warning(f, tsm);
 	} else if (plan.written && (!plan.err || plan.err == -EINTR) &&
 		   (verdict == VERDICT_OK || (verdict == VERDICT_WARNING && !ctx->strict))) {
-		set_result(t, RESULT_OK, 0, done_message(b, plan.tsm));
+		set_result(t, RESULT_OK, 0, done_message(b, tsm));
 		t->warning = note;
 		note = NULL;
 	} else if (plan.written && !plan.err && verdict == VERDICT_WARNING) {
-		char *done = done_message(b, plan.tsm);
+		char *done = done_message(b, tsm);
 
 		set_result(t, RESULT_FAILED, 0, with_note(xasprintf("%s, but %s", done, note),
 							  xstrdup(STRICT_NOTE)));
@@ -459,7 +461,7 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 			set_result(t, RESULT_FAILED, -EBUSY,
 				   with_note(action_explain(&plan, now), xstrdup(STRICT_NOTE)));
 		} else {
-			char *msg = already_message(action, plan.tsm);
+			char *msg = already_message(action, tsm);
 
 			set_result(t, RESULT_ALREADY, 0,
 				   xasprintf("%s (by another writer, while this one was checking)",
@@ -472,6 +474,8 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 		set_result(t, RESULT_FAILED, plan.err, action_explain(&plan, now));
 	}
 	free(note);
+	free(tsm);
+	free(value);
 	if (action_is_tdisp(action))
 		report_tdisp(t, f);
 	else
