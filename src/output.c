@@ -251,17 +251,6 @@ char *cell_str(const char *s)
 	return s ? xstrdup(s) : NULL;
 }
 
-char *cell_fmt(const char *fmt, ...)
-{
-	va_list ap;
-	char *p;
-
-	va_start(ap, fmt);
-	p = xvasprintf(fmt, ap);
-	va_end(ap);
-	return p;
-}
-
 char *cell_bool(bool v)
 {
 	return xstrdup(v ? "yes" : "no");
