@@ -81,7 +81,7 @@ size_t utf8_seq(const unsigned char *p);
 
 /*
  * S for a terminal, the one escape policy of every text writer: each byte of
- * a C0 control (U+0000-U+001F), DEL, '\\', a C1 control (U+0080-U+009F, so
+ * a C0 control (U+0000-U+001F), DEL, '\', a C1 control (U+0080-U+009F, so
  * UTF-8 C2 80..C2 9F, the 8-bit CSI C2 9B among them) and each byte that does
  * not start a valid UTF-8 sequence (RFC 3629: no overlongs, surrogates, code
  * points past U+10FFFF or cut-off sequences) written as \xNN, lowercase hex,
