@@ -109,8 +109,9 @@ UNIT_SRCS_ide := src/ide.c tests/fuzz/cfg-ranged.h
 UNIT_SRCS_names := src/names.c
 UNIT_SRCS_sha256 := src/sha256.c
 UNIT_SRCS_util := src/util.c
-# explain: the program's objects without main and the command layer.
-UNIT_SRCS_explain = $(filter-out $(BUILDDIR)/obj/tsmctl.o $(BUILDDIR)/obj/cli.o $(BUILDDIR)/obj/cmd-%.o,$(OBJS))
+# explain: the program's objects without main and the command layer (cli, view, cmd-*).
+UNIT_SRCS_explain = $(filter-out $(BUILDDIR)/obj/tsmctl.o $(BUILDDIR)/obj/cli.o $(BUILDDIR)/obj/view.o \
+	$(BUILDDIR)/obj/cmd-%.o,$(OBJS))
 UNIT_LIBS_explain = $(PKG_LIBS)
 UNIT_SRCS_audit := src/audit.c src/audit-checks.c src/snapshot.c src/sysfs.c src/names.c \
 	src/ide.c src/util.c
