@@ -242,11 +242,8 @@ bool action_stream_secure(const struct ide_stream *s)
 /* Append "WHAT" to a "; "-separated list. */
 static void list_add(char **list, char *what)
 {
-	char *next = xasprintf("%s%s%s", *list ? *list : "", *list ? "; " : "", what);
-
-	free(*list);
+	str_join(list, "; ", "%s", what);
 	free(what);
-	*list = next;
 }
 
 static enum action_verdict verify_connect(const struct action_plan *plan,

@@ -116,13 +116,8 @@ static void check_tsm_present(struct audit_run *run, const struct audit_check *c
 	if (!f)
 		return;
 	if (snap->nr_tsms) {
-		for (size_t i = 0; i < snap->nr_tsms; i++) {
-			char *next = xasprintf("%s%s%s", names ? names : "", names ? ", " : "",
-					       snap->tsms[i]->name);
-
-			free(names);
-			names = next;
-		}
+		for (size_t i = 0; i < snap->nr_tsms; i++)
+			str_join(&names, ", ", "%s", snap->tsms[i]->name);
 		result_done(run, f, AUDIT_PASS, NULL, "%zu TSM%s registered: %s", snap->nr_tsms,
 			    snap->nr_tsms == 1 ? "" : "s", names);
 		free(names);

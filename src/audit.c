@@ -54,30 +54,16 @@ const struct audit_check *audit_check_lookup(const char *id)
 	return NULL;
 }
 
-/* FMT with AP, allocated; out of memory is fatal (as util.h's x* functions). */
-static char *vformat(const char *fmt, va_list ap)
-{
-	char *s;
-
-	if (vasprintf(&s, fmt, ap) < 0) {
-		fputs("tsmctl: out of memory\n", stderr);
-		abort();
-	}
-	return s;
-}
-
 void audit_text_add(char **s, const char *fmt, ...)
 {
 	va_list ap;
-	char *piece, *next;
+	char *piece;
 
 	va_start(ap, fmt);
-	piece = vformat(fmt, ap);
+	piece = xvasprintf(fmt, ap);
 	va_end(ap);
-	next = *s ? xasprintf("%s; %s", *s, piece) : xstrdup(piece);
+	str_join(s, "; ", "%s", piece);
 	free(piece);
-	free(*s);
-	*s = next;
 }
 
 /* ---- recording results ---- */
@@ -199,7 +185,7 @@ static void result_vdone(struct audit_run *run, struct audit_finding *f, enum au
 	if (st == AUDIT_WARN && run->opts->strict)
 		st = AUDIT_FAIL;
 	f->status = st;
-	f->message = vformat(fmt, ap);
+	f->message = xvasprintf(fmt, ap);
 	if (st == AUDIT_PASS) {
 		free(hint);
 		hint = NULL;
@@ -232,7 +218,7 @@ void result_skip_needs_root(struct audit_run *run, struct audit_finding *f, cons
 	va_list ap;
 
 	va_start(ap, fmt);
-	text = vformat(fmt, ap);
+	text = xvasprintf(fmt, ap);
 	va_end(ap);
 	f->needs_root = true;	/* before result_done: a parent's verdict is kept there */
 	result_done(run, f, AUDIT_SKIP, xstrdup("run the audit as root"), "%s" NEEDS_ROOT_SUFFIX, text);

@@ -24,37 +24,30 @@
 #define AUDITLOG_FACILITY	LOG_AUTHPRIV
 
 /*
- * A value as text_escape() shows it, and a space as \x20 too: text from the
- * tree or the environment can start neither a new line nor a new field.
+ * Append " KEY=VALUE" to LINE (the first without the space): VALUE as
+ * text_escape() shows it, and a space as \x20 too: text from the tree or the
+ * environment can start neither a new line nor a new field.
  */
-static char *field_escape(const char *s)
+static void add_field(struct strbuf *line, const char *key, const char *value)
 {
-	char *shown = text_escape(s), *out = xmalloc(strlen(shown) * 4 + 1), *q = out;
+	char *shown = text_escape(value);
 
-	for (const char *p = shown; *p; p++) {
-		if (*p == ' ')
-			q += sprintf(q, "\\x20");
-		else
-			*q++ = *p;
+	strbuf_join(line, " ", "%s=", key);
+	for (const char *p = shown; *p;) {
+		size_t n = strcspn(p, " ");
+
+		strbuf_appendn(line, p, n);
+		p += n;
+		if (*p) {
+			strbuf_append(line, "\\x20");
+			p++;
+		}
 	}
-	*q = '\0';
 	free(shown);
-	return out;
-}
-
-/* Append " KEY=VALUE" (VALUE escaped) to *LINE. */
-static void add_field(char **line, const char *key, const char *value)
-{
-	char *shown = field_escape(value);
-	char *next = xasprintf("%s%s%s=%s", *line ? *line : "", *line ? " " : "", key, shown);
-
-	free(shown);
-	free(*line);
-	*line = next;
 }
 
 /* The sysroot as an absolute path when it resolves: a fleet log reader needs no cwd. */
-static void add_sysroot(char **line)
+static void add_sysroot(struct strbuf *line)
 {
 	char *abs = realpath(sysfs_root_path(), NULL);
 
@@ -65,7 +58,8 @@ static void add_sysroot(char **line)
 static char *audit_line(const char *op, const char *bdf, const char *tsm, int err)
 {
 	const char *sudo_user = getenv("SUDO_USER");
-	char *line = NULL, *uid;
+	struct strbuf line = STRBUF_INIT;
+	char *uid;
 
 	add_field(&line, "op", op);
 	add_field(&line, "bdf", bdf);
@@ -87,7 +81,7 @@ static char *audit_line(const char *op, const char *bdf, const char *tsm, int er
 	/* a simulated or captured tree: never to be mistaken for this host's devices */
 	if (!sysfs_is_live())
 		add_sysroot(&line);
-	return line;
+	return strbuf_take(&line);
 }
 
 /* "<PRI>Mmm dd hh:mm:ss tsmctl[PID]: LINE" to the datagram socket PATH, as glibc sends to /dev/log. */

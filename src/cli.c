@@ -162,14 +162,10 @@ int option_error(const struct cmd_def *cmd, const struct option *longopts, const
 		return rc;
 	}
 	for (const struct option *o = longopts; o->name; o++) {
-		char *next;
-
 		if (strncmp(o->name, name, len))
 			continue;
 		exact |= strlen(o->name) == len;
-		next = xasprintf("%s '--%s'", list ? list : "", o->name);
-		free(list);
-		list = next;
+		str_join(&list, "", " '--%s'", o->name);
 		matches++;
 	}
 	if (exact)
@@ -423,18 +419,20 @@ void cmd_ctx_free(struct cmd_ctx *ctx)
 	strv_free(ctx->hbs.v, ctx->hbs.n);
 }
 
-/* " -d A,B" appended to ACC; a slot "0000:41:00.*" shown as the user wrote it, "0000:41:00". */
-static char *filter_text(const struct filter *f, const char *opt, char *acc)
+/*
+ * "-d A,B" appended to ACC (a space first when it holds text); a slot
+ * "0000:41:00.*" shown as the user wrote it, "0000:41:00".
+ */
+static void filter_text(const struct filter *f, const char *opt, struct strbuf *acc)
 {
 	for (size_t i = 0; i < f->n; i++) {
 		int len = (int)(strlen(f->v[i]) - (bdf_is_slot(f->v[i]) ? 2 : 0));
-		char *next = i ? xasprintf("%s,%.*s", acc, len, f->v[i]) :
-			     xasprintf("%s%s%s %.*s", acc, *acc ? " " : "", opt, len, f->v[i]);
 
-		free(acc);
-		acc = next;
+		if (i)
+			strbuf_appendf(acc, ",%.*s", len, f->v[i]);
+		else
+			strbuf_join(acc, " ", "%s %.*s", opt, len, f->v[i]);
 	}
-	return acc;
 }
 
 bool filters_active(const struct cmd_ctx *ctx)
@@ -445,9 +443,13 @@ bool filters_active(const struct cmd_ctx *ctx)
 
 void filters_matched_nothing(const struct cmd_ctx *ctx, const char *what, const char *reason)
 {
-	char *given = filter_text(&ctx->hbs, "-b", filter_text(&ctx->tsms, "-t",
-				  filter_text(&ctx->devices, "-d", xstrdup(""))));
+	struct strbuf acc = STRBUF_INIT;
+	char *given;
 
+	filter_text(&ctx->devices, "-d", &acc);
+	filter_text(&ctx->tsms, "-t", &acc);
+	filter_text(&ctx->hbs, "-b", &acc);
+	given = strbuf_take(&acc);
 	print_error("tsmctl %s: no %s matches %s%s%s", ctx->cmd->name, what, given,
 		    reason ? ": " : "", reason ? reason : "");
 	free(given);

@@ -410,11 +410,14 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 	struct action_plan plan;
 	enum action_verdict verdict = VERDICT_FAILED;
 	const struct pci_func *f;
-	char *note = NULL;
+	char *note = NULL, *tsm, *value;
 
 	action_apply(snap, action, t->bdf, b->tsm,
 		     (param.dry_run ? ACTION_DRY_RUN : 0) | (param.no_syslog ? ACTION_NO_SYSLOG : 0),
 		     &plan);
+	/* the TSM name and value may be the tree's text (disconnect, accept): escaped for messages */
+	tsm = text_escape(plan.tsm);
+	value = text_escape(plan.value);
 	if (plan.written) {
 		snapshot_scan(&after, ACTION_SCAN);
 		now = &after;
@@ -430,23 +433,22 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 			set_result(t, RESULT_FAILED, plan.err,
 				   with_note(explain_action(&plan, now), xstrdup(STRICT_NOTE)));
 		} else {
-			set_result(t, RESULT_ALREADY, 0, already_message(action, plan.tsm));
+			set_result(t, RESULT_ALREADY, 0, already_message(action, tsm));
 		}
 	} else if (!plan.err && param.dry_run) {
 		char *shown = sysfs_display_path(plan.path);
 
-		set_result(t, RESULT_DRY_RUN, 0, xasprintf("would write '%s' to %s", plan.value,
-							   shown));
+		set_result(t, RESULT_DRY_RUN, 0, xasprintf("would write '%s' to %s", value, shown));
 		free(shown);
 		if (action == ACTION_CONNECT)
-			t->warning = no_pool_warning(f, plan.tsm);
+			t->warning = no_pool_warning(f, tsm);
 	} else if (plan.written && (!plan.err || plan.err == -EINTR) &&
 		   (verdict == VERDICT_OK || (verdict == VERDICT_WARNING && !param.strict))) {
-		set_result(t, RESULT_OK, 0, done_message(b, plan.tsm));
+		set_result(t, RESULT_OK, 0, done_message(b, tsm));
 		t->warning = note;
 		note = NULL;
 	} else if (plan.written && !plan.err && verdict == VERDICT_WARNING) {
-		char *done = done_message(b, plan.tsm);
+		char *done = done_message(b, tsm);
 
 		set_result(t, RESULT_FAILED, 0, with_note(xasprintf("%s, but %s", done, note),
 							  xstrdup(STRICT_NOTE)));
@@ -463,7 +465,7 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 			set_result(t, RESULT_FAILED, -EBUSY,
 				   with_note(explain_action(&plan, now), xstrdup(STRICT_NOTE)));
 		} else {
-			char *msg = already_message(action, plan.tsm);
+			char *msg = already_message(action, tsm);
 
 			set_result(t, RESULT_ALREADY, 0,
 				   xasprintf("%s (by another writer, while this one was checking)",
@@ -476,6 +478,8 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 		set_result(t, RESULT_FAILED, plan.err, explain_action(&plan, now));
 	}
 	free(note);
+	free(tsm);
+	free(value);
 	if (action_is_tdisp(action))
 		report_tdisp(t, f);
 	else
@@ -561,22 +565,18 @@ static struct json_object *target_json(const struct batch *b, struct target *t)
 static void print_summary(const struct batch *b)
 {
 	size_t count[ARRAY_SIZE(result_names)] = { 0 };
-	char *extra = xstrdup("");
+	struct strbuf more = STRBUF_INIT;
+	char *extra;
 	static const enum result shown[] = { RESULT_ALREADY, RESULT_INSECURE, RESULT_FAILED,
 					     RESULT_SKIPPED };
 	static const char *const words[] = { "already", "insecure", "failed", "skipped" };
 
 	for (size_t i = 0; i < b->n; i++)
 		count[b->targets[i].result]++;
-	for (size_t i = 0; i < ARRAY_SIZE(shown); i++) {
-		char *next;
-
-		if (!count[shown[i]])
-			continue;
-		next = xasprintf("%s%s%zu %s", extra, *extra ? ", " : "", count[shown[i]], words[i]);
-		free(extra);
-		extra = next;
-	}
+	for (size_t i = 0; i < ARRAY_SIZE(shown); i++)
+		if (count[shown[i]])
+			strbuf_join(&more, ", ", "%zu %s", count[shown[i]], words[i]);
+	extra = strbuf_take(&more);
 	printf("%s%s %zu of %zu device%s%s%s%s\n", param.dry_run ? "would " : "",
 	       param.dry_run ? verb_name(b) : b->verb->done,
 	       count[RESULT_OK] + count[RESULT_DRY_RUN] + count[RESULT_ALREADY], b->n,

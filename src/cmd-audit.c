@@ -81,15 +81,6 @@ static bool finding_selected(const struct cmd_ctx *ctx, const struct audit_findi
 
 /* ---- text ---- */
 
-/* Print S with controls and non-UTF-8 bytes escaped: sysfs values end up in messages. */
-static void put_text(FILE *out, const char *s)
-{
-	char *shown = text_escape(s);
-
-	fputs(shown, out);
-	free(shown);
-}
-
 /* Display width of UTF-8 text (the tree glyphs are one column each). */
 static size_t width(const char *s)
 {
@@ -104,7 +95,7 @@ static void put_padded(FILE *out, const char *s, size_t w)
 {
 	size_t n = width(s);
 
-	put_text(out, s);
+	fputs_escaped(s, out);	/* sysfs values end up in messages */
 	for (; n < w; n++)
 		fputc(' ', out);
 }
@@ -152,7 +143,7 @@ static void put_note(const struct audit_view *v, const char *cont, const char *l
 	put_status(stdout, "");
 	put_padded(stdout, cont, v->id_width + 1);
 	fputs(label, stdout);
-	put_text(stdout, text);
+	fputs_escaped(text, stdout);
 	fputc('\n', stdout);
 }
 
@@ -180,7 +171,7 @@ static void print_check(const struct audit_view *v, const struct audit_check *c,
 		put_status(stdout, audit_status_name(f->status));
 		put_padded(stdout, first ? head : cont, v->id_width + 1);
 		put_padded(stdout, f->object, v->obj_width + 2);
-		put_text(stdout, f->message);
+		fputs_escaped(f->message, stdout);
 		fputc('\n', stdout);
 		if (v->verbose && f->hint)
 			put_note(v, cont, "hint: ", f->hint);
@@ -256,7 +247,7 @@ static void print_short(struct audit_view *v)
 		put_status(stdout, audit_status_name(f->status));
 		put_padded(stdout, f->check->id, v->id_width + 1);
 		put_padded(stdout, f->object, v->obj_width + 2);
-		put_text(stdout, f->message);
+		fputs_escaped(f->message, stdout);
 		fputc('\n', stdout);
 		if (v->verbose && f->hint)
 			put_note(v, "", "hint: ", f->hint);

@@ -77,14 +77,7 @@ static char *cell(const struct tsm_snapshot *snap, const void *item, int col)
 		s = render_ide_cap_text(f);
 		return s ? s : cell_str(f->needs_root ? "needs-root" : f->cfg_err ? "unreadable" : NULL);
 	case COL_DOE:
-		s = xstrdup("");
-		for (size_t i = 0; i < f->nr_doe_features; i++) {
-			char *next = xasprintf("%s%s%s", s, i ? "," : "", f->doe_features[i]);
-
-			free(s);
-			s = next;
-		}
-		return s;
+		return strv_join(f->doe_features, f->nr_doe_features, ",");
 	case COL_TSMDIR: return cell_bool(f->tsm_dir);
 	case COL_CONNECTED: return empty_null(f->connect);
 	case COL_DSM: return empty_null(f->dsm);

@@ -29,7 +29,6 @@ static const int hb_defaults[] = { COL_NAME, COL_AVAILABLE, COL_NSTREAMS, COL_ST
 static char *cell(const struct tsm_snapshot *snap, const void *item, int col)
 {
 	const struct host_bridge *hb = item;
-	char *s;
 
 	(void)snap;
 	switch (col) {
@@ -42,16 +41,12 @@ static char *cell(const struct tsm_snapshot *snap, const void *item, int col)
 		       cell_str(hb_no_pool(hb) ? "none" : NULL);
 	case COL_NSTREAMS: return cell_fmt("%zu", hb->nr_streams);
 	case COL_STREAMS: {
-		/* one allocation, not one per link: a host bridge can hold thousands */
-		size_t len = 1, off = 0;
+		/* a growing buffer, not one copy per link: a host bridge can hold thousands */
+		struct strbuf names = STRBUF_INIT;
 
 		for (size_t i = 0; i < hb->nr_streams; i++)
-			len += strlen(hb->streams[i]->name) + 1;
-		s = xmalloc(len);
-		*s = '\0';
-		for (size_t i = 0; i < hb->nr_streams; i++)
-			off += (size_t)sprintf(s + off, "%s%s", i ? "," : "", hb->streams[i]->name);
-		return s;
+			strbuf_join(&names, ",", "%s", hb->streams[i]->name);
+		return strbuf_take(&names);
 	}
 	case COL_TSM: return cell_str(hb->tsm ? hb->tsm->name : NULL);
 	}

@@ -78,9 +78,9 @@ static size_t tsm_host_bridges(const struct tsm_snapshot *snap, const struct tsm
 static char *cell(const struct tsm_snapshot *snap, const void *item, int col)
 {
 	const struct tsm *t = item;
+	struct strbuf joined = STRBUF_INIT;
 	const char **hbs;
 	size_t n, acc;
-	char *s;
 
 	switch (col) {
 	case COL_NAME: return cell_str(t->name);
@@ -97,15 +97,10 @@ static char *cell(const struct tsm_snapshot *snap, const void *item, int col)
 	case COL_HBS:
 		hbs = xcalloc(snap->nr_hbs + 1, sizeof(*hbs));
 		n = tsm_host_bridges(snap, t, hbs);
-		s = xstrdup("");
-		for (size_t i = 0; i < n; i++) {
-			char *next = xasprintf("%s%s%s", s, i ? "," : "", hbs[i]);
-
-			free(s);
-			s = next;
-		}
+		for (size_t i = 0; i < n; i++)
+			strbuf_join(&joined, ",", "%s", hbs[i]);
 		free(hbs);
-		return s;
+		return strbuf_take(&joined);
 	}
 	return NULL;
 }

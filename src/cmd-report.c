@@ -274,7 +274,9 @@ static void print_summary(FILE *out, const struct report_request *req, const str
 {
 	long long pl = privlevel_used(req, res);
 
-	fprintf(out, "provider:     %s\n", res->provider);
+	fputs("provider:     ", out);
+	fputs_escaped(res->provider, out);	/* the guest driver's text: never raw on a terminal */
+	fputc('\n', out);
 	fprintf(out, "generation:   %lu\n", res->generation);
 	if (pl >= 0)
 		fprintf(out, "privlevel:    %lld\n", pl);

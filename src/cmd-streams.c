@@ -50,23 +50,15 @@ static char *rid_text(const struct ide_sel_stream *b)
 
 static char *addr_text(const struct ide_sel_stream *b)
 {
-	char *s;
+	struct strbuf s = STRBUF_INIT;
 
 	if (!b)
 		return NULL;
-	s = xstrdup("");
-	for (unsigned int i = 0; i < b->nr_addr; i++) {
-		char *next;
-
-		if (!b->addr[i].valid)
-			continue;
-		next = xasprintf("%s%s%#llx-%#llx", s, *s ? "," : "",
-				 (unsigned long long)b->addr[i].base,
-				 (unsigned long long)b->addr[i].limit);
-		free(s);
-		s = next;
-	}
-	return s;
+	for (unsigned int i = 0; i < b->nr_addr; i++)
+		if (b->addr[i].valid)
+			strbuf_join(&s, ",", "%#llx-%#llx", (unsigned long long)b->addr[i].base,
+				    (unsigned long long)b->addr[i].limit);
+	return strbuf_take(&s);
 }
 
 static char *cell(const struct tsm_snapshot *snap, const void *item, int col)

@@ -68,19 +68,13 @@ static void print_ready(struct cmd_ctx *ctx, const struct tsm_ready *ready)
 /* "tsm0 and tsm1" / "a TSM" for messages. */
 static char *wanted(char *const *names, size_t n)
 {
-	char *s = xstrdup("");
+	struct strbuf s = STRBUF_INIT;
 
-	if (!n) {
-		free(s);
+	if (!n)
 		return xstrdup("any TSM");
-	}
-	for (size_t i = 0; i < n; i++) {
-		char *next = xasprintf("%s%s%s", s, !i ? "" : i + 1 == n ? " and " : ", ", names[i]);
-
-		free(s);
-		s = next;
-	}
-	return s;
+	for (size_t i = 0; i < n; i++)
+		strbuf_join(&s, i + 1 == n ? " and " : ", ", "%s", names[i]);
+	return strbuf_take(&s);
 }
 
 static int run_wait(struct cmd_ctx *ctx)

@@ -147,15 +147,6 @@ static void timestamp(char buf[64])
 		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
 }
 
-/* Tree text in a table line: no control bytes reach the terminal. */
-static void put_printable(const char *s)
-{
-	char *shown = text_escape(s);
-
-	fputs(shown, stdout);
-	free(shown);
-}
-
 static void emit(struct watcher *w, enum severity sev, const char *event, const char *kind,
 		 const char *object, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
@@ -169,11 +160,8 @@ static void emit(struct watcher *w, enum severity sev, const char *event, const 
 	if (w->baseline && sev != SEV_FAIL)
 		return;
 	va_start(ap, fmt);
-	if (vasprintf(&detail, fmt, ap) < 0)
-		detail = NULL;
+	detail = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (!detail)
-		detail = xstrdup("");
 	if (w->baseline) {
 		char *marked = xasprintf("%s (found at start)", detail);
 
@@ -196,9 +184,9 @@ static void emit(struct watcher *w, enum severity sev, const char *event, const 
 		json_object_put(o);
 	} else {
 		printf("%s %s ", when, event);
-		put_printable(object);
+		fputs_escaped(object, stdout);	/* tree text: no control byte reaches the terminal */
 		putchar(' ');
-		put_printable(detail);
+		fputs_escaped(detail, stdout);
 		putchar('\n');
 	}
 	fflush(stdout);	/* a pipe reader sees each event as it happens */

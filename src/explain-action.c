@@ -23,23 +23,19 @@
 /* "tsm0 (link), tsm1 (devsec)"; only link TSMs when LINK_ONLY; "" when none. */
 static char *tsm_names(const struct tsm_snapshot *snap, bool link_only)
 {
-	char *s = xstrdup("");
+	struct strbuf s = STRBUF_INIT;
 
 	for (size_t i = 0; i < snap->nr_tsms; i++) {
 		const struct tsm *t = snap->tsms[i];
-		char *next;
 
 		if (link_only && !tsm_is_link(t))
 			continue;
 		if (t->has_pci_mode && !link_only)
-			next = xasprintf("%s%s%s (%s)", s, *s ? ", " : "", t->name,
-					 t->mode ? t->mode : "unknown mode");
+			strbuf_join(&s, ", ", "%s (%s)", t->name, t->mode ? t->mode : "unknown mode");
 		else
-			next = xasprintf("%s%s%s", s, *s ? ", " : "", t->name);
-		free(s);
-		s = next;
+			strbuf_join(&s, ", ", "%s", t->name);
 	}
-	return s;
+	return strbuf_take(&s);
 }
 
 /* NAME is not a registered TSM; ALL lists the ones that are. */
@@ -54,18 +50,12 @@ static char *no_such_tsm(const struct tsm_snapshot *now, const char *name, const
 /* "tsm1, tsm2": the TSMs whose pci_mode is devsec; "" when none. */
 static char *devsec_names(const struct tsm_snapshot *snap)
 {
-	char *s = xstrdup("");
+	struct strbuf s = STRBUF_INIT;
 
-	for (size_t i = 0; i < snap->nr_tsms; i++) {
-		char *next;
-
-		if (!streq(snap->tsms[i]->mode, "devsec"))
-			continue;
-		next = xasprintf("%s%s%s", s, *s ? ", " : "", snap->tsms[i]->name);
-		free(s);
-		s = next;
-	}
-	return s;
+	for (size_t i = 0; i < snap->nr_tsms; i++)
+		if (streq(snap->tsms[i]->mode, "devsec"))
+			strbuf_join(&s, ", ", "%s", snap->tsms[i]->name);
+	return strbuf_take(&s);
 }
 
 char *explain_tsm_unfit(const struct tsm_snapshot *now, enum tsm_action action, const char *name)

@@ -32,13 +32,12 @@ static void say(int err, const char *fmt, ...)
 	char *msg;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
 	if (err)
-		print_error(CMD ": %s (%s)", msg ? msg : fmt, errno_tag(err));
+		print_error(CMD ": %s (%s)", msg, errno_tag(err));
 	else
-		print_error(CMD ": %s", msg ? msg : fmt);
+		print_error(CMD ": %s", msg);
 	free(msg);
 }
 

@@ -2,7 +2,7 @@
 /*
  * Snapshot + audit → Prometheus text format 0.0.4. Every series of a family
  * is written, zeros included, so "absent" never stands in for 0; label values
- * come from strictly parsed names, or are reduced to printable ASCII.
+ * come from strictly parsed names, or are escaped as every text tsmctl prints.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,19 +24,23 @@ static void family(FILE *out, const char *name, const char *help)
 	fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
 }
 
-/* A label value: \ " and newline escaped as the format says; other non-printable bytes as '_'. */
+/*
+ * A label value: the text as a terminal gets it (text_escape: controls, C1,
+ * '\' and invalid UTF-8 as \xNN, so no newline is left), then the format's
+ * own escapes, \\ and \": a parser reads back the \xNN a table shows.
+ */
 static void label_value(FILE *out, const char *s)
 {
+	char *shown = text_escape(s);
+
 	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+	for (const char *p = shown; *p; p++) {
 		if (*p == '\\' || *p == '"')
-			fprintf(out, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", out);
-		else
-			fputc(*p < 0x20 || *p > 0x7e ? '_' : *p, out);
+			fputc('\\', out);
+		fputc(*p, out);
 	}
 	fputc('"', out);
+	free(shown);
 }
 
 const char *metrics_stream_state(const struct ide_stream *s)
@@ -169,7 +173,8 @@ static void write_audit(FILE *out, const struct audit_report *rep)
 void metrics_write(FILE *out, const struct tsm_snapshot *snap, const struct audit_report *rep,
 		   double now)
 {
-	family(out, "tsmctl_scrape_success", "1: tsmctl read the TSM state (a run that cannot writes no file).");
+	family(out, "tsmctl_scrape_success",
+	       "1: tsmctl read the TSM state (a run that cannot writes no file).");
 	/* a scan always completes: what it cannot read is counted as unknown below */
 	fputs("tsmctl_scrape_success 1\n", out);
 	family(out, "tsmctl_scrape_timestamp_seconds", "Unix time when tsmctl read the state.");

@@ -83,19 +83,16 @@ size_t report_provider_modules(struct module_state *out, size_t max)
 
 static char *modules_summary(const struct module_state *m, size_t n)
 {
-	char *s = xstrdup("");
+	struct strbuf s = STRBUF_INIT;
 
 	for (size_t i = 0; i < n; i++) {
 		const char *state = m[i].loaded ? "loaded" : m[i].builtin ? "built in" :
 				    m[i].available == 1 ? "not loaded (available)" :
 				    m[i].available == 0 ? "not available" : "not loaded";
-		char *next = xasprintf("%s%s%s (%s): %s", s, i ? "; " : "", m[i].name,
-				       m[i].what, state);
 
-		free(s);
-		s = next;
+		strbuf_join(&s, "; ", "%s (%s): %s", m[i].name, m[i].what, state);
 	}
-	return s;
+	return strbuf_take(&s);
 }
 
 char *provider_modules_summary(void)

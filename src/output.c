@@ -104,10 +104,8 @@ struct table *table_new(const struct output_opts *o, const struct column *cols)
 
 	scols_init_debug(0);
 	t->tb = scols_new_table();
-	if (!t->tb) {
-		fputs("tsmctl: out of memory\n", stderr);
-		abort();
-	}
+	if (!t->tb)
+		out_of_memory();
 	t->ncols = o->ncols;
 	scols_table_enable_raw(t->tb, o->raw);
 	scols_table_enable_export(t->tb, o->pairs);
@@ -116,10 +114,8 @@ struct table *table_new(const struct output_opts *o, const struct column *cols)
 	for (size_t i = 0; i < o->ncols; i++) {
 		const struct column *c = &cols[o->cols[i]];
 
-		if (!scols_table_new_column(t->tb, c->name, c->whint, c->flags)) {
-			fputs("tsmctl: out of memory\n", stderr);
-			abort();
-		}
+		if (!scols_table_new_column(t->tb, c->name, c->whint, c->flags))
+			out_of_memory();
 	}
 	return t;
 }
@@ -128,10 +124,8 @@ void table_add_row(struct table *t, char **values)
 {
 	struct libscols_line *ln = scols_table_new_line(t->tb, NULL);
 
-	if (!ln) {
-		fputs("tsmctl: out of memory\n", stderr);
-		abort();
-	}
+	if (!ln)
+		out_of_memory();
 	/* libsmartcols prints control bytes and '\' as \xNN in every mode: escaping first doubled it. */
 	for (size_t i = 0; i < t->ncols; i++) {
 		char *v = values[i];
@@ -255,20 +249,6 @@ struct json_object *js_strv(char **v, size_t n)
 char *cell_str(const char *s)
 {
 	return s ? xstrdup(s) : NULL;
-}
-
-char *cell_fmt(const char *fmt, ...)
-{
-	va_list ap;
-	char *p;
-
-	va_start(ap, fmt);
-	if (vasprintf(&p, fmt, ap) < 0) {
-		fputs("tsmctl: out of memory\n", stderr);
-		abort();
-	}
-	va_end(ap);
-	return p;
 }
 
 char *cell_bool(bool v)

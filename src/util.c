@@ -6,10 +6,15 @@
 
 #include "tsmctl/util.h"
 
-static void *oom(void)
+void out_of_memory(void)
 {
 	fputs("tsmctl: out of memory\n", stderr);
 	abort();
+}
+
+static void *oom(void)
+{
+	out_of_memory();
 }
 
 void *xmalloc(size_t size)
@@ -61,16 +66,124 @@ char *xstrndup(const char *s, size_t n)
 	return p ? p : oom();
 }
 
+char *xvasprintf(const char *fmt, va_list ap)
+{
+	char *p;
+
+	return vasprintf(&p, fmt, ap) < 0 ? oom() : p;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;
 	char *p;
-	int rc;
 
 	va_start(ap, fmt);
-	rc = vasprintf(&p, fmt, ap);
+	p = xvasprintf(fmt, ap);
 	va_end(ap);
-	return rc < 0 ? oom() : p;
+	return p;
+}
+
+/* Room for N more bytes and the NUL after them. */
+static void strbuf_reserve(struct strbuf *b, size_t n)
+{
+	size_t cap = b->cap ? b->cap : 64;
+
+	if (b->len + n < b->cap)
+		return;
+	while (cap <= b->len + n)
+		cap *= 2;
+	b->s = xrealloc(b->s, cap);
+	b->cap = cap;
+}
+
+void strbuf_appendn(struct strbuf *b, const char *s, size_t n)
+{
+	strbuf_reserve(b, n);
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+void strbuf_append(struct strbuf *b, const char *s)
+{
+	strbuf_appendn(b, s, strlen(s));
+}
+
+void strbuf_vappendf(struct strbuf *b, const char *fmt, va_list ap)
+{
+	va_list again;
+	int n;
+
+	/* format in place when it fits, else once more with room for all of it */
+	strbuf_reserve(b, 0);
+	va_copy(again, ap);
+	n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+	if (n < 0)
+		out_of_memory();	/* glibc fails a format only for want of memory */
+	if ((size_t)n >= b->cap - b->len) {
+		strbuf_reserve(b, (size_t)n);
+		vsnprintf(b->s + b->len, b->cap - b->len, fmt, again);
+	}
+	va_end(again);
+	b->len += (size_t)n;
+}
+
+void strbuf_appendf(struct strbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vappendf(b, fmt, ap);
+	va_end(ap);
+}
+
+void strbuf_join(struct strbuf *b, const char *sep, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (b->len)
+		strbuf_append(b, sep);
+	va_start(ap, fmt);
+	strbuf_vappendf(b, fmt, ap);
+	va_end(ap);
+}
+
+char *strbuf_take(struct strbuf *b)
+{
+	char *s = b->s ? b->s : xstrdup("");
+
+	*b = (struct strbuf)STRBUF_INIT;
+	return s;
+}
+
+void strbuf_release(struct strbuf *b)
+{
+	free(b->s);
+	*b = (struct strbuf)STRBUF_INIT;
+}
+
+char *strv_join(char *const *v, size_t n, const char *sep)
+{
+	struct strbuf b = STRBUF_INIT;
+
+	for (size_t i = 0; i < n; i++)
+		strbuf_join(&b, sep, "%s", v[i]);
+	return strbuf_take(&b);
+}
+
+void str_join(char **s, const char *sep, const char *fmt, ...)
+{
+	size_t len = *s ? strlen(*s) : 0;
+	struct strbuf b = { .s = *s, .len = len, .cap = *s ? len + 1 : 0 };
+	va_list ap;
+
+	if (*s)
+		strbuf_append(&b, sep);
+	va_start(ap, fmt);
+	strbuf_vappendf(&b, fmt, ap);
+	va_end(ap);
+	*s = strbuf_take(&b);
 }
 
 const char *errno_name(int err)
@@ -148,10 +261,9 @@ static bool byte_needs_escape(unsigned char c)
 	return c < 0x20 || c == 0x7f || c == '\\';
 }
 
-char *text_escape(const char *s)
+void strbuf_append_escaped(struct strbuf *b, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	char *out = xmalloc(strlen((const char *)p) * 4 + 1), *q = out;
 
 	while (*p) {
 		size_t n = byte_needs_escape(*p) ? 0 : utf8_seq(p);
@@ -159,26 +271,36 @@ char *text_escape(const char *s)
 		if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)
 			n = 0;	/* C1 controls (U+0080-U+009F, CSI among them) */
 		if (!n) {
-			q += sprintf(q, "\\x%02x", *p++);
+			strbuf_appendf(b, "\\x%02x", *p++);
 			continue;
 		}
-		memcpy(q, p, n);
-		q += n;
+		strbuf_appendn(b, (const char *)p, n);
 		p += n;
 	}
-	*q = '\0';
-	return out;
+}
+
+char *text_escape(const char *s)
+{
+	struct strbuf b = STRBUF_INIT;
+
+	strbuf_append_escaped(&b, s);
+	return strbuf_take(&b);
+}
+
+void fputs_escaped(const char *s, FILE *out)
+{
+	char *shown = text_escape(s);
+
+	fputs(shown, out);
+	free(shown);
 }
 
 void vprint_error(const char *fmt, va_list ap)
 {
-	char *msg, *shown;
+	char *msg = xvasprintf(fmt, ap);
 
-	if (vasprintf(&msg, fmt, ap) < 0)
-		oom();
-	shown = text_escape(msg);
-	fprintf(stderr, "%s\n", shown);
-	free(shown);
+	fputs_escaped(msg, stderr);
+	fputc('\n', stderr);
 	free(msg);
 }
 

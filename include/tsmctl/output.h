@@ -63,7 +63,7 @@ struct json_object *js_strv(char **v, size_t n);
 
 /* Text cell helpers: NULL-safe copies and numbers. */
 char *cell_str(const char *s);
-char *cell_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define cell_fmt(...) xasprintf(__VA_ARGS__)
 char *cell_bool(bool v);
 
 #endif

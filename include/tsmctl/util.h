@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -18,6 +19,41 @@ void xgrow(void *v, size_t *cap, size_t n, size_t sz);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+/* The one out-of-memory path: say so on stderr and abort (for allocators that return NULL). */
+void out_of_memory(void) __attribute__((noreturn));
+
+/*
+ * A string that grows geometrically: a loop appending N pieces costs O(N), not
+ * a copy of everything so far per piece. STRBUF_INIT is the empty buffer; .s is
+ * NULL until something is appended, then always NUL-terminated.
+ */
+struct strbuf {
+	char *s;
+	size_t len, cap;
+};
+#define STRBUF_INIT { NULL, 0, 0 }
+
+void strbuf_append(struct strbuf *b, const char *s);
+void strbuf_appendn(struct strbuf *b, const char *s, size_t n);
+void strbuf_appendf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void strbuf_vappendf(struct strbuf *b, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+/* One item of a list: SEP first unless B is still empty ("a, b, c"). */
+void strbuf_join(struct strbuf *b, const char *sep, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* B's text, handed over: never NULL ("" when nothing was appended); B is empty again. */
+char *strbuf_take(struct strbuf *b);
+void strbuf_release(struct strbuf *b);
+
+/* The N strings of V with SEP between them; "" when N is 0. */
+char *strv_join(char *const *v, size_t n, const char *sep);
+/*
+ * strbuf_join() for a list kept in a plain allocated string *S (NULL while
+ * empty): SEP unless *S is NULL, then the formatted item. Each call copies
+ * *S once at most; a loop over many items builds a struct strbuf instead.
+ */
+void str_join(char **s, const char *sep, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static inline bool streq(const char *a, const char *b)
 {
@@ -44,11 +80,20 @@ const char *errno_symbol(int err);
 size_t utf8_seq(const unsigned char *p);
 
 /*
- * S with C0 and C1 controls, DEL, '\' and bytes that are not UTF-8 written as
- * \xNN (as libsmartcols writes table cells): text from the command line or
- * from a tree never drives the terminal, and an escape is never ambiguous.
+ * S for a terminal, the one escape policy of every text writer: each byte of
+ * a C0 control (U+0000-U+001F), DEL, '\', a C1 control (U+0080-U+009F, so
+ * UTF-8 C2 80..C2 9F, the 8-bit CSI C2 9B among them) and each byte that does
+ * not start a valid UTF-8 sequence (RFC 3629: no overlongs, surrogates, code
+ * points past U+10FFFF or cut-off sequences) written as \xNN, lowercase hex,
+ * as libsmartcols writes table cells; all other UTF-8 kept as it is. Text from
+ * the command line or a tree never drives the terminal, and an escape is never
+ * ambiguous.
  */
 char *text_escape(const char *s);
+/* Append S escaped as text_escape() does to B. */
+void strbuf_append_escaped(struct strbuf *b, const char *s);
+/* Write S escaped as text_escape() does to OUT: tree text on a terminal. */
+void fputs_escaped(const char *s, FILE *out);
 
 /* Format a message, escape it (text_escape) and print it on stderr with a newline. */
 void print_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

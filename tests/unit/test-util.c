@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests for the string and escape toolkit of src/util.c: the growing
+ * buffer (append, appendf, join), strv_join, str_join, and text_escape()'s one
+ * policy class by class, with the UTF-8 boundary cases (cut-off sequences,
+ * overlongs, surrogates, past U+10FFFF). Prints one line per failed check and
+ * "N passed, N failed"; exits non-zero if anything failed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tsmctl/util.h"
+
+static unsigned long passed, failed;
+
+static void check_at(int ok, const char *what, int line)
+{
+	if (ok) {
+		passed++;
+		return;
+	}
+	failed++;
+	printf("FAIL line %d: %s\n", line, what);
+}
+
+#define CHECK(cond) check_at(!!(cond), #cond, __LINE__)
+
+/* S and WANT are the same string; on a mismatch both are shown. */
+static void same_at(const char *s, const char *want, const char *what, int line)
+{
+	int ok = s && !strcmp(s, want);
+
+	check_at(ok, what, line);
+	if (!ok)
+		printf("  got \"%s\", want \"%s\"\n", s ? s : "(null)", want);
+}
+
+#define SAME(s, want) same_at((s), (want), #s, __LINE__)
+
+/* text_escape(IN) is WANT; the result is freed. */
+static void escape_at(const char *in, const char *want, int line)
+{
+	char *got = text_escape(in);
+
+	same_at(got, want, "text_escape", line);
+	free(got);
+}
+
+#define ESCAPED(in, want) escape_at((in), (want), __LINE__)
+/* IN comes out as it went in. */
+#define KEPT(in) escape_at((in), (in), __LINE__)
+
+/* ---- the growing buffer ------------------------------------------------ */
+
+static void test_strbuf(void)
+{
+	struct strbuf b = STRBUF_INIT;
+	char *s, *piece;
+	size_t fill;
+
+	CHECK(b.s == NULL && b.len == 0);
+	s = strbuf_take(&b);
+	SAME(s, "");	/* never NULL, even when nothing was appended */
+	free(s);
+
+	strbuf_append(&b, "ab");
+	strbuf_appendn(&b, "cdef", 2);
+	strbuf_append(&b, "");
+	SAME(b.s, "abcd");
+	CHECK(b.len == 4 && b.cap > b.len);
+	strbuf_release(&b);
+	CHECK(b.s == NULL && b.len == 0 && b.cap == 0);
+
+	/* appendf: small, then past the first allocation (formatted a second time) */
+	strbuf_appendf(&b, "%d-%s", 42, "x");
+	SAME(b.s, "42-x");
+	strbuf_appendf(&b, "%0200d", 7);
+	CHECK(b.len == 4 + 200 && strlen(b.s) == b.len);
+	CHECK(b.s[4] == '0' && b.s[4 + 199] == '7');
+	CHECK(b.cap > b.len);
+	strbuf_release(&b);
+
+	/* a piece that exactly fills the room left, then one byte more */
+	strbuf_appendn(&b, "0123456789", 10);
+	fill = b.cap - b.len - 1;
+	piece = malloc(fill + 1);
+	memset(piece, 'y', fill);
+	piece[fill] = '\0';
+	strbuf_appendf(&b, "%s", piece);
+	CHECK(b.len == 10 + fill && b.s[b.len] == '\0' && b.cap > b.len);
+	strbuf_appendf(&b, "%s", "z");
+	CHECK(b.len == 11 + fill && b.s[b.len - 1] == 'z' && b.s[b.len] == '\0');
+	CHECK(!strncmp(b.s, "0123456789yy", 12));
+	free(piece);
+	strbuf_release(&b);
+
+	/* growth is geometric: a megabyte a byte at a time, capacity within twice the length */
+	for (size_t i = 0; i < (1u << 20); i++)
+		strbuf_appendn(&b, i % 2 ? "b" : "a", 1);
+	CHECK(b.len == (1u << 20) && b.cap > b.len && b.cap <= 2 * (b.len + 1));
+	CHECK(b.s[0] == 'a' && b.s[1] == 'b' && b.s[b.len - 1] == 'b' && b.s[b.len] == '\0');
+	s = strbuf_take(&b);
+	CHECK(b.s == NULL && b.len == 0 && b.cap == 0);
+	CHECK(strlen(s) == (1u << 20));
+	free(s);
+}
+
+static void test_joins(void)
+{
+	struct strbuf b = STRBUF_INIT;
+	char *v[] = { "tsm0", "tsm1", "tsm2" }, *s = NULL;
+
+	strbuf_join(&b, ", ", "%s", "a");
+	SAME(b.s, "a");		/* no separator before the first item */
+	strbuf_join(&b, ", ", "%s (%d)", "b", 2);
+	strbuf_join(&b, " and ", "%s", "c");
+	SAME(b.s, "a, b (2) and c");
+	strbuf_release(&b);
+
+	s = strv_join(v, 0, ",");
+	SAME(s, "");
+	free(s);
+	s = strv_join(v, 1, ",");
+	SAME(s, "tsm0");
+	free(s);
+	s = strv_join(v, 3, "; ");
+	SAME(s, "tsm0; tsm1; tsm2");
+	free(s);
+
+	/* str_join: NULL is the empty list; the separator goes after any item, even an empty one */
+	s = NULL;
+	str_join(&s, "; ", "%s", "one");
+	SAME(s, "one");
+	str_join(&s, "; ", "%s %u", "two", 2u);
+	SAME(s, "one; two 2");
+	free(s);
+	s = NULL;
+	str_join(&s, ", ", "%s", "");
+	SAME(s, "");
+	str_join(&s, ", ", "%s", "x");
+	SAME(s, ", x");
+	free(s);
+	/* a long list stays whole */
+	s = NULL;
+	for (int i = 0; i < 1000; i++)
+		str_join(&s, ",", "%d", i % 10);
+	CHECK(s && strlen(s) == 1999 && !strncmp(s, "0,1,2", 5) && !strcmp(s + 1996, "8,9"));
+	free(s);
+
+	s = xasprintf("%s=%d", "n", -1);
+	SAME(s, "n=-1");
+	free(s);
+}
+
+/* ---- text_escape: one class at a time ------------------------------------ */
+
+static void test_escape_classes(void)
+{
+	/* printable ASCII and valid UTF-8 are kept */
+	KEPT("tsm0 pci0000:40/stream0.0.0 ~!\"#$%&'()*+,-./:;<=>?@[]^_`{|}");
+	KEPT("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");	/* é € 😀 */
+	KEPT("\xc2\xa0\xc2\xbf");		/* U+00A0, U+00BF: past the C1 block */
+	KEPT("\xef\xbf\xbd\xf4\x8f\xbf\xbf");	/* U+FFFD, U+10FFFF (the last code point) */
+	ESCAPED(NULL, "");
+	ESCAPED("", "");
+
+	/* C0: every byte 0x01-0x1f, newline and tab included */
+	ESCAPED("\x01", "\\x01");
+	ESCAPED("a\nb\tc\r", "a\\x0ab\\x09c\\x0d");
+	ESCAPED("\x1b[2J\x1b]0;owned\x07", "\\x1b[2J\\x1b]0;owned\\x07");
+	ESCAPED("\x1f", "\\x1f");
+	/* DEL, and '\' so that an escape is never ambiguous */
+	ESCAPED("\x7f", "\\x7f");
+	ESCAPED("a\\x1b", "a\\x5cx1b");
+
+	/* C1 as code points (UTF-8 C2 80..C2 9F): both bytes, the 8-bit CSI among them */
+	ESCAPED("\xc2\x80", "\\xc2\\x80");
+	ESCAPED("\xc2\x9b" "31m", "\\xc2\\x9b31m");
+	ESCAPED("\xc2\x9f", "\\xc2\\x9f");
+	/* a lone C1 byte is not UTF-8 at all */
+	ESCAPED("\x9b" "32m", "\\x9b32m");
+
+	/* bytes that start no valid sequence: one \xNN each, decoding resumes after it */
+	ESCAPED("\xff\xfe", "\\xff\\xfe");
+	ESCAPED("\xc3\x28", "\\xc3(");			/* lead byte, then no continuation */
+	ESCAPED("\x80" "a", "\\x80a");			/* continuation without a lead */
+	ESCAPED("\xf5\x80\x80\x80", "\\xf5\\x80\\x80\\x80");	/* lead past F4 */
+}
+
+static void test_escape_boundaries(void)
+{
+	/* cut off at the end of the string: never read past the NUL */
+	ESCAPED("a\xc3", "a\\xc3");
+	ESCAPED("a\xe2\x82", "a\\xe2\\x82");
+	ESCAPED("a\xf0\x9f\x98", "a\\xf0\\x9f\\x98");
+	ESCAPED("\xe2\x82" "A", "\\xe2\\x82A");		/* cut off, then text */
+
+	/* overlong encodings: '/' as C0 AF, E0 80 AF, F0 80 80 AF; NUL as C0 80 */
+	ESCAPED("\xc0\xaf", "\\xc0\\xaf");
+	ESCAPED("\xc1\xbf", "\\xc1\\xbf");
+	ESCAPED("\xc0\x80", "\\xc0\\x80");
+	ESCAPED("\xe0\x80\xaf", "\\xe0\\x80\\xaf");
+	ESCAPED("\xe0\x9f\xbf", "\\xe0\\x9f\\xbf");	/* U+07FF in three bytes */
+	KEPT("\xe0\xa0\x80");				/* U+0800, the first real three-byte one */
+	ESCAPED("\xf0\x80\x80\xaf", "\\xf0\\x80\\x80\\xaf");
+	ESCAPED("\xf0\x8f\xbf\xbf", "\\xf0\\x8f\\xbf\\xbf");	/* U+FFFF in four bytes */
+	KEPT("\xf0\x90\x80\x80");			/* U+10000 */
+
+	/* UTF-16 surrogates (U+D800-U+DFFF) are not characters */
+	ESCAPED("\xed\xa0\x80", "\\xed\\xa0\\x80");
+	ESCAPED("\xed\xbf\xbf", "\\xed\\xbf\\xbf");
+	KEPT("\xed\x9f\xbf");				/* U+D7FF, just below */
+	KEPT("\xee\x80\x80");				/* U+E000, just above */
+
+	/* past U+10FFFF */
+	ESCAPED("\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80");
+}
+
+static void test_escape_writers(void)
+{
+	struct strbuf b = STRBUF_INIT;
+	char *text = NULL, in[257], *out;
+	size_t len = 0;
+	FILE *mem;
+
+	/* strbuf_append_escaped appends to what is there */
+	strbuf_append(&b, "name=");
+	strbuf_append_escaped(&b, "tsm\x1b\xc2\x9b\x7f\xff");
+	SAME(b.s, "name=tsm\\x1b\\xc2\\x9b\\x7f\\xff");
+	strbuf_append_escaped(&b, NULL);
+	CHECK(b.len == strlen("name=tsm\\x1b\\xc2\\x9b\\x7f\\xff"));
+	strbuf_release(&b);
+
+	/* fputs_escaped writes the same text */
+	mem = open_memstream(&text, &len);
+	CHECK(mem != NULL);
+	if (!mem)
+		return;
+	fputs_escaped("ok \xc2\x9b" "1m\n", mem);
+	fclose(mem);
+	SAME(text, "ok \\xc2\\x9b1m\\x0a");
+	free(text);
+
+	/* worst case: every byte escaped, four bytes out for each in */
+	for (int i = 0; i < 256; i++)
+		in[i] = (char)(0x80 + i % 64);
+	in[256] = '\0';
+	out = text_escape(in);
+	CHECK(strlen(out) == 4 * 256);
+	free(out);
+}
+
+int main(void)
+{
+	test_strbuf();
+	test_joins();
+	test_escape_classes();
+	test_escape_boundaries();
+	test_escape_writers();
+	printf("%lu passed, %lu failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
