@@ -11,10 +11,7 @@ load lib/helpers
 load lib/netns
 
 teardown() {
-	if [ -n "${LPID:-}" ]; then
-		kill "$LPID" 2>/dev/null || true
-		wait "$LPID" 2>/dev/null || true
-	fi
+	stop_bg "${LPID:-}"
 	unmount_live
 	netns_teardown
 }

@@ -16,10 +16,7 @@ GPU=sys/devices/pci0000:80/0000:80:01.1/0000:81:00.0
 PSP=sys/devices/pci0000:00/0000:00:07.1/0000:02:00.1
 
 teardown() {
-	if [ -n "${WPID:-}" ]; then
-		kill "$WPID" 2>/dev/null || true
-		wait "$WPID" 2>/dev/null || true
-	fi
+	stop_bg "${WPID:-}"
 }
 
 # A SEV-TIO tree with the payload in the NIC's tsm/connect, tsm0's pci_mode and the

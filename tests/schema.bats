@@ -34,10 +34,7 @@ setup_file() {
 }
 
 teardown() {
-	if [ -n "${WPID:-}" ]; then
-		kill "$WPID" 2>/dev/null || true
-		wait "$WPID" 2>/dev/null || true
-	fi
+	stop_bg "${WPID:-}"
 	unmount_live
 	netns_teardown
 }

@@ -7,9 +7,7 @@ load lib/netns
 LATE='del(.. | .connected?) | .tsms[0] += '
 
 teardown() {
-	if [ -n "${WPID:-}" ]; then
-		kill "$WPID" 2>/dev/null || true
-	fi
+	stop_bg "${WPID:-}"
 	unmount_live
 	netns_teardown
 }

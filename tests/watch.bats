@@ -6,10 +6,7 @@ load lib/helpers
 load lib/netns
 
 teardown() {
-	if [ -n "${WPID:-}" ]; then
-		kill "$WPID" 2>/dev/null || true
-		wait "$WPID" 2>/dev/null || true
-	fi
+	stop_bg "${WPID:-}"
 	unmount_live
 	netns_teardown
 }

@@ -22,6 +22,13 @@ mount_live() {
 	"$SIM" mount "$TOPO/$1.json" "$ROOT" || return 1
 }
 
+# stop_bg PID: end a background command started by a test and reap it (teardown).
+stop_bg() {
+	[ -n "${1:-}" ] || return 0
+	kill "$1" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
+}
+
 unmount_live() {
 	if [ -n "${ROOT:-}" ] && mountpoint -q "$ROOT" 2>/dev/null; then
 		fusermount3 -u "$ROOT" 2>/dev/null || fusermount3 -uz "$ROOT"
