@@ -118,7 +118,7 @@ UNIT_SRCS_audit := src/audit.c src/audit-checks.c src/snapshot.c src/sysfs.c src
 UNIT_LIBS_sha256 = $(shell pkg-config --libs libcrypto)
 
 .SECONDEXPANSION:
-$(BUILDDIR)/test-%: tests/unit/test-%.c $$(UNIT_SRCS_$$*) $(HDRS) | $(NEED_LIBS)
+$(BUILDDIR)/test-%: tests/unit/test-%.c $$(UNIT_SRCS_$$*) $(HDRS) tests/unit/unit.h | $(NEED_LIBS)
 	$(CC) $(CFLAGS) $(TSM_CFLAGS) $(PKG_CFLAGS) -o $@ $(filter %.c %.o,$^) $(UNIT_LIBS_$*)
 
 UNIT_RUNS := $(addprefix unit-,$(UNIT_TESTS))

@@ -11,20 +11,7 @@
 #include <string.h>
 
 #include "tsmctl/sha256.h"
-
-static unsigned long passed, failed;
-
-static void check_at(int ok, const char *what, int line)
-{
-	if (ok) {
-		passed++;
-		return;
-	}
-	failed++;
-	printf("FAIL line %d: %s\n", line, what);
-}
-
-#define CHECK(cond) check_at(!!(cond), #cond, __LINE__)
+#include "unit.h"
 
 static void vector(const char *msg, size_t len, const char *want, int line)
 {
@@ -72,6 +59,5 @@ int main(void)
 	sha256_hex("abc", 3, hex);
 	CHECK(hex[SHA256_HEX_SIZE - 1] == '\0' && strlen(hex) == SHA256_HEX_SIZE - 1);
 
-	printf("%lu passed, %lu failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return unit_report();
 }

@@ -11,20 +11,7 @@
 #include <string.h>
 
 #include "tsmctl/util.h"
-
-static unsigned long passed, failed;
-
-static void check_at(int ok, const char *what, int line)
-{
-	if (ok) {
-		passed++;
-		return;
-	}
-	failed++;
-	printf("FAIL line %d: %s\n", line, what);
-}
-
-#define CHECK(cond) check_at(!!(cond), #cond, __LINE__)
+#include "unit.h"
 
 /* S and WANT are the same string; on a mismatch both are shown. */
 static void same_at(const char *s, const char *want, const char *what, int line)
@@ -258,6 +245,5 @@ int main(void)
 	test_escape_classes();
 	test_escape_boundaries();
 	test_escape_writers();
-	printf("%lu passed, %lu failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return unit_report();
 }
