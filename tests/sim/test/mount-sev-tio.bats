@@ -170,3 +170,17 @@ teardown() {
 	[ "$(cat "$HB/available_secure_streams")" = 254 ]
 	[ "$(ls "$HB" | grep '^stream' | tr '\n' ' ')" = "stream0.0.0 stream1.1.0 stream3.2.0 " ]
 }
+
+@test "the server keeps no descriptor it inherited (a harness waiting on its pipe would hang)" {
+	exec 7>/dev/null
+	mount_topo sev-tio
+	exec 7>&-
+	pid=$(pgrep -f -- "mount .* $M\$")
+	[ -n "$pid" ]
+	# only stdio (now /dev/null) and its /dev/fuse channel
+	run bash -c "ls /proc/$pid/fd | sort -n | tr '\n' ' '"
+	for fd in $output; do
+		[ "$fd" -le 2 ] || [ "$(readlink "/proc/$pid/fd/$fd")" = /dev/fuse ] ||
+			{ echo "fd $fd -> $(readlink "/proc/$pid/fd/$fd")"; return 1; }
+	done
+}
