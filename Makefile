@@ -104,7 +104,7 @@ $(BUILDDIR)/tsmctl: $(OBJS)
 # Unit tests: tests/unit/test-NAME.c with the sources UNIT_SRCS_NAME (and
 # libraries UNIT_LIBS_NAME) becomes test-NAME; make unit runs them all, make
 # unit-NAME one.
-UNIT_TESTS := ide names sha256 audit explain util spdm-vca spdm-meas tdisp-report
+UNIT_TESTS := ide names sha256 audit explain util spdm-cert spdm-vca spdm-meas tdisp-report
 UNIT_SRCS_ide := src/ide.c tests/fuzz/cfg-ranged.h
 UNIT_SRCS_names := src/names.c
 UNIT_SRCS_sha256 := src/sha256.c
@@ -118,6 +118,8 @@ UNIT_SRCS_audit := src/audit.c src/audit-checks.c src/snapshot.c src/sysfs.c src
 UNIT_LIBS_sha256 = $(shell pkg-config --libs libcrypto)
 # The evidence decoders (ABI.md §1.7): each with the shared cursor, built objects in bytes.h.
 EV_DECODE_SRCS := src/ev-decode.c src/spdm-alg.c tests/unit/bytes.h
+UNIT_SRCS_spdm-cert := src/spdm-cert.c $(EV_DECODE_SRCS)
+UNIT_LIBS_spdm-cert = $(shell pkg-config --libs libcrypto)
 UNIT_SRCS_spdm-vca := src/spdm-vca.c $(EV_DECODE_SRCS) tests/unit/vca-build.h
 UNIT_SRCS_spdm-meas := src/spdm-meas.c src/spdm-vca.c $(EV_DECODE_SRCS) tests/unit/vca-build.h
 UNIT_SRCS_tdisp-report := src/tdisp-report.c $(EV_DECODE_SRCS)
@@ -301,7 +303,7 @@ distcheck: dist
 FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 FUZZ_DIR := build-fuzz
-FUZZ_TARGETS := ide capwalk names jsstr topology spdm-vca spdm-meas tdisp-report
+FUZZ_TARGETS := ide capwalk names jsstr topology spdm-cert spdm-vca spdm-meas tdisp-report
 FUZZ_SAN := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -std=gnu11
 FUZZ_CFLAGS := $(FUZZ_SAN) -D_GNU_SOURCE -Iinclude
@@ -331,7 +333,7 @@ $(FUZZ_DIR)/fuzz-topology: tests/fuzz/fuzz-topology.c $(FUZZ_SIM_SRCS) $(wildcar
 		$(FUZZ_SIM_SRCS) $(shell pkg-config --libs json-c fuse3) -lpthread
 
 # The evidence decoders (ABI.md §1.7): fuzz-NAME.c with src/NAME.c and what they share.
-EV_FUZZ := spdm-vca spdm-meas tdisp-report
+EV_FUZZ := spdm-cert spdm-vca spdm-meas tdisp-report
 EV_FUZZ_SRCS := src/ev-decode.c src/spdm-alg.c
 $(addprefix $(FUZZ_DIR)/fuzz-,$(EV_FUZZ)): $(FUZZ_DIR)/fuzz-%: tests/fuzz/fuzz-%.c src/%.c \
 		$(EV_FUZZ_SRCS) tests/fuzz/fuzz-assert.h $(HDRS)

@@ -29,12 +29,18 @@ static inline void bytes_room(struct bytes *b, size_t n)
 	}
 }
 
+/* Byte I of V, least significant first; zero past the eighth (a run of reserved bytes). */
+static inline uint8_t le_byte(uint64_t v, size_t i)
+{
+	return i < 8 ? (uint8_t)(v >> (8 * i)) : 0;
+}
+
 /* N bytes of V, least significant first. */
 static inline void put_le(struct bytes *b, uint64_t v, size_t n)
 {
 	bytes_room(b, n);
 	for (size_t i = 0; i < n; i++)
-		b->buf[b->len++] = (uint8_t)(v >> (8 * i));
+		b->buf[b->len++] = le_byte(v, i);
 }
 
 static inline void put8(struct bytes *b, uint64_t v) { put_le(b, v, 1); }
@@ -63,7 +69,7 @@ static inline void put_pattern(struct bytes *b, uint8_t seed, size_t n)
 static inline void patch_le(struct bytes *b, size_t off, uint64_t v, size_t n)
 {
 	for (size_t i = 0; i < n && off + i < b->len; i++)
-		b->buf[off + i] = (uint8_t)(v >> (8 * i));
+		b->buf[off + i] = le_byte(v, i);
 }
 
 static inline void bytes_free(struct bytes *b)
