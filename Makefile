@@ -116,7 +116,8 @@ UNIT_LIBS_explain = $(PKG_LIBS)
 UNIT_SRCS_audit := src/audit.c src/audit-checks.c src/snapshot.c src/sysfs.c src/names.c \
 	src/ide.c src/util.c
 UNIT_LIBS_sha256 = $(shell pkg-config --libs libcrypto)
-# The evidence decoders (ABI.md §1.7): each with the shared cursor, built objects in bytes.h.
+# The evidence decoders (ABI.md §1.7), each with the shared cursor and algorithm
+# tables; their tests build the objects they decode (bytes.h, vca-build.h).
 EV_DECODE_SRCS := src/ev-decode.c src/spdm-alg.c tests/unit/bytes.h
 UNIT_SRCS_spdm-cert := src/spdm-cert.c $(EV_DECODE_SRCS)
 UNIT_LIBS_spdm-cert = $(shell pkg-config --libs libcrypto)

@@ -3,8 +3,10 @@
  * The error and the bounded cursor every evidence decoder uses (ABI.md §1.7),
  * so that each length is checked in one place.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "tsmctl/ev-decode.h"
 
@@ -19,6 +21,18 @@ void ev_fail(struct ev_error *err, size_t offset, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err->why, sizeof(err->why), fmt, ap);
 	va_end(ap);
+}
+
+int ev_begin(void *out, size_t size, const uint8_t **buf, size_t len, struct ev_error *err)
+{
+	memset(out, 0, size);
+	if (err)
+		memset(err, 0, sizeof(*err));
+	if (!*buf && len)
+		return -EINVAL;
+	if (!*buf)
+		*buf = (const uint8_t *)"";
+	return 0;
 }
 
 char *ev_error_str(const struct ev_error *err, char *out, size_t size)

@@ -564,11 +564,9 @@ int spdm_chain_decode(const uint8_t *buf, size_t len, size_t hash_len, struct sp
 	unsigned int fits, count;
 	int rc;
 
-	memset(chain, 0, sizeof(*chain));
-	if (err)
-		memset(err, 0, sizeof(*err));
-	if (!buf && len)
-		return -EINVAL;
+	rc = ev_begin(chain, sizeof(*chain), &buf, len, err);
+	if (rc)
+		return rc;
 	if (!len) {
 		ev_fail(err, 0, "an empty certificate chain");
 		return -EBADMSG;

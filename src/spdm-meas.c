@@ -6,7 +6,6 @@
  * against NumberOfBlocks and MeasurementRecordLength.
  */
 #include <errno.h>
-#include <string.h>
 
 #include "tsmctl/spdm-alg.h"
 #include "tsmctl/spdm-meas.h"
@@ -259,13 +258,11 @@ int spdm_meas_decode(const uint8_t *buf, size_t len, const struct spdm_meas_algs
 	unsigned int nr;
 	int rc;
 
-	memset(meas, 0, sizeof(*meas));
-	if (err)
-		memset(err, 0, sizeof(*err));
-	if (!buf && len)
-		return -EINVAL;
+	rc = ev_begin(meas, sizeof(*meas), &buf, len, err);
+	if (rc)
+		return rc;
 	meas->digest_sizes_checked = hash != NULL;
-	c = ev_cursor(buf ? buf : (const uint8_t *)"", len);
+	c = ev_cursor(buf, len);
 	if (!decode_header(&c, meas, err))
 		return -EBADMSG;
 	nr = meas->nr_blocks_declared = ev_u8(&c);

@@ -5,7 +5,6 @@
  * chose, every length and count checked against the bytes.
  */
 #include <errno.h>
-#include <string.h>
 
 #include "tsmctl/spdm-vca.h"
 
@@ -405,12 +404,10 @@ int spdm_vca_decode(const uint8_t *buf, size_t len, struct spdm_vca *vca, struct
 	struct ev_cursor c;
 	int rc;
 
-	memset(vca, 0, sizeof(*vca));
-	if (err)
-		memset(err, 0, sizeof(*err));
-	if (!buf && len)
-		return -EINVAL;
-	c = ev_cursor(buf ? buf : (const uint8_t *)"", len);
+	rc = ev_begin(vca, sizeof(*vca), &buf, len, err);
+	if (rc)
+		return rc;
+	c = ev_cursor(buf, len);
 	for (int m = SPDM_VCA_GET_VERSION; m < SPDM_VCA_NR_MSGS; m++) {
 		rc = decode_msg(&c, vca, (enum spdm_vca_msg)m, err);
 		if (rc)

@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "tsmctl/tdisp-report.h"
 
@@ -182,13 +181,9 @@ int tdisp_report_decode(const uint8_t *buf, size_t len, struct tdisp_report *rep
 	struct ev_cursor c;
 	int rc;
 
-	memset(report, 0, sizeof(*report));
-	if (err)
-		memset(err, 0, sizeof(*err));
-	if (!buf && len)
-		return -EINVAL;
-	if (!buf)
-		buf = (const uint8_t *)"";
+	rc = ev_begin(report, sizeof(*report), &buf, len, err);
+	if (rc)
+		return rc;
 	if (is_response_message(buf, len)) {
 		rc = decode_response(buf, len, report, err);
 		if (rc)

@@ -30,6 +30,12 @@ void ev_fail(struct ev_error *err, size_t offset, const char *fmt, ...)
 /* "malformed at offset N: why" into OUT (always NUL-terminated); OUT. */
 char *ev_error_str(const struct ev_error *err, char *out, size_t size);
 
+/*
+ * A decoder's first step: OUT (SIZE bytes) and ERR zeroed; -EINVAL for a
+ * NULL *BUF with a length, and an empty *BUF instead of NULL. 0 to go on.
+ */
+int ev_begin(void *out, size_t size, const uint8_t **buf, size_t len, struct ev_error *err);
+
 /* A read position in BUF[0..LEN); reads past the end fail instead of reading. */
 struct ev_cursor {
 	const uint8_t *buf;

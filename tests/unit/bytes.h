@@ -92,6 +92,20 @@ static inline uint8_t *bytes_exact(const struct bytes *b)
 	return p;
 }
 
+/* What devsec.sh hands out as cert0: 16 MiB of zeros, made once, for every decoder. */
+#define ZERO_BLOB_SIZE	(16u << 20)
+
+static inline const uint8_t *zero_blob(void)
+{
+	static uint8_t *zeros;
+
+	if (!zeros && !(zeros = calloc(1, ZERO_BLOB_SIZE))) {
+		perror("zero_blob");
+		exit(2);
+	}
+	return zeros;
+}
+
 /* With --seeds DIR the tests write what they built there, as fuzz seeds. */
 static const char *seed_dir;
 

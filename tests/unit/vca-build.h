@@ -135,4 +135,15 @@ static inline struct vca_spec vca_spec_12(void)
 	};
 }
 
+/* The same device speaking 1.3, with the supported-algorithms block. */
+static inline struct vca_spec vca_spec_13(void)
+{
+	struct vca_spec s = vca_spec_12();
+
+	s.version = 0x13;
+	s.nr_versions = 4;
+	s.supported_block = true;
+	return s;
+}
+
 #endif
