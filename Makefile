@@ -104,7 +104,7 @@ $(BUILDDIR)/tsmctl: $(OBJS)
 # Unit tests: tests/unit/test-NAME.c with the sources UNIT_SRCS_NAME (and
 # libraries UNIT_LIBS_NAME) becomes test-NAME; make unit runs them all, make
 # unit-NAME one.
-UNIT_TESTS := ide names sha256 audit explain util
+UNIT_TESTS := ide names sha256 audit explain util spdm-cert spdm-vca spdm-meas tdisp-report
 UNIT_SRCS_ide := src/ide.c tests/fuzz/cfg-ranged.h
 UNIT_SRCS_names := src/names.c
 UNIT_SRCS_sha256 := src/sha256.c
@@ -116,6 +116,14 @@ UNIT_LIBS_explain = $(PKG_LIBS)
 UNIT_SRCS_audit := src/audit.c src/audit-checks.c src/snapshot.c src/sysfs.c src/names.c \
 	src/ide.c src/util.c
 UNIT_LIBS_sha256 = $(shell pkg-config --libs libcrypto)
+# The evidence decoders (ABI.md §1.7), each with the shared cursor and algorithm
+# tables; their tests build the objects they decode (bytes.h, vca-build.h).
+EV_DECODE_SRCS := src/ev-decode.c src/spdm-alg.c tests/unit/bytes.h
+UNIT_SRCS_spdm-cert := src/spdm-cert.c $(EV_DECODE_SRCS)
+UNIT_LIBS_spdm-cert = $(shell pkg-config --libs libcrypto)
+UNIT_SRCS_spdm-vca := src/spdm-vca.c $(EV_DECODE_SRCS) tests/unit/vca-build.h
+UNIT_SRCS_spdm-meas := src/spdm-meas.c src/spdm-vca.c $(EV_DECODE_SRCS) tests/unit/vca-build.h
+UNIT_SRCS_tdisp-report := src/tdisp-report.c $(EV_DECODE_SRCS)
 
 .SECONDEXPANSION:
 $(BUILDDIR)/test-%: tests/unit/test-%.c $$(UNIT_SRCS_$$*) $(HDRS) tests/unit/unit.h | $(NEED_LIBS)
@@ -296,7 +304,7 @@ distcheck: dist
 FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 FUZZ_DIR := build-fuzz
-FUZZ_TARGETS := ide capwalk names jsstr topology
+FUZZ_TARGETS := ide capwalk names jsstr topology spdm-cert spdm-vca spdm-meas tdisp-report
 FUZZ_SAN := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -std=gnu11
 FUZZ_CFLAGS := $(FUZZ_SAN) -D_GNU_SOURCE -Iinclude
@@ -324,6 +332,15 @@ $(FUZZ_DIR)/fuzz-topology: tests/fuzz/fuzz-topology.c $(FUZZ_SIM_SRCS) $(wildcar
 	$(FUZZ_CC) $(FUZZ_SAN) -D_FILE_OFFSET_BITS=64 -Itests/sim/src \
 		$(shell pkg-config --cflags json-c fuse3) -o $@ tests/fuzz/fuzz-topology.c \
 		$(FUZZ_SIM_SRCS) $(shell pkg-config --libs json-c fuse3) -lpthread
+
+# The evidence decoders (ABI.md §1.7): fuzz-NAME.c with src/NAME.c and what they share.
+EV_FUZZ := spdm-cert spdm-vca spdm-meas tdisp-report
+EV_FUZZ_SRCS := src/ev-decode.c src/spdm-alg.c
+$(addprefix $(FUZZ_DIR)/fuzz-,$(EV_FUZZ)): $(FUZZ_DIR)/fuzz-%: tests/fuzz/fuzz-%.c src/%.c \
+		$(EV_FUZZ_SRCS) tests/fuzz/fuzz-assert.h $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz-$*.c src/$*.c $(EV_FUZZ_SRCS) \
+		$(shell pkg-config --libs libcrypto)
 
 fuzz: $(addprefix $(FUZZ_DIR)/fuzz-,$(FUZZ_TARGETS))
 	tests/fuzz/run $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
