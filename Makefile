@@ -31,7 +31,7 @@ DESTDIR ?=
 
 CC ?= cc
 BUILDDIR ?= .
-PKGS := libpci libkmod json-c smartcols libcrypto
+PKGS := libpci libkmod json-c smartcols libcrypto libmnl
 CFLAGS ?= -O2 -g
 TSM_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	-D_GNU_SOURCE -Iinclude -DTSMCTL_VERSION='"$(VERSION)"' \
@@ -44,7 +44,7 @@ OBJS := $(patsubst src/%.c,$(BUILDDIR)/obj/%.o,$(SRCS))
 HDRS := $(wildcard include/tsmctl/*.h src/*.h)
 
 BUILD_DEBS := gcc make pkg-config libpci-dev libkmod-dev libjson-c-dev libsmartcols-dev \
-	libssl-dev libfuse3-dev pciutils scdoc
+	libssl-dev libmnl-dev libfuse3-dev pciutils openssl scdoc
 TEST_DEBS := bats jq fuse3 xz-utils util-linux perl valgrind strace man-db groff-base \
 	python3 python3-prometheus-client python3-jsonschema systemd udev
 DEPS_STAMP := $(BUILDDIR)/.deps-build
@@ -104,7 +104,7 @@ $(BUILDDIR)/tsmctl: $(OBJS)
 # Unit tests: tests/unit/test-NAME.c with the sources UNIT_SRCS_NAME (and
 # libraries UNIT_LIBS_NAME) becomes test-NAME; make unit runs them all, make
 # unit-NAME one.
-UNIT_TESTS := ide names sha256 audit explain util
+UNIT_TESTS := ide names sha256 audit explain util evreply
 UNIT_SRCS_ide := src/ide.c tests/fuzz/cfg-ranged.h
 UNIT_SRCS_names := src/names.c
 UNIT_SRCS_sha256 := src/sha256.c
@@ -116,6 +116,8 @@ UNIT_LIBS_explain = $(PKG_LIBS)
 UNIT_SRCS_audit := src/audit.c src/audit-checks.c src/snapshot.c src/sysfs.c src/names.c \
 	src/ide.c src/util.c
 UNIT_LIBS_sha256 = $(shell pkg-config --libs libcrypto)
+UNIT_SRCS_evreply := src/evidence-reply.c src/util.c
+UNIT_LIBS_evreply = $(shell pkg-config --libs libmnl)
 
 .SECONDEXPANSION:
 $(BUILDDIR)/test-%: tests/unit/test-%.c $$(UNIT_SRCS_$$*) $(HDRS) tests/unit/unit.h | $(NEED_LIBS)
