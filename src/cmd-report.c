@@ -60,76 +60,16 @@ static const char *signal_name(int sig)
 
 /* ---- input validation --------------------------------------------------- */
 
-static int hexval(int c)
-{
-	return isdigit(c) ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 :
-	       (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
-}
-
 static int parse_nonce(struct cmd_ctx *ctx, const char *hex, struct report_request *req)
 {
-	size_t n = strlen(hex);
-
-	if (!n)
-		return usage_error(ctx->cmd, "--nonce is empty");
-	for (size_t i = 0; i < n; i++)
-		if (hexval((unsigned char)hex[i]) < 0)
-			return usage_error(ctx->cmd, "--nonce: '%c' is not a hex digit", hex[i]);
-	if (n % 2)
-		return usage_error(ctx->cmd, "--nonce has an odd number of hex digits (%zu)", n);
-	if (n / 2 > REPORT_INBLOB_MAX)
-		return usage_error(ctx->cmd, "--nonce is %zu bytes; the kernel takes at most %d",
-				   n / 2, REPORT_INBLOB_MAX);
-	for (size_t i = 0; i < n / 2; i++)
-		req->inblob[i] = (uint8_t)(hexval((unsigned char)hex[2 * i]) << 4 |
-					   hexval((unsigned char)hex[2 * i + 1]));
-	req->inblob_len = n / 2;
-	return 0;
+	return parse_hex_option(ctx->cmd, "--nonce", hex, req->inblob, REPORT_INBLOB_MAX,
+				&req->inblob_len);
 }
 
 static int read_inblob(struct cmd_ctx *ctx, const char *file, struct report_request *req)
 {
-	uint8_t buf[REPORT_INBLOB_MAX + 1];
-	bool std = streq(file, "-");
-	int fd = std ? STDIN_FILENO : open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	size_t got = 0;
-	struct stat st;
-
-	if (fd < 0) {
-		print_error(CMD ": --inblob %s: %s", file, strerror(errno));
-		return EXIT_FAIL;
-	}
-	if (!std && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		close(fd);
-		print_error(CMD ": --inblob %s: is a directory", file);
-		return EXIT_FAIL;
-	}
-	/* one byte more than the kernel takes, to tell "too big" from "exactly 64" */
-	while (got < sizeof(buf)) {
-		ssize_t n = read(fd, buf + got, sizeof(buf) - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			print_error(CMD ": --inblob %s: %s", file, strerror(errno));
-			if (!std)
-				close(fd);
-			return EXIT_FAIL;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	if (!std)
-		close(fd);
-	if (got > REPORT_INBLOB_MAX)
-		return usage_error(ctx->cmd, "--inblob %s holds more than %d bytes, the most the kernel takes",
-				   file, REPORT_INBLOB_MAX);
-	if (!got)
-		return usage_error(ctx->cmd, "--inblob %s is empty", file);
-	memcpy(req->inblob, buf, got);
-	req->inblob_len = got;
-	return 0;
+	return read_option_file(ctx->cmd, "--inblob", file, req->inblob, REPORT_INBLOB_MAX,
+				&req->inblob_len);
 }
 
 /* The 36-character form the kernel's guid_parse() takes, nothing after it. */
