@@ -504,9 +504,16 @@ static int run_evidence(struct cmd_ctx *ctx)
 		/* the context went away while it was read: say what the tree shows now */
 		if (rc == -ENXIO && e.stage == EVIDENCE_DUMP)
 			snapshot_scan(&now, SCAN_TSMS | SCAN_DEVICES);
-		explain_evidence(now.nr_tsms || now.have_tsm_class ? &now : &snap, bdf, &e,
-				 req.nonce != NULL, st.attempts,
-				 f.failed_type >= 0 ? f.obj[f.failed_type].path : NULL);
+		if (e.stage == EVIDENCE_SINK && f.failed_type >= 0) {
+			/* the file's own words: refused (a link, a device node) or the write's errno */
+			char *why = outfile_error(&f.obj[f.failed_type].out, e.err);
+
+			print_error(CMD " %s: --output %s; nothing was saved", bdf, why);
+			free(why);
+		} else {
+			explain_evidence(now.nr_tsms || now.have_tsm_class ? &now : &snap, bdf, &e,
+					 req.nonce != NULL, st.attempts, NULL);
+		}
 		snapshot_free(&now);
 		rc = EXIT_FAIL;
 		goto out;
