@@ -298,7 +298,7 @@ distcheck: dist
 FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 FUZZ_DIR := build-fuzz
-FUZZ_TARGETS := ide capwalk names jsstr topology
+FUZZ_TARGETS := ide capwalk names jsstr topology evreply
 FUZZ_SAN := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -std=gnu11
 FUZZ_CFLAGS := $(FUZZ_SAN) -D_GNU_SOURCE -Iinclude
@@ -320,6 +320,11 @@ $(FUZZ_DIR)/fuzz-jsstr: tests/fuzz/fuzz-jsstr.c src/output.c src/util.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(shell pkg-config --cflags json-c smartcols) -o $@ \
 		tests/fuzz/fuzz-jsstr.c src/output.c src/util.c $(shell pkg-config --libs json-c smartcols)
+
+$(FUZZ_DIR)/fuzz-evreply: tests/fuzz/fuzz-evreply.c src/evidence-reply.c src/util.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz-evreply.c src/evidence-reply.c src/util.c \
+		$(shell pkg-config --libs libmnl)
 
 $(FUZZ_DIR)/fuzz-topology: tests/fuzz/fuzz-topology.c $(FUZZ_SIM_SRCS) $(wildcard tests/sim/src/*.h)
 	@mkdir -p $(dir $@)
