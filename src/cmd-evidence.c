@@ -254,11 +254,10 @@ static int prepare_dir(const struct cmd_def *cmd, const char *dir)
  * The device to read: a BDF, or a slot (its function 0). A dependent of a
  * connected DSM reads the DSM's evidence, said in a note (ABI.md §1.6).
  */
-static int resolve_target(struct cmd_ctx *ctx, const struct tsm_snapshot *snap, char *requested,
-			  char *bdf)
+static int resolve_target(struct cmd_ctx *ctx, char *requested, char *bdf)
 {
 	const char *arg = ctx->args[0];
-	const struct pci_func *f;
+	char *path, *dsm = NULL;
 
 	if (bdf_canonical(arg, bdf) == 0) {
 		/* nothing to do: a function */
@@ -275,12 +274,14 @@ static int resolve_target(struct cmd_ctx *ctx, const struct tsm_snapshot *snap, 
 		return EXIT_FAIL;
 	}
 	snprintf(requested, BDF_MAX, "%s", bdf);
-	f = snapshot_find_func(snap, bdf);
-	if (f && f->dsm && *f->dsm && !streq(f->dsm, bdf)) {
+	/* one attribute, not a scan: tsm/dsm names the DSM of a function with a context */
+	path = xasprintf("sys/bus/pci/devices/%s/tsm/dsm", bdf);
+	if (sysfs_read_text(path, &dsm) == 0 && *dsm && !streq(dsm, bdf) &&
+	    bdf_canonical(dsm, bdf) == 0)
 		fprintf(stderr, CMD ": %s is a dependent function of the DSM %s: reading the DSM's "
-			"evidence\n", bdf, f->dsm);
-		snprintf(bdf, BDF_MAX, "%s", f->dsm);
-	}
+			"evidence\n", requested, bdf);
+	free(dsm);
+	free(path);
 	return 0;
 }
 
@@ -473,8 +474,7 @@ static int run_evidence(struct cmd_ctx *ctx)
 	for (int t = 0; t < EVIDENCE_NR_TYPES; t++)
 		f.obj[t].out.fd = -1;
 	f.dir = param.dir;
-	snapshot_scan(&snap, SCAN_TSMS | SCAN_DEVICES);
-	rc = resolve_target(ctx, &snap, requested, bdf);
+	rc = resolve_target(ctx, requested, bdf);
 	if (rc)
 		goto out;
 	req.dev = bdf;
@@ -499,11 +499,8 @@ static int run_evidence(struct cmd_ctx *ctx)
 		goto out;
 	}
 	if (rc) {
-		struct tsm_snapshot now = { 0 };
-
-		/* the context went away while it was read: say what the tree shows now */
-		if (rc == -ENXIO && e.stage == EVIDENCE_DUMP)
-			snapshot_scan(&now, SCAN_TSMS | SCAN_DEVICES);
+		/* the advice reads the tree as it is now, after the failure */
+		snapshot_scan(&snap, SCAN_TSMS | SCAN_DEVICES);
 		if (e.stage == EVIDENCE_SINK && f.failed_type >= 0) {
 			/* the file's own words: refused (a link, a device node) or the write's errno */
 			char *why = outfile_error(&f.obj[f.failed_type].out, e.err);
@@ -511,10 +508,8 @@ static int run_evidence(struct cmd_ctx *ctx)
 			print_error(CMD " %s: --output %s; nothing was saved", bdf, why);
 			free(why);
 		} else {
-			explain_evidence(now.nr_tsms || now.have_tsm_class ? &now : &snap, bdf, &e,
-					 req.nonce != NULL, st.attempts, NULL);
+			explain_evidence(&snap, bdf, &e, req.nonce != NULL, st.attempts, NULL);
 		}
-		snapshot_free(&now);
 		rc = EXIT_FAIL;
 		goto out;
 	}
