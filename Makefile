@@ -304,24 +304,24 @@ FUZZ_SAN := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
 FUZZ_CFLAGS := $(FUZZ_SAN) -D_GNU_SOURCE -Iinclude
 FUZZ_SIM_SRCS := $(filter-out tests/sim/src/sim-main.c,$(wildcard tests/sim/src/*.c))
 
-$(FUZZ_DIR)/fuzz-ide: tests/fuzz/fuzz-ide.c tests/fuzz/cfg-check.h tests/fuzz/cfg-ranged.h src/ide.c $(HDRS)
+$(FUZZ_DIR)/fuzz-ide: tests/fuzz/fuzz-ide.c tests/fuzz/fuzz-assert.h tests/fuzz/cfg-check.h tests/fuzz/cfg-ranged.h src/ide.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz-ide.c src/ide.c
 
-$(FUZZ_DIR)/fuzz-capwalk: tests/fuzz/fuzz-capwalk.c tests/fuzz/cfg-check.h tests/fuzz/cfg-ranged.h src/ide.c $(HDRS)
+$(FUZZ_DIR)/fuzz-capwalk: tests/fuzz/fuzz-capwalk.c tests/fuzz/fuzz-assert.h tests/fuzz/cfg-check.h tests/fuzz/cfg-ranged.h src/ide.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz-capwalk.c src/ide.c
 
-$(FUZZ_DIR)/fuzz-names: tests/fuzz/fuzz-names.c src/names.c $(HDRS)
+$(FUZZ_DIR)/fuzz-names: tests/fuzz/fuzz-names.c tests/fuzz/fuzz-assert.h src/names.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz-names.c src/names.c
 
-$(FUZZ_DIR)/fuzz-jsstr: tests/fuzz/fuzz-jsstr.c src/output.c src/util.c $(HDRS)
+$(FUZZ_DIR)/fuzz-jsstr: tests/fuzz/fuzz-jsstr.c tests/fuzz/fuzz-assert.h src/output.c src/util.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(shell pkg-config --cflags json-c smartcols) -o $@ \
 		tests/fuzz/fuzz-jsstr.c src/output.c src/util.c $(shell pkg-config --libs json-c smartcols)
 
-$(FUZZ_DIR)/fuzz-evreply: tests/fuzz/fuzz-evreply.c src/evidence-reply.c src/util.c $(HDRS)
+$(FUZZ_DIR)/fuzz-evreply: tests/fuzz/fuzz-evreply.c tests/fuzz/fuzz-assert.h src/evidence-reply.c src/util.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz-evreply.c src/evidence-reply.c src/util.c \
 		$(shell pkg-config --libs libmnl)

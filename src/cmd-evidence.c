@@ -60,25 +60,6 @@ struct fetch {
 	int failed_type;	/* the object a write failed for, else -1 */
 };
 
-static volatile sig_atomic_t evidence_signal;
-
-static void on_signal(int sig)
-{
-	evidence_signal = sig;
-}
-
-/* No SA_RESTART: a signal ends the wait for the kernel, and the temporary files go. */
-static void catch_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
-
 /* ---- the sink: digests and files as the bytes arrive ---- */
 
 static void digest_hex(EVP_MD_CTX *ctx, char *hex)
@@ -456,7 +437,7 @@ static int run_evidence(struct cmd_ctx *ctx)
 	struct evidence_error e = { .miss_type = -1 };
 	struct evidence_conn *conn = NULL;
 	struct evidence_stats st = { 0 };
-	struct evidence_request req = { .subsys = "pci", .stop = &evidence_signal };
+	struct evidence_request req = { .subsys = "pci", .stop = &cmd_signal };
 	const struct evidence_sink sink = { &f, sink_begin, sink_chunk, sink_end, sink_restart };
 	char requested[BDF_MAX], bdf[BDF_MAX];
 	const char *source;
@@ -487,15 +468,15 @@ static int run_evidence(struct cmd_ctx *ctx)
 			fprintf(stderr, "%02x", nonce[i]);
 		fputc('\n', stderr);
 	}
-	catch_signals();
+	cmd_catch_signals();
 	rc = evidence_open(&conn, &e);
 	if (!rc)
 		rc = evidence_fetch(conn, &req, &sink, &st, &e);
 	if (conn && ctx->verbose)
 		print_verbose(conn, &st);
-	if (evidence_signal || e.stage == EVIDENCE_INTERRUPTED) {
+	if (cmd_signal || e.stage == EVIDENCE_INTERRUPTED) {
 		fprintf(stderr, CMD ": interrupted; nothing was saved\n");
-		rc = 128 + (evidence_signal ? evidence_signal : SIGINT);
+		rc = 128 + (cmd_signal ? cmd_signal : SIGINT);
 		goto out;
 	}
 	if (rc) {

@@ -33,26 +33,6 @@ static struct report_param {
 		   *service_manifest_version, *outblob, *auxblob, *manifestblob;
 } param;
 
-static volatile sig_atomic_t report_signal;
-
-static void on_signal(int sig)
-{
-	report_signal = sig;
-}
-
-/* No SA_RESTART: a signal ends a sleep or a read, and the entry is removed before exit. */
-static void catch_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	/* a closed stdout pipe is an EPIPE error to handle, not a death with an entry left */
-	signal(SIGPIPE, SIG_IGN);
-}
-
 static const char *signal_name(int sig)
 {
 	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
@@ -328,7 +308,7 @@ static int run_report(struct cmd_ctx *ctx)
 		explain_report_group_missing(missing);
 		return EXIT_FAIL;
 	}
-	catch_signals();
+	cmd_catch_signals();
 	for (int b = 0; b < REPORT_NR_BLOBS; b++)
 		dests[b] = (struct outfile){ .fd = -1 };
 	for (int b = 0; b < REPORT_NR_BLOBS; b++) {
@@ -337,13 +317,13 @@ static int run_report(struct cmd_ctx *ctx)
 			goto out;
 		any_stdout |= dests[b].to_stdout;
 	}
-	rc = report_run(&req, &res, &report_signal);
+	rc = report_run(&req, &res, &cmd_signal);
 	if (res.rmdir_error)
 		explain_report_rmdir(&res);
-	if (rc == -EINTR || report_signal) {
+	if (rc == -EINTR || cmd_signal) {
 		fprintf(stderr, CMD ": interrupted by %s; the report entry was %sremoved\n",
-			signal_name(report_signal), res.rmdir_error ? "NOT " : "");
-		rc = 128 + (report_signal ? report_signal : SIGINT);
+			signal_name(cmd_signal), res.rmdir_error ? "NOT " : "");
+		rc = 128 + (cmd_signal ? cmd_signal : SIGINT);
 		goto out;
 	}
 	if (rc < 0) {

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include "tsmctl/output.h"
@@ -176,6 +177,15 @@ int parse_hex_option(const struct cmd_def *cmd, const char *opt, const char *hex
 		     size_t max, size_t *len);
 int read_option_file(const struct cmd_def *cmd, const char *opt, const char *file, uint8_t *out,
 		     size_t max, size_t *len);
+
+/*
+ * For a command that cleans up before it exits (report's entry, evidence's
+ * temporary files): SIGINT, SIGTERM and SIGHUP set cmd_signal, without
+ * SA_RESTART so that a wait ends; SIGPIPE is ignored (a closed stdout is an
+ * EPIPE to handle, not a death with something left behind).
+ */
+extern volatile sig_atomic_t cmd_signal;
+void cmd_catch_signals(void);
 
 bool filter_match(const struct filter *f, const char *name);
 static inline bool filter_active(const struct filter *f)

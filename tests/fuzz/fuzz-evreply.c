@@ -18,14 +18,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FUZZ_ASSERT(cond)                                                            \
-	do {                                                                         \
-		if (!(cond)) {                                                       \
-			fprintf(stderr, "invariant broken: %s (%s:%d)\n", #cond,     \
-				__FILE__, __LINE__);                                 \
-			abort();                                                     \
-		}                                                                    \
-	} while (0)
+#include "fuzz-assert.h"
 
 struct seen {
 	uint32_t mask, begun, ended;

@@ -19,6 +19,7 @@
 
 #include "../../src/evidence-abi.h"
 #include "tsmctl/evidence.h"
+#include "tsmctl/util.h"
 #include "unit.h"
 
 #define FAM	0x21
@@ -348,35 +349,31 @@ static void test_bounds(void)
 	CHECK(feed() == 0 && r.in_object);
 }
 
+/* The first messages of one malformed datagram, and what must be said of it. */
+static const struct {
+	uint32_t mask;
+	unsigned int n;
+	struct { uint32_t type, gen, len, chunk; } m[2];
+	const char *why;
+} type_cases[] = {
+	{ 0x201, 2, { { 9, 1, 0, 0 }, { 0, 1, 0, 0 } }, "cert0 after measurements" },
+	{ 0x201, 1, { { 1, 1, 0, 0 } }, "cert1 was not requested" },
+	{ 0x201, 2, { { 0, 1, 1, 1 }, { 0, 1, 1, 1 } }, "cert0 is sent a second time" },
+	{ 0x201, 2, { { 0, 1, 100, 10 }, { 9, 1, 0, 0 } },
+	  "a second first message (type 9) while cert0 is at 10 of 100" },
+	{ 0x201, 2, { { 0, 1, 0, 0 }, { 9, 2, 0, 0 } }, "one dump reads one generation" },
+	{ 0x7ff, 1, { { 11, 1, 0, 0 } }, "unknown object type 11" },
+};
+
 static void test_types(void)
 {
-	start(0x201);
-	first(9, 1, 0, NULL, 0);
-	first(0, 1, 0, NULL, 0);
-	CHECK(malformed(feed(), "cert0 after measurements"));
-
-	start(0x201);
-	first(1, 1, 0, NULL, 0);
-	CHECK(malformed(feed(), "cert1 was not requested"));
-
-	start(0x201);
-	first(0, 1, 1, blob, 1);
-	first(0, 1, 1, blob, 1);
-	CHECK(malformed(feed(), "cert0 is sent a second time"));
-
-	start(0x201);
-	first(0, 1, 100, blob, 10);
-	first(9, 1, 0, NULL, 0);
-	CHECK(malformed(feed(), "a second first message (type 9) while cert0 is at 10 of 100"));
-
-	start(0x201);
-	first(0, 1, 0, NULL, 0);
-	first(9, 2, 0, NULL, 0);
-	CHECK(malformed(feed(), "one dump reads one generation"));
-
-	start(0x7ff);
-	first(11, 1, 0, NULL, 0);
-	CHECK(malformed(feed(), "unknown object type 11"));
+	for (size_t i = 0; i < ARRAY_SIZE(type_cases); i++) {
+		start(type_cases[i].mask);
+		for (unsigned int k = 0; k < type_cases[i].n; k++)
+			first(type_cases[i].m[k].type, type_cases[i].m[k].gen, type_cases[i].m[k].len,
+			      blob, type_cases[i].m[k].chunk);
+		CHECK(malformed(feed(), type_cases[i].why));
+	}
 
 	start(1);
 	cont(blob, 3);

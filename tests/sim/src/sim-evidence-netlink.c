@@ -287,30 +287,31 @@ static int strscpy_attr(char *dst, const struct nlattr *a)
 	return 0;
 }
 
+/* GENL_REQ_ATTR_CHECK() and nla_strscpy() of one name: 0, or -EINVAL with the extack */
+static int name_attr(const struct parsed *pa, int type, const char *missing, char *out,
+		     struct extack *x)
+{
+	if (!pa->a[type]) {
+		x->msg = missing;
+		x->miss_type = type;
+		return -EINVAL;
+	}
+	if (strscpy_attr(out, pa->a[type])) {
+		x->bad = pa->a[type];
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* device_evidence_ctx_setup(): subsys, dev-name, the provider, the device */
 static int ctx_setup(const struct parsed *pa, struct sim_dev **dev, struct extack *x)
 {
 	char subsys[NAME_LEN], name[NAME_LEN];
 	struct sim_dev *d;
 
-	if (!pa->a[A_SUBSYS]) {
-		x->msg = "missing subsys name";
-		x->miss_type = A_SUBSYS;
+	if (name_attr(pa, A_SUBSYS, "missing subsys name", subsys, x) ||
+	    name_attr(pa, A_DEV_NAME, "missing device name", name, x))
 		return -EINVAL;
-	}
-	if (strscpy_attr(subsys, pa->a[A_SUBSYS])) {
-		x->bad = pa->a[A_SUBSYS];
-		return -EINVAL;
-	}
-	if (!pa->a[A_DEV_NAME]) {
-		x->msg = "missing device name";
-		x->miss_type = A_DEV_NAME;
-		return -EINVAL;
-	}
-	if (strscpy_attr(name, pa->a[A_DEV_NAME])) {
-		x->bad = pa->a[A_DEV_NAME];
-		return -EINVAL;
-	}
 	if (strcmp(subsys, "pci")) {
 		snprintf(x->buf, sizeof(x->buf), "no evidence provider for subsys '%s'", subsys);
 		x->msg = x->buf;
