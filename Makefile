@@ -31,7 +31,7 @@ DESTDIR ?=
 
 CC ?= cc
 BUILDDIR ?= .
-PKGS := libpci libkmod json-c smartcols libcrypto
+PKGS := libpci libkmod json-c smartcols libcrypto libmnl
 CFLAGS ?= -O2 -g
 TSM_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	-D_GNU_SOURCE -Iinclude -DTSMCTL_VERSION='"$(VERSION)"' \
@@ -44,7 +44,7 @@ OBJS := $(patsubst src/%.c,$(BUILDDIR)/obj/%.o,$(SRCS))
 HDRS := $(wildcard include/tsmctl/*.h src/*.h)
 
 BUILD_DEBS := gcc make pkg-config libpci-dev libkmod-dev libjson-c-dev libsmartcols-dev \
-	libssl-dev libfuse3-dev pciutils scdoc
+	libssl-dev libmnl-dev libfuse3-dev pciutils openssl scdoc
 TEST_DEBS := bats jq fuse3 xz-utils util-linux perl valgrind strace man-db groff-base \
 	python3 python3-prometheus-client python3-jsonschema systemd udev
 DEPS_STAMP := $(BUILDDIR)/.deps-build
@@ -104,7 +104,7 @@ $(BUILDDIR)/tsmctl: $(OBJS)
 # Unit tests: tests/unit/test-NAME.c with the sources UNIT_SRCS_NAME (and
 # libraries UNIT_LIBS_NAME) becomes test-NAME; make unit runs them all, make
 # unit-NAME one.
-UNIT_TESTS := ide names sha256 audit explain util spdm-cert spdm-vca spdm-meas tdisp-report
+UNIT_TESTS := ide names sha256 audit explain util spdm-cert spdm-vca spdm-meas tdisp-report evreply
 UNIT_SRCS_ide := src/ide.c tests/fuzz/cfg-ranged.h
 UNIT_SRCS_names := src/names.c
 UNIT_SRCS_sha256 := src/sha256.c
@@ -124,6 +124,8 @@ UNIT_LIBS_spdm-cert = $(shell pkg-config --libs libcrypto)
 UNIT_SRCS_spdm-vca := src/spdm-vca.c $(EV_DECODE_SRCS) tests/unit/vca-build.h
 UNIT_SRCS_spdm-meas := src/spdm-meas.c src/spdm-vca.c $(EV_DECODE_SRCS) tests/unit/vca-build.h
 UNIT_SRCS_tdisp-report := src/tdisp-report.c $(EV_DECODE_SRCS)
+UNIT_SRCS_evreply := src/evidence-reply.c src/util.c
+UNIT_LIBS_evreply = $(shell pkg-config --libs libmnl)
 
 .SECONDEXPANSION:
 $(BUILDDIR)/test-%: tests/unit/test-%.c $$(UNIT_SRCS_$$*) $(HDRS) tests/unit/unit.h | $(NEED_LIBS)
@@ -304,28 +306,33 @@ distcheck: dist
 FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 FUZZ_DIR := build-fuzz
-FUZZ_TARGETS := ide capwalk names jsstr topology spdm-cert spdm-vca spdm-meas tdisp-report
+FUZZ_TARGETS := ide capwalk names jsstr topology spdm-cert spdm-vca spdm-meas tdisp-report evreply
 FUZZ_SAN := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -std=gnu11
 FUZZ_CFLAGS := $(FUZZ_SAN) -D_GNU_SOURCE -Iinclude
 FUZZ_SIM_SRCS := $(filter-out tests/sim/src/sim-main.c,$(wildcard tests/sim/src/*.c))
 
-$(FUZZ_DIR)/fuzz-ide: tests/fuzz/fuzz-ide.c tests/fuzz/cfg-check.h tests/fuzz/cfg-ranged.h src/ide.c $(HDRS)
+$(FUZZ_DIR)/fuzz-ide: tests/fuzz/fuzz-ide.c tests/fuzz/fuzz-assert.h tests/fuzz/cfg-check.h tests/fuzz/cfg-ranged.h src/ide.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz-ide.c src/ide.c
 
-$(FUZZ_DIR)/fuzz-capwalk: tests/fuzz/fuzz-capwalk.c tests/fuzz/cfg-check.h tests/fuzz/cfg-ranged.h src/ide.c $(HDRS)
+$(FUZZ_DIR)/fuzz-capwalk: tests/fuzz/fuzz-capwalk.c tests/fuzz/fuzz-assert.h tests/fuzz/cfg-check.h tests/fuzz/cfg-ranged.h src/ide.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz-capwalk.c src/ide.c
 
-$(FUZZ_DIR)/fuzz-names: tests/fuzz/fuzz-names.c src/names.c $(HDRS)
+$(FUZZ_DIR)/fuzz-names: tests/fuzz/fuzz-names.c tests/fuzz/fuzz-assert.h src/names.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz-names.c src/names.c
 
-$(FUZZ_DIR)/fuzz-jsstr: tests/fuzz/fuzz-jsstr.c src/output.c src/util.c $(HDRS)
+$(FUZZ_DIR)/fuzz-jsstr: tests/fuzz/fuzz-jsstr.c tests/fuzz/fuzz-assert.h src/output.c src/util.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(shell pkg-config --cflags json-c smartcols) -o $@ \
 		tests/fuzz/fuzz-jsstr.c src/output.c src/util.c $(shell pkg-config --libs json-c smartcols)
+
+$(FUZZ_DIR)/fuzz-evreply: tests/fuzz/fuzz-evreply.c tests/fuzz/fuzz-assert.h src/evidence-reply.c src/util.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz-evreply.c src/evidence-reply.c src/util.c \
+		$(shell pkg-config --libs libmnl)
 
 $(FUZZ_DIR)/fuzz-topology: tests/fuzz/fuzz-topology.c $(FUZZ_SIM_SRCS) $(wildcard tests/sim/src/*.h)
 	@mkdir -p $(dir $@)

@@ -68,6 +68,25 @@ _tsmctl() {
 		esac
 	done
 
+	# evidence's own -o DIR and -t TYPE[,TYPE...]
+	if [ "${cmd:-}" = evidence ]; then
+		case $prev in
+		-o|--output)
+			compopt -o dirnames 2>/dev/null
+			COMPREPLY=($(compgen -d -- "$cur"))
+			return ;;
+		-t|--type)
+			local tprefix="" tlast=$cur
+			case $cur in *,*) tprefix=${cur%,*},; tlast=${cur##*,} ;; esac
+			COMPREPLY=($(compgen -P "$tprefix" -W "cert0 cert1 cert2 cert3 cert4 cert5 cert6 cert7 vca measurements report all" -- "$tlast"))
+			compopt -o nospace 2>/dev/null
+			return ;;
+		--nonce-file)
+			compopt -o filenames 2>/dev/null
+			COMPREPLY=($(compgen -f -- "$cur"))
+			return ;;
+		esac
+	fi
 	case $prev in
 	--sysroot)
 		compopt -o dirnames 2>/dev/null
@@ -132,6 +151,8 @@ _tsmctl() {
 		COMPREPLY=($(compgen -W "$(_tsmctl_run list -n -r -o NAME)" -- "$cur")) ;;
 	lock|accept|unlock)
 		COMPREPLY=($(compgen -W "$(_tsmctl_tdisp "$cmd")" -- "$cur")) ;;
+	evidence)
+		COMPREPLY=($(compgen -W "$(_tsmctl_bdfs any)" -- "$cur")) ;;
 	esac
 }
 complete -F _tsmctl tsmctl

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "tsmctl/cli.h"
 #include "tsmctl/names.h"
@@ -215,6 +218,103 @@ int parse_seconds(const char *s, double max, double *out)
 		return -EINVAL;
 	*out = strtod(s, NULL);
 	return *out > max ? -ERANGE : 0;
+}
+
+volatile sig_atomic_t cmd_signal;
+
+static void on_signal(int sig)
+{
+	cmd_signal = sig;
+}
+
+void cmd_catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static int hexval(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 :
+	       (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
+}
+
+int parse_hex_option(const struct cmd_def *cmd, const char *opt, const char *hex, uint8_t *out,
+		     size_t max, size_t *len)
+{
+	size_t n = strlen(hex);
+
+	if (!n)
+		return usage_error(cmd, "%s is empty", opt);
+	for (size_t i = 0; i < n; i++)
+		if (hexval((unsigned char)hex[i]) < 0)
+			return usage_error(cmd, "%s: '%c' is not a hex digit", opt, hex[i]);
+	if (n % 2)
+		return usage_error(cmd, "%s has an odd number of hex digits (%zu)", opt, n);
+	if (n / 2 > max)
+		return usage_error(cmd, "%s is %zu bytes; the kernel takes at most %zu", opt, n / 2,
+				   max);
+	for (size_t i = 0; i < n / 2; i++)
+		out[i] = (uint8_t)(hexval((unsigned char)hex[2 * i]) << 4 |
+				   hexval((unsigned char)hex[2 * i + 1]));
+	*len = n / 2;
+	return 0;
+}
+
+int read_option_file(const struct cmd_def *cmd, const char *opt, const char *file, uint8_t *out,
+		     size_t max, size_t *len)
+{
+	bool std = streq(file, "-");
+	int fd = std ? STDIN_FILENO : open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	uint8_t *buf = xmalloc(max + 1);
+	size_t got = 0;
+	struct stat st;
+	int rc = 0;
+
+	if (fd < 0) {
+		print_error("tsmctl %s: %s %s: %s", cmd->name, opt, file, strerror(errno));
+		free(buf);
+		return EXIT_FAIL;
+	}
+	if (!std && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		print_error("tsmctl %s: %s %s: is a directory", cmd->name, opt, file);
+		rc = EXIT_FAIL;
+		goto out;
+	}
+	/* one byte more than the kernel takes, to tell "too big" from "exactly the most" */
+	while (got < max + 1) {
+		ssize_t n = read(fd, buf + got, max + 1 - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			print_error("tsmctl %s: %s %s: %s", cmd->name, opt, file, strerror(errno));
+			rc = EXIT_FAIL;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got > max)
+		rc = usage_error(cmd, "%s %s holds more than %zu bytes, the most the kernel takes",
+				 opt, file, max);
+	else if (!got)
+		rc = usage_error(cmd, "%s %s is empty", opt, file);
+	else {
+		memcpy(out, buf, got);
+		*len = got;
+	}
+out:
+	if (!std)
+		close(fd);
+	free(buf);
+	return rc;
 }
 
 static void filter_add(struct filter *f, const char *v)

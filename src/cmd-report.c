@@ -33,26 +33,6 @@ static struct report_param {
 		   *service_manifest_version, *outblob, *auxblob, *manifestblob;
 } param;
 
-static volatile sig_atomic_t report_signal;
-
-static void on_signal(int sig)
-{
-	report_signal = sig;
-}
-
-/* No SA_RESTART: a signal ends a sleep or a read, and the entry is removed before exit. */
-static void catch_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	/* a closed stdout pipe is an EPIPE error to handle, not a death with an entry left */
-	signal(SIGPIPE, SIG_IGN);
-}
-
 static const char *signal_name(int sig)
 {
 	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
@@ -60,76 +40,16 @@ static const char *signal_name(int sig)
 
 /* ---- input validation --------------------------------------------------- */
 
-static int hexval(int c)
-{
-	return isdigit(c) ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 :
-	       (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
-}
-
 static int parse_nonce(struct cmd_ctx *ctx, const char *hex, struct report_request *req)
 {
-	size_t n = strlen(hex);
-
-	if (!n)
-		return usage_error(ctx->cmd, "--nonce is empty");
-	for (size_t i = 0; i < n; i++)
-		if (hexval((unsigned char)hex[i]) < 0)
-			return usage_error(ctx->cmd, "--nonce: '%c' is not a hex digit", hex[i]);
-	if (n % 2)
-		return usage_error(ctx->cmd, "--nonce has an odd number of hex digits (%zu)", n);
-	if (n / 2 > REPORT_INBLOB_MAX)
-		return usage_error(ctx->cmd, "--nonce is %zu bytes; the kernel takes at most %d",
-				   n / 2, REPORT_INBLOB_MAX);
-	for (size_t i = 0; i < n / 2; i++)
-		req->inblob[i] = (uint8_t)(hexval((unsigned char)hex[2 * i]) << 4 |
-					   hexval((unsigned char)hex[2 * i + 1]));
-	req->inblob_len = n / 2;
-	return 0;
+	return parse_hex_option(ctx->cmd, "--nonce", hex, req->inblob, REPORT_INBLOB_MAX,
+				&req->inblob_len);
 }
 
 static int read_inblob(struct cmd_ctx *ctx, const char *file, struct report_request *req)
 {
-	uint8_t buf[REPORT_INBLOB_MAX + 1];
-	bool std = streq(file, "-");
-	int fd = std ? STDIN_FILENO : open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	size_t got = 0;
-	struct stat st;
-
-	if (fd < 0) {
-		print_error(CMD ": --inblob %s: %s", file, strerror(errno));
-		return EXIT_FAIL;
-	}
-	if (!std && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		close(fd);
-		print_error(CMD ": --inblob %s: is a directory", file);
-		return EXIT_FAIL;
-	}
-	/* one byte more than the kernel takes, to tell "too big" from "exactly 64" */
-	while (got < sizeof(buf)) {
-		ssize_t n = read(fd, buf + got, sizeof(buf) - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			print_error(CMD ": --inblob %s: %s", file, strerror(errno));
-			if (!std)
-				close(fd);
-			return EXIT_FAIL;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	if (!std)
-		close(fd);
-	if (got > REPORT_INBLOB_MAX)
-		return usage_error(ctx->cmd, "--inblob %s holds more than %d bytes, the most the kernel takes",
-				   file, REPORT_INBLOB_MAX);
-	if (!got)
-		return usage_error(ctx->cmd, "--inblob %s is empty", file);
-	memcpy(req->inblob, buf, got);
-	req->inblob_len = got;
-	return 0;
+	return read_option_file(ctx->cmd, "--inblob", file, req->inblob, REPORT_INBLOB_MAX,
+				&req->inblob_len);
 }
 
 /* The 36-character form the kernel's guid_parse() takes, nothing after it. */
@@ -388,7 +308,7 @@ static int run_report(struct cmd_ctx *ctx)
 		explain_report_group_missing(missing);
 		return EXIT_FAIL;
 	}
-	catch_signals();
+	cmd_catch_signals();
 	for (int b = 0; b < REPORT_NR_BLOBS; b++)
 		dests[b] = (struct outfile){ .fd = -1 };
 	for (int b = 0; b < REPORT_NR_BLOBS; b++) {
@@ -397,13 +317,13 @@ static int run_report(struct cmd_ctx *ctx)
 			goto out;
 		any_stdout |= dests[b].to_stdout;
 	}
-	rc = report_run(&req, &res, &report_signal);
+	rc = report_run(&req, &res, &cmd_signal);
 	if (res.rmdir_error)
 		explain_report_rmdir(&res);
-	if (rc == -EINTR || report_signal) {
+	if (rc == -EINTR || cmd_signal) {
 		fprintf(stderr, CMD ": interrupted by %s; the report entry was %sremoved\n",
-			signal_name(report_signal), res.rmdir_error ? "NOT " : "");
-		rc = 128 + (report_signal ? report_signal : SIGINT);
+			signal_name(cmd_signal), res.rmdir_error ? "NOT " : "");
+		rc = 128 + (cmd_signal ? cmd_signal : SIGINT);
 		goto out;
 	}
 	if (rc < 0) {

@@ -13,7 +13,7 @@
 
 extern const struct cmd_def cmd_list, cmd_devices, cmd_streams, cmd_host_bridges, cmd_audit;
 extern const struct cmd_def cmd_connect, cmd_disconnect;
-extern const struct cmd_def cmd_report;
+extern const struct cmd_def cmd_report, cmd_evidence;
 extern const struct cmd_def cmd_lock, cmd_accept, cmd_unlock;
 extern const struct cmd_def cmd_wait, cmd_watch, cmd_metrics;
 
@@ -25,6 +25,7 @@ const struct cmd_def *const commands[] = {
 	&cmd_audit,
 	&cmd_connect, &cmd_disconnect,
 	&cmd_report,
+	&cmd_evidence,
 	&cmd_lock, &cmd_accept, &cmd_unlock,
 	&cmd_wait, &cmd_watch, &cmd_metrics,
 };

@@ -194,6 +194,25 @@ check() {
 	[ "$(wc -l <"$MAN")" -eq 5 ]
 }
 
+@test "evidence -J and the -o manifest validate (host DSM, guest TDI, with nonce and files)" {
+	MAN=$MANIFESTS/evidence
+	mount_live sev-tio
+	WHERE="live sev-tio.json"
+	export TSMCTL_EVIDENCE_SOCKET
+	TSMCTL_EVIDENCE_SOCKET=$(cat "$ROOT/tsm-sim-evidence")
+	rec evidence evidence 41:00.0 -J
+	rec evidence evidence 41:00.0 -t cert0,report --fresh -J -o "$BATS_TEST_TMPDIR/ev"
+	printf 'evidence\tdoc\t%s\t%s\n' "$BATS_TEST_TMPDIR/ev/manifest.json" "$WHERE: manifest.json" >>"$MAN"
+	unmount_live
+	mount_live guest-sev
+	WHERE="live guest-sev.json"
+	TSMCTL_EVIDENCE_SOCKET=$(cat "$ROOT/tsm-sim-evidence")
+	"$TSMCTL" --sysroot "$ROOT" lock 00:05.0 tsm0 >/dev/null
+	rec evidence evidence 00:05.0 --nonce 00112233 -J
+	check "$MAN"
+	[ "$(wc -l <"$MAN")" -eq 4 ]
+}
+
 @test "watch -J: every event line validates (TSM, device, stream and pool events)" {
 	MAN=$MANIFESTS/watch
 	netns_setup
@@ -231,13 +250,13 @@ check() {
 }
 
 @test "the schemas are strict: each is used, and rejects doctored copies of the documents" {
-	for part in static live report watch; do
+	for part in static live report evidence watch; do
 		[ -s "$MANIFESTS/$part" ] || skip "needs the earlier tests of this file"
 	done
 	run --separate-stderr "$CHECK" --doctor "$SCHEMAS" <(cat "$MANIFESTS"/*)
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" =~ against\ 11\ schemas,\ ([0-9]+)\ doctored\ copies:\ 0\ problems$ ]]
+	[[ "$output" =~ against\ 12\ schemas,\ ([0-9]+)\ doctored\ copies:\ 0\ problems$ ]]
 	[ "${BASH_REMATCH[1]}" -gt 300 ]
 	# and the check itself reports a document that does not fit
 	bad=$BATS_TEST_TMPDIR/bad.json

@@ -18,7 +18,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include "tsmctl/output.h"
@@ -164,6 +166,26 @@ void print_version(void);
 /* Strict option values: decimal digits (and one '.' for seconds) only. 0 or -EINVAL/-ERANGE. */
 int parse_decimal(const char *s, unsigned long long max, unsigned long long *out);
 int parse_seconds(const char *s, double max, double *out);
+
+/*
+ * Binary inputs the kernel caps (report --nonce/--inblob, evidence
+ * --nonce/--nonce-file): HEX as pairs of hex digits, or FILE ('-': stdin)
+ * read whole, into OUT, at most MAX bytes and at least one. 0, or the
+ * usage error (or, for a file that cannot be read, EXIT_FAIL) said.
+ */
+int parse_hex_option(const struct cmd_def *cmd, const char *opt, const char *hex, uint8_t *out,
+		     size_t max, size_t *len);
+int read_option_file(const struct cmd_def *cmd, const char *opt, const char *file, uint8_t *out,
+		     size_t max, size_t *len);
+
+/*
+ * For a command that cleans up before it exits (report's entry, evidence's
+ * temporary files): SIGINT, SIGTERM and SIGHUP set cmd_signal, without
+ * SA_RESTART so that a wait ends; SIGPIPE is ignored (a closed stdout is an
+ * EPIPE to handle, not a death with something left behind).
+ */
+extern volatile sig_atomic_t cmd_signal;
+void cmd_catch_signals(void);
 
 bool filter_match(const struct filter *f, const char *name);
 static inline bool filter_active(const struct filter *f)

@@ -47,4 +47,16 @@ void explain_report(const struct report_request *req, const struct report_result
 /* The entry could not be removed (res->rmdir_error). */
 void explain_report_rmdir(const struct report_result *res);
 
+/* ---- evidence (evidence.h): printed on stderr, "tsmctl evidence BDF: ... (ERRNO)" ---- */
+
+struct evidence_error;
+/*
+ * A failed read of BDF's evidence, advised from SNAP (the tree before the
+ * read, or after it when the context went away): NONCE whether one was
+ * sent, ATTEMPTS the dumps made, FILE the -o file a write failed for.
+ */
+void explain_evidence(const struct tsm_snapshot *snap, const char *bdf,
+		      const struct evidence_error *e, bool nonce, unsigned int attempts,
+		      const char *file);
+
 #endif

@@ -15,14 +15,7 @@
 #define CFG_MAL_KNOWN (CFG_MAL_SHORT_HEADER | CFG_MAL_CAP_LOOP | CFG_MAL_CAP_POINTER | \
 		       CFG_MAL_CAP_TRUNCATED | CFG_MAL_IDE_BLOCKS | CFG_MAL_ALL_ONES)
 
-#define FUZZ_ASSERT(cond)                                                            \
-	do {                                                                         \
-		if (!(cond)) {                                                       \
-			fprintf(stderr, "invariant broken: %s (%s:%d)\n", #cond,     \
-				__FILE__, __LINE__);                                 \
-			abort();                                                     \
-		}                                                                    \
-	} while (0)
+#include "fuzz-assert.h"
 
 /* Each read plan on the same bytes, through a reader that does not tell its size. */
 #define RANGED_CHECK(cond) FUZZ_ASSERT(cond)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The evidence decoders' fuzz targets: an invariant that breaks aborts, naming itself. */
+/* FUZZ_ASSERT(): a broken invariant aborts, which libFuzzer reports as a crash with the input. */
 #ifndef TSMCTL_FUZZ_ASSERT_H
 #define TSMCTL_FUZZ_ASSERT_H
 

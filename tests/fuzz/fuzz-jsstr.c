@@ -17,14 +17,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FUZZ_ASSERT(cond)                                                            \
-	do {                                                                         \
-		if (!(cond)) {                                                       \
-			fprintf(stderr, "invariant broken: %s (%s:%d)\n", #cond,     \
-				__FILE__, __LINE__);                                 \
-			abort();                                                     \
-		}                                                                    \
-	} while (0)
+#include "fuzz-assert.h"
 
 /* Decode code points one by one; reject overlongs, surrogates, > U+10FFFF, truncation. */
 static bool valid_utf8(const unsigned char *s, size_t n)

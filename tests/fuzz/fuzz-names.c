@@ -15,14 +15,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FUZZ_ASSERT(cond)                                                            \
-	do {                                                                         \
-		if (!(cond)) {                                                       \
-			fprintf(stderr, "invariant broken: %s (%s:%d)\n", #cond,     \
-				__FILE__, __LINE__);                                 \
-			abort();                                                     \
-		}                                                                    \
-	} while (0)
+#include "fuzz-assert.h"
 
 static void check_bdf(const char *s)
 {

@@ -441,6 +441,8 @@ int sim_connect(struct sim_model *m, struct sim_dev *d, long tsm_id)
 		clear_ctx(d);	/* __free(tsm_remove): connect reads empty again */
 		return rc;
 	}
+	/* the provider's evidence for the new context (ABI.md §1.6), generation 1 */
+	sim_evidence_create(m, d);
 	/* a later Secure->Insecure transition (link-down like, ABI.md §3) */
 	if (d->stream && (d->faults.rp_dropped || d->faults.ep_dropped)) {
 		struct sim_ide_stream *s = d->stream;

@@ -11,6 +11,12 @@
  *   ide-fail BDF rp|ep|both  that partner's status gets bit 31 (received IDE Fail)
  *   modprobe NAME [PARAM=VALUE...]  sim_module_load() (sim-module.c)
  *   rmmod NAME             sim_module_unload()
+ *   evidence-validate on|off   the device-evidence family offers validate or not
+ *   evidence-sockopt ext_ack|cap_ack on|off  the options new connections have
+ *   evidence-refresh tsmN on|off   its provider has refresh_evidence or not
+ *   evidence-fault BDF eagain|remove-tsm AFTER [TIMES]  the next TIMES (1)
+ *                          dumps of BDF's evidence, after AFTER messages, see
+ *                          a refresh race them (EAGAIN) or its TSM unregistered
  *
  * The register/unregister steps and their uevents are sim-fuse-timer.c's (they take
  * the lock twice); this file checks the command and does the register edits.
@@ -58,6 +64,62 @@ static int stream_fault(struct sim_model *m, const char *verb, const char *bdf,
 			s->ep->ide.sel[s->e].sts |= IDE_FAIL_BIT;
 	}
 	return 0;
+}
+
+static int on_off(const char *s, bool *v)
+{
+	if (strcmp(s, "on") && strcmp(s, "off"))
+		return -EINVAL;
+	*v = !strcmp(s, "on");
+	return 0;
+}
+
+static int count(const char *s, long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	return errno || *end || *s < '0' || *s > '9' ? -EINVAL : 0;
+}
+
+/* evidence-fault BDF eagain|remove-tsm AFTER [TIMES]: ENODEV without such a device or evidence */
+static int evidence_fault(struct sim_model *m, char **w, int n)
+{
+	struct sim_dev *d = sim_model_find_dev(m, w[1]);
+	long after, times = 1;
+
+	if ((strcmp(w[2], "eagain") && strcmp(w[2], "remove-tsm")) || count(w[3], &after) ||
+	    (n == 5 && (count(w[4], &times) || !times)))
+		return -EINVAL;
+	if (!d || !sim_evidence_present(m, d))
+		return -ENODEV;
+	d->ev.fault = strcmp(w[2], "eagain") ? EVF_REMOVE_TSM : EVF_EAGAIN;
+	d->ev.fault_after = after;
+	d->ev.fault_times = times;
+	return 0;
+}
+
+static int evidence_knob(struct sim_model *m, char **w, int n)
+{
+	struct sim_tsm *t;
+
+	if (n == 2 && !strcmp(w[0], "evidence-validate"))
+		return on_off(w[1], &m->ev_validate);
+	if (n == 3 && !strcmp(w[0], "evidence-sockopt") && !strcmp(w[1], "ext_ack"))
+		return on_off(w[2], &m->ev_ext_ack);
+	if (n == 3 && !strcmp(w[0], "evidence-sockopt") && !strcmp(w[1], "cap_ack"))
+		return on_off(w[2], &m->ev_cap_ack);
+	if (n == 3 && !strcmp(w[0], "evidence-refresh")) {
+		t = NULL;
+		for (size_t i = 0; i < m->nr_tsms && !t; i++)
+			if (!strcmp(m->tsms[i]->name, w[1]))
+				t = m->tsms[i];
+		return t ? on_off(w[2], &t->evidence_refresh) : -ENXIO;
+	}
+	if ((n == 4 || n == 5) && !strcmp(w[0], "evidence-fault"))
+		return evidence_fault(m, w, n);
+	return -EINVAL;
 }
 
 /* A registered TSM by its name now, else an unregistered one by the topology's name. */
@@ -112,6 +174,8 @@ int sim_control_apply(struct sim_model *m, const char *buf, size_t len,
 	} else if (n == 2 && !strcmp(w[0], "rmmod")) {
 		rc = sim_module_unload(m, w[1]);
 		*op = CTL_MODULE;
+	} else if (n >= 2 && !strncmp(w[0], "evidence-", 9)) {
+		rc = evidence_knob(m, w, n);
 	}
 out:
 	free(line);

@@ -158,20 +158,29 @@ static struct sim_tsm *evidence_input(const char *attr, bool *certs)
 	return NULL;
 }
 
-#define EVIDENCE_MAX 0x01000000	/* PCI_TSM_MAX_OBJECT_SIZE, 16 MiB */
-
-/* A binary store: the bytes land at their offset, up to the object limit. */
-static int evidence_write(struct sim_tsm *t, bool certs, const char *buf,
-			  size_t size, off_t off)
+/*
+ * samples/devsec/common.c evidence_write() (intel-staging/tdx 28c48e992e59):
+ * the bytes land at their offset in the one storage both sample modules
+ * share; past 16 MiB is EFBIG, any write EBUSY while a sample DSM is
+ * connected (its evidence points there), a one-byte write at 0 empties it.
+ */
+static int evidence_write(bool certs, const char *buf, size_t size, off_t off)
 {
-	uint8_t **data = certs ? &t->certs : &t->transcript;
-	size_t *len = certs ? &t->certs_len : &t->transcript_len;
+	struct sim_model *m = sim_fuse.m;
+	uint8_t **data = certs ? &m->sample_certs : &m->sample_transcript;
+	size_t *len = certs ? &m->sample_certs_len : &m->sample_transcript_len;
 	size_t end = (size_t)off + size;
 	int rc = (int)size;
 
+	if (end > SIM_EV_MAX_OBJECT)
+		return -EFBIG;
 	pthread_rwlock_wrlock(&sim_fuse.rwsem);
-	if (end > EVIDENCE_MAX) {
-		rc = -EFBIG;
+	if (sim_sample_evidence_busy(m)) {
+		rc = -EBUSY;
+	} else if (end == 1) {
+		free(*data);
+		*data = NULL;
+		*len = 0;
 	} else {
 		if (end > *len) {
 			uint8_t *nb = realloc(*data, end);
@@ -189,6 +198,27 @@ static int evidence_write(struct sim_tsm *t, bool certs, const char *buf,
 out:
 	pthread_rwlock_unlock(&sim_fuse.rwsem);
 	return rc;
+}
+
+bool sim_fuse_evidence_read(const char *attr, char *buf, size_t size, off_t off, int *got)
+{
+	struct sim_model *m = sim_fuse.m;
+	const uint8_t *data;
+	size_t len, n = 0;
+	bool certs;
+
+	if (!evidence_input(attr, &certs))
+		return false;
+	pthread_rwlock_rdlock(&sim_fuse.rwsem);
+	data = certs ? m->sample_certs : m->sample_transcript;
+	len = certs ? m->sample_certs_len : m->sample_transcript_len;
+	if ((size_t)off < len) {
+		n = len - (size_t)off < size ? len - (size_t)off : size;
+		memcpy(buf, data + off, n);
+	}
+	pthread_rwlock_unlock(&sim_fuse.rwsem);
+	*got = (int)n;
+	return true;
 }
 
 static int control_store(const char *buf, size_t len)
@@ -228,8 +258,8 @@ int sim_fuse_write(const char *path, const char *buf, size_t size, off_t off,
 		return 0;
 	if (h->rep && sim_report_attr_is_bin(h->rattr))
 		return sim_fuse_report_write_bin(h, buf, size, off);
-	if (!h->dev && (t = evidence_input(attr, &bind)))
-		return evidence_write(t, bind, buf, size, off);
+	if (!h->dev && evidence_input(attr, &bind))
+		return evidence_write(bind, buf, size, off);
 	/* sysfs stores see each write() whole, at any offset */
 	if (size > SYSFS_PAGE - 1)
 		size = SYSFS_PAGE - 1;

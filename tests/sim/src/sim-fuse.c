@@ -312,12 +312,15 @@ static int sim_read(const char *path, char *buf, size_t size, off_t off,
 	struct sim_fuse_handle *h = (struct sim_fuse_handle *)(uintptr_t)fi->fh;
 	bool locked = h->dev && locked_attr(h->attr);
 	ssize_t n;
+	int got;
 
 	(void)path;
 	if (h->rep)
 		return sim_fuse_report_read(h, buf, size, off);
 	if (!h->dev && !strcmp(h->attr, STATS_FILE))
 		return sim_cost_stats_read(buf, size, off);
+	if (!h->dev && sim_fuse_evidence_read(h->attr, buf, size, off, &got))
+		return got;
 	if (locked)
 		pthread_rwlock_rdlock(&sim_fuse.rwsem);
 	if (h->dev && !h->dev->present) {
@@ -507,6 +510,7 @@ int sim_fuse_serve(struct sim_model *m, const char *mountpoint, bool foreground,
 	struct fuse_loop_config *lc = NULL;
 	struct fuse *fuse = NULL;
 	bool mounted = false, timer;
+	char *evpath = NULL, *evline;
 	int rc;
 
 	/* a daemon keeps no descriptor it inherited: a test harness's output
@@ -536,9 +540,18 @@ int sim_fuse_serve(struct sim_model *m, const char *mountpoint, bool foreground,
 		fprintf(stderr, "tsm-sim: backing dir: %s\n", strerror(-rc));
 		return rc;
 	}
+	rc = sim_evnl_listen(&evpath);
+	if (rc) {
+		fprintf(stderr, "tsm-sim: the device-evidence socket: %s\n", strerror(-rc));
+		goto out;
+	}
+	/* the socket's path for TSMCTL_EVIDENCE_SOCKET, beside the control file */
+	evline = sim_xasprintf("%s\n", evpath);
 	rc = sim_tree_sync(m, sim_fuse.root) ?:
 	     sim_fs_put_str(sim_fuse.root, CONTROL_FILE, "", 0200) ?:
-	     sim_fs_put_str(sim_fuse.root, STATS_FILE, "", 0444);
+	     sim_fs_put_str(sim_fuse.root, STATS_FILE, "", 0444) ?:
+	     sim_fs_put_str(sim_fuse.root, EVIDENCE_FILE, evline, 0444);
+	free(evline);
 	if (rc) {
 		fprintf(stderr, "tsm-sim: building the tree: %s\n", strerror(-rc));
 		goto out;
@@ -573,11 +586,17 @@ int sim_fuse_serve(struct sim_model *m, const char *mountpoint, bool foreground,
 		fprintf(stderr, "tsm-sim: timer thread: %s\n", strerror(-rc));
 		goto out;
 	}
+	rc = sim_evnl_start();
+	if (rc) {
+		fprintf(stderr, "tsm-sim: device-evidence thread: %s\n", strerror(-rc));
+		goto out;
+	}
 	rc = fuse_loop_mt(fuse, lc) ? -EIO : 0;
 	sim_fuse_stop_timer();
 	fuse_remove_signal_handlers(fuse_get_session(fuse));
 out:
 	sim_fuse_stop_timer();
+	sim_evnl_stop();
 	if (lc)
 		fuse_loop_cfg_destroy(lc);
 	if (mounted)

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* sim-main.c: the tsm-sim command line: "build" a static tree, "mount" a live one. */
 #include <errno.h>
+#include <malloc.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim.h"
 
@@ -61,6 +63,37 @@ static int load(const char *file, struct sim_model **m)
 		fprintf(stderr, "tsm-sim: %s\n", err ? err : strerror(-rc));
 		free(err);
 	}
+	return rc;
+}
+
+/*
+ * The live mount serves device evidence: the certificate chains the
+ * topology names, from TSM_SIM_CERTS or the certs/ beside this program
+ * (make -C tests/sim builds them there).
+ */
+static int load_chains(struct sim_model *m)
+{
+	const char *env = getenv("TSM_SIM_CERTS");
+	char exe[4096], *dir, *err = NULL;
+	ssize_t n;
+	int rc;
+
+	if (env && *env) {
+		dir = strdup(env);
+	} else {
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (n < 0)
+			return -errno;
+		exe[n] = '\0';
+		*strrchr(exe, '/') = '\0';
+		dir = sim_path_join(exe, "certs");
+	}
+	rc = sim_evidence_load_chains(m, dir, &err);
+	if (rc) {
+		fprintf(stderr, "tsm-sim: %s\n", err);
+		free(err);
+	}
+	free(dir);
 	return rc;
 }
 
@@ -160,6 +193,13 @@ int main(int argc, char **argv)
 	bool fg = false, debug = false;
 	int i = 2, rc;
 
+	/*
+	 * glibc sizes its arena limit from /sys/devices/system/cpu/online once
+	 * there are more than eight; under run-upstream that /sys is this very
+	 * mount, and a FUSE thread reading it would wait on itself. A fixed
+	 * limit never reads it.
+	 */
+	mallopt(M_ARENA_MAX, 8);
 	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		usage(stdout);
 		return 0;
@@ -206,6 +246,10 @@ int main(int argc, char **argv)
 		}
 		if (load(argv[i], &m))
 			return 1;
+		if (load_chains(m)) {
+			sim_model_free(m);
+			return 1;
+		}
 		rc = sim_fuse_serve(m, argv[i + 1], fg, debug);
 		sim_model_free(m);
 		return rc ? 1 : 0;

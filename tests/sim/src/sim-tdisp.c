@@ -57,6 +57,7 @@ int sim_lock(struct sim_model *m, struct sim_dev *d, long tsm_id)
 		return -d->faults.lock_errno;
 	d->lock_tsm = t;
 	d->accepted = false;
+	sim_evidence_create(m, d);	/* a provider's evidence of the locked TDI (ABI.md §1.6) */
 	return 0;
 }
 

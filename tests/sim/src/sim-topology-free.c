@@ -27,6 +27,7 @@ static void dev_free(struct sim_dev *d)
 	free(d->ide.sel_boot);
 	free(d->boot_connect);
 	free(d->boot_lock);
+	sim_evidence_free(d);
 	free(d);
 }
 
@@ -72,8 +73,6 @@ void sim_model_free(struct sim_model *m)
 		free(t->decl_name);
 		free(t->dir);
 		free(t->parent_dir);
-		free(t->certs);
-		free(t->transcript);
 		free(t->parent_faux);
 		free(t->module_ids);
 		free(t->tdx_version);
@@ -111,5 +110,12 @@ void sim_model_free(struct sim_model *m)
 	sim_events_clear(m);
 	free(m->events);
 	sim_report_free_all(m);
+	free(m->sample_certs);
+	free(m->sample_transcript);
+	for (size_t i = 0; i < m->nr_chains; i++) {
+		free(m->chains[i].name);
+		free(m->chains[i].data);
+	}
+	free(m->chains);
 	free(m);
 }

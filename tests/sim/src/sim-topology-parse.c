@@ -596,6 +596,52 @@ static int parse_doe(struct loader *L, json_object *arr, struct sim_dev *d,
 static int parse_dev(struct loader *L, json_object *o, struct sim_host_bridge *hb,
 		     struct sim_dev *parent);
 
+/*
+ * "evidence": what the device's provider reports once it has a context
+ * (sim-evidence.c): "certs" (per slot a chain name gen-cert-chain built,
+ * or null), "vca", "measurements", "report", "firmware".
+ */
+static int parse_evidence(struct loader *L, json_object *o, struct sim_dev *d, const char *what)
+{
+	static const char *const keys[] = { "certs", "vca", "measurements", "report", "firmware",
+					     NULL };
+	struct sim_ev_spec *s = calloc(1, sizeof(*s));
+	const char *fw = NULL;
+	json_object *c;
+	int rc;
+
+	if (!s)
+		abort();
+	d->ev_spec = s;
+	rc = check_keys(L, o, what, keys) ?:
+	     get_bool(L, o, "vca", false, &s->vca, what) ?:
+	     get_bool(L, o, "measurements", false, &s->measurements, what) ?:
+	     get_bool(L, o, "report", false, &s->report, what) ?:
+	     get_str(L, o, "firmware", &fw, what);
+	if (rc)
+		return rc;
+	s->firmware = fw ? strdup(fw) : NULL;
+	c = get(o, "certs");
+	if (!c)
+		return 0;
+	if (!json_object_is_type(c, json_type_array) || json_object_array_length(c) > SIM_EV_SLOTS)
+		return fail(L, "%s: evidence certs is an array of at most %d chain names", what,
+			    SIM_EV_SLOTS);
+	for (size_t k = 0; k < json_object_array_length(c); k++) {
+		json_object *e = json_object_array_get_idx(c, k);
+		const char *n;
+
+		if (!e)
+			continue;
+		n = json_object_get_string(e);
+		if (!json_object_is_type(e, json_type_string) || !*n ||
+		    strspn(n, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(n))
+			return fail(L, "%s: evidence certs: a chain name ([a-z0-9-]) or null", what);
+		s->chain[k] = strdup(n);
+	}
+	return 0;
+}
+
 static int make_vfs(struct loader *L, json_object *o, struct sim_dev *pf,
 		    const char *what)
 {
@@ -672,7 +718,7 @@ static int parse_dev(struct loader *L, json_object *o, struct sim_host_bridge *h
 		"subsystem_vendor", "subsystem_device", "driver", "tee", "flr",
 		"link", "mem_window", "pref_window", "secondary", "bars", "doe",
 		"ide", "vfs", "children", "connected", "bound", "locked",
-		"accepted", "preset_streams", "faults", "ext_caps", NULL
+		"accepted", "preset_streams", "faults", "ext_caps", "evidence", NULL
 	};
 	static const char *const link_keys[] = { "port", "speed", "width", NULL };
 	struct sim_dev *d = calloc(1, sizeof(*d));
@@ -785,6 +831,8 @@ static int parse_dev(struct loader *L, json_object *o, struct sim_host_bridge *h
 		goto out;
 	if ((v = get(o, "preset_streams")) && (rc = parse_presets(L, v, d, what)))
 		goto out;
+	if ((v = get(o, "evidence")) && (rc = parse_evidence(L, v, d, what)))
+		return rc;
 	if ((v = get(o, "faults")) && (rc = parse_faults(L, v, d, what)))
 		goto out;
 	rc = parse_connected(L, get(o, "connected"), d, what);
@@ -1223,7 +1271,8 @@ static int parse_tsm(struct loader *L, json_object *o)
 	static const char *const keys[] = { "id", "kind", "provider", "parent",
 					    "host_bridges", "register_after_ms",
 					    "register_manually", "uevents", "change_after_ms",
-					    "evidence_inputs", "stream_ids", "tdx_module", NULL };
+					    "evidence_inputs", "evidence_refresh", "stream_ids",
+					    "tdx_module", NULL };
 	struct sim_tsm *t = calloc(1, sizeof(*t));
 	const char *kind, *prov, *parent;
 	uint64_t id, after, change;
@@ -1277,7 +1326,10 @@ static int parse_tsm(struct loader *L, json_object *o)
 	else
 		return fail(L, "%s: provider is sev-tio, devsec-sample, tdx-connect or generic",
 			    t->name);
-	rc = parse_tdx(L, o, t, parent);
+	/* the sample's pci_tsm_ops have no refresh_evidence (samples/devsec/link_tsm.c) */
+	rc = get_bool(L, o, "evidence_refresh", t->provider != PROV_DEVSEC_SAMPLE,
+		      &t->evidence_refresh, "tsm") ?:
+	     parse_tdx(L, o, t, parent);
 	if (rc)
 		return rc;
 	if (!parent)
@@ -1393,6 +1445,7 @@ int sim_topology_load(const char *file, struct sim_model **out, char **err)
 	L.m = calloc(1, sizeof(*L.m));
 	if (!L.m)
 		abort();
+	L.m->ev_ext_ack = L.m->ev_cap_ack = true;	/* the options tsmctl sets */
 	rc = check_keys(&L, root, "topology", keys) ?:
 	     get_str(&L, root, "abi", &abi, "topology") ?:
 	     get_bool(&L, root, "debugfs", false, &L.m->debugfs, "topology");

@@ -150,12 +150,12 @@ static void write_faux(struct tw *w, const struct sim_faux *f)
 	free(dl);
 	free(bl);
 	note(w, sim_fs_mkdir_p(w->root, f->dir));
-	/* the devsec sample's evidence inputs: write-only binary attributes */
+	/* the devsec sample's evidence inputs: binary, 0644 (common.c BIN_ATTR_RW) */
 	for (size_t i = 0; i < w->m->nr_tsms; i++)
 		evidence |= w->m->tsms[i]->evidence_inputs &&
 			    !strcmp(w->m->tsms[i]->parent_faux, f->name);
-	attr_opt(w, f->dir, "certs", evidence, "", WO);
-	attr_opt(w, f->dir, "transcript", evidence, "", WO);
+	attr_opt(w, f->dir, "certs", evidence, "", RW);
+	attr_opt(w, f->dir, "transcript", evidence, "", RW);
 	write_tdx_host(w, f);
 	attr(w, f->dir, "uevent", "DRIVER=faux_driver\n", RW);
 	link_to(w, f->dir, "subsystem", "sys/bus/faux");

@@ -105,6 +105,42 @@ struct sim_tsm;
 struct sim_host_bridge;
 struct sim_ide_stream;
 
+/* device evidence (proposed, ABI.md §1.6): enum device_evidence_type */
+#define SIM_EV_TYPES 11		/* cert0..cert7, vca, measurements, report */
+#define SIM_EV_SLOTS 8
+#define SIM_EV_VCA 8
+#define SIM_EV_MEASUREMENTS 9
+#define SIM_EV_REPORT 10
+#define SIM_EV_MAX_OBJECT 0x01000000u	/* DEVICE_EVIDENCE_MAX_OBJECT_SIZE */
+#define SIM_EV_DIGEST 48	/* SHA-384, the providers' digest */
+
+/* What a device's provider reports, from the topology's "evidence" (sim-evidence.c). */
+struct sim_ev_spec {
+	char *chain[SIM_EV_SLOTS];	/* certificate chain per slot (tests/sim/certs/NAME...), NULL: empty */
+	bool vca, measurements, report;
+	char *firmware;		/* the firmware version the measurements carry */
+};
+
+/* pdev->tsm->evidence while the context lasts: made at connect (DSM) or lock (TDI). */
+struct sim_evidence {
+	unsigned generation;	/* 1 at creation (device_evidence_create()), +1 per refresh */
+	long validated;		/* the validate command's last generation, -1 none */
+	uint8_t *obj[SIM_EV_TYPES];	/* generated objects (vca, measurements, report) */
+	size_t len[SIM_EV_TYPES];
+	uint8_t digest[SIM_EV_TYPES][SIM_EV_DIGEST];
+	/* control-file knobs for the dumps of this device */
+	enum { EVF_NONE, EVF_EAGAIN, EVF_REMOVE_TSM } fault;
+	long fault_after;	/* messages of a dump before it hits */
+	long fault_times;	/* dumps it hits */
+};
+
+/* A certificate chain built by tests/sim/gen-cert-chain (SPDM CERT_CHAIN format). */
+struct sim_chain {
+	char *name;
+	uint8_t *data;
+	size_t len;
+};
+
 struct sim_dev {
 	char *name;		/* BDF, "DDDD:BB:DD.F" */
 	char *dir;		/* path below the root */
@@ -140,6 +176,8 @@ struct sim_dev {
 	struct sim_dev_ide ide;
 
 	struct sim_dev_faults faults;
+	struct sim_ev_spec *ev_spec;	/* "evidence": what the provider reports, NULL: nothing */
+	struct sim_evidence ev;
 
 	/* build-time connect request */
 	char *boot_connect;
@@ -204,8 +242,7 @@ struct sim_tsm {
 	bool registered;	/* device_add() done: tsmN exists (KOBJ_ADD) */
 	bool pci_ready;		/* PCI/TSM registration done (KOBJ_CHANGE) */
 	bool evidence_inputs;	/* the sample's certs/transcript on its faux device */
-	uint8_t *certs, *transcript;	/* what was written there */
-	size_t certs_len, transcript_len;
+	bool evidence_refresh;	/* pci_tsm_ops.refresh_evidence exists (not the sample's) */
 	/* tdx-connect: Stream IDs the TDX module hands out, in order (no list: lowest free) */
 	bool has_module_ids;
 	unsigned *module_ids;
@@ -334,6 +371,14 @@ struct sim_model {
 	struct sim_ide_stream *streams;
 	struct sim_report_cfg report;
 	struct sim_report_entry *reports;
+	/* the devsec sample's shared evidence inputs (samples/devsec/common.c) */
+	uint8_t *sample_certs, *sample_transcript;
+	size_t sample_certs_len, sample_transcript_len;
+	struct sim_chain *chains;	/* loaded for the live mount */
+	size_t nr_chains;
+	/* the device-evidence family as the control file sets it */
+	bool ev_validate;	/* the family offers the validate command */
+	bool ev_ext_ack, ev_cap_ack;	/* the socket options tsmctl sets (on) */
 };
 
 /* sim-topology-parse.c: a topology file into a model (checked by sim_topology_check()) */
@@ -457,6 +502,27 @@ int sim_report_commit_inblob(struct sim_model *m, struct sim_report_entry *e,
 int sim_report_show(struct sim_model *m, struct sim_report_entry *e,
 		    enum sim_report_attr a, uint8_t **out, size_t *len);
 void sim_report_free_all(struct sim_model *m);
+
+/* sim-evidence.c: device evidence (ABI.md §1.6), its objects generated from the topology */
+int sim_evidence_load_chains(struct sim_model *m, const char *dir, char **err);
+void sim_evidence_create(struct sim_model *m, struct sim_dev *d);
+bool sim_evidence_present(const struct sim_model *m, const struct sim_dev *d);
+/* The object TYPE (or its digest) of a device with evidence; no copy is made. */
+void sim_evidence_object(const struct sim_model *m, const struct sim_dev *d, unsigned type,
+			 bool digest, const uint8_t **data, size_t *len);
+/* The provider's refresh_evidence(): 0, or -EOPNOTSUPP without one. */
+int sim_evidence_refresh(struct sim_model *m, struct sim_dev *d, const uint8_t *nonce, size_t len);
+/* The sample's evidence inputs are EBUSY while a sample DSM is connected. */
+bool sim_sample_evidence_busy(const struct sim_model *m);
+void sim_evidence_free(struct sim_dev *d);
+
+/* sim-evidence-netlink.c: the device-evidence family on an AF_UNIX SOCK_SEQPACKET socket */
+#define EVIDENCE_FILE "tsm-sim-evidence"
+/* Make the socket (before daemonising); its path in *PATH. 0 or -errno. */
+int sim_evnl_listen(char **path);
+/* Serve it from a thread (after daemonising). */
+int sim_evnl_start(void);
+void sim_evnl_stop(void);
 
 /* sim-gen.c: the large benchmark topology */
 struct sim_gen_params {

@@ -293,14 +293,14 @@ mp() {
 	[ -z "$(cat "$M/proc/iomem")" ]
 }
 
-@test "evidence inputs: certs and transcript are write-only binary attributes" {
+@test "evidence inputs: certs and transcript are read-write binary attributes, at most 16 MiB" {
 	mp devsec_link_tsm
 	F=$S/bus/faux/devices/devsec_link_tsm
-	[ "$(stat -c %a "$F/certs")" = 200 ] && [ "$(stat -c %a "$F/transcript")" = 200 ]
-	run cat "$F/certs"
-	[ "$status" -ne 0 ]
+	[ "$(stat -c %a "$F/certs")" = 644 ] && [ "$(stat -c %a "$F/transcript")" = 644 ]
+	[ -z "$(cat "$F/certs")" ]
 	dd if=/dev/zero of="$F/certs" bs=16M count=1 status=none
 	dd if=/dev/zero of="$F/transcript" bs=4k count=1 status=none
+	[ "$(cat "$F/certs" | wc -c)" -eq $((16 << 20)) ] && [ "$(cat "$F/transcript" | wc -c)" -eq 4096 ]
 	run dd if=/dev/zero of="$F/certs" bs=1 count=1 seek=16M conv=notrunc status=none
 	[ "$status" -ne 0 ] && [[ "$output" == *"$EFBIG"* ]]
 	mp -r devsec_link_tsm

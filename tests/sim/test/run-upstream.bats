@@ -74,3 +74,28 @@ teardown() {
 	run "$RUN" -x "$W/t.sh"
 	[ "$status" -eq 2 ]
 }
+
+@test "run-upstream: the script's own directory has device-evidence, reading through tsmctl" {
+	[ -x "$BATS_TEST_DIRNAME/../../../tsmctl" ] || skip "tsmctl is not built"
+	cat > "$W/t.sh" <<-'EOF2'
+	set -e
+	modprobe devsec_bus && modprobe devsec_link_tsm
+	printf 'chain' > /sys/bus/faux/devices/devsec_link_tsm/certs
+	echo tsm0 > /sys/bus/pci/devices/10000:01:00.0/tsm/connect
+	d=$(dirname "$0")
+	[ "$d" != "$(dirname "$REAL")" ]
+	"$d/device-evidence" dump -d 10000:01:00.0 -t cert0 -o "$d/out" 2>&1
+	cat "$d/out"; echo
+	"$d/device-evidence" dump -d 10000:01:00.0 -t 9 -o - 2>&1
+	"$d/device-evidence" dump -s acpi -d x -t cert0 -o - || echo "rc=$?"
+	"$d/device-evidence" dump -d 10000:01:00.1 -t report -o - -n /dev/null || echo "rc=$?"
+	EOF2
+	export REAL=$W/t.sh
+	run "$RUN" "$W/t.sh"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'{ "type" : 0, "generation" : 1, "length" : 5, "received" : 5 }'$'\nchain\n'* ]]
+	[[ "$output" == *'{ "type" : 9, "generation" : 1, "length" : 0, "received" : 0 }'* ]]
+	[[ "$output" == *"read failed: tsmctl reads the pci subsystem's evidence only"*"rc=1"* ]]
+	[[ "$output" == *"read failed: "*"--nonce-file /dev/null is empty"*"rc=1"* ]]
+}

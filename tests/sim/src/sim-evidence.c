@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * sim-evidence.c: device evidence (proposed, ABI.md §1.6), what
+ * pdev->tsm->evidence holds. Where it exists follows
+ * drivers/pci/tsm/evidence.c evidence_available() and the providers
+ * (intel-staging/tdx 3cac301a65a8, samples/devsec at 28c48e992e59): the
+ * sample link TSM makes it at a DSM's probe with cert0 and measurements
+ * pointing at its shared certs/transcript inputs; the sample devsec TSM
+ * makes none at lock. The other providers (a guess the issue states: the
+ * drivers doing it were not read) give a connected DSM, or a locked TDI of
+ * a devsec TSM, the objects the topology names, generated here:
+ *
+ *   certN         a chain tests/sim/gen-cert-chain built (DSP0274 CERT_CHAIN)
+ *   vca           GET_VERSION, VERSION, GET_CAPABILITIES, CAPABILITIES,
+ *                 NEGOTIATE_ALGORITHMS, ALGORITHMS concatenated (DSP0274 1.2,
+ *                 the VCA of its transcript rules)
+ *   measurements  a MEASUREMENTS response to "all blocks, no signature"
+ *                 (DSP0274 1.2, MEASUREMENTS response and measurement block
+ *                 tables, DMTF measurement specification)
+ *   report        a TDISP TDI report (PCIe Base 6.x §11.3, DEVICE_INTERFACE_REPORT's
+ *                 TDI report structure) whose MMIO ranges are the function's BARs
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "sim.h"
+
+/* a little-endian byte writer */
+struct bytes {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+static void put(struct bytes *b, const void *src, size_t n)
+{
+	if (b->len + n > b->cap) {
+		b->cap = (b->len + n) * 2 + 64;
+		b->p = realloc(b->p, b->cap);
+		if (!b->p)
+			abort();
+	}
+	memcpy(b->p + b->len, src, n);
+	b->len += n;
+}
+
+static void u8(struct bytes *b, unsigned v)
+{
+	uint8_t c = (uint8_t)v;
+
+	put(b, &c, 1);
+}
+
+static void le(struct bytes *b, uint64_t v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		u8(b, (unsigned)(v >> (8 * i)) & 0xff);
+}
+
+/* SPDM message header: SPDMVersion, RequestResponseCode, Param1, Param2 */
+static void spdm_hdr(struct bytes *b, unsigned ver, unsigned code, unsigned p1, unsigned p2)
+{
+	u8(b, ver);
+	u8(b, code);
+	u8(b, p1);
+	u8(b, p2);
+}
+
+#define SPDM_10 0x10
+#define SPDM_12 0x12
+/* BaseAsymAlgo bits (NEGOTIATE_ALGORITHMS), BaseHashAlgo, MeasurementHashAlgo */
+#define ASYM_RSASSA_3072 (1u << 2)
+#define ASYM_RSAPSS_3072 (1u << 3)
+#define ASYM_ECDSA_P384 (1u << 7)
+#define HASH_SHA384 (1u << 1)
+#define MEAS_HASH_SHA384 (1u << 2)
+/* CAPABILITIES flags: CERT, CHAL, MEAS (with signature), MEAS_FRESH, ENCRYPT, MAC, KEY_EX, HBEAT, KEY_UPD */
+#define RSP_CAPS 0x000062f6u
+#define REQ_CAPS 0x000062c0u
+
+/* The key type of slot 0's chain, from the name gen-cert-chain gave it. */
+static unsigned slot0_asym(const struct sim_dev *d)
+{
+	const char *c = d->ev_spec ? d->ev_spec->chain[0] : NULL;
+
+	return c && strstr(c, "rsa") ? ASYM_RSASSA_3072 : ASYM_ECDSA_P384;
+}
+
+/* ReqAlgStruct / RespAlgStruct: AlgType, AlgCount (2 fixed bytes, no external), the algorithms */
+static void alg_struct(struct bytes *b, unsigned type, unsigned algs)
+{
+	u8(b, type);
+	u8(b, 0x20);
+	le(b, algs, 2);
+}
+
+static void alg_structs(struct bytes *b, unsigned asym)
+{
+	alg_struct(b, 2, 1u << 4);	/* DHE: secp384r1 */
+	alg_struct(b, 3, 1u << 1);	/* AEAD: AES-256-GCM */
+	alg_struct(b, 4, asym);		/* ReqBaseAsymAlg */
+	alg_struct(b, 5, 1u << 0);	/* KeySchedule: SPDM */
+}
+
+static void make_vca(const struct sim_dev *d, struct bytes *b)
+{
+	unsigned asym = slot0_asym(d);
+
+	spdm_hdr(b, SPDM_10, 0x84, 0, 0);		/* GET_VERSION */
+	spdm_hdr(b, SPDM_10, 0x04, 0, 0);		/* VERSION */
+	u8(b, 0);					/* Reserved */
+	u8(b, 2);					/* VersionNumberEntryCount */
+	le(b, 0x1100, 2);				/* 1.1 */
+	le(b, 0x1200, 2);				/* 1.2 */
+	spdm_hdr(b, SPDM_12, 0xe1, 0, 0);		/* GET_CAPABILITIES */
+	u8(b, 0);					/* Reserved */
+	u8(b, 12);					/* CTExponent */
+	le(b, 0, 2);					/* Reserved */
+	le(b, REQ_CAPS, 4);
+	le(b, 4096, 4);					/* DataTransferSize */
+	le(b, 4096, 4);					/* MaxSPDMmsgSize */
+	spdm_hdr(b, SPDM_12, 0x61, 0, 0);		/* CAPABILITIES */
+	u8(b, 0);
+	u8(b, 12);
+	le(b, 0, 2);
+	le(b, RSP_CAPS, 4);
+	le(b, 4096, 4);
+	le(b, 4096, 4);
+	spdm_hdr(b, SPDM_12, 0xe3, 4, 0);		/* NEGOTIATE_ALGORITHMS, 4 structs */
+	le(b, 32 + 4 * 4, 2);				/* Length */
+	u8(b, 0x01);					/* MeasurementSpecification: DMTF */
+	u8(b, 0x02);					/* OtherParamsSupport: opaque format 1 */
+	le(b, ASYM_RSASSA_3072 | ASYM_RSAPSS_3072 | ASYM_ECDSA_P384, 4);	/* BaseAsymAlgo */
+	le(b, HASH_SHA384, 4);				/* BaseHashAlgo */
+	le(b, 0, 8);					/* Reserved (12 bytes) */
+	le(b, 0, 4);
+	u8(b, 0);					/* ExtAsymCount */
+	u8(b, 0);					/* ExtHashCount */
+	le(b, 0, 2);					/* Reserved */
+	alg_structs(b, ASYM_RSASSA_3072 | ASYM_ECDSA_P384);
+	spdm_hdr(b, SPDM_12, 0x63, 4, 0);		/* ALGORITHMS, 4 structs */
+	le(b, 36 + 4 * 4, 2);				/* Length */
+	u8(b, 0x01);					/* MeasurementSpecificationSel */
+	u8(b, 0x02);					/* OtherParamsSelection */
+	le(b, MEAS_HASH_SHA384, 4);			/* MeasurementHashAlgo */
+	le(b, asym, 4);					/* BaseAsymSel */
+	le(b, HASH_SHA384, 4);				/* BaseHashSel */
+	le(b, 0, 8);					/* Reserved (12 bytes) */
+	le(b, 0, 4);
+	u8(b, 0);					/* ExtAsymSelCount */
+	u8(b, 0);					/* ExtHashSelCount */
+	le(b, 0, 2);
+	alg_structs(b, asym);
+}
+
+static void digest(const EVP_MD *md, const void *p, size_t n, uint8_t *out)
+{
+	unsigned int len = 0;
+
+	if (!EVP_Digest(p, n, out, &len, md, NULL))
+		abort();
+}
+
+/* DMTF measurement types (DMTFSpecMeasurementValueType bits 6:0; bit 7: raw bit stream) */
+enum { MT_ROM = 0, MT_FIRMWARE = 1, MT_HW_CONFIG = 2, MT_FW_CONFIG = 3, MT_VERSION = 6 };
+
+/* One measurement block: Index, MeasurementSpecification, MeasurementSize, DMTF measurement */
+static void meas_block(struct bytes *b, unsigned index, unsigned type, bool raw,
+		       const void *value, size_t n)
+{
+	u8(b, index);
+	u8(b, 0x01);		/* DMTF */
+	le(b, 3 + n, 2);
+	u8(b, type | (raw ? 0x80 : 0));
+	le(b, n, 2);
+	put(b, value, n);
+}
+
+/* A block holding the SHA-384 of TEXT, the stand-in for the measured image. */
+static void meas_digest(struct bytes *b, unsigned index, unsigned type, const char *text)
+{
+	uint8_t md[SIM_EV_DIGEST];
+
+	digest(EVP_sha384(), text, strlen(text), md);
+	meas_block(b, index, type, false, md, sizeof(md));
+}
+
+static void make_measurements(const struct sim_dev *d, unsigned generation, struct bytes *b)
+{
+	const char *fw = d->ev_spec->firmware ? d->ev_spec->firmware : "1.0.0";
+	struct bytes rec = { 0 };
+	char *text, seed[96];
+	uint8_t nonce[32];
+
+	text = sim_xasprintf("%04x:%04x immutable ROM", d->vendor, d->device);
+	meas_digest(&rec, 1, MT_ROM, text);
+	free(text);
+	text = sim_xasprintf("%04x:%04x firmware %s", d->vendor, d->device, fw);
+	meas_digest(&rec, 2, MT_FIRMWARE, text);
+	free(text);
+	text = sim_xasprintf("%04x:%04x class %06x rev %02x", d->vendor, d->device, d->class,
+			     d->revision);
+	meas_digest(&rec, 3, MT_HW_CONFIG, text);
+	free(text);
+	text = sim_xasprintf("%s configuration", d->name);
+	meas_digest(&rec, 4, MT_FW_CONFIG, text);
+	free(text);
+	meas_block(&rec, 5, MT_VERSION, true, fw, strlen(fw));
+	/* the responder's Nonce: a stand-in for a random value, new at each refresh */
+	snprintf(seed, sizeof(seed), "tsm-sim responder nonce %s %u", d->name, generation);
+	digest(EVP_sha256(), seed, strlen(seed), nonce);
+	spdm_hdr(b, SPDM_12, 0x60, 0, 0);	/* MEASUREMENTS: Param1/2 reserved without a signature */
+	u8(b, 5);				/* NumberOfBlocks */
+	le(b, rec.len, 3);			/* MeasurementRecordLength */
+	put(b, rec.p, rec.len);
+	put(b, nonce, sizeof(nonce));
+	le(b, 0, 2);				/* OpaqueDataLength */
+	free(rec.p);
+}
+
+/* INTERFACE_INFO bit 1: the TDI issues DMA without PASID */
+#define TDI_DMA_NO_PASID (1u << 1)
+
+static void make_report(const struct sim_dev *d, struct bytes *b)
+{
+	unsigned nr = 0;
+
+	for (int i = 0; i < 6; i++)
+		nr += d->bars[i].present;
+	le(b, TDI_DMA_NO_PASID, 2);	/* INTERFACE_INFO */
+	le(b, 0, 2);			/* Reserved */
+	le(b, 0, 2);			/* MSI_X_MESSAGE_CONTROL */
+	le(b, 0, 2);			/* LNR_CONTROL */
+	le(b, 0, 4);			/* TPH_CONTROL */
+	le(b, nr, 4);			/* MMIO_RANGE_COUNT */
+	for (int i = 0; i < 6; i++) {
+		const struct sim_bar *bar = &d->bars[i];
+
+		if (!bar->present)
+			continue;
+		le(b, bar->base >> 12, 8);	/* FIRST_PAGE (MMIO reporting offset 0) */
+		le(b, bar->size >> 12, 4);	/* NUMBER_OF_PAGES */
+		le(b, (uint64_t)i << 16, 4);	/* RANGE_ATTRIBUTES: range ID (the BAR) in 31:16 */
+	}
+	le(b, 0, 4);			/* DEVICE_SPECIFIC_INFO_LEN */
+}
+
+static const struct sim_chain *find_chain(const struct sim_model *m, const char *name)
+{
+	for (size_t i = 0; i < m->nr_chains; i++)
+		if (!strcmp(m->chains[i].name, name))
+			return &m->chains[i];
+	return NULL;
+}
+
+/* A file of at most 64 KiB (an SPDM chain's u16 length); 0 or -errno. */
+static int read_file(const char *path, uint8_t **data, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf;
+	size_t n;
+
+	if (!f)
+		return -errno;
+	buf = malloc(65536 + 1);
+	if (!buf)
+		abort();
+	n = fread(buf, 1, 65536 + 1, f);
+	fclose(f);
+	if (n > 65535 || n < 4) {
+		free(buf);
+		return -EFBIG;
+	}
+	*data = buf;
+	*len = n;
+	return 0;
+}
+
+int sim_evidence_load_chains(struct sim_model *m, const char *dir, char **err)
+{
+	for (size_t i = 0; i < m->nr_devs; i++) {
+		const struct sim_ev_spec *s = m->devs[i]->ev_spec;
+
+		for (int k = 0; s && k < SIM_EV_SLOTS; k++) {
+			struct sim_chain c = { 0 };
+			char *path;
+			int rc;
+
+			if (!s->chain[k] || find_chain(m, s->chain[k]))
+				continue;
+			path = sim_xasprintf("%s/%s.spdm-chain", dir, s->chain[k]);
+			rc = read_file(path, &c.data, &c.len);
+			if (rc) {
+				*err = sim_xasprintf("%s: certificate chain %s: %s (make -C tests/sim "
+						     "builds it)", m->devs[i]->name, path, strerror(-rc));
+				free(path);
+				return rc;
+			}
+			free(path);
+			c.name = strdup(s->chain[k]);
+			m->chains = realloc(m->chains, (m->nr_chains + 1) * sizeof(*m->chains));
+			if (!m->chains || !c.name)
+				abort();
+			m->chains[m->nr_chains++] = c;
+		}
+	}
+	return 0;
+}
+
+static bool is_sample(const struct sim_tsm *t)
+{
+	return t && t->provider == PROV_DEVSEC_SAMPLE;
+}
+
+bool sim_evidence_present(const struct sim_model *m, const struct sim_dev *d)
+{
+	(void)m;
+	if (!d->present)
+		return false;
+	/* a connected DSM (dependents have contexts without evidence) */
+	if (d->ctx_tsm && d->ctx_dsm == d && d->ctx_tsm->kind == TSM_LINK)
+		return true;
+	/* a locked TDI, unless its TSM is the sample's, which makes none at lock */
+	return d->lock_tsm && !is_sample(d->lock_tsm);
+}
+
+bool sim_sample_evidence_busy(const struct sim_model *m)
+{
+	for (size_t i = 0; i < m->nr_devs; i++) {
+		const struct sim_dev *d = m->devs[i];
+
+		if (d->present && d->ctx_tsm && d->ctx_dsm == d && is_sample(d->ctx_tsm))
+			return true;
+	}
+	return false;
+}
+
+static const struct sim_tsm *holder(const struct sim_dev *d)
+{
+	return d->ctx_tsm ? d->ctx_tsm : d->lock_tsm;
+}
+
+/* The generated objects and every object's digest, for generation GEN. */
+static void generate(const struct sim_model *m, struct sim_dev *d)
+{
+	struct sim_evidence *ev = &d->ev;
+
+	for (int t = SIM_EV_VCA; t < SIM_EV_TYPES; t++) {
+		free(ev->obj[t]);
+		ev->obj[t] = NULL;
+		ev->len[t] = 0;
+	}
+	if (d->ev_spec) {
+		struct bytes b[SIM_EV_TYPES] = { 0 };
+
+		if (d->ev_spec->vca)
+			make_vca(d, &b[SIM_EV_VCA]);
+		if (d->ev_spec->measurements)
+			make_measurements(d, ev->generation, &b[SIM_EV_MEASUREMENTS]);
+		if (d->ev_spec->report)
+			make_report(d, &b[SIM_EV_REPORT]);
+		for (int t = SIM_EV_VCA; t < SIM_EV_TYPES; t++) {
+			ev->obj[t] = b[t].p;
+			ev->len[t] = b[t].len;
+		}
+	}
+	for (unsigned t = 0; t < SIM_EV_TYPES; t++) {
+		const uint8_t *p;
+		size_t n;
+
+		ev->digest[t][0] = 0;
+		sim_evidence_object(m, d, t, false, &p, &n);
+		if (n)
+			digest(EVP_sha384(), p, n, ev->digest[t]);
+	}
+}
+
+void sim_evidence_create(struct sim_model *m, struct sim_dev *d)
+{
+	d->ev.generation = 1;
+	d->ev.validated = -1;
+	d->ev.fault = EVF_NONE;
+	if (!is_sample(holder(d)))
+		generate(m, d);
+}
+
+void sim_evidence_object(const struct sim_model *m, const struct sim_dev *d, unsigned type,
+			 bool want_digest, const uint8_t **data, size_t *len)
+{
+	const struct sim_chain *c;
+
+	*data = NULL;
+	*len = 0;
+	if (is_sample(holder(d))) {
+		/* devsec_init_evidence(): cert0 and measurements are the inputs; no digest */
+		if (want_digest)
+			return;
+		if (type == 0) {
+			*data = m->sample_certs;
+			*len = m->sample_certs_len;
+		} else if (type == SIM_EV_MEASUREMENTS) {
+			*data = m->sample_transcript;
+			*len = m->sample_transcript_len;
+		}
+		return;
+	}
+	if (type < SIM_EV_SLOTS) {
+		c = d->ev_spec && d->ev_spec->chain[type] ? find_chain(m, d->ev_spec->chain[type]) : NULL;
+		if (c) {
+			*data = c->data;
+			*len = c->len;
+		}
+	} else if (type < SIM_EV_TYPES) {
+		*data = d->ev.obj[type];
+		*len = d->ev.len[type];
+	}
+	/* evidence_len() with the digest flag: the digest, or 0 when the object has none */
+	if (want_digest) {
+		*data = d->ev.digest[type];
+		*len = *len ? SIM_EV_DIGEST : 0;
+	}
+}
+
+int sim_evidence_refresh(struct sim_model *m, struct sim_dev *d, const uint8_t *nonce, size_t len)
+{
+	const struct sim_tsm *t = holder(d);
+
+	(void)nonce;
+	(void)len;
+	if (!t || !t->evidence_refresh)
+		return -EOPNOTSUPP;	/* pci_tsm_refresh_evidence(): no ops->refresh_evidence */
+	d->ev.generation++;
+	generate(m, d);
+	return 0;
+}
+
+void sim_evidence_free(struct sim_dev *d)
+{
+	for (int t = 0; t < SIM_EV_TYPES; t++)
+		free(d->ev.obj[t]);
+	if (d->ev_spec) {
+		for (int k = 0; k < SIM_EV_SLOTS; k++)
+			free(d->ev_spec->chain[k]);
+		free(d->ev_spec->firmware);
+		free(d->ev_spec);
+	}
+}
