@@ -11,7 +11,7 @@ teardown() {
 }
 
 # The ids the issue and the man page promise.
-IDS=(platform.config-access platform.tsm-class platform.tsm-present platform.tsm-mode
+IDS=(platform.config-access platform.pci-devices platform.tsm-class platform.tsm-present platform.tsm-mode
 	device.connected device.authenticated device.dsm device.has-stream device.tdisp
 	stream.link stream.connected stream.enabled stream.secure stream.ide-fail stream.id
 	stream.rid stream.addr hostbridge.pool hostbridge.tsm-link config.malformed ide.untracked)
@@ -84,7 +84,7 @@ as_nobody() {
 	has hostbridge.pool pci0000:40 pass "255 available, 1 in use"
 	has ide.untracked 0000:40:01.1 pass "1 enabled Selective block, all named by stream links"
 	has platform.config-access platform pass
-	json_is '.summary | [.total, .pass, .warn, .fail, .skip, .needs_root]' '[32,31,1,0,0,0]'
+	json_is '.summary | [.total, .pass, .warn, .fail, .skip, .needs_root]' '[33,32,1,0,0,0]'
 	run t audit --strict
 	[ "$status" -eq 1 ]
 }
@@ -447,10 +447,11 @@ as_nobody() {
 	ROOT=$(static_tree sev-tio)
 	run --separate-stderr t audit
 	[ "$status" -eq 0 ]
-	[ "${#lines[@]}" -eq 33 ]
-	[ "${lines[32]}" = "32 results: 31 pass, 1 warn, 0 fail, 0 skip, 0 needs-root" ]
+	[ "${#lines[@]}" -eq 34 ]
+	[ "${lines[33]}" = "33 results: 32 pass, 1 warn, 0 fail, 0 skip, 0 needs-root" ]
 	[[ "${lines[0]}" =~ ^pass\ +platform\.config-access\ +platform\ +config\ space\ of\ 6\ functions\ fully\ readable$ ]]
-	[[ "${lines[1]}" =~ ^pass\ +platform\.tsm-class\ +platform ]]
+	[[ "${lines[1]}" =~ ^pass\ +platform\.pci-devices\ +platform ]]
+	[[ "${lines[2]}" =~ ^pass\ +platform\.tsm-class\ +platform ]]
 	# children are indented below their parent
 	col() { local l=$1; l=${l#* }; l=${l%%[a-z]*}; echo ${#l}; }
 	present=$(printf '%s\n' "${lines[@]}" | grep -m1 'platform.tsm-present')
@@ -470,13 +471,13 @@ as_nobody() {
 	run --separate-stderr t audit --short
 	[ "$status" -eq 1 ]
 	[ "${#lines[@]}" -eq 12 ]
-	[ "${lines[11]}" = "52 results: 41 pass, 2 warn, 3 fail, 6 skip, 0 needs-root" ]
+	[ "${lines[11]}" = "53 results: 42 pass, 2 warn, 3 fail, 6 skip, 0 needs-root" ]
 	! printf '%s\n' "${lines[@]:0:11}" | grep -q '^pass'
 	[[ "${lines[*]}" == *"fail"*"stream.link"*"pci0000:40/stream3.2.0"*"target 0000:44:00.0 does not exist"* ]]
 	ROOT=$(static_tree audit-devsec-connected)
 	run --separate-stderr t audit --short
 	[ "$status" -eq 0 ]
-	[ "$output" = "49 results: 49 pass, 0 warn, 0 fail, 0 skip, 0 needs-root" ]
+	[ "$output" = "50 results: 50 pass, 0 warn, 0 fail, 0 skip, 0 needs-root" ]
 }
 
 @test "--verbose: each check's description and the hints" {
@@ -513,7 +514,7 @@ as_nobody() {
 	json_is '[.checks[] | select(.id == "stream.secure")][0] | [.category, .parent]' '["stream","stream.link"]'
 	json_is '[.checks[] | select(.id == "platform.tsm-class")][0].parent' null
 	audit_json --short
-	json_is '.summary.total' 52
+	json_is '.summary.total' 53
 	json_is '.checks | length' 11
 }
 
@@ -525,7 +526,7 @@ as_nobody() {
 	run "$TSMCTL" audit --list-checks
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq "${#IDS[@]}" ]
-	[[ "${lines[10]}" == "stream.connected"*"stream"*"stream.link"*"The stream's endpoint is connected to a registered TSM." ]]
+	[[ "${lines[11]}" == "stream.connected"*"stream"*"stream.link"*"The stream's endpoint is connected to a registered TSM." ]]
 }
 
 @test "man page: scdoc builds it; one section per check id, holding the check's description" {
@@ -637,9 +638,10 @@ as_nobody() {
 	has device.connected 0000:41:00.0 skip "but its DOE mailbox has no CMA/SPDM (doe_features lacks 0001:01): no TSM can connect it"
 	has device.connected 0000:46:00.0 skip "but it has no DOE mailbox (no doe_features): no TSM can connect it"
 	[[ "$(field_of hint device.connected 0000:41:00.0)" != *"tsmctl connect"* ]]
-	# CMA without secure SPDM may still suit another TSM: a warning stays a warning
-	has device.connected 0000:42:00.0 warn "TEE-IO capable (DEVCAP.TEE) but not connected to a TSM"
-	run --separate-stderr t audit --short --strict -d 41:00.0,46:00.0
+	# CMA without secure SPDM: SEV-TIO, the only link TSM here, fails it (EFAULT)
+	has device.connected 0000:42:00.0 skip "lacks secure SPDM (doe_features lacks 0001:02), which SEV-TIO (tsm0) requires"
+	[[ "$(field_of hint device.connected 0000:42:00.0)" != *"tsmctl connect"* ]]
+	run --separate-stderr t audit --short --strict -d 41:00.0,46:00.0,42:00.0
 	expect_status 0
 	# a host bridge the platform gave no stream pool (TDX Connect without a KEYP entry)
 	jq '.host_bridges[3].streams = 0' "$TOPO/connect-sev-tio.json" > "$BATS_TEST_TMPDIR/nopool.json"
