@@ -179,6 +179,8 @@ static void explain_devices(const struct cmd_ctx *ctx, const struct tsm_snapshot
 {
 	if (!shown && filters_active(ctx))
 		explain_filtered(ctx, snap);
+	else if (!shown && snap->pci_devices_err)
+		explain_no_devices(snap, "devices");
 	else if (!shown && ctx->all)
 		print_error("tsmctl devices: no PCIe function shows an IDE capability or DEVCAP.TEE-IO%s",
 			    snap->any_needs_root || snap->nr_cfg_unreadable ?

@@ -10,6 +10,7 @@
 #include "tsmctl/explain.h"
 #include "tsmctl/render.h"
 #include "tsmctl/snapshot.h"
+#include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
 #include "tsmctl/view.h"
 
@@ -103,12 +104,17 @@ static bool hb_selected(const struct cmd_ctx *ctx, const void *item)
 
 static void explain_hbs(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap, size_t shown)
 {
+	char *devices;
+
 	explain_read_errors(snap, "host-bridges");
 	explain_bad_stream_links(snap, "host-bridges");
-	if (!snap->nr_hbs)
-		fprintf(stderr, "tsmctl host-bridges: no PCI host bridge (pciDDDD:BB) found below "
-			"/sys/devices\n");
-	else if (!shown)
+	if (!snap->nr_hbs) {
+		/* the tree's own place, not the running host's: a --sysroot capture says where it looked */
+		devices = sysfs_display_path("sys/devices");
+		print_error("tsmctl host-bridges: no PCI host bridge (pciDDDD:BB) found below %s",
+			    devices);
+		free(devices);
+	} else if (!shown)
 		filters_matched_nothing(ctx, "host bridge", filter_active(&ctx->tsms) ?
 					"no stream of that TSM uses one" : NULL);
 }

@@ -74,6 +74,9 @@ static char *cell(const struct tsm_snapshot *snap, const void *item, int col)
 	case COL_NAME: return cell_str(s->name);
 	case COL_ID: return ep ? cell_fmt("%u", ep->regs.stream_id) : NULL;
 	case COL_TSM:
+		/* an endpoint whose tsm/connect cannot be read (or used) is not "not connected" */
+		if (s->endpoint && (s->endpoint->connect_err || s->endpoint->tsm_err))
+			return render_attr_cell(NULL, s->endpoint->connect_err ?: s->endpoint->tsm_err);
 		return stream_connected_tsm(s) ? cell_str(stream_connected_tsm(s)) : NULL;
 	case COL_EP:
 		/* a missing endpoint is named; a loop or a non-device target names none */

@@ -39,6 +39,17 @@ void explain_no_tsm(const struct tsm_snapshot *snap, const char *cmd)
 
 void explain_no_devices(const struct tsm_snapshot *snap, const char *cmd)
 {
+	char *devices;
+
+	if (snap->pci_devices_err) {
+		/* no function can be looked up: nothing to say about tsm/ groups */
+		devices = sysfs_display_path("sys/bus/pci/devices");
+		print_error("tsmctl %s: %s is %s (%s): no PCI function could be looked up", cmd,
+			    devices, snap->pci_devices_err == -ENOENT ? "missing" :
+			    bad_entry_kind(snap->pci_devices_err), errno_symbol(-snap->pci_devices_err));
+		free(devices);
+		return;
+	}
 	if (!snap->nr_tsms) {
 		explain_no_tsm(snap, cmd);
 		return;
