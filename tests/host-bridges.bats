@@ -108,3 +108,22 @@ setup() {
 teardown() {
 	unmount_live
 }
+
+@test "host-bridges: a pool file with junk or one that cannot be read is marked, not 'no pool'" {
+	ROOT=$(mktemp -d "$BATS_TEST_TMPDIR/r.XXXXXX")
+	cp -a "$(static_tree sev-tio)/." "$ROOT"
+	echo four > "$ROOT/sys/devices/pci0000:80/available_secure_streams"
+	rm "$ROOT/sys/devices/pci0000:00/available_secure_streams"
+	mkfifo "$ROOT/sys/devices/pci0000:00/available_secure_streams"
+	run --separate-stderr t host-bridges -J
+	expect_status 0
+	json_is '[.host_bridges[] | [.name, .available_secure_streams, .read_errors]]' \
+		'[["pci0000:00",null,{"available_secure_streams":"EINVAL"}],["pci0000:40",255,{}],["pci0000:80",null,{"available_secure_streams":"malformed"}]]'
+	[ "$(grep -c 'could not be read or' <<<"$stderr")" -eq 1 ]
+	run --separate-stderr t host-bridges -n -r -o NAME,AVAILABLE
+	[ "$output" = $'pci0000:00 (unreadable)\npci0000:40 255\npci0000:80 (malformed)' ]
+	# a host bridge with no pool at all stays "none"
+	ROOT=$(static_tree no-tsm)
+	run --separate-stderr t host-bridges -n -r -o NAME,AVAILABLE
+	[ "${lines[0]}" = "pci0000:00 none" ]
+}

@@ -166,3 +166,41 @@ teardown() {
 	run t streams -n -o NAME,ALGORITHM
 	[ "$output" = "stream0.0.0 reserved(5)" ]
 }
+
+@test "one state vocabulary: every EP-STATE/RP-STATE word on every topology is documented, connect -J says the same" {
+	page=$TOP/man/tsmctl-streams.8.scd
+	# the words of STATES (a line holding only *word*, or *reserved(*_N_*)*)
+	words=$(awk '/^# STATES/ { on = 1; next } /^# / { on = 0 } on && /^\*[a-z(]/' "$page" |
+		sed 's/\*//g; s/_N_/N/')
+	[ -n "$words" ]
+	seen=
+	for topo in "$TOPO"/*.json; do
+		ROOT=$(static_tree "$(basename "$topo" .json)") || continue
+		seen+=$'\n'$(t streams -n -r -o EP-STATE,RP-STATE 2>/dev/null | tr ' ' '\n')
+	done
+	ROOT=$(static_tree broken)
+	edit_tree broken
+	ln -s 0000:40:03.1/0000:42:00.0 "$ROOT/sys/devices/pci0000:40/stream9.1.0"
+	seen+=$'\n'$(t streams -n -r -o EP-STATE,RP-STATE 2>/dev/null | tr ' ' '\n')
+	for w in $(printf '%s\n' "$seen" | sed '/^$/d' | sed 's/+ide-fail$//; s/reserved([0-9]*)/reserved(N)/' | sort -u); do
+		grep -qxF "$w" <<<"$words" || { echo "undocumented state '$w'"; return 1; }
+	done
+	# connect -J's partner states are the streams view's summary, word for word
+	mount_live connect-sev-tio
+	run --separate-stderr t connect 45:00.0 tsm0 -J
+	connect_states=$(jq -c '[.results[0].streams[] | [.name, .endpoint_state, .root_port_state]]' <<<"$output")
+	run --separate-stderr t streams -J -d 45:00.0
+	json_is '[.streams[] | [.name, .endpoint.summary, .root_port.summary]]' "$connect_states"
+	json_is '.streams[0].root_port | [.state, .ide_fail, .summary]' '["secure",true,"secure+ide-fail"]'
+	run --separate-stderr t connect 43:00.0 tsm0 -J
+	json_is '.results[0].streams[0] | [.endpoint_state, .root_port_state]' '["insecure","disabled"]'
+	run --separate-stderr t streams -J -d 43:00.0
+	json_is '.streams[0].root_port | [.state, .enabled, .summary]' '["insecure",false,"disabled"]'
+}
+
+@test "a connect that came up with IDE_FAIL says so on stdout, not on stderr alone" {
+	mount_live connect-sev-tio
+	run --separate-stderr t connect 45:00.0 tsm0
+	expect_status 1
+	[[ "$output" == *"root port secure+ide-fail"* ]]
+}
