@@ -107,7 +107,7 @@ static void check_tsm_class(struct audit_run *run, const struct audit_check *c)
 		result_done(run, f, AUDIT_PASS, NULL, "/sys/class/tsm exists");
 		return;
 	}
-	if (run->snap->tsm_class_err != -ENOENT) {
+	if (run->snap->tsm_class_err && run->snap->tsm_class_err != -ENOENT) {
 		/* there, but unreadable or no directory: no claim about the kernel's support */
 		result_done(run, f, AUDIT_FAIL,
 			    xstrdup("a kernel's /sys/class/tsm is a directory anyone may list: check "
@@ -125,7 +125,7 @@ static void check_tsm_class(struct audit_run *run, const struct audit_check *c)
 	free(mods);
 }
 
-/* Every kernel lists its PCI functions in sys/bus/pci/devices (item: a tree that is no kernel's). */
+/* Every kernel lists its PCI functions in sys/bus/pci/devices: a tree without is no kernel's. */
 static void check_pci_devices(struct audit_run *run, const struct audit_check *c)
 {
 	const struct tsm_snapshot *snap = run->snap;

@@ -76,7 +76,8 @@ static char *cell(const struct tsm_snapshot *snap, const void *item, int col)
 	case COL_TSM:
 		/* an endpoint whose tsm/connect cannot be read (or used) is not "not connected" */
 		if (s->endpoint && (s->endpoint->connect_err || s->endpoint->tsm_err))
-			return render_attr_cell(NULL, s->endpoint->connect_err ?: s->endpoint->tsm_err);
+			return render_attr_cell(s->endpoint->connect,
+						s->endpoint->connect_err ?: s->endpoint->tsm_err);
 		return stream_connected_tsm(s) ? cell_str(stream_connected_tsm(s)) : NULL;
 	case COL_EP:
 		/* a missing endpoint is named; a loop or a non-device target names none */

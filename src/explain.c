@@ -17,7 +17,7 @@ void explain_no_tsm(const struct tsm_snapshot *snap, const char *cmd)
 	bool live = sysfs_is_live();
 
 	/* a captured tree tells of the kernel it came from, not of the one running */
-	if (snap->tsm_class_err == -ENOENT)
+	if (!snap->have_tsm_class && (!snap->tsm_class_err || snap->tsm_class_err == -ENOENT))
 		print_error("tsmctl %s: no %s%s: %s PCI TSM support (CONFIG_PCI_TSM) or no TSM "
 			    "provider module %s loaded [%s]", cmd, class, live ? "" : " in this tree",
 			    live ? "the running kernel lacks" : "its kernel lacked",

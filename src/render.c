@@ -90,6 +90,9 @@ const char *render_read_error_word(int err)
 
 char *render_attr_cell(const char *value, int err)
 {
+	/* a malformed value is marked, and shown as read: the cell escapes what it holds */
+	if (err == -EBADMSG && value && *value)
+		return xasprintf("(malformed) %s", value);
 	if (err)
 		return xstrdup(err == -EBADMSG ? "(malformed)" : "(unreadable)");
 	return value && *value ? xstrdup(value) : NULL;

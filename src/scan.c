@@ -399,11 +399,9 @@ static int cmp_str(const void *a, const void *b)
 static void func_read_tsm(struct tsm_snapshot *snap, struct pci_func *f)
 {
 	char *tsmdir = path_join(f->dir, "tsm");
-	char **names;
-	size_t n;
-
-	char canon[BDF_MAX];
+	char **names, canon[BDF_MAX];
 	int dev_err = 0;
+	size_t n;
 
 	func_read_connect(snap, f);
 	f->dsm = read_opt(tsmdir, "dsm", &f->has_dsm, &f->dsm_err, &f->tsm_err);

@@ -90,6 +90,12 @@ bool tsm_is_sev_tio(const struct tsm *t)
 	return t && streq(t->driver, "ccp");
 }
 
+/* The Arm CCA host's link TSM: an auxiliary device of arm_cca_host (a guess from its id table). */
+static bool tsm_is_arm_cca(const struct tsm *t)
+{
+	return t && t->provider && !strncmp(t->provider, "arm_cca_host.", 13);
+}
+
 enum tsm_stream_links tsm_stream_links(const struct tsm *t)
 {
 	if (t->nr_hb_links || t->nr_stream_links)
@@ -97,16 +103,12 @@ enum tsm_stream_links tsm_stream_links(const struct tsm *t)
 	/* sev-dev-tsm.c: dsm_connect() registers with pci_ide_stream_register() alone */
 	if (tsm_is_sev_tio(t) || streq(t->mode, "devsec"))
 		return TSM_LINKS_NEVER;
-	/*
-	 * devsec_link_tsm_connect(), tdx-host's stream setup and arm-cca's
-	 * cca_tsm_connect() call tsm_ide_stream_register(); the Arm CCA host's
-	 * auxiliary device name is a guess from its driver's id table.
-	 */
-	if (streq(t->provider, "devsec_link_tsm") || tsm_is_tdx_connect(t) ||
-	    (t->provider && !strncmp(t->provider, "arm_cca_host.", 13)))
+	/* devsec_link_tsm_connect(), tdx-host's stream setup, cca_tsm_connect() call it */
+	if (streq(t->provider, "devsec_link_tsm") || tsm_is_tdx_connect(t) || tsm_is_arm_cca(t))
 		return TSM_LINKS_MADE;
 	return TSM_LINKS_UNKNOWN;
 }
+
 
 bool hb_has_tsm(const struct host_bridge *hb, const struct tsm *t)
 {
@@ -132,18 +134,20 @@ char *func_no_pool_reason(const struct pci_func *f)
 char *func_connect_blocker(const struct pci_func *f, const struct tsm *t)
 {
 	const struct pci_func *rp = f->root_port;
+	/* Arm CCA's cca_tsm_connect() sets up a stream only where it needs one */
+	bool needs_stream = !tsm_is_arm_cca(t);
 
 	/* pci_ide_stream_alloc() takes PCIe endpoints with a usable IDE capability only */
-	if (func_cfg_known(f) && f->cfg.pcie_type != PCIE_TYPE_ENDPOINT)
+	if (needs_stream && func_cfg_known(f) && f->cfg.pcie_type != PCIE_TYPE_ENDPOINT)
 		return xasprintf("it is a %s, and the kernel's IDE helpers set up streams only "
 				 "for PCIe endpoints", f->cfg.pcie_type == PCIE_TYPE_RC_ENDPOINT ?
 				 "root complex integrated endpoint" :
 				 f->cfg.pcie_type == PCIE_TYPE_UPSTREAM ? "switch upstream port" :
 				 pcie_type_name(f->cfg.pcie_type) ? pcie_type_name(f->cfg.pcie_type) :
 				 "conventional PCI function");
-	if (func_cfg_known(f) && !f->cfg.ide.present)
+	if (needs_stream && func_cfg_known(f) && !f->cfg.ide.present)
 		return xstrdup("it has no IDE capability, so no IDE stream can be set up for it");
-	if (func_cfg_known(rp) && !rp->cfg.ide.present)
+	if (needs_stream && func_cfg_known(rp) && !rp->cfg.ide.present)
 		return xasprintf("its root port %s has no IDE capability, so no IDE stream can be "
 				 "set up for it", rp->bdf);
 	if (f->doe_known && !f->nr_doe_features)

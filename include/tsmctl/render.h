@@ -18,8 +18,8 @@ struct json_object *render_stream_brief_json(const struct ide_stream *s);
 
 /*
  * An attribute that exists but whose value is unusable (ERR: -errno reading
- * it, -EBADMSG read but malformed): "(unreadable)" or "(malformed)" in a
- * table cell, else the value (NULL when empty); in JSON a "read_errors"
+ * it, -EBADMSG read but malformed): "(unreadable)", or "(malformed) VALUE"
+ * in a table cell, else the value (NULL when empty); in JSON a "read_errors"
  * member NAME: "EACCES" or "malformed" (the word), added when ERR is set.
  */
 char *render_attr_cell(const char *value, int err);
