@@ -127,3 +127,10 @@ teardown() {
 	run --separate-stderr t host-bridges -n -r -o NAME,AVAILABLE
 	[ "${lines[0]}" = "pci0000:00 none" ]
 }
+
+@test "host-bridges without any host bridge names the tree it looked in, not /sys/devices" {
+	ROOT=$(static_tree devsec-staging)
+	run --separate-stderr t host-bridges
+	expect_status 0
+	[ "$stderr" = "tsmctl host-bridges: no PCI host bridge (pciDDDD:BB) found below $ROOT/sys/devices" ]
+}
