@@ -253,12 +253,23 @@ static void select_all(struct batch *b, const struct tsm_snapshot *snap)
 		select_all_tdisp(b, snap);
 		return;
 	}
+	size_t unconnectable = 0;
+	char *why;
+
 	for (size_t i = 0; i < snap->nr_funcs; i++) {
 		const struct pci_func *f = snap->funcs[i];
 
 		if (!f->has_connect)
 			continue;
 		any_group = true;
+		/* what would only fail is left out: the model's judgement, as audit's */
+		if (b->verb->action == ACTION_CONNECT && f->connect && !*f->connect &&
+		    (why = func_connect_blocker(f, snapshot_find_tsm(snap, b->tsm)))) {
+			print_error("tsmctl connect: --all leaves out %s: %s", f->bdf, why);
+			unconnectable++;
+			free(why);
+			continue;
+		}
 		if (b->verb->action == ACTION_CONNECT ? f->connect && !*f->connect :
 		    func_connected(f) && (!b->tsm || streq(f->connect, b->tsm)))
 			target_add(b, f->bdf);
@@ -267,6 +278,8 @@ static void select_all(struct batch *b, const struct tsm_snapshot *snap)
 		return;
 	if (!any_group)
 		explain_no_devices(snap, verb_name(b));
+	else if (b->verb->action == ACTION_CONNECT && unconnectable)
+		fprintf(stderr, "tsmctl connect: no device is left that a connect could succeed for\n");
 	else if (b->verb->action == ACTION_CONNECT)
 		fprintf(stderr, "tsmctl connect: every device with tsm/connect is connected already\n");
 	else

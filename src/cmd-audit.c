@@ -19,6 +19,7 @@
 #include "tsmctl/snapshot.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
+#include "tsmctl/view.h"
 
 struct audit_view {
 	const struct audit_report *rep;
@@ -76,7 +77,8 @@ static bool finding_selected(const struct cmd_ctx *ctx, const struct audit_findi
 	if (filter_active(&ctx->devices) && !filter_match(&ctx->devices, f->devices[0]) &&
 	    !filter_match(&ctx->devices, f->devices[1]))
 		return false;
-	return filter_match(&ctx->tsms, f->tsm) && filter_match(&ctx->hbs, f->hb);
+	return (f->hb_tsms ? filter_match_hb_tsms(&ctx->tsms, f->hb_tsms) :
+		filter_match(&ctx->tsms, f->tsm)) && filter_match(&ctx->hbs, f->hb);
 }
 
 /* ---- text ---- */
@@ -296,16 +298,26 @@ static void emit_json(const struct audit_finding *f, void *arg)
 		json_list_item(stdout, finding_json(f));
 }
 
-/* -J: each result printed as the checks make it, the summary last. */
-static int run_json(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap,
-		    struct audit_opts *opts)
+/* The document's end: the summary of what SINK counted. */
+static void json_end(const struct json_sink *sink)
 {
 	static const char *const keys[] = {
 		[AUDIT_PASS] = "pass", [AUDIT_WARN] = "warn", [AUDIT_FAIL] = "fail",
 		[AUDIT_SKIP] = "skip", [AUDIT_NEEDS_ROOT] = "needs_root",
 	};
-	struct json_sink sink = { .ctx = ctx };
 	struct json_object *sum = json_object_new_object();
+
+	json_object_object_add(sum, "total", js_u64(sink->total));
+	for (int st = 0; st < AUDIT_NR_STATUS; st++)
+		json_object_object_add(sum, keys[st], js_u64(sink->count[st]));
+	json_list_end_with(stdout, "summary", sum);
+}
+
+/* -J: each result printed as the checks make it, the summary last. */
+static int run_json(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap,
+		    struct audit_opts *opts)
+{
+	struct json_sink sink = { .ctx = ctx };
 	struct audit_report rep;
 
 	opts->emit = emit_json;
@@ -313,10 +325,7 @@ static int run_json(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap,
 	json_list_begin(stdout, "checks");
 	audit_run(snap, opts, &rep);
 	audit_report_free(&rep);
-	json_object_object_add(sum, "total", js_u64(sink.total));
-	for (int st = 0; st < AUDIT_NR_STATUS; st++)
-		json_object_object_add(sum, keys[st], js_u64(sink.count[st]));
-	json_list_end_with(stdout, "summary", sum);
+	json_end(&sink);
 	return sink.count[AUDIT_FAIL] ? EXIT_FAIL : EXIT_OK;
 }
 
@@ -383,8 +392,16 @@ static int run_audit(struct cmd_ctx *ctx)
 
 	snapshot_scan(&snap, SCAN_TSMS | SCAN_STREAMS | SCAN_DEVICES | SCAN_IDE_PORTS);
 	rc = filters_check(ctx, &snap);
-	if (rc)
+	if (rc) {
+		/* a filter naming nothing: the empty document all the same, as every view */
+		if (ctx->out.json) {
+			struct json_sink none = { .ctx = ctx };
+
+			json_list_begin(stdout, "checks");
+			json_end(&none);
+		}
 		goto out_snap;
+	}
 	if (!snap.nr_tsms) {	/* the hints name the provider modules */
 		opts.modules = mods;
 		opts.nr_modules = provider_modules(mods, ARRAY_SIZE(mods));

@@ -68,6 +68,7 @@ struct audit_finding {
 	/* What the -d/-t/-b filters match; NULL: not related to such an object. */
 	const char *devices[2];
 	const char *tsm;
+	const struct host_bridge *hb_tsms;	/* -t matches any TSM using this host bridge */
 	const char *hb;
 	bool global;		/* platform result: shown whatever the filters */
 	bool needs_root;	/* skipped only because config needed root */
