@@ -435,8 +435,13 @@ static int commit_files(struct fetch *f, const struct result *res, const struct 
 	if (rc)
 		return EXIT_FAIL;
 	/* what evidence.report-ranges checks the report against, for --from DIR */
-	if (dev->resource)
-		rc = save_file(f->dir, EVSET_RESOURCE, dev->resource, strlen(dev->resource));
+	if (dev->resource) {
+		/* as the kernel prints it: sysfs_read_text() took its last newline */
+		text = xasprintf("%s\n", dev->resource);
+		rc = save_file(f->dir, EVSET_RESOURCE, text, strlen(text));
+		free(text);
+		text = NULL;
+	}
 	if (!rc && dev->config)
 		rc = save_file(f->dir, EVSET_CONFIG, dev->config, dev->config_len);
 	if (rc)
