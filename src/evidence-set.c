@@ -363,11 +363,16 @@ static char *manifest_dir(const char *dir, const char *bdf, char **why)
 {
 	char *path = path_join(dir, EVSET_MANIFEST), *sub;
 
-	if (!access(path, F_OK) || !bdf) {
+	if (!access(path, F_OK)) {
 		free(path);
 		return xstrdup(dir);
 	}
 	free(path);
+	if (!bdf) {
+		*why = xasprintf("%s: no %s (in a tsmctl-collect capture, name the device: "
+				 "tsmctl evidence --from %s BDF)", dir, EVSET_MANIFEST, dir);
+		return NULL;
+	}
 	sub = path_join3(dir, EVSET_CAPTURE_DIR, bdf);
 	path = path_join(sub, EVSET_MANIFEST);
 	if (!access(path, F_OK)) {
