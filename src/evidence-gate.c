@@ -160,6 +160,12 @@ enum audit_status ev_gate_audit(struct ev_gate *g, const struct tsm_snapshot *sn
 	char *bad = NULL, *good = NULL;
 
 	*message = *hint = NULL;
+	/* without the family a trust store would not help: say that first */
+	if (gate_conn(g, snap, f->bdf, message)) {
+		*hint = xstrdup("the evidence needs a kernel with the device-evidence family "
+				"(CONFIG_DEVICE_EVIDENCE, proposed)");
+		return AUDIT_SKIP;
+	}
 	if (!g->judge.trust.store) {
 		*message = xasprintf("no trust store: %s %s", g->judge.trust.path,
 				     g->judge.trust.missing);
