@@ -345,8 +345,8 @@ $(FUZZ_DIR)/fuzz-evreply: tests/fuzz/fuzz-evreply.c tests/fuzz/fuzz-assert.h src
 $(FUZZ_DIR)/fuzz-topology: tests/fuzz/fuzz-topology.c $(FUZZ_SIM_SRCS) $(wildcard tests/sim/src/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_SAN) -D_FILE_OFFSET_BITS=64 -Itests/sim/src \
-		$(shell pkg-config --cflags json-c fuse3) -o $@ tests/fuzz/fuzz-topology.c \
-		$(FUZZ_SIM_SRCS) $(shell pkg-config --libs json-c fuse3) -lpthread
+		$(shell pkg-config --cflags json-c fuse3 libcrypto) -o $@ tests/fuzz/fuzz-topology.c \
+		$(FUZZ_SIM_SRCS) $(shell pkg-config --libs json-c fuse3 libcrypto) -lpthread
 
 # The evidence decoders (ABI.md §1.7): fuzz-NAME.c with src/NAME.c and what they share.
 EV_FUZZ := spdm-cert spdm-vca spdm-meas tdisp-report

@@ -811,13 +811,7 @@ static const struct opt_def accept_opts[] = {
 	OPT_COMMON(COMMON_ALL), OPT_DRY_RUN(), OPT_KEEP_GOING_STRICT(),
 	OPT_BOOLEAN(0, "verify", &param.verify,
 		    "accept only when the device's evidence verifies (tsmctl-evidence(8) --verify)"),
-	OPT_STRING(0, "trust", &param.judge.trust, "FILE|DIR",
-		   "trust anchors for --verify (default " EV_TRUST_DEFAULT ")"),
-	OPT_STRING(0, "reference", &param.judge.reference, "FILE",
-		   "reference manifest the measurements are judged by"),
-	OPT_STRING(0, "pin", &param.judge.pin, "FILE", "trust on first use: the roots pinned in FILE"),
-	OPT_BOOLEAN(0, "partial-chain", &param.judge.partial_chain,
-		    "let a trust anchor be an intermediate or the leaf itself"),
+	OPT_EV_JUDGE(param.judge),
 	OPT_NO_SYSLOG_JSON(), OPT_END()
 };
 

@@ -724,14 +724,7 @@ static const struct opt_def evidence_opts[] = {
 		   "read a directory saved with -o (or a tsmctl-collect capture), not the kernel"),
 	OPT_BOOLEAN(0, "verify", &param.verify,
 		    "judge the evidence: chains, root hash, algorithms, measurements, report ranges"),
-	OPT_STRING(0, "trust", &param.judge.trust, "FILE|DIR",
-		   "trust anchors for --verify (default " EV_TRUST_DEFAULT ")"),
-	OPT_STRING(0, "reference", &param.judge.reference, "FILE",
-		   "reference manifest the measurements are judged by"),
-	OPT_STRING(0, "pin", &param.judge.pin, "FILE",
-		   "trust on first use: record each root's digest in FILE, compare it later"),
-	OPT_BOOLEAN(0, "partial-chain", &param.judge.partial_chain,
-		    "let a trust anchor be an intermediate or the leaf itself"),
+	OPT_EV_JUDGE(param.judge),
 	OPT_COMMON(COMMON_JSON), OPT_END()
 };
 

@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "tsmctl/evidence-decoded.h"
 #include "tsmctl/util.h"
@@ -69,6 +70,18 @@ char *ev_hex(const uint8_t *p, size_t n)
 	}
 	s[2 * n] = '\0';
 	return s;
+}
+
+char *ev_time_text(int64_t t, bool date_only)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	char buf[32];
+
+	if (!gmtime_r(&tt, &tm) ||
+	    !strftime(buf, sizeof(buf), date_only ? "%Y-%m-%d" : "%Y-%m-%dT%H:%M:%SZ", &tm))
+		return xstrdup("?");
+	return xstrdup(buf);
 }
 
 void ev_decoded_release(struct ev_decoded *d)

@@ -294,6 +294,22 @@ static int resolve_family(struct evidence_conn *c, struct evidence_error *e)
 	return 0;
 }
 
+/* A request of the family's command CMD in BUF, with the next sequence number. */
+static struct nlmsghdr *family_request(struct evidence_conn *c, char *buf, uint8_t cmd,
+				       uint16_t flags)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *g;
+
+	nlh->nlmsg_type = c->fam.id;
+	nlh->nlmsg_flags = flags;
+	nlh->nlmsg_seq = ++c->seq;
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->cmd = cmd;
+	g->version = EV_FAMILY_VERSION;
+	return nlh;
+}
+
 /* validate's answers: its reply (nothing in it is needed), then the ACK. */
 static int validate_message(struct evidence_conn *c, const struct nlmsghdr *nlh, void *arg,
 			    struct evidence_error *e)
@@ -321,8 +337,7 @@ int evidence_validate(struct evidence_conn *c, const char *subsys, const char *d
 		      uint32_t generation, struct evidence_error *e)
 {
 	char req[REQUEST_MAX];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(req);
-	struct genlmsghdr *g;
+	struct nlmsghdr *nlh;
 	int rc;
 
 	evidence_error_free(e);
@@ -333,12 +348,7 @@ int evidence_validate(struct evidence_conn *c, const char *subsys, const char *d
 	}
 	if (strlen(dev) >= EV_NAME_LEN || strlen(subsys) >= EV_NAME_LEN)
 		return socket_error(e, -EINVAL, "a request the kernel would refuse");
-	nlh->nlmsg_type = c->fam.id;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	nlh->nlmsg_seq = ++c->seq;
-	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
-	g->cmd = EV_CMD_VALIDATE;
-	g->version = EV_FAMILY_VERSION;
+	nlh = family_request(c, req, EV_CMD_VALIDATE, NLM_F_REQUEST | NLM_F_ACK);
 	mnl_attr_put_strz(nlh, EV_A_SUBSYS, subsys);
 	mnl_attr_put_strz(nlh, EV_A_DEV_NAME, dev);
 	mnl_attr_put_u32(nlh, EV_A_GENERATION, generation);
@@ -398,15 +408,8 @@ void evidence_close(struct evidence_conn *c)
 
 static void build_read(struct evidence_conn *c, const struct evidence_request *req, char *buf)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct genlmsghdr *g;
+	struct nlmsghdr *nlh = family_request(c, buf, EV_CMD_READ, NLM_F_REQUEST | NLM_F_DUMP);
 
-	nlh->nlmsg_type = c->fam.id;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = ++c->seq;
-	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
-	g->cmd = EV_CMD_READ;
-	g->version = EV_FAMILY_VERSION;
 	mnl_attr_put_u32(nlh, EV_A_TYPE_MASK, req->type_mask);
 	mnl_attr_put_strz(nlh, EV_A_SUBSYS, req->subsys);
 	mnl_attr_put_strz(nlh, EV_A_DEV_NAME, req->dev);

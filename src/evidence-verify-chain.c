@@ -24,13 +24,7 @@
 /* "2036-05-01" */
 static char *day(int64_t t)
 {
-	time_t tt = (time_t)t;
-	struct tm tm;
-	char buf[32];
-
-	if (!gmtime_r(&tt, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%d", &tm))
-		return xstrdup("?");
-	return xstrdup(buf);
+	return ev_time_text(t, true);
 }
 
 /* The advice for a verification error: what the administrator can do about it. */

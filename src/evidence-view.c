@@ -21,13 +21,7 @@
 
 static char *utc(int64_t t)
 {
-	time_t tt = (time_t)t;
-	struct tm tm;
-	char buf[32];
-
-	if (!gmtime_r(&tt, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm))
-		return xstrdup("?");
-	return xstrdup(buf);
+	return ev_time_text(t, false);
 }
 
 /* The names of the set bits of V, by NAME(bit), as a list (unknown bits as "bitN"). */

@@ -16,7 +16,8 @@
 int userfile_read(const char *path, size_t max, uint8_t **buf, size_t *len)
 {
 	struct stat st;
-	size_t got = 0, size;
+	size_t size;
+	ssize_t got;
 	uint8_t *b;
 	int fd, rc = 0;
 
@@ -40,29 +41,16 @@ int userfile_read(const char *path, size_t max, uint8_t **buf, size_t *len)
 	size = (size_t)st.st_size;
 	b = xmalloc(size + 1);
 	/* one byte more than fstat said: a file that grew is noticed, not cut */
-	while (got <= size) {
-		ssize_t n = read(fd, b + got, size + 1 - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
+	got = read_full(fd, b, size + 1);
 	close(fd);
-	if (!rc && got > size)
-		rc = -EFBIG;
+	rc = got < 0 ? (int)got : (size_t)got > size ? -EFBIG : 0;
 	if (rc) {
 		free(b);
 		return rc;
 	}
 	b[got] = '\0';
 	*buf = b;
-	*len = got;
+	*len = (size_t)got;
 	return 0;
 }
 

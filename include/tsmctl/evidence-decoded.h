@@ -49,6 +49,8 @@ const struct ev_part *ev_decoded_part(const struct ev_decoded *d, unsigned int t
 
 /* Lower-case hex of N bytes, allocated. */
 char *ev_hex(const uint8_t *p, size_t n);
+/* T (seconds since the epoch) in UTC: "2036-05-01T12:00:00Z", or with DATE_ONLY "2036-05-01"; allocated. */
+char *ev_time_text(int64_t t, bool date_only);
 
 /* The VCA decoded whole (its algorithms can be used). */
 static inline bool ev_vca_ok(const struct ev_decoded *d)

@@ -21,6 +21,17 @@ struct ev_judge_opts {
 	bool partial_chain;
 };
 
+/* The options naming them, for a command's option table (cli.h): J is a struct ev_judge_opts. */
+#define OPT_EV_JUDGE(j) \
+	OPT_STRING(0, "trust", &(j).trust, "FILE|DIR", \
+		   "trust anchors for --verify (default " EV_TRUST_DEFAULT ")"), \
+	OPT_STRING(0, "reference", &(j).reference, "FILE", \
+		   "reference manifest the measurements are judged by"), \
+	OPT_STRING(0, "pin", &(j).pin, "FILE", \
+		   "trust on first use: record each root's digest in FILE, compare it later"), \
+	OPT_BOOLEAN(0, "partial-chain", &(j).partial_chain, \
+		    "let a trust anchor be an intermediate or the leaf itself")
+
 struct ev_judge {
 	struct ev_trust trust;
 	struct ev_reference ref;
