@@ -336,7 +336,7 @@ static int validate_message(struct evidence_conn *c, const struct nlmsghdr *nlh,
 int evidence_validate(struct evidence_conn *c, const char *subsys, const char *dev,
 		      uint32_t generation, struct evidence_error *e)
 {
-	char req[REQUEST_MAX];
+	char req[REQUEST_MAX] = { 0 };	/* attribute padding is sent too */
 	struct nlmsghdr *nlh;
 	int rc;
 
@@ -422,7 +422,7 @@ static int one_dump(struct evidence_conn *c, const struct evidence_request *req,
 		    const struct evidence_sink *sink, struct evidence_stats *st,
 		    struct evidence_error *e)
 {
-	char buf[REQUEST_MAX];
+	char buf[REQUEST_MAX] = { 0 };	/* attribute padding is sent too */
 	struct evidence_reply r;
 	unsigned long before = st->messages;
 	int rc;
