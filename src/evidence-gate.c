@@ -14,13 +14,29 @@
 
 #define CHAIN_MASK	0x1ffu	/* cert0..cert7 and the VCA that sizes their root hash */
 
+/* The inputs, loaded on first need: 0, or -errno with g->judge_why. */
+static int gate_judge(struct ev_gate *g)
+{
+	if (g->judge_rc > 0)
+		g->judge_rc = ev_judge_load(&g->judge, &g->opts, &g->judge_why);
+	return g->judge_rc;
+}
+
 int ev_gate_init(struct ev_gate *g, const struct ev_judge_opts *o, char **why)
 {
 	memset(g, 0, sizeof(*g));
 	g->conn_rc = 1;
 	g->conn_err.miss_type = -1;
 	g->generation = -1;
-	return ev_judge_load(&g->judge, o, why);
+	g->opts = *o;
+	g->judge_rc = 1;
+	if (!o->trust && !o->reference && !o->pin)
+		return 0;
+	if (gate_judge(g)) {
+		*why = g->judge_why;
+		g->judge_why = NULL;
+	}
+	return g->judge_rc;
 }
 
 void ev_gate_release(struct ev_gate *g)
@@ -28,6 +44,7 @@ void ev_gate_release(struct ev_gate *g)
 	evidence_close(g->conn);
 	evidence_error_free(&g->conn_err);
 	ev_judge_release(&g->judge);
+	free(g->judge_why);
 	free(g->summary);
 	memset(g, 0, sizeof(*g));
 }
@@ -90,6 +107,10 @@ int ev_gate_verify(struct ev_gate *g, const struct tsm_snapshot *snap, const cha
 	int rc;
 
 	*msg = NULL;
+	if (gate_judge(g)) {
+		*msg = text_escape(g->judge_why);
+		return g->judge_rc;
+	}
 	evset_init(&s);
 	rc = gate_fetch(g, snap, bdf, EVIDENCE_ALL_TYPES, &s, msg);
 	if (rc) {
@@ -164,6 +185,11 @@ enum audit_status ev_gate_audit(struct ev_gate *g, const struct tsm_snapshot *sn
 	if (gate_conn(g, snap, f->bdf, message)) {
 		*hint = xstrdup("the evidence needs a kernel with the device-evidence family "
 				"(CONFIG_DEVICE_EVIDENCE, proposed)");
+		return AUDIT_SKIP;
+	}
+	if (gate_judge(g)) {
+		*message = xasprintf("the trust store cannot be used: %s", g->judge_why);
+		*hint = xasprintf("fix or remove it (%s)", EV_TRUST_DEFAULT);
 		return AUDIT_SKIP;
 	}
 	if (!g->judge.trust.store) {

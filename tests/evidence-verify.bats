@@ -358,6 +358,17 @@ both_exit() {
 	[ "$(stat -c %s "$SAVED_DIR/cert0.spdm-chain")" -eq 16777216 ]
 }
 
+@test "evidence.decode skips when every object is empty (the devsec sample without inputs): nothing to verify" {
+	mount_live devsec-staging
+	for m in devsec_bus devsec_link_tsm devsec_tsm; do ctl modprobe $m; done
+	echo tsm0 > "$(dev 10000:01:00.0)/tsm/connect"
+	judge 10000:01:00.0 --trust "$TRUST"
+	both_exit 0
+	expect evidence.decode evidence skip "every object is empty: there is nothing to verify"
+	expect evidence.chain certificates skip "cannot be verified from this evidence: every certificate slot is empty"
+	expect evidence.generation evidence pass "all 11 objects are of generation 1"
+}
+
 # ---- -v: the decoded objects ----
 
 @test "-v shows each object decoded; -J -v carries them as \"decoded\"; the manifest does not" {

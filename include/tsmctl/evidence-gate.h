@@ -17,6 +17,9 @@
 
 struct ev_gate {
 	struct ev_judge judge;
+	struct ev_judge_opts opts;
+	int judge_rc;			/* 1 not loaded yet (the default store is read on first need) */
+	char *judge_why;
 	struct evidence_conn *conn;
 	int conn_rc;			/* 1 not opened yet, 0 open, -errno failed */
 	struct evidence_error conn_err;
@@ -26,7 +29,11 @@ struct ev_gate {
 	char *summary;			/* "21 pass, 3 skip" */
 };
 
-/* The judge's inputs (trust store, reference, pins): 0, or -errno with *WHY. */
+/*
+ * The judge's inputs (trust store, reference, pins), loaded now when named
+ * (0, or -errno with *WHY); the default trust store only when first needed,
+ * so that a run that reads no evidence never looks outside the sysroot.
+ */
 int ev_gate_init(struct ev_gate *g, const struct ev_judge_opts *o, char **why);
 void ev_gate_release(struct ev_gate *g);
 
