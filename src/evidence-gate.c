@@ -149,8 +149,11 @@ int ev_gate_confirm(struct ev_gate *g, const struct tsm_snapshot *snap, const ch
 	int rc;
 
 	*msg = NULL;
-	if (g->generation < 0 || (rc = gate_conn(g, snap, bdf, msg)))
-		return g->generation < 0 ? -EINVAL : rc;
+	if (g->generation < 0)
+		return -EINVAL;		/* nothing was verified */
+	rc = gate_conn(g, snap, bdf, msg);
+	if (rc)
+		return rc;
 	if (evidence_family(g->conn)->has_validate) {
 		rc = evidence_validate(g->conn, "pci", bdf, (uint32_t)g->generation, &e);
 		if (rc == -ESTALE)

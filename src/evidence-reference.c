@@ -390,6 +390,7 @@ int ev_reference_load(const char *path, struct ev_reference *ref, char **why)
 	if (rc) {
 		*why = xasprintf("%s: %s", path, inner);
 		free(inner);
+		ev_reference_release(ref);	/* what was parsed before the error */
 		return rc;
 	}
 	ref->path = xstrdup(path);

@@ -65,10 +65,10 @@ struct ev_reference {
 
 /*
  * Parse LEN bytes of manifest text (pure). 0, or -EINVAL with *WHY
- * (allocated) naming the member that is wrong.
+ * (allocated) naming the member that is wrong; release REF either way.
  */
 int ev_reference_parse(const char *text, size_t len, struct ev_reference *ref, char **why);
-/* Read and parse PATH: 0, or -errno with *WHY. */
+/* Read and parse PATH: 0, or -errno with *WHY (nothing left to release). */
 int ev_reference_load(const char *path, struct ev_reference *ref, char **why);
 void ev_reference_release(struct ev_reference *ref);
 
