@@ -177,10 +177,13 @@ teardown() {
 	exec 7>&-
 	pid=$(pgrep -f -- "mount .* $M\$")
 	[ -n "$pid" ]
-	# only stdio (now /dev/null) and its /dev/fuse channel
+	# only stdio (now /dev/null), its /dev/fuse channel and the device-evidence
+	# socket it listens on itself (the path it names in tsm-sim-evidence)
+	own=$(awk -v p="$(cat "$M/tsm-sim-evidence")" '$8 == p { print "socket:[" $7 "]" }' /proc/net/unix)
 	run bash -c "ls /proc/$pid/fd | sort -n | tr '\n' ' '"
 	for fd in $output; do
 		[ "$fd" -le 2 ] || [ "$(readlink "/proc/$pid/fd/$fd")" = /dev/fuse ] ||
+			[ "$(readlink "/proc/$pid/fd/$fd")" = "${own:-none}" ] ||
 			{ echo "fd $fd -> $(readlink "/proc/$pid/fd/$fd")"; return 1; }
 	done
 }
