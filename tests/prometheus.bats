@@ -99,9 +99,9 @@ until_true() {
 # (CMD's @PORT@), until READY-CMD (with @PORT@) succeeds; another port if it
 # dies first (the port was taken meanwhile). Output in $BATS_TEST_TMPDIR/NAME.log.
 serve() {
-	local name=$1 pidvar=$2 portvar=$3 ready=$4 try port pid
+	local name=$1 pidvar=$2 portvar=$3 ready=$4 port pid i
 	shift 4
-	for try in 1 2 3; do
+	for _ in 1 2 3; do
 		port=$(free_port)
 		"${@//@PORT@/$port}" >"$BATS_TEST_TMPDIR/$name.log" 2>&1 3>&- &
 		pid=$!
@@ -145,8 +145,8 @@ scraped() {
 
 # rule_evaluated_since T: the rule has been evaluated after Unix time T.
 rule_evaluated_since() {
-	local state health last
-	read -r state health last < <("$API" "$PROM" rule TsmctlIdeStreamFail) || return 1
+	local health last
+	read -r _ health last < <("$API" "$PROM" rule TsmctlIdeStreamFail) || return 1
 	[ "$health" = ok ] && awk -v a="$last" -v b="$1" 'BEGIN { exit !(a > b) }'
 }
 

@@ -26,3 +26,14 @@ requirements:
 notes:
   - Runs C(tsmctl) with C(-J) and reads its JSON documents (C(schema_version) 1).
 '''
+
+    # The modules that only read (tsmctl.tsm.tsmctl.read_only).
+    READ_ONLY = r'''
+attributes:
+  check_mode:
+    support: full
+    description: Reads only; the same in check mode.
+  diff_mode:
+    support: none
+    description: Changes nothing, so there is nothing to compare.
+'''

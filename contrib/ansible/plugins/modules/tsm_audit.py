@@ -18,6 +18,7 @@ description:
   - Reads only; never changes anything.
 extends_documentation_fragment:
   - tsmctl.tsm.tsmctl
+  - tsmctl.tsm.tsmctl.read_only
 options:
   fail_on_warn:
     description:
@@ -43,13 +44,6 @@ options:
     description: Audit only these host bridges (tsmctl's C(-b), C(pciDDDD:BB)).
     type: list
     elements: str
-attributes:
-  check_mode:
-    support: full
-    description: Reads only; the same in check mode.
-  diff_mode:
-    support: none
-    description: Changes nothing, so there is nothing to compare.
 author:
   - tsmctl developers
 seealso:

@@ -18,6 +18,7 @@ description:
     tsmctl's reason (no C(/sys/class/tsm), provider module not loaded, ...).
 extends_documentation_fragment:
   - tsmctl.tsm.tsmctl
+  - tsmctl.tsm.tsmctl.read_only
 options:
   gather:
     description:
@@ -33,12 +34,6 @@ options:
     type: bool
     default: false
 attributes:
-  check_mode:
-    support: full
-    description: Reads only; the same in check mode.
-  diff_mode:
-    support: none
-    description: Changes nothing, so there is nothing to compare.
   facts:
     support: full
 author:
