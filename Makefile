@@ -112,7 +112,8 @@ $(BUILDDIR)/tsmctl: $(OBJS)
 # Unit tests: tests/unit/test-NAME.c with the sources UNIT_SRCS_NAME (and
 # libraries UNIT_LIBS_NAME) becomes test-NAME; make unit runs them all, make
 # unit-NAME one.
-UNIT_TESTS := ide names sha256 audit explain util spdm-cert spdm-vca spdm-meas tdisp-report evreply
+UNIT_TESTS := ide names sha256 audit explain util spdm-cert spdm-vca spdm-meas tdisp-report evreply \
+	evidence-verify
 UNIT_SRCS_ide := src/ide.c tests/fuzz/cfg-ranged.h
 UNIT_SRCS_names := src/names.c
 UNIT_SRCS_sha256 := src/sha256.c
@@ -134,6 +135,13 @@ UNIT_SRCS_spdm-meas := src/spdm-meas.c src/spdm-vca.c $(EV_DECODE_SRCS) tests/un
 UNIT_SRCS_tdisp-report := src/tdisp-report.c $(EV_DECODE_SRCS)
 UNIT_SRCS_evreply := src/evidence-reply.c src/util.c
 UNIT_LIBS_evreply = $(shell pkg-config --libs libmnl)
+# The evidence checks (evidence-verify*.c) on objects built in memory, with what they read.
+UNIT_SRCS_evidence-verify := $(wildcard src/evidence-verify*.c) src/evidence-decoded.c \
+	src/evidence-device.c src/evidence-reference.c src/evidence-set.c src/evidence-netlink.c \
+	src/evidence-reply.c src/evidence-trust.c src/outfile.c src/userfile.c src/sysfs.c src/names.c \
+	src/util.c src/spdm-cert.c src/spdm-vca.c \
+	src/spdm-meas.c src/tdisp-report.c $(EV_DECODE_SRCS)
+UNIT_LIBS_evidence-verify = $(PKG_LIBS)
 
 .SECONDEXPANSION:
 $(BUILDDIR)/test-%: tests/unit/test-%.c $$(UNIT_SRCS_$$*) $(HDRS) tests/unit/unit.h | $(NEED_LIBS)
@@ -354,8 +362,8 @@ $(FUZZ_DIR)/fuzz-evreply: tests/fuzz/fuzz-evreply.c tests/fuzz/fuzz-assert.h src
 $(FUZZ_DIR)/fuzz-topology: tests/fuzz/fuzz-topology.c $(FUZZ_SIM_SRCS) $(wildcard tests/sim/src/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_SAN) -D_FILE_OFFSET_BITS=64 -Itests/sim/src \
-		$(shell pkg-config --cflags json-c fuse3) -o $@ tests/fuzz/fuzz-topology.c \
-		$(FUZZ_SIM_SRCS) $(shell pkg-config --libs json-c fuse3) -lpthread
+		$(shell pkg-config --cflags json-c fuse3 libcrypto) -o $@ tests/fuzz/fuzz-topology.c \
+		$(FUZZ_SIM_SRCS) $(shell pkg-config --libs json-c fuse3 libcrypto) -lpthread
 
 # The evidence decoders (ABI.md §1.7): fuzz-NAME.c with src/NAME.c and what they share.
 EV_FUZZ := spdm-cert spdm-vca spdm-meas tdisp-report

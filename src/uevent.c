@@ -16,6 +16,7 @@
 
 #include "tsmctl/cli.h"
 #include "tsmctl/names.h"
+#include "tsmctl/snapshot.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/uevent.h"
 #include "tsmctl/util.h"
@@ -145,11 +146,8 @@ static void set_pending(struct tsm_waiter *w, const char *name, bool pending)
 
 static bool tsm_present(const struct tsm_waiter *w, const char *name)
 {
-	char *path = path_join(TSM_CLASS, name);
-	bool ok = sysfs_exists(path) && !is_pending(w, name);
-
-	free(path);
-	return ok;
+	/* what the views list as a TSM, nothing else (a file or an empty dir is none) */
+	return !snapshot_tsm_entry(name) && !is_pending(w, name);
 }
 
 /* Is the wait over? READY (when not NULL) gets the TSMs that are ready. */
