@@ -24,7 +24,9 @@ options:
 requirements:
   - tsmctl on the managed host (nothing else; the modules use only Python's standard library)
 notes:
-  - Runs C(tsmctl) with C(-J) and reads its JSON documents (C(schema_version) 1).
+  - Runs C(tsmctl) with C(-J) and reads its JSON documents at the C(schema_version) each
+    has in this release (C(host_bridges) 2, the others 1); a document of another version
+    fails the task rather than be misread.
 '''
 
     # The modules that only read (tsmctl.tsm.tsmctl.read_only).

@@ -11,9 +11,12 @@ __metaclass__ = type
 
 import json
 import os
+import re
 
-# tsmctl's JSON contract (tsmctl(8), "JSON contract"): a key change bumps it.
-SCHEMA_VERSION = 1
+# tsmctl's JSON contract (tsmctl(8), "JSON contract"): each document has its
+# own schema_version, raised when a change could break a consumer. The versions
+# this collection reads, by the array each document carries.
+SCHEMA_VERSIONS = dict(tsms=1, devices=1, streams=1, host_bridges=2, results=1, checks=1)
 
 COMMON_ARGUMENT_SPEC = dict(
     sysroot=dict(type='path'),
@@ -35,31 +38,47 @@ def tsmctl_argv(module):
     return argv
 
 
+# What Ansible hands over for an unquoted 0000:41:00.0: YAML 1.1 reads it as a
+# base-60 number (2460.0).
+SEXAGESIMAL = re.compile(r'^[0-9]+(\.[0-9]*)?$')
+
+
+def check_addresses(module, *keys):
+    """Fail on a PCI address YAML turned into a number before tsmctl sees it."""
+    for key in keys:
+        for value in module.params[key] or []:
+            if SEXAGESIMAL.match(value):
+                module.fail_json(msg='%s: %s is not a PCI address: YAML reads an unquoted address such as '
+                                 '0000:41:00.0 as a base-60 number; quote it ("0000:41:00.0")' % (key, value))
+
+
 def stderr_lines(err):
     return [line for line in (err or '').splitlines() if line.strip()]
 
 
-def run_tsmctl(module, args, json_out=True):
-    """Run tsmctl ARGS. Returns (argv, rc, document or None, stderr).
+def run_tsmctl(module, args, document=None):
+    """Run tsmctl ARGS. Returns (argv, rc, output, stderr).
 
-    A document that is not JSON, or of another schema_version, ends the
-    module: its keys would be guesses.
+    With DOCUMENT (the array a -J document carries: tsms, results, checks...),
+    output is that JSON document, or None when tsmctl printed nothing. One that
+    is not JSON, lacks the array or has another schema_version ends the module:
+    its keys would be guesses. Without DOCUMENT, output is stdout as text.
     """
     argv = tsmctl_argv(module) + list(args)
     rc, out, err = module.run_command(argv)
-    if not json_out:
-        return argv, rc, out, err
-    doc = None
-    if out.strip():
-        try:
-            doc = json.loads(out)
-        except ValueError as e:
-            module.fail_json(msg='tsmctl printed no valid JSON (%s): %s' % (e, err.strip() or out[:200]),
-                             cmd=argv, rc=rc, stdout=out, stderr=err)
-        if not isinstance(doc, dict) or doc.get('schema_version') != SCHEMA_VERSION:
-            module.fail_json(msg='tsmctl JSON schema_version %r, this collection reads %d'
-                             % (doc.get('schema_version') if isinstance(doc, dict) else None, SCHEMA_VERSION),
-                             cmd=argv, rc=rc)
+    if document is None or not out.strip():
+        return argv, rc, (out if document is None else None), err
+    try:
+        doc = json.loads(out)
+    except ValueError as e:
+        module.fail_json(msg='tsmctl printed no valid JSON (%s): %s' % (e, err.strip() or out[:200]),
+                         cmd=argv, rc=rc, stdout=out, stderr=err)
+    want = SCHEMA_VERSIONS[document]
+    got = doc.get('schema_version') if isinstance(doc, dict) else None
+    if got != want or not isinstance(doc.get(document), list):
+        module.fail_json(msg='tsmctl printed a %s document of schema_version %r; this collection reads %s '
+                         'of schema_version %d (tsmctl and the collection come from different releases)'
+                         % (document, got, document, want), cmd=argv, rc=rc, stderr=err)
     return argv, rc, doc, err
 
 

@@ -32,6 +32,21 @@ options:
         fails C(device.connected) (tsmctl's C(--require-connected)).
     type: list
     elements: str
+  require_verified:
+    description:
+      - Devices whose evidence must verify (PCI addresses, or C(all) for every
+        device with evidence); one whose certificate chains do not verify
+        against the trust store, or that has no evidence to verify, fails
+        C(device.evidence) (tsmctl's C(--require-verified)).
+    type: list
+    elements: str
+  trust:
+    description:
+      - The trust anchors C(device.evidence) verifies certificate chains
+        against (a PEM file or a directory of them; tsmctl's default is
+        C(/etc/tsmctl/trust.d)). Without a trust store the check is skipped,
+        with the reason.
+    type: path
   device:
     description: Audit only these devices (tsmctl's C(-d)).
     type: list
@@ -64,6 +79,11 @@ EXAMPLES = r'''
 - name: Show what did not pass
   ansible.builtin.debug:
     msg: "{{ audit.checks | rejectattr('status', 'eq', 'pass') }}"
+
+- name: The NIC's certificate chains must verify against the fleet's roots
+  tsmctl.tsm.tsm_audit:
+    require_verified: ["0000:41:00.0"]
+    trust: /etc/tsmctl/trust.d
 '''
 
 RETURN = r'''
@@ -103,11 +123,13 @@ rc:
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.tsmctl.tsm.plugins.module_utils.tsmctl import (
-    COMMON_ARGUMENT_SPEC, fail_tsmctl, run_tsmctl)
+    COMMON_ARGUMENT_SPEC, check_addresses, fail_tsmctl, run_tsmctl)
 
 ARGUMENT_SPEC = dict(
     fail_on_warn=dict(type='bool', default=False),
     require_connected=dict(type='list', elements='str'),
+    require_verified=dict(type='list', elements='str'),
+    trust=dict(type='path'),
     device=dict(type='list', elements='str'),
     tsm=dict(type='list', elements='str'),
     host_bridge=dict(type='list', elements='str'),
@@ -120,15 +142,19 @@ FILTERS = (('device', '-d'), ('tsm', '-t'), ('host_bridge', '-b'))
 def main():
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     p = module.params
+    check_addresses(module, 'require_connected', 'require_verified', 'device')
     args = ['audit', '-J']
     if p['fail_on_warn']:
         args.append('--strict')
-    if p['require_connected']:
-        args += ['--require-connected', ','.join(p['require_connected'])]
+    for key in ('require_connected', 'require_verified'):
+        if p[key]:
+            args += ['--' + key.replace('_', '-'), ','.join(p[key])]
+    if p['trust']:
+        args += ['--trust', p['trust']]
     for key, opt in FILTERS:
         if p[key]:
             args += [opt, ','.join(p[key])]
-    argv, rc, doc, err = run_tsmctl(module, args)
+    argv, rc, doc, err = run_tsmctl(module, args, 'checks')
     if doc is None or rc not in (0, 1):
         fail_tsmctl(module, argv, rc, err)
     checks = doc.get('checks', [])

@@ -87,11 +87,13 @@ ansible_facts:
           elements: dict
           sample: [{"name": "stream0.0.0", "host_bridge": "pci0000:40", "stream_id": 0, "target": "0000:41:00.0"}]
         host_bridges:
-          description: C(tsmctl host-bridges -J)'s C(host_bridges).
+          description:
+            - C(tsmctl host-bridges -J)'s C(host_bridges) (its C(schema_version) 2, where each
+              host bridge has C(tsms), the list of TSMs using it).
           returned: when C(host_bridges) is gathered
           type: list
           elements: dict
-          sample: [{"name": "pci0000:40", "available_secure_streams": 255, "streams": ["stream0.0.0"], "tsm": "tsm0"}]
+          sample: [{"name": "pci0000:40", "available_secure_streams": 255, "streams": ["stream0.0.0"], "tsms": ["tsm0"]}]
 explanations:
   description: What tsmctl said on stderr about empty results (why nothing was found).
   returned: always
@@ -129,7 +131,7 @@ def main():
         args = [command, '-J']
         if key == 'devices' and module.params['all_devices']:
             args.append('--all')
-        argv, rc, doc, err = run_tsmctl(module, args)
+        argv, rc, doc, err = run_tsmctl(module, args, array)
         if rc != 0 or doc is None:
             fail_tsmctl(module, argv, rc, err)
         facts[key] = doc.get(array, [])
