@@ -46,6 +46,7 @@ valid() {
 	ROOT=$(static_tree broken)
 	run --separate-stderr t metrics
 	expect_status 0
+	valid
 	[ "$(metric tsmctl_tsms)" = 1 ]
 	[ "$(metric 'tsmctl_tsm_info{tsm="tsm0",mode="",provider="0000:02:00.1",driver="ccp"}')" = 1 ]
 	[ "$(metric tsmctl_devices_connected)" = "$(grep -l . "$ROOT"/sys/bus/pci/devices/*/tsm/connect | wc -l)" ]
@@ -68,6 +69,7 @@ valid() {
 	audit=$output
 	run --separate-stderr t metrics
 	expect_status 0
+	valid
 	ids=$(printf '%s' "$audit" | jq -r '[.checks[].id] | unique | .[]')
 	[ -n "$ids" ]
 	for id in $ids; do
@@ -92,6 +94,7 @@ valid() {
 @test "a live host: connect, a stream dropping and IDE_FAIL move the gauges" {
 	mount_live sev-tio
 	run --separate-stderr t metrics
+	valid
 	[ "$(metric tsmctl_devices_connected)" = 1 ]
 	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:80",state="secure"}')" = 0 ]
 	[ "$(metric 'tsmctl_available_secure_streams{host_bridge="pci0000:80"}')" = 256 ]
@@ -106,6 +109,7 @@ valid() {
 	echo "ide-fail 0000:41:00.0 rp" > "$ROOT/tsm-sim-control"
 	run --separate-stderr t metrics
 	expect_status 0	# metrics report failures as values; the run itself worked
+	valid
 	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:80",state="secure"}')" = 0 ]
 	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:80",state="insecure"}')" = 1 ]
 	[ "$(metric 'tsmctl_streams_ide_fail{host_bridge="pci0000:40"}')" = 1 ]
@@ -142,6 +146,7 @@ valid() {
 	valid
 	# relative names work too (the temporary file goes next to it)
 	(cd "$D" && "$TSMCTL" --sysroot "$ROOT" metrics --output-file rel.prom)
+	"$CHECK" "$D/rel.prom"
 	[ "$(ls -A "$D" | tr '\n' ' ')" = "rel.prom tsmctl.prom " ]
 }
 
