@@ -32,14 +32,6 @@ setup_file() {
 	EOF
 }
 
-# The sanitizer pass of make check (check-asan sets ASAN_OPTIONS) runs every
-# file again against the ASan build. Here that buys nothing: the tsmctl
-# commands the modules run are the suites' of connect, tdisp, audit and
-# evidence, which that pass covers; Ansible's cost would be paid twice.
-setup() {
-	[ -z "${ASAN_OPTIONS:-}" ] || skip "the collection is tested once, with the normal build"
-}
-
 teardown() {
 	local m
 	for m in "${MOUNTS[@]}"; do

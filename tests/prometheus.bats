@@ -14,13 +14,6 @@ UNIT_TESTS=$TOP/tests/prometheus/tsmctl.rules.test.yml
 CHECK=$TOP/tests/lib/promtext-check
 API=$TOP/tests/lib/prom-api
 
-# The sanitizer pass of make check (check-asan sets ASAN_OPTIONS) runs every
-# file again against the ASan build: promtool and the servers would run twice
-# for nothing, tsmctl metrics being metrics.bats's, which that pass covers.
-setup() {
-	[ -z "${ASAN_OPTIONS:-}" ] || skip "the rules are tested once, with the normal build"
-}
-
 teardown() {
 	stop_bg "${PROM_PID:-}"
 	stop_bg "${NE_PID:-}"
