@@ -95,9 +95,12 @@ need-scdoc:
 need-fuse:
 	@pkg-config --exists json-c fuse3 2>/dev/null || $(call missing,development files of json-c fuse3)
 
-$(BUILDDIR)/obj/%.o: src/%.c $(HDRS) | $(NEED_LIBS)
+# Each object depends on the headers it includes, as the compiler lists them
+# (-MMD); -MP keeps a deleted header from breaking the build.
+$(BUILDDIR)/obj/%.o: src/%.c | $(NEED_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(TSM_CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(TSM_CFLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
+-include $(OBJS:.o=.d)
 
 # --version is compiled into cli.o: rebuild it whenever the version or git description changes.
 VERSION_STAMP := $(BUILDDIR)/.version
