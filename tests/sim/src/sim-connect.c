@@ -261,15 +261,21 @@ static int connect_finish(struct sim_model *m, struct sim_dev *d,
 	return 0;
 }
 
-/* drivers/crypto/ccp/sev-dev-tsm.c dsm_connect(), v6.19 */
+/*
+ * drivers/crypto/ccp/sev-dev-tsm.c dsm_connect(), torvalds/linux 08df88fa142f:
+ * the first mailbox with secure SPDM must be the CMA one (pci_tsm_pf0_constructor()
+ * took the first with CMA), else EFAULT; stream_alloc() failure is EFAULT;
+ * streams_setup(), streams_enable() (result ignored), streams_register().
+ * No SEV-TIO version calls tsm_ide_stream_register(): no tsmN link.
+ */
 static int sev_tio_connect(struct sim_model *m, struct sim_tsm *t,
 			   struct sim_dev *d)
 {
 	struct sim_ide_stream *s;
 	int rc;
 
-	if (!sim_dev_has_doe(d, "0001:02"))
-		return -EFAULT;	/* CMA mailbox must support SSESSION */
+	if (sim_dev_doe_mailbox(d, "0001:02") != sim_dev_doe_mailbox(d, "0001:01"))
+		return -EFAULT;	/* "CMA DOE MB must support SSESSION" */
 	rc = sim_ide_stream_alloc(m, d, &s);
 	if (rc)
 		return -EFAULT;
@@ -297,8 +303,6 @@ static int sev_tio_connect(struct sim_model *m, struct sim_tsm *t,
 	if (fault_hits(d, STAGE_ENABLE, &rc))
 		goto release;
 	rc = sim_ide_stream_register(m, s);
-	if (!rc && (m->abi == ABI_PROPOSED || m->rc1_links))
-		rc = sim_tsm_stream_register(m, s);
 	if (rc || fault_hits(d, STAGE_REGISTER, &rc))
 		goto release;
 	d->stream = s;

@@ -23,6 +23,9 @@ static void dev_free(struct sim_dev *d)
 	free(d->children);
 	free(d->vfs);
 	free_strv(d->doe, d->nr_doe);
+	for (size_t i = 0; i < d->nr_mbs; i++)
+		free_strv(d->mbs[i].feat, d->mbs[i].nr_feat);
+	free(d->mbs);
 	free(d->ide.sel);
 	free(d->ide.sel_boot);
 	free(d->boot_connect);

@@ -568,15 +568,17 @@ out:
 	return rc;
 }
 
-static int parse_doe(struct loader *L, json_object *arr, struct sim_dev *d,
-		     const char *what)
+/* One mailbox's features, "VVVV:TT" each; discovery is always there (pci_doe_cache_features()). */
+static int parse_mailbox(struct loader *L, json_object *arr, struct sim_dev *d,
+			 const char *what)
 {
-	if (!json_object_is_type(arr, json_type_array))
-		return fail(L, "%s: doe must be an array of \"VVVV:TT\"", what);
+	struct sim_doe_mb mb = { 0 };
+	bool disc = false;
+
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
 		json_object *e = json_object_array_get_idx(arr, i);
 		unsigned vid, type;
-		char tail;
+		char tail, *f;
 		const char *s;
 
 		if (!json_object_is_type(e, json_type_string))
@@ -585,11 +587,42 @@ static int parse_doe(struct loader *L, json_object *arr, struct sim_dev *d,
 		if (sscanf(s, "%4x:%2x%c", &vid, &type, &tail) != 2)
 			return fail(L, "%s: bad DOE feature \"%s\"", what, s);
 		/* sysfs names use lower-case %04lx:%02lx */
-		APPEND(d->doe, d->nr_doe, sim_xasprintf("%04x:%02x", vid, type));
+		f = sim_xasprintf("%04x:%02x", vid, type);
+		disc |= !strcmp(f, "0001:00");
+		APPEND(mb.feat, mb.nr_feat, f);
 	}
-	/* the discovery feature is always there on a DOE mailbox */
-	if (d->nr_doe && !sim_dev_has_doe(d, "0001:00"))
-		APPEND(d->doe, d->nr_doe, sim_xasprintf("0001:00"));
+	if (!disc)
+		APPEND(mb.feat, mb.nr_feat, sim_xasprintf("0001:00"));
+	/* doe_features/ shows each feature once: a second mailbox's is EEXIST, skipped */
+	for (size_t i = 0; i < mb.nr_feat; i++)
+		if (!sim_dev_has_doe(d, mb.feat[i]))
+			APPEND(d->doe, d->nr_doe, strdup(mb.feat[i]));
+	APPEND(d->mbs, d->nr_mbs, mb);
+	return 0;
+}
+
+/* "doe": one mailbox's features, or an array of mailboxes (config order) */
+static int parse_doe(struct loader *L, json_object *arr, struct sim_dev *d,
+		     const char *what)
+{
+	size_t n;
+
+	if (!json_object_is_type(arr, json_type_array))
+		return fail(L, "%s: doe must be an array of \"VVVV:TT\" or of such arrays", what);
+	n = json_object_array_length(arr);
+	if (!n || !json_object_is_type(json_object_array_get_idx(arr, 0), json_type_array))
+		return n ? parse_mailbox(L, arr, d, what) : 0;
+	if (n > 8)
+		return fail(L, "%s: at most 8 DOE mailboxes", what);
+	for (size_t i = 0; i < n; i++) {
+		json_object *mb = json_object_array_get_idx(arr, i);
+		int rc;
+
+		if (!json_object_is_type(mb, json_type_array))
+			return fail(L, "%s: doe mailboxes are arrays of \"VVVV:TT\"", what);
+		if ((rc = parse_mailbox(L, mb, d, what)))
+			return rc;
+	}
 	return 0;
 }
 

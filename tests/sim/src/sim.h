@@ -105,6 +105,12 @@ struct sim_tsm;
 struct sim_host_bridge;
 struct sim_ide_stream;
 
+/* one DOE extended capability and the features its discovery answers */
+struct sim_doe_mb {
+	char **feat;		/* "VVVV:TT", discovery "0001:00" included */
+	size_t nr_feat;
+};
+
 /* device evidence (proposed, ABI.md §1.6): enum device_evidence_type */
 #define SIM_EV_TYPES 11		/* cert0..cert7, vca, measurements, report */
 #define SIM_EV_SLOTS 8
@@ -183,8 +189,10 @@ struct sim_dev {
 	unsigned nr_vfs, vf_offset, vf_stride;
 	uint16_t vf_device;
 
-	char **doe;		/* DOE features "VVVV:TT" (w/o discovery) */
+	char **doe;		/* DOE features "VVVV:TT" of every mailbox, once each (doe_features/) */
 	size_t nr_doe;
+	struct sim_doe_mb *mbs;	/* the DOE mailboxes, in config space order */
+	size_t nr_mbs;
 	unsigned ext_caps;	/* other extended capabilities ahead of DOE/SR-IOV/IDE */
 	struct sim_dev_ide ide;
 
@@ -407,6 +415,7 @@ unsigned sim_dev_rid(const struct sim_dev *d);
 bool sim_dev_is_pcie(const struct sim_dev *d);
 bool sim_dev_is_pf0(const struct sim_dev *d);
 bool sim_dev_has_doe(const struct sim_dev *d, const char *feature);
+int sim_dev_doe_mailbox(const struct sim_dev *d, const char *feature);
 struct sim_dev *sim_dev_root_port(struct sim_dev *d);
 struct sim_dev *sim_model_find_dev(struct sim_model *m, const char *bdf);
 struct sim_dev *sim_model_find_dev_dir(struct sim_model *m, const char *dir);

@@ -72,6 +72,18 @@ ext_cap() {
 	return 1
 }
 
+# ext_cap_count FILE ID: how many extended capabilities ID the chain holds
+ext_cap_count() {
+	local off=256 hdr n=0 i=0
+	while [ "$off" -ne 0 ] && [ $i -lt 64 ]; do
+		hdr=$((16#$(u32 "$1" $off)))
+		[ $((hdr & 0xffff)) -ne "$(($2))" ] || n=$((n + 1))
+		off=$((hdr >> 20))
+		i=$((i + 1))
+	done
+	echo "$n"
+}
+
 # sel_block FILE K: offset of Selective IDE block K (spec layout: each block its own size)
 sel_block() {
 	local ide cap nr_link p i assoc
