@@ -510,6 +510,10 @@ void sim_tsm_teardown(struct sim_model *m, struct sim_tsm *t)
 	for (size_t i = 0; i < m->nr_devs; i++)
 		if (m->devs[i]->ctx_tsm == t)
 			clear_ctx(m->devs[i]);
+	/* device_unregister() takes tsmN/pciDDDD:BB with the directory; the entry may stay */
+	for (size_t i = 0; i < m->nr_hbs; i++)
+		if (m->hbs[i]->link_owner == t && m->hbs[i]->link_refs)
+			m->hbs[i]->link_stale = true;
 }
 
 static void vanish_one(struct sim_dev *d, void *arg)

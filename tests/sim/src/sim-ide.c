@@ -116,6 +116,10 @@ void sim_ide_enumerate_hb(struct sim_model *m, struct sim_host_bridge *hb)
 {
 	memset(hb->pool, 0, sizeof(hb->pool));
 	memset(hb->ids, 0, sizeof(hb->ids));
+	/* a new pci_host_bridge: no tsm_ide_streams entry is keyed by it yet */
+	hb->link_owner = NULL;
+	hb->link_refs = 0;
+	hb->link_stale = false;
 	for (size_t i = 0; i < m->nr_devs; i++) {
 		struct sim_dev *d = m->devs[i];
 		struct sim_dev_ide *ide = &d->ide;
@@ -345,28 +349,46 @@ void sim_ide_stream_disable(struct sim_ide_stream *s, bool rp)
 }
 
 /*
- * tsm_ide_stream_register(): the proposed ABI refcounts tsmN/pciDDDD:BB; the
- * 6.19-rc1 one made tsmN/streamH.R.E, EEXIST when another host bridge's
- * stream of this TSM already has the name (why it was reverted).
+ * tsm_ide_stream_register(). The 6.19-rc1 form (a4438f06b1db) linked
+ * tsmN/streamH.R.E, EEXIST when another host bridge's stream of this TSM
+ * already has the name (why it was reverted). The proposed form
+ * (drivers/virt/coco/tsm-core.c, kernelorg-mirror/linux_kernel_git_devsec_tsm
+ * 5b357ff9acbb) keeps one tsm_ide_streams entry per host bridge, whatever
+ * the TSM: the first stream's TSM gets tsmN/pciDDDD:BB, later ones only
+ * count (create_streams(), kref_get()).
  */
 int sim_tsm_stream_register(struct sim_model *m, struct sim_ide_stream *s)
 {
+	struct sim_host_bridge *hb = s->hb;
+
 	if (m->rc1_links)
 		for (struct sim_ide_stream *o = m->streams; o; o = o->next)
 			if (o != s && o->tsm == s->tsm && o->tsm_registered &&
 			    o->name && s->name && !strcmp(o->name, s->name))
 				return -EEXIST;
-	s->tsm->hb_refs[sim_model_hb_index(m, s->hb)]++;
+	if (!hb->link_refs++)
+		hb->link_owner = s->tsm;
 	s->tsm_registered = true;
 	return 0;
 }
 
+/*
+ * tsm_ide_stream_unregister(): only the entry's own TSM drops a count (the
+ * last one removes the link); another TSM's stream hits the "no IDE streams
+ * associated" WARN and leaves the count as it was.
+ */
 void sim_tsm_stream_unregister(struct sim_model *m, struct sim_ide_stream *s)
 {
+	struct sim_host_bridge *hb = s->hb;
+
+	(void)m;
 	if (!s->tsm_registered)
 		return;
-	s->tsm->hb_refs[sim_model_hb_index(m, s->hb)]--;
 	s->tsm_registered = false;
+	if (!hb->link_refs || hb->link_stale || hb->link_owner != s->tsm)
+		return;
+	if (!--hb->link_refs)
+		hb->link_owner = NULL;
 }
 
 /* pci_ide_stream_free(): give back the pool slot and both register blocks */

@@ -186,6 +186,14 @@ unsigned sim_hb_available(const struct sim_host_bridge *hb)
 	return n;
 }
 
+/* Does tsmN/pciDDDD:BB of @t lead to @hb (the proposed ABI's tsm_ide_streams entry)? */
+bool sim_hb_links_tsm(const struct sim_model *m, const struct sim_host_bridge *hb,
+		      const struct sim_tsm *t)
+{
+	return m->abi == ABI_PROPOSED && !m->rc1_links && hb->link_refs &&
+	       !hb->link_stale && hb->link_owner == t;
+}
+
 /* Does @t's provider take @d's host bridge (its "host_bridges" list, or all)? */
 bool sim_tsm_serves_dev(const struct sim_tsm *t, const struct sim_dev *d)
 {

@@ -71,7 +71,6 @@ void sim_model_free(struct sim_model *m)
 		struct sim_tsm *t = m->tsms[i];
 
 		free_strv(t->hbs, t->nr_hbs);
-		free(t->hb_refs);
 		free(t->name);
 		free(t->decl_name);
 		free(t->dir);

@@ -1476,9 +1476,6 @@ static int parse_tsm(struct loader *L, json_object *o)
 			APPEND(t->hbs, t->nr_hbs, strdup(json_object_get_string(e)));
 		}
 	}
-	t->hb_refs = calloc(L->m->nr_hbs + 1, sizeof(*t->hb_refs));
-	if (!t->hb_refs)
-		abort();
 	return 0;
 }
 

@@ -649,13 +649,9 @@ static void write_dev(struct tw *w, struct sim_dev *d)
 
 static bool keep_pci_link(struct tw *w, const void *ctx, const char *name)
 {
-	const struct sim_tsm *t = ctx;
-
-	if (w->m->abi != ABI_PROPOSED || w->m->rc1_links)
-		return false;
 	for (size_t i = 0; i < w->m->nr_hbs; i++)
 		if (!strcmp(w->m->hbs[i]->name, name))
-			return t->hb_refs[i] > 0;
+			return sim_hb_links_tsm(w->m, w->m->hbs[i], ctx);
 	return false;
 }
 
@@ -725,11 +721,9 @@ static void write_tsm(struct tw *w, struct sim_tsm *t)
 		 t->kind == TSM_LINK ? "link\n" : "devsec\n", RO);
 	/* proposed: tsmN/pciDDDD:BB while this TSM has streams there */
 	prune_links(w, t->dir, "pci", keep_pci_link, t);
-	if (w->m->abi == ABI_PROPOSED && !w->m->rc1_links)
-		for (size_t i = 0; i < w->m->nr_hbs; i++)
-			if (t->hb_refs[i])
-				link_to(w, t->dir, w->m->hbs[i]->name,
-					w->m->hbs[i]->dir);
+	for (size_t i = 0; i < w->m->nr_hbs; i++)
+		if (sim_hb_links_tsm(w->m, w->m->hbs[i], t))
+			link_to(w, t->dir, w->m->hbs[i]->name, w->m->hbs[i]->dir);
 	/* 6.19-rc1: tsmN/streamH.R.E -> the endpoint */
 	prune_links(w, t->dir, "stream", keep_tsm_stream, t);
 	for (struct sim_ide_stream *s = w->m->streams; w->m->rc1_links && s; s = s->next)

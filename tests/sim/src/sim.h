@@ -239,6 +239,16 @@ struct sim_host_bridge {
 	char *owner;		/* module whose faux device is the parent, NULL = always there */
 	char *acpi;		/* ACPI companion below sys/devices (firmware_node), or NULL */
 	bool present;		/* enumerated (its bus module is loaded) */
+	/*
+	 * tsm-core.c's tsm_ide_streams entry for this host bridge (proposed ABI):
+	 * keyed by the host bridge alone, it holds the TSM whose directory got
+	 * the pciDDDD:BB link and a count of every stream registered here, by
+	 * any TSM. stale: that TSM was unregistered while another TSM's stream
+	 * still counted, so the entry outlived its link.
+	 */
+	struct sim_tsm *link_owner;
+	unsigned link_refs;
+	bool link_stale;
 };
 
 struct sim_tsm {
@@ -255,7 +265,6 @@ struct sim_tsm {
 	char **hbs;		/* host bridges the provider accepts, NULL = all */
 	size_t nr_hbs;
 	uint8_t sample_ids[SIM_SAMPLE_IDS];
-	unsigned *hb_refs;	/* per host bridge index: registered streams */
 	/* late registration (live mount): tsm_register() after the mount */
 	long register_after_ms;	/* -1: registered at boot */
 	bool register_manually;	/* registered when the control file says so */
@@ -435,6 +444,8 @@ bool sim_driver_registered(const struct sim_model *m, const struct sim_driver *d
 bool sim_dev_has_ctx(const struct sim_dev *d);
 unsigned sim_hb_available(const struct sim_host_bridge *hb);
 bool sim_tsm_serves_dev(const struct sim_tsm *t, const struct sim_dev *d);
+bool sim_hb_links_tsm(const struct sim_model *m, const struct sim_host_bridge *hb,
+		      const struct sim_tsm *t);
 
 /* sim-ide.c: register-level IDE model, mirrors drivers/pci/ide.c */
 void sim_ide_boot(struct sim_model *m);

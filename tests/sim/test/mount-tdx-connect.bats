@@ -110,6 +110,39 @@ teardown() {
 	[ "$(sel_reg "$NIC/config" 0 ctl)" = 28c00001 ]
 }
 
+@test "two link TSMs on one host bridge: tsm_ide_streams is keyed by the host bridge alone" {
+	mount_variant "$(second_nic) | .tsms += [{\"id\": 1, \"provider\": \"generic\", \"parent\": \"faux:host_tsm\"}]"
+	T0=$S/class/tsm/tsm0
+	T1=$S/class/tsm/tsm1
+	echo tsm0 > "$NIC/tsm/connect"
+	[ "$(readlink -f "$T0/pci0000:15")" = "$(readlink -f "$HB15")" ]
+	# the second TSM's stream takes a reference on tsm0's entry: no link of its own
+	echo tsm1 > "$NIC2/tsm/connect"
+	[ -L "$HB15/stream1.0.0" ]
+	[ ! -e "$T1/pci0000:15" ]
+	# tsm0's last stream goes, tsm1's reference keeps the link
+	echo tsm0 > "$NIC/tsm/disconnect"
+	[ -L "$T0/pci0000:15" ]
+	# tsm1's unregister hits the "no IDE streams associated" WARN and drops nothing
+	echo tsm1 > "$NIC2/tsm/disconnect"
+	[ -z "$(ls "$HB15" | grep '^stream' || true)" ]
+	[ -L "$T0/pci0000:15" ]
+	# the other way round: tsm1 first gets the link
+	teardown_sim
+	mount_variant "$(second_nic) | .tsms += [{\"id\": 1, \"provider\": \"generic\", \"parent\": \"faux:host_tsm\"}]"
+	echo tsm1 > "$NIC2/tsm/connect"
+	echo tsm0 > "$NIC/tsm/connect"
+	[ -L "$S/class/tsm/tsm1/pci0000:15" ]
+	[ ! -e "$S/class/tsm/tsm0/pci0000:15" ]
+	# unregistering tsm1 takes its link with its directory; the entry stays, keyed by
+	# the host bridge, so no later stream there gets a link
+	echo "unregister tsm1" > "$M/tsm-sim-control"
+	[ ! -e "$S/class/tsm/tsm1" ]
+	echo tsm0 > "$NIC/tsm/disconnect"
+	echo tsm0 > "$NIC/tsm/connect"
+	[ ! -e "$S/class/tsm/tsm0/pci0000:15" ]
+}
+
 @test "the generic provider on the same host programs the memory window first (the difference TDX makes)" {
 	mount_variant '.tsms[0] |= (.provider = "generic" | del(.stream_ids, .tdx_module)) | .host_bridges[].streams = 2 | del(.host_bridges[].keyp_streams)'
 	echo tsm0 > "$NIC/tsm/connect"
