@@ -272,6 +272,27 @@ static void set_assoc(struct sim_sel_block *b, unsigned i, const struct sim_wind
 	b->assoc[i][2] = (uint32_t)(w->base >> 32);
 }
 
+/*
+ * pci_ide_stream_to_regs(): how many address associations the partner's
+ * block gets. The root port's are the endpoint's upstream bridge memory
+ * window, then its prefetchable one (pci_ide_stream_alloc()), as far as
+ * the port has association blocks (pdev->nr_ide_mem); a provider may turn
+ * the memory one off (TDX: rp_pref_only). The endpoint's are always off.
+ */
+unsigned sim_ide_stream_nr_addr(const struct sim_ide_stream *s, bool rp)
+{
+	const struct sim_dev *br = s->ep->parent;
+	unsigned nr_mem = s->rp->ide.k_nr_mem, n = 0;
+
+	if (!rp)
+		return 0;
+	if (nr_mem > n && br->mem.present && !s->rp_pref_only)
+		n++;
+	if (nr_mem > n && br->pref.present)
+		n++;
+	return n;
+}
+
 /* pci_ide_stream_setup(): RID/address association, control without enable */
 void sim_ide_stream_setup(struct sim_ide_stream *s, bool rp)
 {
@@ -279,19 +300,15 @@ void sim_ide_stream_setup(struct sim_ide_stream *s, bool rp)
 	struct sim_sel_block *b = partner_block(s, rp);
 	unsigned start = rp ? s->rp_rid_start : s->ep_rid_start;
 	unsigned end = rp ? s->rp_rid_end : s->ep_rid_end;
-	unsigned n = 0;
+	unsigned nr = sim_ide_stream_nr_addr(s, rp), n = 0;
 
 	b->rid1 = (end & 0xffff) << 8;
 	b->rid2 = 1u | (start & 0xffff) << 8;	/* segment only in Flit mode */
-	if (rp) {
-		/* downstream windows of the endpoint's upstream bridge */
-		const struct sim_dev *br = s->ep->parent;
-
-		if (d->ide.k_nr_mem > n && br->mem.present && !s->rp_pref_only)
-			set_assoc(b, n++, &br->mem);
-		if (d->ide.k_nr_mem > n && br->pref.present)
-			set_assoc(b, n++, &br->pref);
-	}
+	if (nr && s->ep->parent->mem.present && !s->rp_pref_only)
+		set_assoc(b, n++, &s->ep->parent->mem);
+	if (n < nr)
+		set_assoc(b, n++, &s->ep->parent->pref);
+	/* "clear extra unused address association blocks" */
 	for (unsigned i = n; i < d->ide.k_nr_mem && i < SIM_MAX_ASSOC; i++)
 		memset(b->assoc[i], 0, sizeof(b->assoc[i]));
 	b->ctl = ctl_value(s, rp, false);

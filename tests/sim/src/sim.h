@@ -455,6 +455,7 @@ int sim_ide_stream_register(struct sim_model *m, struct sim_ide_stream *s);
 void sim_ide_stream_unregister(struct sim_ide_stream *s);
 bool sim_ide_stream_name_taken(const struct sim_model *m,
 			       const struct sim_host_bridge *hb, const char *name);
+unsigned sim_ide_stream_nr_addr(const struct sim_ide_stream *s, bool rp);
 void sim_ide_stream_setup(struct sim_ide_stream *s, bool rp);
 void sim_ide_stream_teardown(struct sim_ide_stream *s, bool rp);
 int sim_ide_stream_enable(struct sim_ide_stream *s, bool rp);

@@ -110,6 +110,55 @@ teardown() {
 	[ "$(sel_reg "$NIC/config" 0 ctl)" = 28c00001 ]
 }
 
+@test "tdx_ide_stream_create(): EFAULT unless exactly one root port association is left" {
+	# no prefetchable window above the NIC: the memory one is forced off and none is left
+	mount_variant '.host_bridges[0].devices[0] |= del(.pref_window) | (.host_bridges[0].devices[0].children[0].bars[0] |= (.base = "0xa4000000" | .size = "0x8000" | .prefetchable = false))'
+	try_write tsm0 "$NIC/tsm/connect"
+	expect_errno "$EFAULT"
+	[ -z "$(cat "$NIC/tsm/connect")" ]
+	[ ! -e "$HB15/stream0.0.0" ]
+	[ ! -e "$S/class/tsm/tsm0/pci0000:15" ]
+	[ "$(cat "$HB15/available_secure_streams")" = 2 ]
+	[ "$(sel_reg "$RP15/config" 0 ctl)" = ff000000 ]
+	[ "$(sel_reg "$NIC/config" 0 ctl)" = ff000000 ]
+	# a root port without address-association blocks: nothing to put the window in
+	teardown_sim
+	mount_variant '.host_bridges[0].devices[0].ide.addr_assoc = 0'
+	try_write tsm0 "$NIC/tsm/connect"
+	expect_errno "$EFAULT"
+	[ -z "$(cat "$NIC/tsm/connect")" ]
+	[ "$(cat "$HB15/available_secure_streams")" = 2 ]
+	# the core helpers alone (generic) connect both: the difference is TDX's
+	teardown_sim
+	mount_variant '.tsms[0] |= (.provider = "generic" | del(.stream_ids, .tdx_module)) | .host_bridges[].streams = 2 | del(.host_bridges[].keyp_streams) | .host_bridges[0].devices[0].ide.addr_assoc = 0'
+	echo tsm0 > "$NIC/tsm/connect"
+	[ "$(cat "$NIC/tsm/connect")" = tsm0 ]
+}
+
+@test "the root port is the TDX module's: config requests, default stream, TEE-limited off; only the endpoint's enable checked" {
+	# a root port whose capability offers config requests and TEE-limited streams
+	mount_variant '.host_bridges[0].devices[0].ide += {"sel_cfg": true, "tee_limited": true}'
+	echo tsm0 > "$NIC/tsm/connect"
+	[ "$(sel_reg "$RP15/config" 0 ctl)" = 28000001 ]
+	[ "$(sel_reg "$NIC/config" 0 ctl)" = 28c00001 ]
+	# the kernel never reads the root port's state: one that stays INSECURE connects
+	teardown_sim
+	mount_variant "$(nic) .faults = {\"insecure\": \"rp\"}"
+	echo tsm0 > "$NIC/tsm/connect"
+	[ "$(cat "$NIC/tsm/connect")" = tsm0 ]
+	[ "$(sel_reg "$RP15/config" 0 sts)" = 00000000 ]
+	[ "$(sel_reg "$NIC/config" 0 sts)" = 00000002 ]
+	# the endpoint's pci_ide_stream_enable() is: ENXIO, everything released
+	teardown_sim
+	mount_variant "$(nic) .faults = {\"insecure\": \"ep\"}"
+	try_write tsm0 "$NIC/tsm/connect"
+	expect_errno "$ENXIO"
+	[ -z "$(cat "$NIC/tsm/connect")" ]
+	[ ! -e "$HB15/stream0.0.0" ]
+	[ "$(cat "$HB15/available_secure_streams")" = 2 ]
+	[ "$(sel_reg "$RP15/config" 0 ctl)" = 00000000 ]
+}
+
 @test "two link TSMs on one host bridge: tsm_ide_streams is keyed by the host bridge alone" {
 	mount_variant "$(second_nic) | .tsms += [{\"id\": 1, \"provider\": \"generic\", \"parent\": \"faux:host_tsm\"}]"
 	T0=$S/class/tsm/tsm0
