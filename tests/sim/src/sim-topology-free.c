@@ -77,8 +77,6 @@ void sim_model_free(struct sim_model *m)
 		free(t->parent_dir);
 		free(t->parent_faux);
 		free(t->module_ids);
-		free(t->tdx_version);
-		free(t->seamldr_version);
 		free(t->parent_platform);
 		free(t);
 	}
@@ -119,5 +117,7 @@ void sim_model_free(struct sim_model *m)
 		free(m->chains[i].data);
 	}
 	free(m->chains);
+	free(m->tdx.version);
+	free(m->tdx.seamldr_version);
 	free(m);
 }

@@ -1306,16 +1306,46 @@ static int parse_hb(struct loader *L, json_object *o)
 	return rc;
 }
 
+/*
+ * The TDX module's versions on the tdx_host faux device (a TSM's "tdx_module"
+ * or the top-level "tdx_host" of a TDX host without TDX Connect): any TDX
+ * host has it (drivers/virt/coco/tdx-host/tdx-host.c, torvalds/linux
+ * 637315cb400e, tdx_host_init()).
+ */
+static int parse_tdx_host(struct loader *L, json_object *mod, const char *what)
+{
+	static const char *const keys[] = { "version", "seamldr_version",
+					    "num_remaining_updates", NULL };
+	struct sim_tdx_host *x = &L->m->tdx;
+	const char *ver = NULL, *ldr = NULL;
+	uint64_t left = 0;
+	int rc;
+
+	if (x->present)
+		return fail(L, "%s: the TDX module is described twice (tdx_host, tdx_module)", what);
+	if (mod) {
+		rc = check_keys(L, mod, what, keys) ?:
+		     get_str(L, mod, "version", &ver, what) ?:
+		     get_str(L, mod, "seamldr_version", &ldr, what) ?:
+		     get_u64(L, mod, "num_remaining_updates", 0, UINT32_MAX, &left, what);
+		if (rc)
+			return rc;
+		if (!ldr && get(mod, "num_remaining_updates"))
+			return fail(L, "%s: num_remaining_updates needs seamldr_version", what);
+	}
+	x->present = true;
+	x->version = strdup(ver ? ver : "1.5.16");
+	x->seamldr_version = ldr ? strdup(ldr) : NULL;
+	x->remaining_updates = (long)left;
+	add_faux(L->m, "tdx_host");
+	return 0;
+}
+
 /* tdx-connect: the link TSM on the tdx_host faux device, the module's Stream IDs and versions */
 static int parse_tdx(struct loader *L, json_object *o, struct sim_tsm *t,
 		     const char *parent)
 {
-	static const char *const keys[] = { "version", "seamldr_version",
-					    "num_remaining_updates", NULL };
 	json_object *ids = get(o, "stream_ids"), *mod = get(o, "tdx_module");
-	const char *ver = NULL, *ldr = NULL;
-	uint64_t left = 0;
-	int rc;
 
 	if (t->provider != PROV_TDX_CONNECT) {
 		if (ids || mod)
@@ -1338,39 +1368,22 @@ static int parse_tdx(struct loader *L, json_object *o, struct sim_tsm *t,
 			APPEND(t->module_ids, t->nr_module_ids, (unsigned)id);
 		}
 	}
-	if (mod) {
-		rc = check_keys(L, mod, "tdx_module", keys) ?:
-		     get_str(L, mod, "version", &ver, "tdx_module") ?:
-		     get_str(L, mod, "seamldr_version", &ldr, "tdx_module") ?:
-		     get_u64(L, mod, "num_remaining_updates", 0, UINT32_MAX, &left,
-			     "tdx_module");
-		if (rc)
-			return rc;
-		if (!ldr && get(mod, "num_remaining_updates"))
-			return fail(L, "%s: num_remaining_updates needs seamldr_version",
-				    t->name);
-	}
-	t->tdx_version = strdup(ver ? ver : "1.5.16");
-	t->seamldr_version = ldr ? strdup(ldr) : NULL;
-	t->remaining_updates = (long)left;
-	return 0;
+	/* a top-level tdx_host already describes the module */
+	if (!mod && L->m->tdx.present)
+		return 0;
+	return parse_tdx_host(L, mod, "tdx_module");
 }
 
 /*
- * The TDX host driver sets every host bridge's pool from ACPI KEYP: the
- * entry's stream count plus one, none without an entry (ABI.md §2.6).
+ * The pools a TDX TSM registered at boot set (tdx_connect_init() ran at
+ * tdx_host's probe): later registrations set them when they happen.
  */
 static void keyp_pools(struct sim_model *m)
 {
-	bool tdx = false;
-
 	for (size_t i = 0; i < m->nr_tsms; i++)
-		tdx |= m->tsms[i]->provider == PROV_TDX_CONNECT;
-	for (size_t i = 0; tdx && m->abi != ABI_NONE && i < m->nr_hbs; i++) {
-		struct sim_host_bridge *hb = m->hbs[i];
-
-		hb->nr_streams = hb->keyp_streams < 0 ? 0 : (unsigned)hb->keyp_streams + 1;
-	}
+		if (m->tsms[i]->provider == PROV_TDX_CONNECT && m->tsms[i]->registered &&
+		    sim_module_live(m, m->tsms[i]->parent_faux))
+			sim_tsm_platform_init(m, m->tsms[i]);
 }
 
 static int parse_tsm(struct loader *L, json_object *o)
@@ -1532,7 +1545,7 @@ static int parse_modules(struct loader *L, json_object *arr)
 int sim_topology_load(const char *file, struct sim_model **out, char **err)
 {
 	static const char *const keys[] = { "abi", "comment", "modules", "faux",
-					    "platform", "drivers", "report",
+					    "platform", "drivers", "report", "tdx_host",
 					    "tsms", "host_bridges", "debugfs", NULL };
 	struct loader L = { 0 };
 	json_object *root, *v;
@@ -1578,6 +1591,8 @@ int sim_topology_load(const char *file, struct sim_model **out, char **err)
 	    (rc = parse_names(&L, v, "platform", add_platform_name)))
 		goto out;
 	if ((v = get(root, "drivers")) && (rc = parse_drivers(&L, v)))
+		goto out;
+	if ((v = get(root, "tdx_host")) && (rc = parse_tdx_host(&L, v, "tdx_host")))
 		goto out;
 	if ((v = get(root, "report")) && (rc = parse_report(&L, v)))
 		goto out;

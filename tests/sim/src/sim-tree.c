@@ -111,25 +111,59 @@ static void prune_links(struct tw *w, const char *dir, const char *prefix,
 	closedir(dh);
 }
 
-/* tdx-host.c: the module version, and the P-SEAMLDR's (admin-only, hidden without runtime updates) */
+/*
+ * firmware_upload_register(dev, "tdx_module") (tdx-host.c seamldr_init(),
+ * torvalds/linux 637315cb400e): a "firmware" class device below tdx_host
+ * with the upload attributes of drivers/base/firmware_loader/sysfs.c
+ * (loading, data) and sysfs_upload.c (status, error, cancel, remaining_size).
+ */
+static void write_fw_upload(struct tw *w, const struct sim_faux *f, bool present)
+{
+	char *dir = sim_xasprintf("%s/firmware/tdx_module", f->dir);
+	char *glue = sim_xasprintf("%s/firmware", f->dir);
+
+	if (!present) {
+		rm(w, "sys/class/firmware", "tdx_module");
+		rm(w, glue, NULL);
+	} else {
+		note(w, sim_fs_mkdir_p(w->root, dir));
+		attr(w, dir, "uevent", "", RW);
+		attr(w, dir, "loading", "0\n", RW);
+		attr(w, dir, "data", "", RW);
+		attr(w, dir, "cancel", "", WO);
+		attr(w, dir, "status", "idle\n", RO);
+		attr(w, dir, "error", "", RO);
+		attr(w, dir, "remaining_size", "0\n", RO);
+		link_to(w, dir, "device", f->dir);
+		link_to(w, dir, "subsystem", "sys/class/firmware");
+		note(w, sim_fs_mkdir_p(w->root, "sys/class/firmware"));
+		link_to(w, "sys/class/firmware", "tdx_module", dir);
+	}
+	free(glue);
+	free(dir);
+}
+
+/*
+ * tdx-host.c (torvalds/linux 637315cb400e): the module version on any TDX
+ * host (tdx_host_group), the P-SEAMLDR's admin-only attributes and the
+ * tdx_module upload device only with runtime updates (seamldr_group_visible(),
+ * seamldr_init()).
+ */
 static void write_tdx_host(struct tw *w, const struct sim_faux *f)
 {
-	const struct sim_tsm *t = NULL;
+	const struct sim_tdx_host *x = &w->m->tdx;
 	char *n;
 
-	for (size_t i = 0; i < w->m->nr_tsms && !t; i++)
-		if (w->m->tsms[i]->provider == PROV_TDX_CONNECT &&
-		    !strcmp(w->m->tsms[i]->parent_faux, f->name))
-			t = w->m->tsms[i];
-	if (!t)
+	if (!x->present || strcmp(f->name, "tdx_host"))
 		return;
-	attrf(w, f->dir, "version", RO, "%s\n", t->tdx_version);
-	n = t->seamldr_version ? sim_xasprintf("%s\n", t->seamldr_version) : NULL;
+	attrf(w, f->dir, "version", RO, "%s\n", x->version);
+	n = x->seamldr_version ? sim_xasprintf("%s\n", x->seamldr_version) : NULL;
 	attr_opt(w, f->dir, "seamldr_version", n, n ? n : "", 0400);
 	free(n);
-	n = sim_xasprintf("%ld\n", t->remaining_updates);
-	attr_opt(w, f->dir, "num_remaining_updates", t->seamldr_version, n, 0400);
+	n = sim_xasprintf("%ld\n", x->remaining_updates);
+	attr_opt(w, f->dir, "num_remaining_updates", x->seamldr_version, n, 0400);
 	free(n);
+	write_fw_upload(w, f, x->seamldr_version);
 }
 
 static void write_faux(struct tw *w, const struct sim_faux *f)
@@ -140,6 +174,8 @@ static void write_faux(struct tw *w, const struct sim_faux *f)
 
 	if (!f->present) {
 		/* faux_device_destroy() */
+		if (w->m->tdx.present && !strcmp(f->name, "tdx_host"))
+			write_fw_upload(w, f, false);
 		rm(w, f->dir, NULL);
 		rm(w, bl, NULL);
 		rm(w, dl, NULL);

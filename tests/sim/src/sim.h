@@ -278,8 +278,13 @@ struct sim_tsm {
 	bool has_module_ids;
 	unsigned *module_ids;
 	size_t nr_module_ids;
-	/* tdx-connect: the tdx_host faux device's attributes (NULL: hidden) */
-	char *tdx_version, *seamldr_version;
+};
+
+/* the tdx_host faux device of a TDX host (drivers/virt/coco/tdx-host/tdx-host.c) */
+struct sim_tdx_host {
+	bool present;		/* a TDX host: faux tdx_host exists while its module is loaded */
+	char *version;		/* the TDX module's (0444) */
+	char *seamldr_version;	/* runtime updates supported: P-SEAMLDR attributes, tdx_module upload */
 	long remaining_updates;
 };
 
@@ -396,6 +401,7 @@ struct sim_model {
 	struct sim_driver *drivers;	/* every PCI driver the topology knows */
 	size_t nr_drivers;
 	bool rc1_links;		/* abi *-rc1: tsmN/streamH.R.E instead of tsmN/pciDDDD:BB */
+	struct sim_tdx_host tdx;
 	bool debugfs;		/* sys/kernel/debug/devices_deferred */
 	struct sim_event *events;
 	size_t nr_events;
@@ -499,6 +505,7 @@ int sim_module_boot(struct sim_model *m, char **err);
 int sim_module_load(struct sim_model *m, const char *name, char **params, size_t n);
 int sim_module_unload(struct sim_model *m, const char *name);
 void sim_tsm_assign_id(struct sim_model *m, struct sim_tsm *t);
+void sim_tsm_platform_init(struct sim_model *m, const struct sim_tsm *t);
 void sim_tsm_unregister_now(struct sim_model *m, struct sim_tsm *t);
 int sim_driver_bind_store(struct sim_model *m, struct sim_driver *drv,
 			  const char *buf, size_t len, bool bind);

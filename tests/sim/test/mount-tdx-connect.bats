@@ -159,6 +159,65 @@ teardown() {
 	[ "$(sel_reg "$RP15/config" 0 ctl)" = 00000000 ]
 }
 
+@test "pools: 256 on every host bridge until tdx_host loads, then KEYP's; unloading keeps them" {
+	mount_variant '.modules[0].loaded = false'
+	[ ! -e "$TDX" ]
+	[ "$(cat "$HB15/available_secure_streams")" = 256 ]
+	[ "$(cat "$HB37/available_secure_streams")" = 256 ]
+	"$SIM" modprobe "$M" tdx_host
+	[ "$(cat "$TDX/version")" = 2.0.08 ]
+	[ "$(cat "$HB15/available_secure_streams")" = 2 ]
+	[ ! -e "$HB37/available_secure_streams" ]
+	"$SIM" modprobe "$M" -r tdx_host
+	[ ! -e "$TDX" ]
+	[ "$(cat "$HB15/available_secure_streams")" = 2 ]
+	[ ! -e "$HB37/available_secure_streams" ]
+}
+
+@test "tdx_host on a TDX host without TDX Connect: version alone, or with the tdx_module upload device" {
+	J=$(mktemp --suffix=.json)
+	jq 'del(.tsms) | .tdx_host = {"version": "1.5.16"}' "$TOPO/tdx-connect-tiny.json" > "$J"
+	T=$(mktemp -d)
+	"$SIM" build "$J" "$T"
+	F=$T/sys/devices/faux/tdx_host
+	[ "$(cat "$F/version")" = 1.5.16 ]
+	[ "$(stat -c %a "$F/version")" = 444 ]
+	[ ! -e "$F/seamldr_version" ]
+	[ ! -e "$F/tsm" ]
+	[ ! -e "$F/firmware" ]
+	[ ! -e "$T/sys/class/tsm" ]
+	[ ! -e "$T/sys/class/firmware/tdx_module" ]
+	# no TDX Connect: tdx_setup_nr_ide_stream() never runs, the pools stay 256
+	[ "$(cat "$T/sys/devices/pci0000:37/available_secure_streams")" = 256 ]
+	# runtime updates: the P-SEAMLDR attributes and firmware_upload_register(dev, "tdx_module")
+	jq 'del(.tsms) | .tdx_host = {"version": "1.5.16", "seamldr_version": "1.5.02", "num_remaining_updates": 7}' "$TOPO/tdx-connect-tiny.json" > "$J"
+	rm -rf "$T"
+	"$SIM" build "$J" "$T"
+	[ "$(cat "$F/seamldr_version")" = 1.5.02 ]
+	[ "$(cat "$F/num_remaining_updates")" = 7 ]
+	U=$F/firmware/tdx_module
+	[ "$(readlink -f "$T/sys/class/firmware/tdx_module")" = "$(readlink -f "$U")" ]
+	[ "$(readlink -f "$U/device")" = "$(readlink -f "$F")" ]
+	[ "$(cat "$U/loading")" = 0 ]
+	[ "$(cat "$U/status")" = idle ]
+	[ "$(cat "$U/remaining_size")" = 0 ]
+	[ "$(stat -c %s "$U/error")" = 0 ]
+	[ "$(stat -c %a "$U/loading")" = 644 ]
+	[ "$(stat -c %a "$U/data")" = 644 ]
+	[ "$(stat -c %a "$U/cancel")" = 200 ]
+	[ "$(stat -c %a "$U/status")" = 444 ]
+	# with TDX Connect the same: the upload device beside tsm/tsm0
+	rm -rf "$T"
+	"$SIM" build "$TOPO/tdx-connect.json" "$T"
+	[ -d "$F/firmware/tdx_module" ]
+	[ -d "$F/tsm/tsm0" ]
+	# the module described twice is an error
+	jq '.tdx_host = {"version": "1.5.16"} | .tsms[0].tdx_module = {"version": "1.5.16"}' "$TOPO/tdx-connect-tiny.json" > "$J"
+	run "$SIM" build "$J" "$T/x"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"described twice"* ]]
+}
+
 @test "two link TSMs on one host bridge: tsm_ide_streams is keyed by the host bridge alone" {
 	mount_variant "$(second_nic) | .tsms += [{\"id\": 1, \"provider\": \"generic\", \"parent\": \"faux:host_tsm\"}]"
 	T0=$S/class/tsm/tsm0
@@ -297,6 +356,33 @@ teardown() {
 	"$SIM" modprobe "$M" tdx_host
 	[ "$(cat "$M/sys/devices/faux/tdx_host/version")" = 2.0.08 ]
 	[ -e "$M/sys/class/tsm/tsm0" ]
+}
+
+@test "modprobe tdx_host: faux device, the tdx_module upload device, then tsm0 (uevents); rmmod in reverse" {
+	NS=$(mktemp)
+	unshare --net="$NS" true || skip "cannot create a network namespace"
+	J=$(mktemp --suffix=.json)
+	jq '.modules[0].loaded = false | .tsms[0].tdx_module.seamldr_version = "2.0.00"' "$TOPO/tdx-connect-tiny.json" > "$J"
+	M=$(mktemp -d)
+	nsenter --net="$NS" "$SIM" mount "$J" "$M"
+	EV=$(mktemp)
+	nsenter --net="$NS" "$BATS_TEST_DIRNAME/../uevent-listen" 6 > "$EV" 2> "$EV.err" &
+	LPID=$!
+	for _ in $(seq 100); do grep -q listening "$EV.err" && break; sleep 0.05; done
+	"$SIM" modprobe "$M" tdx_host
+	"$SIM" modprobe "$M" -r tdx_host
+	wait "$LPID" || true
+	umount "$NS"; rm -f "$NS"
+	grep " /devices/faux/" "$EV" > "$EV.ours" || true
+	run grep -o "^[a-z]* [^ ]* SUBSYSTEM=[a-z]*" "$EV.ours"
+	rm -f "$EV" "$EV.err" "$EV.ours"
+	[ "${lines[0]}" = "add /devices/faux/tdx_host SUBSYSTEM=faux" ]
+	[ "${lines[1]}" = "add /devices/faux/tdx_host/firmware/tdx_module SUBSYSTEM=firmware" ]
+	[ "${lines[2]}" = "add /devices/faux/tdx_host/tsm/tsm0 SUBSYSTEM=tsm" ]
+	[ "${lines[3]}" = "change /devices/faux/tdx_host/tsm/tsm0 SUBSYSTEM=tsm" ]
+	[ "${lines[4]}" = "remove /devices/faux/tdx_host/tsm/tsm0 SUBSYSTEM=tsm" ]
+	[ "${lines[5]}" = "remove /devices/faux/tdx_host/firmware/tdx_module SUBSYSTEM=firmware" ]
+	[ "${lines[6]}" = "remove /devices/faux/tdx_host SUBSYSTEM=faux" ]
 }
 
 @test "topology errors: keyp_streams with streams, a tdx-connect TSM elsewhere, bad stream_ids" {
