@@ -521,20 +521,34 @@ static void do_disconnect(struct sim_model *m, struct sim_dev *d)
 	clear_ctx(d);
 }
 
+/*
+ * disconnect_store() (drivers/pci/tsm/core.c, kernelorg-mirror/linux_kernel_git_devsec_tsm
+ * 7b30e72c28f0): ENXIO without a context, EINVAL unless @buf names the
+ * context's TSM, whichever kind it is. A function 0 locked by a devsec TSM
+ * written its own TSM's name reaches pci_tsm_disconnect() with no DSM
+ * (to_pci_tsm_pf0() is NULL): a kernel oops the simulator reports as EFAULT,
+ * changing nothing (ABI.md §1.2, deviation in tests/sim/README.md).
+ */
 int sim_disconnect(struct sim_model *m, struct sim_dev *d, const char *buf,
 		   size_t len)
 {
-	if (!d->ctx_tsm || d->ctx_dsm != d)
+	struct sim_tsm *holder = d->ctx_tsm ? d->ctx_tsm : d->lock_tsm;
+
+	if (!holder)
 		return -ENXIO;
-	if (!sim_sysfs_streq(buf, len, d->ctx_tsm->name))
+	if (!sim_sysfs_streq(buf, len, holder->name))
 		return -EINVAL;
+	if (!d->ctx_tsm || d->ctx_dsm != d)
+		return -EFAULT;
 	do_disconnect(m, d);
 	return 0;
 }
 
 /*
- * pci_tsm_unregister(): every context of @t goes, the way a disconnect and
- * an unlock take them (streams unregistered, pools refilled, links gone).
+ * pci_tsm_unregister() (drivers/pci/tsm/core.c 7b30e72c28f0): every context
+ * of @t goes, the way a disconnect and an unlock take them (streams
+ * unregistered, pools refilled, links gone) - except a locked TDI with a
+ * driver bound: pci_tsm_unlock() WARNs and keeps it.
  */
 void sim_tsm_teardown(struct sim_model *m, struct sim_tsm *t)
 {
@@ -543,7 +557,7 @@ void sim_tsm_teardown(struct sim_model *m, struct sim_tsm *t)
 
 		if (is_dsm(d) && d->ctx_tsm == t)
 			do_disconnect(m, d);
-		if (d->lock_tsm == t)
+		if (d->lock_tsm == t && !d->driver)
 			sim_unlock_dev(d);
 	}
 	for (size_t i = 0; i < m->nr_devs; i++)
@@ -622,9 +636,15 @@ int sim_boot_connects(struct sim_model *m, char **err)
 	return 0;
 }
 
-/* devsec sample's test-only tsm_bind/tsm_unbind: pci_tsm_bind()/unbind() by name */
-int sim_sample_bind(struct sim_model *m, struct sim_tsm *t, const char *buf,
-		    size_t len, bool bind)
+/*
+ * The devsec sample's test triggers (samples/devsec/link_tsm.c, intel-staging/tdx
+ * 28c48e992e59): tsm_bind_store(), tsm_unbind_store(), tsm_request_store().
+ * ENODEV without such a device (bus_find_device_by_name()), ENXIO unless
+ * this TSM holds its context (pci_tsm_host()); a request goes through
+ * pci_tsm_guest_req(): ENXIO unless bound, then the sample answers 0.
+ */
+int sim_sample_trigger(struct sim_model *m, struct sim_tsm *t, const char *buf,
+		       size_t len, enum sim_sample_op op)
 {
 	struct sim_dev *d = NULL;
 
@@ -633,9 +653,10 @@ int sim_sample_bind(struct sim_model *m, struct sim_tsm *t, const char *buf,
 			d = m->devs[i];
 	if (!d)
 		return -ENODEV;
-	/* only devices whose context this TSM holds */
-	if (d->ctx_tsm != t)
+	if (!t->registered || d->ctx_tsm != t)
 		return -ENXIO;
-	d->bound = bind;
+	if (op == SAMPLE_REQUEST)
+		return d->bound ? 0 : -ENXIO;
+	d->bound = op == SAMPLE_BIND;
 	return 0;
 }

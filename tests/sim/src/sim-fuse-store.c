@@ -82,16 +82,28 @@ static bool faux_attr_is(const char *attr, const char *faux, const char *a,
 	return hit;
 }
 
-/* The devsec sample link TSM whose faux dir holds @attr as tsm_bind/tsm_unbind */
-static struct sim_tsm *sample_trigger(const char *attr, bool *bind)
+/*
+ * The devsec sample link TSM whose faux device holds @attr as tsm_bind,
+ * tsm_unbind or tsm_request: there from module load, whether or not the
+ * TSM registered (faux_device_create_with_groups()).
+ */
+static struct sim_tsm *sample_trigger(const char *attr, enum sim_sample_op *op)
 {
 	for (size_t i = 0; i < sim_fuse.m->nr_tsms; i++) {
 		struct sim_tsm *t = sim_fuse.m->tsms[i];
+		bool bind, req;
 
-		if (t->provider == PROV_DEVSEC_SAMPLE && t->kind == TSM_LINK &&
-		    t->parent_faux && t->pci_ready &&
-		    faux_attr_is(attr, t->parent_faux, "tsm_bind", "tsm_unbind", bind))
+		if (t->provider != PROV_DEVSEC_SAMPLE || t->kind != TSM_LINK || !t->parent_faux ||
+		    !sim_module_live(sim_fuse.m, t->parent_faux))
+			continue;
+		if (faux_attr_is(attr, t->parent_faux, "tsm_bind", "tsm_unbind", &bind)) {
+			*op = bind ? SAMPLE_BIND : SAMPLE_UNBIND;
 			return t;
+		}
+		if (faux_attr_is(attr, t->parent_faux, "tsm_request", "tsm_request", &req)) {
+			*op = SAMPLE_REQUEST;
+			return t;
+		}
 	}
 	return NULL;
 }
@@ -248,6 +260,7 @@ int sim_fuse_write(const char *path, const char *buf, size_t size, off_t off,
 	struct sim_fuse_handle *h = (struct sim_fuse_handle *)(uintptr_t)fi->fh;
 	const char *attr = h->attr;
 	struct sim_driver *drv;
+	enum sim_sample_op sop;
 	struct sim_tsm *t;
 	enum drv_op op;
 	bool bind;
@@ -294,9 +307,9 @@ int sim_fuse_write(const char *path, const char *buf, size_t size, off_t off,
 		pthread_rwlock_unlock(&sim_fuse.rwsem);
 	} else if (h->dev && !strcmp(attr, "config")) {
 		rc = -EPERM;	/* deliberate: the tool must never write config */
-	} else if (!h->dev && (t = sample_trigger(attr, &bind))) {
+	} else if (!h->dev && (t = sample_trigger(attr, &sop))) {
 		pthread_rwlock_wrlock(&sim_fuse.rwsem);
-		rc = sim_sample_bind(sim_fuse.m, t, buf, size, bind);
+		rc = sim_sample_trigger(sim_fuse.m, t, buf, size, sop);
 		sim_tree_sync(sim_fuse.m, sim_fuse.root);
 		pthread_rwlock_unlock(&sim_fuse.rwsem);
 	} else if (!h->dev && !strcmp(attr, CONTROL_FILE)) {

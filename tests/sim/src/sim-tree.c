@@ -166,6 +166,16 @@ static void write_tdx_host(struct tw *w, const struct sim_faux *f)
 	write_fw_upload(w, f, x->seamldr_version);
 }
 
+/* samples/devsec/link_tsm.c devsec_link_groups: with the faux device, from module load */
+static bool has_sample_triggers(const struct sim_model *m, const struct sim_faux *f)
+{
+	for (size_t i = 0; i < m->nr_tsms; i++)
+		if (m->tsms[i]->provider == PROV_DEVSEC_SAMPLE && m->tsms[i]->kind == TSM_LINK &&
+		    m->tsms[i]->parent_faux && !strcmp(m->tsms[i]->parent_faux, f->name))
+			return true;
+	return false;
+}
+
 static void write_faux(struct tw *w, const struct sim_faux *f)
 {
 	char *bl = sim_xasprintf("sys/bus/faux/devices/%s", f->name);
@@ -192,6 +202,11 @@ static void write_faux(struct tw *w, const struct sim_faux *f)
 			    !strcmp(w->m->tsms[i]->parent_faux, f->name);
 	attr_opt(w, f->dir, "certs", evidence, "", RW);
 	attr_opt(w, f->dir, "transcript", evidence, "", RW);
+	if (has_sample_triggers(w->m, f)) {
+		attr(w, f->dir, "tsm_bind", "", WO);
+		attr(w, f->dir, "tsm_unbind", "", WO);
+		attr(w, f->dir, "tsm_request", "", WO);
+	}
 	write_tdx_host(w, f);
 	attr(w, f->dir, "uevent", "DRIVER=faux_driver\n", RW);
 	link_to(w, f->dir, "subsystem", "sys/bus/faux");
@@ -606,12 +621,13 @@ static void write_tsm_group(struct tw *w, struct sim_dev *d)
 			  d->lock_tsm ? d->lock_tsm->name : "";
 	bool con = sim_vis_connect(m, d), dsm = sim_vis_dsm(m, d), bnd = sim_vis_bound(m, d);
 	bool dev = sim_vis_devsec(m, d);
+	/* connect_show() names pdev->tsm's TSM of either kind (drivers/pci/tsm/core.c 7b30e72c28f0) */
 	char *c = sim_xasprintf("%s\n", ctx);
+	/* dsm/bound of a locked function 0 oops in the kernel (no DSM): read empty here */
 	char *s = sim_xasprintf("%s\n", d->ctx_tsm ? d->ctx_dsm->name : "");
 	char *b = sim_xasprintf("%s\n", d->bound ? ctx : "");
-	char *l = sim_xasprintf("%s\n", d->ctx_tsm ? d->ctx_tsm->name : "");
 
-	attr_opt(w, dir, "connect", con, l, RW);
+	attr_opt(w, dir, "connect", con, c, RW);
 	attr_opt(w, dir, "disconnect", con, "", WO);
 	attr_opt(w, dir, "dsm", dsm, s, RO);
 	attr_opt(w, dir, "bound", bnd, b, RO);
@@ -625,8 +641,7 @@ static void write_tsm_group(struct tw *w, struct sim_dev *d)
 		rmdir(p);
 		free(p);
 	}
-	attr_opt(w, d->dir, "authenticated", sim_vis_link_group(m, d), l, RO);
-	free(l);
+	attr_opt(w, d->dir, "authenticated", sim_vis_link_group(m, d), c, RO);
 	free(b);
 	free(s);
 	free(c);
@@ -701,10 +716,9 @@ static bool keep_tsm_stream(struct tw *w, const void *ctx, const char *name)
 }
 
 /* Before tsm_register() (late TSMs) or after tsm_unregister(): no class device. */
-static void remove_tsm(struct tw *w, struct sim_tsm *t, const char *parent)
+static void remove_tsm(struct tw *w, struct sim_tsm *t)
 {
 	char *glue = strdup(t->dir), *slash = strrchr(glue, '/'), *p;
-
 	bool taken = false;
 
 	/* another TSM may carry the number now (ida) */
@@ -722,10 +736,6 @@ static void remove_tsm(struct tw *w, struct sim_tsm *t, const char *parent)
 		free(p);
 	}
 	free(glue);
-	if (t->provider == PROV_DEVSEC_SAMPLE && t->kind == TSM_LINK && t->parent_faux) {
-		rm(w, parent, "tsm_bind");
-		rm(w, parent, "tsm_unbind");
-	}
 }
 
 static void write_tsm(struct tw *w, struct sim_tsm *t)
@@ -739,17 +749,11 @@ static void write_tsm(struct tw *w, struct sim_tsm *t)
 		if (!strcmp(w->m->platform[i].name, t->parent_platform))
 			parent = w->m->platform[i].dir;
 	if (!t->registered) {
-		remove_tsm(w, t, parent);
+		remove_tsm(w, t);
 		return;
 	}
 	note(w, sim_fs_mkdir_p(w->root, t->dir));
 	attr(w, t->dir, "uevent", "", RW);
-	/* the devsec sample's test-only triggers live on its faux device */
-	if (t->provider == PROV_DEVSEC_SAMPLE && t->kind == TSM_LINK &&
-	    t->parent_faux) {
-		attr(w, parent, "tsm_bind", "", WO);
-		attr(w, parent, "tsm_unbind", "", WO);
-	}
 	link_to(w, t->dir, "device", parent);
 	link_to(w, t->dir, "subsystem", "sys/class/tsm");
 	link_to(w, "sys/class/tsm", t->name, t->dir);

@@ -486,8 +486,9 @@ int sim_disconnect(struct sim_model *m, struct sim_dev *d, const char *buf,
 		   size_t len);
 void sim_vanish(struct sim_model *m, struct sim_dev *d);
 int sim_boot_connects(struct sim_model *m, char **err);
-int sim_sample_bind(struct sim_model *m, struct sim_tsm *t, const char *buf,
-		    size_t len, bool bind);
+enum sim_sample_op { SAMPLE_BIND, SAMPLE_UNBIND, SAMPLE_REQUEST };
+int sim_sample_trigger(struct sim_model *m, struct sim_tsm *t, const char *buf,
+		       size_t len, enum sim_sample_op op);
 void sim_tsm_teardown(struct sim_model *m, struct sim_tsm *t);
 
 /* sim-tdisp.c: proposed devsec lock/accept/unlock, driver bind/unbind */

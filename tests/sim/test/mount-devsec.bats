@@ -243,3 +243,19 @@ teardown() {
 	[ "$(cat "$PF1/tsm/bound")" = "" ]
 }
 
+@test "sample tsm_request: pci_tsm_guest_req() is ENXIO unless the function is bound, then the sample answers" {
+	LT=$S/devices/faux/devsec_link_tsm
+	[ "$(stat -c %a "$LT/tsm_request")" = 200 ]
+	try_write 10000:09:00.0 "$LT/tsm_request"
+	expect_errno "$ENODEV"
+	try_write 10000:01:00.0 "$LT/tsm_request"
+	expect_errno "$ENXIO"
+	echo tsm0 > "$PF0/tsm/connect"
+	try_write 10000:01:00.1 "$LT/tsm_request"
+	expect_errno "$ENXIO"
+	echo 10000:01:00.1 > "$LT/tsm_bind"
+	echo 10000:01:00.1 > "$LT/tsm_request"
+	# a request changes nothing
+	[ "$(cat "$PF1/tsm/bound")" = tsm0 ]
+	[ "$(cat "$PF0/tsm/bound")" = "" ]
+}
