@@ -220,6 +220,12 @@ static char *connect_hint(const struct tsm_snapshot *snap, const struct pci_func
 	if (!t)
 		return xstrdup("no link TSM is registered to connect it to");
 	why = snapshot_connect_blocker(snap, d);
+	/* doe_features is every mailbox's: whether SEV-TIO's CMA one has SSESSION, only a try says */
+	if (!why && tsm_is_sev_tio(t) && func_doe_mailboxes_ambiguous(d))
+		return xasprintf("connect it: tsmctl connect %s %s (it has %u DOE mailboxes, and SEV-TIO "
+				 "needs secure SPDM on the one CMA uses, which doe_features cannot "
+				 "show: an EFAULT would say it is elsewhere)", d->bdf, t->name,
+				 d->cfg.nr_doe);
 	if (!why)
 		return xasprintf("connect it: tsmctl connect %s %s", d->bdf, t->name);
 	hint = xasprintf("a connect would fail: %s", why);
@@ -1084,17 +1090,17 @@ static void eval_tdx_addr(struct audit_run *run, struct audit_finding *f,
 	if (pref->valid && !have_pref)
 		audit_text_add(&bad, "the prefetchable window %#" PRIx64 "-%#" PRIx64 " is not programmed",
 			       pref->base, pref->limit);
+	/* tdx_ide_stream_create() refuses (EFAULT) a stream with no association left */
+	if (!pref->valid)
+		audit_text_add(&bad, "the bridge above the endpoint has no prefetchable window, which "
+			       "TDX Connect needs for the stream's one association");
 	if (bad)
 		result_done(run, f, AUDIT_FAIL, NULL, "root port %s block %u: %s (TDX Connect programs "
 			    "the prefetchable window alone)", s->root_port->bdf, s->r, bad);
-	else if (pref->valid)
+	else
 		result_done(run, f, AUDIT_PASS, NULL, "root port %s block %u: the prefetchable window "
 			    "%#" PRIx64 "-%#" PRIx64 " alone, as TDX Connect programs it", s->root_port->bdf,
 			    s->r, pref->base, pref->limit);
-	else
-		result_done(run, f, AUDIT_PASS, NULL, "root port %s block %u: no association, as TDX "
-			    "Connect leaves it without a prefetchable window above the endpoint",
-			    s->root_port->bdf, s->r);
 	free(bad);
 }
 

@@ -1010,6 +1010,45 @@ static void scan_hbs(struct scan_ctx *ctx)
 				stream_read_assoc(ctx, snap->streams[i]);
 }
 
+/*
+ * TDX Connect's association rule (func_tdx_assoc_blocker()) needs the windows
+ * of the bridge above each function a connect could be tried on (16 bytes of
+ * its config) and its root port's IDE layout: read only while a TDX Connect
+ * TSM is registered.
+ */
+static void funcs_read_upstream(struct scan_ctx *ctx)
+{
+	struct cfg_want windows = { CFG_PART_WINDOWS, NULL };
+	const struct tsm_snapshot *snap = ctx->snap;
+	bool tdx = false;
+
+	for (size_t i = 0; i < snap->nr_tsms; i++)
+		tdx |= tsm_is_tdx_connect(snap->tsms[i]);
+	for (size_t i = 0; tdx && i < snap->nr_funcs; i++) {
+		struct pci_func *f = snap->funcs[i];
+		struct pci_cfg cfg;
+		char *up;
+
+		if (!f->has_connect || !f->connect || *f->connect || !f->dir || !strchr(f->dir, '/'))
+			continue;
+		/* and the root port's association blocks (its IDE layout) */
+		if (f->root_port)
+			func_read_config(ctx, f->root_port);
+		up = xstrdup(f->dir);
+		*strrchr(up, '/') = '\0';
+		/* below the host bridge itself (no config above) or a non-bridge: nothing */
+		if (!config_read(ctx, up, &windows, &cfg)) {
+			if (cfg.header_valid && cfg.header_type == 1) {
+				f->upstream = xstrdup(path_base(up));
+				f->up_mem = cfg.mem_window;
+				f->up_pref = cfg.pref_window;
+			}
+			pci_cfg_release(&cfg);
+		}
+		free(up);
+	}
+}
+
 /* ---- PCI functions ---- */
 
 /* Read a function when its tsm/ entry exists (a provider's glue dir is not the group). */
@@ -1209,6 +1248,7 @@ void snapshot_scan(struct tsm_snapshot *snap, unsigned int flags)
 		scan_hbs(ctx);
 	if (flags & (SCAN_DEVICES | SCAN_ALL_FUNCS))
 		scan_funcs(ctx);
+	funcs_read_upstream(ctx);
 	if (snap->nr_funcs)
 		qsort(snap->funcs, snap->nr_funcs, sizeof(*snap->funcs), func_cmp);
 	link_model(snap, flags & SCAN_STREAMS);

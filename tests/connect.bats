@@ -150,6 +150,23 @@ sel_reg() {
 	[ "$(cat "$(dev 0000:42:00.0)/tsm/connect")" = "" ]
 }
 
+@test "EFAULT: SEV-TIO with secure SPDM on another DOE mailbox than CMA's: the likely cause named" {
+	jq '(.. | objects | select(.bdf? == "0000:81:00.0")).doe = [["0001:01"], ["0001:02"]]' \
+		"$TOPO/sev-tio.json" > "$BATS_TEST_TMPDIR/mailboxes.json"
+	ROOT=$(mktemp -d "$BATS_TEST_TMPDIR/live.XXXXXX")
+	"$SIM" mount "$BATS_TEST_TMPDIR/mailboxes.json" "$ROOT"
+	# doe_features shows both features: audit cannot rule the connect out, and says why not
+	run --separate-stderr t audit -J -d 81:00.0
+	json_is '[.checks[] | select(.id == "device.connected") | [.status, .hint]] | .[0]' \
+		'["warn","connect it: tsmctl connect 0000:81:00.0 tsm0 (it has 2 DOE mailboxes, and SEV-TIO needs secure SPDM on the one CMA uses, which doe_features cannot show: an EFAULT would say it is elsewhere)"]'
+	run --separate-stderr t connect 81:00.0 tsm0
+	expect_status 1
+	[ "${lines[0]}" = "0000:81:00.0: failed (EFAULT)" ]
+	[ "$stderr" = "tsmctl connect 0000:81:00.0: tsm0 needs secure SPDM on the DOE mailbox it uses for CMA, and the device has 2 DOE mailboxes: secure SPDM (0001:02) is likely on another one (the kernel logs \"CMA DOE MB must support SSESSION\"); otherwise the stream allocation failed, see the kernel log; nothing is left behind (tsm/connect reads empty, no stream) (EFAULT)" ]
+	[ "$(cat "$(dev 0000:81:00.0)/tsm/connect")" = "" ]
+	[ "$(avail pci0000:80)" = 256 ]
+}
+
 @test "fault knobs: EIO after setup (SEV-TIO), EIO after register and ETIMEDOUT after enable are rolled back" {
 	mount_live connect-sev-tio
 	run --separate-stderr t connect 47:00.0 tsm0

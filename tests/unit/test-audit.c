@@ -509,6 +509,59 @@ static void connect_blockers(void)
 	else
 		failed++, printf("FAIL connect_blockers: Arm CCA held to the stream rules: %s\n", why);
 	free(why);
+
+	/* SEV-TIO, two DOE mailboxes, both features: doe_features cannot rule the connect out */
+	h.tsm.provider = "0000:00:18.0";
+	h.tsm.driver = "ccp";
+	h.ep.cfg.pcie_type = PCIE_TYPE_ENDPOINT;
+	h.ep.cfg.nr_doe = 2;
+	why = func_connect_blocker(&h.ep, &h.tsm);
+	if (!why && func_doe_mailboxes_ambiguous(&h.ep))
+		passed++;
+	else
+		failed++, printf("FAIL connect_blockers: two mailboxes with both features: %s\n",
+				 why ? why : "not ambiguous");
+	free(why);
+	h.ep.cfg.nr_doe = 1;
+	if (!func_doe_mailboxes_ambiguous(&h.ep))
+		passed++;
+	else
+		failed++, printf("FAIL connect_blockers: one mailbox is ambiguous\n");
+
+	/* TDX Connect: exactly one root port association, the prefetchable window (tdx-host.c) */
+	h.tsm.driver = NULL;
+	h.tsm.provider = "tdx_host";
+	h.rp_block.cap = 2;			/* two association blocks */
+	h.ep.upstream = "0000:40:01.0";
+	h.ep.up_mem.valid = true;		/* a memory window only */
+	run(&h, false, &rep);
+	EXPECT(&rep, "device.connected", EP, AUDIT_SKIP,
+	       "the bridge above it (0000:40:01.0) has no prefetchable memory window");
+	audit_report_free(&rep);
+	h.ep.up_pref.valid = true;
+	why = func_connect_blocker(&h.ep, &h.tsm);
+	if (!why)
+		passed++;
+	else
+		failed++, printf("FAIL connect_blockers: TDX with a prefetchable window: %s\n", why);
+	free(why);
+	h.rp_block.cap = 0;			/* no association block in the root port */
+	why = func_connect_blocker(&h.ep, &h.tsm);
+	if (why && strstr(why, "its root port 0000:40:01.0 has no IDE address-association blocks"))
+		passed++;
+	else
+		failed++, printf("FAIL connect_blockers: TDX root port without associations: %s\n",
+				 why ? why : "-");
+	free(why);
+	/* only TDX Connect has that rule: the generic helpers take whatever there is */
+	h.tsm.provider = "0000:00:18.0";
+	why = func_connect_blocker(&h.ep, &h.tsm);
+	if (!why)
+		passed++;
+	else
+		failed++, printf("FAIL connect_blockers: the TDX rule held against another TSM: %s\n",
+				 why);
+	free(why);
 }
 
 /* tsm/ there but not readable: its files are unknown, nothing is claimed about them. */
