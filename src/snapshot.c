@@ -110,6 +110,20 @@ enum tsm_stream_links tsm_stream_links(const struct tsm *t)
 }
 
 
+bool func_is_devsec_sample_port(const struct pci_func *f)
+{
+	static const char bus[] = "sys/devices/faux/devsec_bus/";
+	const char *rest;
+
+	if (!f || !f->hb || !f->hb->dir || !f->dir || strncmp(f->hb->dir, bus, sizeof(bus) - 1))
+		return false;
+	/* a function right below that host bridge, with the sample's ids where known */
+	rest = f->dir + strlen(f->hb->dir);
+	if (strncmp(f->dir, f->hb->dir, strlen(f->hb->dir)) || *rest != '/' || strchr(rest + 1, '/'))
+		return false;
+	return !f->ids_known || (f->cfg.vendor_id == 0x8086 && f->cfg.device_id == 0xffff);
+}
+
 bool hb_has_tsm(const struct host_bridge *hb, const struct tsm *t)
 {
 	for (size_t i = 0; i < hb->nr_tsms; i++)

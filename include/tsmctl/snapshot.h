@@ -312,6 +312,12 @@ char *func_connect_blocker(const struct pci_func *f, const struct tsm *t);
  */
 char *func_tdx_assoc_blocker(const struct pci_func *f);
 /*
+ * The devsec sample's emulated root port (samples/devsec/bus.c, ABI.md §4):
+ * it only stores register writes and the sample enables the endpoint alone,
+ * so its IDE blocks never read enabled or SECURE: a rig, not a fault.
+ */
+bool func_is_devsec_sample_port(const struct pci_func *f);
+/*
  * SEV-TIO's rule on DOE mailboxes (ABI.md §2.5): secure SPDM on the mailbox
  * CMA uses. doe_features is the union of every mailbox's features, so with
  * more than one mailbox in config space only the connect can tell; true then.

@@ -246,6 +246,45 @@ static void insecure_partner(void)
 	audit_report_free(&rep);
 }
 
+/*
+ * The devsec sample's rig: its emulated root port is never enabled (the sample
+ * enables the endpoint alone), so the root port's side is a skip with the
+ * reason; the endpoint's side is still judged, and any other port still fails.
+ */
+static void devsec_sample_rig(void)
+{
+	struct audit_report rep;
+	struct host h;
+
+	host_init(&h);
+	h.hb.name = "pci10000:00";
+	h.hb.dir = "sys/devices/faux/devsec_bus/pci10000:00";
+	h.rp.dir = "sys/devices/faux/devsec_bus/pci10000:00/10000:00:00.0";
+	h.rp.cfg.vendor_id = 0x8086;
+	h.rp.cfg.device_id = 0xffff;
+	h.rp_block.regs.enabled = false;
+	h.rp_block.regs.state = IDE_STATE_INSECURE;
+	h.rp_block.regs.ctl = 0x00800000;
+	run(&h, false, &rep);
+	EXPECT(&rep, "stream.enabled", "pci10000:00/stream0.0.0", AUDIT_SKIP,
+	       "the devsec sample's emulated root port only stores register writes");
+	EXPECT(&rep, "stream.secure", "pci10000:00/stream0.0.0", AUDIT_SKIP,
+	       "root port 0000:40:01.0 block 0 INSECURE");
+	audit_report_free(&rep);
+	/* the endpoint's own side still fails */
+	h.ep_block.regs.state = IDE_STATE_INSECURE;
+	run(&h, false, &rep);
+	EXPECT(&rep, "stream.secure", "pci10000:00/stream0.0.0", AUDIT_FAIL, "endpoint 0000:41:00.0");
+	EXPECT(&rep, "stream.enabled", "pci10000:00/stream0.0.0", AUDIT_SKIP, NULL);
+	audit_report_free(&rep);
+	/* another port of that bus (not the sample's ids) is held to the rule */
+	h.ep_block.regs.state = IDE_STATE_SECURE;
+	h.rp.cfg.device_id = 0x1234;
+	run(&h, false, &rep);
+	EXPECT(&rep, "stream.enabled", "pci10000:00/stream0.0.0", AUDIT_FAIL, "root port");
+	audit_report_free(&rep);
+}
+
 /* The endpoint received an IDE Fail message. */
 static void ide_fail(void)
 {
@@ -637,6 +676,7 @@ int main(void)
 {
 	healthy();
 	insecure_partner();
+	devsec_sample_rig();
 	ide_fail();
 	dangling_stream();
 	exhausted_pool();
