@@ -375,6 +375,14 @@ static void func_read_driver(struct pci_func *f)
 	free(path);
 }
 
+/* Does TEXT name a registered devsec TSM (pci_mode devsec)? */
+static bool names_devsec_tsm(const struct tsm_snapshot *snap, const char *text)
+{
+	const struct tsm *t = text && *text ? snapshot_find_tsm(snap, text) : NULL;
+
+	return t && streq(t->mode, "devsec");
+}
+
 /* tsm/connect is read for streams and for devices: once. */
 static void func_read_connect(struct tsm_snapshot *snap, struct pci_func *f)
 {
@@ -388,6 +396,11 @@ static void func_read_connect(struct tsm_snapshot *snap, struct pci_func *f)
 	f->connect_err = check_format(f->connect, f->connect_err, tsm_name_ok(f->connect));
 	if (func_connected(f))
 		f->connected_tsm = snapshot_find_tsm(snap, f->connect);
+	/* connect_show() (staging core.c) names a devsec TSM's lock too: no connection */
+	if (names_devsec_tsm(snap, f->connect)) {
+		f->connect[0] = '\0';
+		f->connected_tsm = NULL;
+	}
 	free(tsmdir);
 }
 
@@ -426,6 +439,9 @@ static void func_read_tsm(struct tsm_snapshot *snap, struct pci_func *f)
 	f->auth_err = check_format(f->authenticated, f->auth_err,
 				   tsm_name_ok(f->authenticated) || streq(f->authenticated, "1") ||
 				   streq(f->authenticated, "0"));
+	/* authenticated is connect_show() as well: a lock is no authentication by a link TSM */
+	if (names_devsec_tsm(snap, f->authenticated))
+		f->authenticated[0] = '\0';
 	free(tsmdir);
 
 	tsmdir = path_join(f->dir, "doe_features");
