@@ -17,6 +17,7 @@
 
 #define PCI_DEVICES	"sys/bus/pci/devices"
 #define TSM_CLASS	"sys/class/tsm"
+#define TDX_HOST_VERSION	"sys/devices/faux/tdx_host/version"
 
 /* ---- function cache: open hashing on the BDF string ---- */
 
@@ -667,6 +668,12 @@ static void scan_tsms(struct scan_ctx *ctx)
 	char **names;
 	size_t n;
 
+	/* tdx-host.c: the TDX module's version on any TDX host, with TDX Connect or without */
+	if (sysfs_read_text(TDX_HOST_VERSION, &snap->tdx_module_version) ||
+	    !*snap->tdx_module_version) {
+		free(snap->tdx_module_version);
+		snap->tdx_module_version = NULL;
+	}
 	snap->tsm_class_err = sysfs_list(TSM_CLASS, &names, &n);
 	if (snap->tsm_class_err)
 		return;

@@ -488,6 +488,7 @@ void snapshot_free(struct tsm_snapshot *snap)
 	for (size_t i = 0; i < snap->nr_bad_tsms; i++)
 		free(snap->bad_tsms[i].name);
 	free(snap->bad_tsms);
+	free(snap->tdx_module_version);
 	free(snap->tsms);
 	free(snap->streams);
 	free(snap->hbs);

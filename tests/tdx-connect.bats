@@ -197,6 +197,22 @@ no_pref() {
 	has device.connected 0000:16:00.0 skip "its root port 0000:15:01.0 has no IDE address-association blocks"
 }
 
+@test "list: the TDX module's version on a TDX host without TDX Connect (no TSM), said on stderr" {
+	ROOT=$BATS_TEST_TMPDIR/no-connect
+	jq 'del(.tsms) | .tdx_host = {"version": "1.5.16", "seamldr_version": "1.5.02"}' \
+		"$TOPO/tdx-connect-tiny.json" > "$BATS_TEST_TMPDIR/no-connect.json"
+	"$SIM" build "$BATS_TEST_TMPDIR/no-connect.json" "$ROOT"
+	run --separate-stderr t list
+	expect_status 0
+	[[ "$stderr" == *"tsmctl list: a TDX host: tdx_host shows TDX module 1.5.16, but it registered no TSM (its kernel driver or the TDX module has no TDX Connect)"* ]]
+	run --separate-stderr t list -J
+	json_is '.tsms' '[]'
+	# with TDX Connect the version is a column (above), and nothing more is said
+	ROOT=$(static_tree tdx-connect)
+	run --separate-stderr t list
+	[ -z "$stderr" ]
+}
+
 @test "audit: clean on the TDX host; the no-pool device is skip, the TDX TSM named, the RP association checked" {
 	ROOT=$(static_tree tdx-connect)
 	run --separate-stderr t audit -J

@@ -176,6 +176,8 @@ struct tsm_snapshot {
 	bool any_needs_root;	/* some config space came back as 64 bytes */
 	size_t nr_cfg_unreadable;	/* config files that could not be read at all */
 	int cfg_unreadable_err;		/* the first one's -errno */
+	/* faux tdx_host's version: the TDX module's, on any TDX host, TSM or not (ABI.md §2.6) */
+	char *tdx_module_version;
 };
 
 /* What a command needs; the scan does no more than that. */
