@@ -369,10 +369,11 @@ void sim_ide_stream_disable(struct sim_ide_stream *s, bool rp)
  * tsm_ide_stream_register(). The 6.19-rc1 form (a4438f06b1db) linked
  * tsmN/streamH.R.E, EEXIST when another host bridge's stream of this TSM
  * already has the name (why it was reverted). The proposed form
- * (drivers/virt/coco/tsm-core.c, kernelorg-mirror/linux_kernel_git_devsec_tsm
- * 5b357ff9acbb) keeps one tsm_ide_streams entry per host bridge, whatever
- * the TSM: the first stream's TSM gets tsmN/pciDDDD:BB, later ones only
- * count (create_streams(), kref_get()).
+ * (drivers/virt/coco/tsm-core.c as posted with "PCI/TSM: Report active IDE
+ * streams per host bridge", intel-lab-lkp/linux 14f81181a285) keeps one
+ * tsm_ide_streams entry per host bridge, whatever the TSM: the first
+ * stream's TSM gets tsmN/pciDDDD:BB, later ones only count
+ * (create_streams(), kref_get()).
  */
 int sim_tsm_stream_register(struct sim_model *m, struct sim_ide_stream *s)
 {
