@@ -343,18 +343,28 @@ static int sample_connect(struct sim_model *m, struct sim_tsm *t,
 	return connect_finish(m, d, s, false);
 }
 
+/* pci_ide_stream_alloc() for @t's stream (ENOMEM when it fails), then the alloc-stage fault */
+static int stream_alloc_for(struct sim_model *m, struct sim_tsm *t, struct sim_dev *d,
+			    struct sim_ide_stream **s)
+{
+	int rc = sim_ide_stream_alloc(m, d, s);
+
+	if (rc)
+		return -ENOMEM;
+	(*s)->tsm = t;
+	if (fault_hits(d, STAGE_ALLOC, &rc))
+		return connect_abort(m, *s, rc);
+	return 0;
+}
+
 /* A link TSM that uses the core helpers in their documented order (ABI.md §2.3): a guess */
 static int generic_connect(struct sim_model *m, struct sim_tsm *t, struct sim_dev *d)
 {
 	struct sim_ide_stream *s;
-	int rc;
+	int rc = stream_alloc_for(m, t, d, &s);
 
-	rc = sim_ide_stream_alloc(m, d, &s);
 	if (rc)
-		return -ENOMEM;
-	s->tsm = t;
-	if (fault_hits(d, STAGE_ALLOC, &rc))
-		return connect_abort(m, s, rc);
+		return rc;
 	/* lowest Stream ID free on this host bridge; 255 stays reserved */
 	for (int i = 0; i < SIM_RESERVED_ID && s->stream_id < 0; i++)
 		if (!s->hb->ids[i])
@@ -420,13 +430,11 @@ static int tdx_stream_create(struct sim_model *m, struct sim_tsm *t,
 static int tdx_connect(struct sim_model *m, struct sim_tsm *t, struct sim_dev *d)
 {
 	struct sim_ide_stream *s;
-	int rc;
+	int rc = stream_alloc_for(m, t, d, &s);
 
-	rc = sim_ide_stream_alloc(m, d, &s);
 	if (rc)
-		return -ENOMEM;
-	s->tsm = t;
-	if (fault_hits(d, STAGE_ALLOC, &rc) || (rc = tdx_stream_create(m, t, s)))
+		return rc;
+	if ((rc = tdx_stream_create(m, t, s)))
 		return connect_abort(m, s, rc);
 	rc = sim_ide_stream_register(m, s);
 	if (rc || fault_hits(d, STAGE_REGISTER, &rc))

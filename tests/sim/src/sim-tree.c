@@ -111,6 +111,21 @@ static void prune_links(struct tw *w, const char *dir, const char *prefix,
 	closedir(dh);
 }
 
+/* Class device DIR (class CLASS, NAME) of OWNER: uevent, device, subsystem, sys/class/CLASS/NAME */
+static void write_class_dev(struct tw *w, const char *class, const char *name, const char *dir,
+			    const char *owner)
+{
+	char *cls = sim_xasprintf("sys/class/%s", class);
+
+	note(w, sim_fs_mkdir_p(w->root, dir));
+	attr(w, dir, "uevent", "", RW);
+	link_to(w, dir, "device", owner);
+	link_to(w, dir, "subsystem", cls);
+	note(w, sim_fs_mkdir_p(w->root, cls));
+	link_to(w, cls, name, dir);
+	free(cls);
+}
+
 /*
  * firmware_upload_register(dev, "tdx_module") (tdx-host.c seamldr_init(),
  * torvalds/linux 637315cb400e): a "firmware" class device below tdx_host
@@ -126,18 +141,13 @@ static void write_fw_upload(struct tw *w, const struct sim_faux *f, bool present
 		rm(w, "sys/class/firmware", "tdx_module");
 		rm(w, glue, NULL);
 	} else {
-		note(w, sim_fs_mkdir_p(w->root, dir));
-		attr(w, dir, "uevent", "", RW);
+		write_class_dev(w, "firmware", "tdx_module", dir, f->dir);
 		attr(w, dir, "loading", "0\n", RW);
 		attr(w, dir, "data", "", RW);
 		attr(w, dir, "cancel", "", WO);
 		attr(w, dir, "status", "idle\n", RO);
 		attr(w, dir, "error", "", RO);
 		attr(w, dir, "remaining_size", "0\n", RO);
-		link_to(w, dir, "device", f->dir);
-		link_to(w, dir, "subsystem", "sys/class/firmware");
-		note(w, sim_fs_mkdir_p(w->root, "sys/class/firmware"));
-		link_to(w, "sys/class/firmware", "tdx_module", dir);
 	}
 	free(glue);
 	free(dir);
@@ -307,14 +317,10 @@ static void write_pci_bus(struct tw *w, const char *owner, unsigned domain,
 	if (!present) {
 		rm(w, "sys/class/pci_bus", name);
 	} else {
-		note(w, sim_fs_mkdir_p(w->root, dir));
-		attr(w, dir, "uevent", "", RW);
+		write_class_dev(w, "pci_bus", name, dir, owner);
 		attr(w, dir, "cpuaffinity", "ff\n", RO);
 		attr(w, dir, "cpulistaffinity", "0-7\n", RO);
 		attr(w, dir, "rescan", "", WO);
-		link_to(w, dir, "device", owner);
-		link_to(w, dir, "subsystem", "sys/class/pci_bus");
-		link_to(w, "sys/class/pci_bus", name, dir);
 	}
 	free(dir);
 	free(name);

@@ -26,6 +26,20 @@ mount_jq() {
 	mount_sim "$J"
 }
 
+# mount_listening FILE SECONDS: mount topology FILE in a fresh network namespace ($NS,
+# $M) and listen there for SECONDS (events to $EV, pid $LPID); skips without namespaces.
+# End with: wait "$LPID"; umount "$NS".
+mount_listening() {
+	NS=$(mktemp)
+	unshare --net="$NS" true || skip "cannot create a network namespace"
+	M=$(mktemp -d)
+	nsenter --net="$NS" "$SIM" mount "$1" "$M"
+	EV=$(mktemp)
+	nsenter --net="$NS" "$BATS_TEST_DIRNAME/../uevent-listen" "$2" > "$EV" 2> "$EV.err" &
+	LPID=$!
+	for _ in $(seq 100); do grep -q listening "$EV.err" && break; sleep 0.05; done
+}
+
 teardown_sim() {
 	if [ -n "${M:-}" ]; then
 		if mountpoint -q "$M"; then

@@ -173,15 +173,8 @@ mp() {
 }
 
 @test "module load and removal send the bus's uevents (private network namespace)" {
-	NS=$(mktemp)
-	unshare --net="$NS" true || skip "cannot create a network namespace"
 	teardown_sim
-	M=$(mktemp -d)
-	nsenter --net="$NS" "$SIM" mount "$TOPO/devsec-staging.json" "$M"
-	EV=$(mktemp)
-	nsenter --net="$NS" "$BATS_TEST_DIRNAME/../uevent-listen" 5 > "$EV" 2> "$EV.err" &
-	LPID=$!
-	for _ in $(seq 100); do grep -q listening "$EV.err" && break; sleep 0.05; done
+	mount_listening "$TOPO/devsec-staging.json" 5
 	"$SIM" modprobe "$M" devsec_link_tsm
 	"$SIM" modprobe "$M" devsec_bus
 	"$SIM" modprobe "$M" -r devsec_bus

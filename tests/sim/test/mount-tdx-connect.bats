@@ -359,16 +359,9 @@ teardown() {
 }
 
 @test "modprobe tdx_host: faux device, the tdx_module upload device, then tsm0 (uevents); rmmod in reverse" {
-	NS=$(mktemp)
-	unshare --net="$NS" true || skip "cannot create a network namespace"
 	J=$(mktemp --suffix=.json)
 	jq '.modules[0].loaded = false | .tsms[0].tdx_module.seamldr_version = "2.0.00"' "$TOPO/tdx-connect-tiny.json" > "$J"
-	M=$(mktemp -d)
-	nsenter --net="$NS" "$SIM" mount "$J" "$M"
-	EV=$(mktemp)
-	nsenter --net="$NS" "$BATS_TEST_DIRNAME/../uevent-listen" 6 > "$EV" 2> "$EV.err" &
-	LPID=$!
-	for _ in $(seq 100); do grep -q listening "$EV.err" && break; sleep 0.05; done
+	mount_listening "$J" 6
 	"$SIM" modprobe "$M" tdx_host
 	"$SIM" modprobe "$M" -r tdx_host
 	wait "$LPID" || true
