@@ -4,27 +4,47 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fuse.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim-fuse.h"
 
-/* kobject uevent_store(): only the known actions are accepted */
-static int uevent_store(const char *buf, size_t len)
+/*
+ * drivers/base/core.c uevent_store() → lib/kobject_uevent.c kobject_synth_uevent():
+ * the event, with SYNTH_UUID, for the object whose uevent file PATH is. An object
+ * without a bus or class is filtered (dev_uevent_filter()): nothing sent, no error.
+ */
+static int uevent_store(const char *path, const char *buf, size_t len)
 {
-	static const char *const actions[] = { "add", "remove", "change",
-					       "move", "online", "offline",
-					       "bind", "unbind", NULL };
+	char *dir, *link, target[PATH_MAX], **envp;
+	const char *action;
+	ssize_t n;
+	int rc;
 
-	for (const char *const *a = actions; *a; a++) {
-		size_t n = strlen(*a);
-
-		if (len >= n && !memcmp(buf, *a, n) &&
-		    (len == n || buf[n] == '\n' || buf[n] == ' ' || !buf[n]))
-			return 0;
+	rc = sim_uevent_synth_parse(buf, len, &action, &envp);
+	if (rc)
+		return rc;
+	dir = strndup(path + 1, strlen(path + 1) - strlen("/uevent"));
+	link = dir ? sim_xasprintf("%s/%s/subsystem", sim_fuse.root, dir) : NULL;
+	if (!link) {
+		sim_uevent_env_free(envp);
+		free(dir);
+		return -ENOMEM;
 	}
-	return -EINVAL;
+	pthread_rwlock_rdlock(&sim_fuse.rwsem);
+	n = readlink(link, target, sizeof(target) - 1);
+	pthread_rwlock_unlock(&sim_fuse.rwsem);
+	if (n > 0 && sim_fuse.uevents_ok) {
+		target[n] = '\0';
+		rc = sim_uevent_send(action, dir, sim_fuse_base_name(target), envp);
+	}
+	sim_uevent_env_free(envp);
+	free(link);
+	free(dir);
+	return rc;
 }
 
 /* A store to one of the device's tsm/ attributes, under pci_tsm_rwsem. */
@@ -149,7 +169,7 @@ static void flush_events(void)
 	pthread_rwlock_unlock(&sim_fuse.rwsem);
 	for (size_t i = 0; i < n; i++) {
 		if (sim_fuse.uevents_ok)
-			sim_uevent_send(ev[i].action, ev[i].dir, ev[i].subsystem);
+			sim_uevent_send(ev[i].action, ev[i].dir, ev[i].subsystem, NULL);
 		free(ev[i].action);
 		free(ev[i].dir);
 		free(ev[i].subsystem);
@@ -315,7 +335,7 @@ int sim_fuse_write(const char *path, const char *buf, size_t size, off_t off,
 	} else if (!h->dev && !strcmp(attr, CONTROL_FILE)) {
 		rc = control_store(buf, size);
 	} else if (!strcmp(sim_fuse_base_name(attr), "uevent")) {
-		rc = uevent_store(buf, size);
+		rc = uevent_store(h->path, buf, size);
 	} else {
 		rc = -EOPNOTSUPP;	/* e.g. sriov_numvfs: not simulated */
 	}

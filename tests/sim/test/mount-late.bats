@@ -146,3 +146,27 @@ listen() {
 	run bash -c "echo 'drop 0000:99:00.0 ep' > '$C'"
 	[ "$status" -ne 0 ]
 }
+
+@test "a store to uevent sends the synthetic event with SYNTH_UUID; bad arguments are EINVAL" {
+	# lib/kobject_uevent.c kobject_synth_uevent(), kobject_action_type(), kobject_action_args()
+	late_topology '{}'
+	listen 4
+	M=$(mktemp -d)
+	in_ns "$SIM" mount "$J" "$M"
+	S=$M/sys
+	tsm=/devices/pci0000:00/0000:00:07.1/0000:02:00.1/tsm/tsm0
+	echo add > "$S/class/tsm/tsm0/uevent"
+	uuid=0b6f7c1e-2d3a-4b5c-8d9e-0f1a2b3c4d5e
+	printf 'change %s A=1 key2=v' "$uuid" > "$S/bus/pci/devices/0000:81:00.0/uevent"
+	for bad in 'frob' 'ad' 'add ' 'add nouuid' "add $uuid A" "add $uuid =1" "add $uuid A=" "add $uuid A-b=1" "add ${uuid}x"; do
+		run bash -c 'printf "%s" "$1" > "$2"' _ "$bad" "$S/class/tsm/tsm0/uevent"
+		[ "$status" -ne 0 ]
+		[[ "$output" == *"Invalid argument"* ]] || { echo "$bad: $output"; false; }
+	done
+	echo add > "$S/devices/pci0000:00/uevent"	# no bus, no class: dev_uevent_filter() drops it
+	wait "$LPID"
+	run grep ' SENDER=[1-9]' "$EV"	# the simulator's, not the kernel's own (port 0)
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[0]}" == "add $tsm SUBSYSTEM=tsm SEQNUM=1 SENDER="*" SYNTH_UUID=0" ]]
+	[[ "${lines[1]}" == "change /devices/pci0000:80/0000:80:01.1/0000:81:00.0 SUBSYSTEM=pci SEQNUM=2 SENDER="*" SYNTH_UUID=$uuid SYNTH_ARG_A=1 SYNTH_ARG_key2=v" ]]
+}
