@@ -28,6 +28,12 @@ late_topology() {
 	jq ".tsms[0] += $1 | del(.. | .connected?)" "$TOPO/sev-tio.json" > "$J"
 }
 
+# Mount $J live in the namespace at $M.
+mount_in_ns() {
+	M=$(mktemp -d)
+	in_ns "$SIM" mount "$J" "$M"
+}
+
 # Start the listener in the namespace; events go to $EV once it is bound.
 listen() {
 	EV=$(mktemp)
@@ -43,8 +49,7 @@ listen() {
 @test "register_after_ms: tsmN and the tsm/ groups appear later, add then change" {
 	late_topology '{ "register_after_ms": 1500 }'
 	listen 6
-	M=$(mktemp -d)
-	in_ns "$SIM" mount "$J" "$M"
+	mount_in_ns
 	S=$M/sys
 	# the class exists (the TSM core is loaded), the device does not yet
 	[ -d "$S/class/tsm" ]
@@ -72,8 +77,7 @@ listen() {
 @test "uevents: false registers without a word on the netlink socket" {
 	late_topology '{ "register_after_ms": 300, "uevents": false }'
 	listen 2
-	M=$(mktemp -d)
-	in_ns "$SIM" mount "$J" "$M"
+	mount_in_ns
 	wait "$LPID"
 	[ -e "$M/sys/class/tsm/tsm0" ]
 	[ -f "$M/sys/bus/pci/devices/0000:81:00.0/tsm/connect" ]
@@ -91,8 +95,7 @@ listen() {
 
 @test "control: register, unregister (tearing a connection down), errors" {
 	late_topology '{ "register_manually": true }'
-	M=$(mktemp -d)
-	in_ns "$SIM" mount "$J" "$M"
+	mount_in_ns
 	C=$M/tsm-sim-control
 	[ "$(stat -c %a "$C")" = 200 ]
 	sleep 0.3
@@ -151,8 +154,7 @@ listen() {
 	# lib/kobject_uevent.c kobject_synth_uevent(), kobject_action_type(), kobject_action_args()
 	late_topology '{}'
 	listen 4
-	M=$(mktemp -d)
-	in_ns "$SIM" mount "$J" "$M"
+	mount_in_ns
 	S=$M/sys
 	tsm=/devices/pci0000:00/0000:00:07.1/0000:02:00.1/tsm/tsm0
 	echo add > "$S/class/tsm/tsm0/uevent"
