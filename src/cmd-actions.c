@@ -410,15 +410,25 @@ static char *with_note(char *msg, char *note)
 	return s;
 }
 
-/* A connect that cannot get a stream: the host bridge has no pool (ABI.md §1.3, §2.6). */
-static char *no_pool_warning(const struct pci_func *f, const char *tsm)
+/*
+ * A connect the model says must fail (func_connect_blocker(): no pool, TDX
+ * Connect's association rule, ABI.md §1.3, §2.1-2.6), told before the store.
+ * NAME is the TSM's name in SNAP, SHOWN its escaped text.
+ */
+static char *blocker_warning(const struct tsm_snapshot *snap, const struct pci_func *f,
+			     const char *name, const char *shown)
 {
-	char *why = func_no_pool_reason(f), *s;
+	char *why, *s;
 
-	if (!why)
+	if (!f)
 		return NULL;
-	s = xasprintf("%s, so %s cannot set up an IDE stream and the connect would fail", why,
-		      tsm);
+	if ((why = func_no_pool_reason(f)))
+		s = xasprintf("%s, so %s cannot set up an IDE stream and the connect would fail",
+			      why, shown);
+	else if ((why = func_connect_blocker(f, snapshot_find_tsm(snap, name))))
+		s = xasprintf("%s, so the connect to %s would fail", why, shown);
+	else
+		return NULL;
 	free(why);
 	return s;
 }
@@ -495,7 +505,7 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 		set_result(t, RESULT_DRY_RUN, 0, xasprintf("would write '%s' to %s", value, shown));
 		free(shown);
 		if (action == ACTION_CONNECT)
-			t->warning = no_pool_warning(f, tsm);
+			t->warning = blocker_warning(now, f, plan.tsm, tsm);
 	} else if (plan.written && (!plan.err || plan.err == -EINTR) &&
 		   (verdict == VERDICT_OK || (verdict == VERDICT_WARNING && !param.strict))) {
 		set_result(t, RESULT_OK, 0, done_message(b, tsm));

@@ -230,12 +230,25 @@ static char *connect_words(const struct action_plan *plan, const struct tsm_snap
 		break;
 	case EFAULT:
 		if (tsm_is_tdx_connect(snapshot_find_tsm(now, plan->tsm))) {
-			msg = explain_seamcall(plan, now);
+			char *why = f ? func_tdx_assoc_blocker(f) : NULL;
+
+			msg = why ? xasprintf("%s could not set up an IDE stream: %s", plan->tsm, why) :
+			      explain_seamcall(plan, now);
+			free(why);
 			break;
 		}
 		if (f && f->doe_known && !func_has_doe(f, DOE_FEATURE_SSESSION)) {
 			msg = xasprintf("%s needs secure SPDM on the CMA mailbox, and doe_features "
 					"lacks %s (SEV-TIO requires it)", plan->tsm, DOE_FEATURE_SSESSION);
+			break;
+		}
+		if (func_doe_mailboxes_ambiguous(f) && !hb_no_pool(f->hb)) {
+			/* doe_features is the union of the mailboxes: only dsm_connect() could tell */
+			msg = xasprintf("%s needs secure SPDM on the DOE mailbox it uses for CMA, and the "
+					"device has %u DOE mailboxes: secure SPDM (%s) is likely on "
+					"another one (the kernel logs \"CMA DOE MB must support "
+					"SSESSION\"); otherwise the stream allocation failed, see the "
+					"kernel log", plan->tsm, f->cfg.nr_doe, DOE_FEATURE_SSESSION);
 			break;
 		}
 		/* SEV-TIO reports a failed stream allocation as EFAULT */

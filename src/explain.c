@@ -33,6 +33,11 @@ void explain_no_tsm(const struct tsm_snapshot *snap, const char *cmd)
 	else
 		print_error("tsmctl %s: no TSM registered in %s%s; the provider %s not come up [%s]",
 			    cmd, class, live ? "" : " in this tree", live ? "has" : "had", mods);
+	/* tdx_host exists on any TDX host; TDX Connect's TSM only where kernel and module have it */
+	if (snap->tdx_module_version && !snap->nr_tsms)
+		print_error("tsmctl %s: a TDX host: tdx_host shows TDX module %s, but it registered "
+			    "no TSM (its kernel driver or the TDX module has no TDX Connect)", cmd,
+			    snap->tdx_module_version);
 	free(class);
 	free(mods);
 }

@@ -17,6 +17,7 @@
 
 #define PCI_DEVICES	"sys/bus/pci/devices"
 #define TSM_CLASS	"sys/class/tsm"
+#define TDX_HOST_VERSION	"sys/devices/faux/tdx_host/version"
 
 /* ---- function cache: open hashing on the BDF string ---- */
 
@@ -375,6 +376,14 @@ static void func_read_driver(struct pci_func *f)
 	free(path);
 }
 
+/* Does TEXT name a registered devsec TSM (pci_mode devsec)? */
+static bool names_devsec_tsm(const struct tsm_snapshot *snap, const char *text)
+{
+	const struct tsm *t = text && *text ? snapshot_find_tsm(snap, text) : NULL;
+
+	return t && streq(t->mode, "devsec");
+}
+
 /* tsm/connect is read for streams and for devices: once. */
 static void func_read_connect(struct tsm_snapshot *snap, struct pci_func *f)
 {
@@ -388,6 +397,11 @@ static void func_read_connect(struct tsm_snapshot *snap, struct pci_func *f)
 	f->connect_err = check_format(f->connect, f->connect_err, tsm_name_ok(f->connect));
 	if (func_connected(f))
 		f->connected_tsm = snapshot_find_tsm(snap, f->connect);
+	/* connect_show() (staging core.c) names a devsec TSM's lock too: no connection */
+	if (names_devsec_tsm(snap, f->connect)) {
+		f->connect[0] = '\0';
+		f->connected_tsm = NULL;
+	}
 	free(tsmdir);
 }
 
@@ -426,6 +440,9 @@ static void func_read_tsm(struct tsm_snapshot *snap, struct pci_func *f)
 	f->auth_err = check_format(f->authenticated, f->auth_err,
 				   tsm_name_ok(f->authenticated) || streq(f->authenticated, "1") ||
 				   streq(f->authenticated, "0"));
+	/* authenticated is connect_show() as well: a lock is no authentication by a link TSM */
+	if (names_devsec_tsm(snap, f->authenticated))
+		f->authenticated[0] = '\0';
 	free(tsmdir);
 
 	tsmdir = path_join(f->dir, "doe_features");
@@ -651,6 +668,12 @@ static void scan_tsms(struct scan_ctx *ctx)
 	char **names;
 	size_t n;
 
+	/* tdx-host.c: the TDX module's version on any TDX host, with TDX Connect or without */
+	if (sysfs_read_text(TDX_HOST_VERSION, &snap->tdx_module_version) ||
+	    !*snap->tdx_module_version) {
+		free(snap->tdx_module_version);
+		snap->tdx_module_version = NULL;
+	}
 	snap->tsm_class_err = sysfs_list(TSM_CLASS, &names, &n);
 	if (snap->tsm_class_err)
 		return;
@@ -1010,6 +1033,45 @@ static void scan_hbs(struct scan_ctx *ctx)
 				stream_read_assoc(ctx, snap->streams[i]);
 }
 
+/*
+ * TDX Connect's association rule (func_tdx_assoc_blocker()) needs the windows
+ * of the bridge above each function a connect could be tried on (16 bytes of
+ * its config) and its root port's IDE layout: read only while a TDX Connect
+ * TSM is registered.
+ */
+static void funcs_read_upstream(struct scan_ctx *ctx)
+{
+	struct cfg_want windows = { CFG_PART_WINDOWS, NULL };
+	const struct tsm_snapshot *snap = ctx->snap;
+	bool tdx = false;
+
+	for (size_t i = 0; i < snap->nr_tsms; i++)
+		tdx |= tsm_is_tdx_connect(snap->tsms[i]);
+	for (size_t i = 0; tdx && i < snap->nr_funcs; i++) {
+		struct pci_func *f = snap->funcs[i];
+		struct pci_cfg cfg;
+		char *up;
+
+		if (!f->has_connect || !f->connect || *f->connect || !f->dir || !strchr(f->dir, '/'))
+			continue;
+		/* and the root port's association blocks (its IDE layout) */
+		if (f->root_port)
+			func_read_config(ctx, f->root_port);
+		up = xstrdup(f->dir);
+		*strrchr(up, '/') = '\0';
+		/* below the host bridge itself (no config above) or a non-bridge: nothing */
+		if (!config_read(ctx, up, &windows, &cfg)) {
+			if (cfg.header_valid && cfg.header_type == 1) {
+				f->upstream = xstrdup(path_base(up));
+				f->up_mem = cfg.mem_window;
+				f->up_pref = cfg.pref_window;
+			}
+			pci_cfg_release(&cfg);
+		}
+		free(up);
+	}
+}
+
 /* ---- PCI functions ---- */
 
 /* Read a function when its tsm/ entry exists (a provider's glue dir is not the group). */
@@ -1209,6 +1271,7 @@ void snapshot_scan(struct tsm_snapshot *snap, unsigned int flags)
 		scan_hbs(ctx);
 	if (flags & (SCAN_DEVICES | SCAN_ALL_FUNCS))
 		scan_funcs(ctx);
+	funcs_read_upstream(ctx);
 	if (snap->nr_funcs)
 		qsort(snap->funcs, snap->nr_funcs, sizeof(*snap->funcs), func_cmp);
 	link_model(snap, flags & SCAN_STREAMS);

@@ -110,6 +110,20 @@ enum tsm_stream_links tsm_stream_links(const struct tsm *t)
 }
 
 
+bool func_is_devsec_sample_port(const struct pci_func *f)
+{
+	static const char bus[] = "sys/devices/faux/devsec_bus/";
+	const char *rest;
+
+	if (!f || !f->hb || !f->hb->dir || !f->dir || strncmp(f->hb->dir, bus, sizeof(bus) - 1))
+		return false;
+	/* a function right below that host bridge, with the sample's ids where known */
+	rest = f->dir + strlen(f->hb->dir);
+	if (strncmp(f->dir, f->hb->dir, strlen(f->hb->dir)) || *rest != '/' || strchr(rest + 1, '/'))
+		return false;
+	return !f->ids_known || (f->cfg.vendor_id == 0x8086 && f->cfg.device_id == 0xffff);
+}
+
 bool hb_has_tsm(const struct host_bridge *hb, const struct tsm *t)
 {
 	for (size_t i = 0; i < hb->nr_tsms; i++)
@@ -131,11 +145,36 @@ char *func_no_pool_reason(const struct pci_func *f)
 			 "available_secure_streams)", f->hb->name);
 }
 
+char *func_tdx_assoc_blocker(const struct pci_func *f)
+{
+	const struct pci_func *rp = f ? f->root_port : NULL;
+
+	/* pci_ide_init(): Linux uses block 0's association count for every block */
+	if (func_cfg_known(rp) && rp->cfg.ide.present && rp->cfg.ide.nr_sel &&
+	    !(rp->cfg.ide.sel[0].cap & 0xf))
+		return xasprintf("its root port %s has no IDE address-association blocks, and TDX "
+				 "Connect refuses a stream without one for the prefetchable window "
+				 "(EFAULT)", rp->bdf);
+	if (f && f->upstream && !f->up_pref.valid)
+		return xasprintf("the bridge above it (%s) has no prefetchable memory window, and "
+				 "TDX Connect refuses a stream whose root port has no address "
+				 "association left but that window (EFAULT)%s", f->upstream,
+				 f->up_mem.valid ? ": a device with non-prefetchable BARs alone "
+				 "cannot be connected" : "");
+	return NULL;
+}
+
+bool func_doe_mailboxes_ambiguous(const struct pci_func *f)
+{
+	return func_cfg_known(f) && f->cfg.nr_doe > 1;
+}
+
 char *func_connect_blocker(const struct pci_func *f, const struct tsm *t)
 {
 	const struct pci_func *rp = f->root_port;
 	/* Arm CCA's cca_tsm_connect() sets up a stream only where it needs one */
 	bool needs_stream = !tsm_is_arm_cca(t);
+	char *why;
 
 	/* pci_ide_stream_alloc() takes PCIe endpoints with a usable IDE capability only */
 	if (needs_stream && func_cfg_known(f) && f->cfg.pcie_type != PCIE_TYPE_ENDPOINT)
@@ -159,7 +198,11 @@ char *func_connect_blocker(const struct pci_func *f, const struct tsm *t)
 	if (tsm_is_sev_tio(t) && f->doe_known && !func_has_doe(f, DOE_FEATURE_SSESSION))
 		return xasprintf("its DOE mailbox lacks secure SPDM (doe_features lacks "
 				 DOE_FEATURE_SSESSION "), which SEV-TIO (%s) requires", t->name);
-	return func_no_pool_reason(f);
+	why = func_no_pool_reason(f);
+	/* tdx-host.c: past pci_ide_stream_alloc(), tdx_ide_stream_create()'s association rule */
+	if (!why && tsm_is_tdx_connect(t))
+		why = func_tdx_assoc_blocker(f);
+	return why;
 }
 
 char *snapshot_connect_blocker(const struct tsm_snapshot *snap, const struct pci_func *f)
@@ -395,6 +438,7 @@ static void func_free(struct pci_func *f)
 	free(f->physfn);
 	free(f->sel_want);
 	strv_free(f->doe_features, f->nr_doe_features);
+	free(f->upstream);
 	free(f);
 }
 
@@ -444,6 +488,7 @@ void snapshot_free(struct tsm_snapshot *snap)
 	for (size_t i = 0; i < snap->nr_bad_tsms; i++)
 		free(snap->bad_tsms[i].name);
 	free(snap->bad_tsms);
+	free(snap->tdx_module_version);
 	free(snap->tsms);
 	free(snap->streams);
 	free(snap->hbs);

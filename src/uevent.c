@@ -51,6 +51,8 @@ int uevent_parse(const char *buf, size_t len, char msg[UEVENT_MSG_MAX + 1], stru
 			return -EINVAL;
 		if (startswith(p, "SUBSYSTEM="))
 			ev->subsystem = eq + 1;
+		else if (startswith(p, "SYNTH_UUID="))
+			ev->synthetic = true;	/* lib/kobject_uevent.c kobject_synth_uevent() */
 		else if ((startswith(p, "ACTION=") && !streq(eq + 1, ev->action)) ||
 			 (startswith(p, "DEVPATH=") && !streq(eq + 1, ev->devpath)))
 			return -EINVAL;
@@ -196,6 +198,9 @@ static bool note_event(struct tsm_waiter *w, const struct uevent *ev)
 
 	if (!streq(ev->subsystem, "tsm") || tsm_name_parse(name, &id))
 		return false;
+	/* a coldplug's add of a TSM ready long ago: look again, but the KOBJ_CHANGE it awaits never comes */
+	if (ev->synthetic)
+		return true;
 	if (streq(ev->action, "add"))
 		set_pending(w, name, true);
 	else if (streq(ev->action, "change") || streq(ev->action, "remove"))

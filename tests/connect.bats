@@ -150,6 +150,23 @@ sel_reg() {
 	[ "$(cat "$(dev 0000:42:00.0)/tsm/connect")" = "" ]
 }
 
+@test "EFAULT: SEV-TIO with secure SPDM on another DOE mailbox than CMA's: the likely cause named" {
+	jq '(.. | objects | select(.bdf? == "0000:81:00.0")).doe = [["0001:01"], ["0001:02"]]' \
+		"$TOPO/sev-tio.json" > "$BATS_TEST_TMPDIR/mailboxes.json"
+	ROOT=$(mktemp -d "$BATS_TEST_TMPDIR/live.XXXXXX")
+	"$SIM" mount "$BATS_TEST_TMPDIR/mailboxes.json" "$ROOT"
+	# doe_features shows both features: audit cannot rule the connect out, and says why not
+	run --separate-stderr t audit -J -d 81:00.0
+	json_is '[.checks[] | select(.id == "device.connected") | [.status, .hint]] | .[0]' \
+		'["warn","connect it: tsmctl connect 0000:81:00.0 tsm0 (it has 2 DOE mailboxes, and SEV-TIO needs secure SPDM on the one CMA uses, which doe_features cannot show: an EFAULT would say it is elsewhere)"]'
+	run --separate-stderr t connect 81:00.0 tsm0
+	expect_status 1
+	[ "${lines[0]}" = "0000:81:00.0: failed (EFAULT)" ]
+	[ "$stderr" = "tsmctl connect 0000:81:00.0: tsm0 needs secure SPDM on the DOE mailbox it uses for CMA, and the device has 2 DOE mailboxes: secure SPDM (0001:02) is likely on another one (the kernel logs \"CMA DOE MB must support SSESSION\"); otherwise the stream allocation failed, see the kernel log; nothing is left behind (tsm/connect reads empty, no stream) (EFAULT)" ]
+	[ "$(cat "$(dev 0000:81:00.0)/tsm/connect")" = "" ]
+	[ "$(avail pci0000:80)" = 256 ]
+}
+
 @test "fault knobs: EIO after setup (SEV-TIO), EIO after register and ETIMEDOUT after enable are rolled back" {
 	mount_live connect-sev-tio
 	run --separate-stderr t connect 47:00.0 tsm0
@@ -290,10 +307,12 @@ sel_reg() {
 	[ "$(cat "$pf1/tsm/dsm")" = 10000:01:00.0 ]
 	[ ! -e "$pf1/tsm/connect" ]
 	[ "$(readlink -f "$ROOT/sys/devices/faux/devsec_bus/pci10000:00/stream0.0.0")" = "$(readlink -f "$pf0")" ]
-	# the sample's Stream ID 0, enabled and SECURE on both partners
+	# the sample's Stream ID 0, the endpoint enabled and SECURE; the sample's emulated root
+	# port is set up but never enabled (it only stores writes), which connect takes as the rig
 	[ "$(sel_reg 10000:01:00.0 0 ctl)" = 0x00800001 ]
-	[ $(($(sel_reg 10000:00:00.0 0 ctl) & 0xff000001)) -eq 1 ]
-	[ $(($(sel_reg 10000:00:00.0 0 sts) & 0xf)) -eq 2 ]
+	[ $(($(sel_reg 10000:01:00.0 0 sts) & 0xf)) -eq 2 ]
+	[ "$(sel_reg 10000:00:00.0 0 ctl)" = 0x00800000 ]
+	[ $(($(sel_reg 10000:00:00.0 0 sts) & 0xf)) -eq 0 ]
 }
 
 @test "--all connects every unconnected device with tsm/connect, and only those" {

@@ -119,8 +119,10 @@ setup() {
 	echo tsm0 > "$ROOT/sys/bus/pci/devices/10000:01:00.0/tsm/connect"
 	run t streams -J
 	unmount_live
+	# the sample enables the endpoint alone; its emulated root port only stores the setup
 	json_is '[.streams[] | [.host_bridge, .name, .stream_id, .endpoint.bdf, .root_port.bdf, .endpoint.state, .root_port.state]]' \
-		'[["pci10000:00","stream0.0.0",0,"10000:01:00.0","10000:00:00.0","secure","secure"]]'
+		'[["pci10000:00","stream0.0.0",0,"10000:01:00.0","10000:00:00.0","secure","insecure"]]'
+	json_is '[.streams[] | [.endpoint.enabled, .root_port.enabled]]' '[[true,false]]'
 }
 
 @test "streams and host-bridges on the 6.19-rc1 flavour: tsmN/streamH.R.E names the TSM" {

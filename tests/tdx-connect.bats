@@ -162,6 +162,57 @@ blk_off() {
 	[[ "$stderr" == *"the TDX module refused (a SEAMCALL failed"* ]]
 }
 
+# jq: the NIC's bridge without a prefetchable window, the NIC with one non-prefetchable BAR (an NVMe's shape)
+no_pref() {
+	echo '.host_bridges[0].devices[0] |= del(.pref_window) | (.host_bridges[0].devices[0].children[0].bars[0] |= (.base = "0xa4000000" | .size = "0x8000" | .prefetchable = false))'
+}
+
+@test "TDX's association rule: EFAULT explained after a connect, and predicted by --dry-run, --all, devices and audit" {
+	mount_variant "$(no_pref)"
+	why="the bridge above it (0000:15:01.0) has no prefetchable memory window, and TDX Connect refuses a stream whose root port has no address association left but that window (EFAULT): a device with non-prefetchable BARs alone cannot be connected"
+	run --separate-stderr t connect --dry-run 16:00.0 tsm0
+	expect_status 0
+	[[ "${lines[0]}" == *"; warning: $why, so the connect to tsm0 would fail" ]]
+	run --separate-stderr t devices
+	[[ "$stderr" == *"tsmctl devices: 0000:16:00.0 cannot be connected: $why"* ]]
+	run --separate-stderr t audit -J
+	has device.connected 0000:16:00.0 skip "$why"
+	run --separate-stderr t connect --all tsm0
+	[[ "$stderr" == *"--all leaves out 0000:16:00.0: $why"* ]]
+	[ -z "$(cat "$(dev 0000:16:00.0)/tsm/connect")" ]
+	# named, it is tried: the kernel's EFAULT, and its cause
+	run --separate-stderr t connect 16:00.0 tsm0
+	expect_status 1
+	[ "${lines[0]}" = "0000:16:00.0: failed (EFAULT)" ]
+	[ "$stderr" = "tsmctl connect 0000:16:00.0: tsm0 could not set up an IDE stream: $why; nothing is left behind (tsm/connect reads empty, no stream) (EFAULT)" ]
+	[ -z "$(stream_links pci0000:15)" ]
+	[ "$(avail pci0000:15)" = 2 ]
+	# a root port without address-association blocks: the same refusal, told so
+	unmount_live
+	mount_variant '.host_bridges[0].devices[0].ide.addr_assoc = 0'
+	run --separate-stderr t connect 16:00.0 tsm0
+	expect_status 1
+	[[ "$stderr" == *"tsm0 could not set up an IDE stream: its root port 0000:15:01.0 has no IDE address-association blocks, and TDX Connect refuses a stream without one for the prefetchable window (EFAULT)"* ]]
+	run --separate-stderr t audit -J
+	has device.connected 0000:16:00.0 skip "its root port 0000:15:01.0 has no IDE address-association blocks"
+}
+
+@test "list: the TDX module's version on a TDX host without TDX Connect (no TSM), said on stderr" {
+	ROOT=$BATS_TEST_TMPDIR/no-connect
+	jq 'del(.tsms) | .tdx_host = {"version": "1.5.16", "seamldr_version": "1.5.02"}' \
+		"$TOPO/tdx-connect-tiny.json" > "$BATS_TEST_TMPDIR/no-connect.json"
+	"$SIM" build "$BATS_TEST_TMPDIR/no-connect.json" "$ROOT"
+	run --separate-stderr t list
+	expect_status 0
+	[[ "$stderr" == *"tsmctl list: a TDX host: tdx_host shows TDX module 1.5.16, but it registered no TSM (its kernel driver or the TDX module has no TDX Connect)"* ]]
+	run --separate-stderr t list -J
+	json_is '.tsms' '[]'
+	# with TDX Connect the version is a column (above), and nothing more is said
+	ROOT=$(static_tree tdx-connect)
+	run --separate-stderr t list
+	[ -z "$stderr" ]
+}
+
 @test "audit: clean on the TDX host; the no-pool device is skip, the TDX TSM named, the RP association checked" {
 	ROOT=$(static_tree tdx-connect)
 	run --separate-stderr t audit -J

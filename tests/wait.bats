@@ -201,6 +201,20 @@ send_uevent() {
 	[ "$(cat "$OUT")" = "$(printf 'tsm0\ntsm1')" ]
 }
 
+@test "a coldplug's synthetic add of a ready TSM leaves it ready (udevadm trigger between two registrations)" {
+	netns_setup
+	mount_late devsec-proposed '.tsms[0] += { "register_manually": true } | .tsms[1] += { "register_manually": true }'
+	wait_bg --timeout 10 tsm0 tsm1
+	sim_ctl register tsm0	# add, change: ready
+	echo add > "$ROOT/sys/class/tsm/tsm0/uevent"	# what udevadm trigger writes: add with SYNTH_UUID=0
+	sleep 0.5	# let it take the events in; tsm1 is still missing
+	kill -0 "$WPID"
+	sim_ctl register tsm1
+	wait_rc
+	[ "$WRC" = 0 ]
+	[ "$(cat "$OUT")" = "$(printf 'tsm0\ntsm1')" ]
+}
+
 @test "SIGINT exits 130, SIGTERM 143, with a message" {
 	netns_setup
 	mount_late sev-tio "$LATE"'{ "register_manually": true }'

@@ -90,6 +90,14 @@ struct pci_func {
 	size_t nr_doe_features;
 	bool doe_known;		/* doe_features/ read, or config space shows no DOE at all */
 
+	/*
+	 * The windows of the bridge right above F (ABI.md §2.6: what TDX Connect
+	 * puts into the root port's address association), read for unconnected
+	 * DSM candidates while a TDX Connect TSM is registered.
+	 */
+	char *upstream;		/* that bridge's BDF, NULL when not read */
+	struct ide_addr_assoc up_mem, up_pref;
+
 	/* SR-IOV, read with SCAN_IDE_PORTS for functions with a tsm/ entry */
 	char *physfn;		/* a VF's PF (physfn link), NULL otherwise */
 	bool has_sriov;		/* sriov_numvfs/offset/stride read */
@@ -168,6 +176,8 @@ struct tsm_snapshot {
 	bool any_needs_root;	/* some config space came back as 64 bytes */
 	size_t nr_cfg_unreadable;	/* config files that could not be read at all */
 	int cfg_unreadable_err;		/* the first one's -errno */
+	/* faux tdx_host's version: the TDX module's, on any TDX host, TSM or not (ABI.md §2.6) */
+	char *tdx_module_version;
 };
 
 /* What a command needs; the scan does no more than that. */
@@ -295,6 +305,26 @@ char *func_no_pool_reason(const struct pci_func *f);
  * a pool has no stream to give.
  */
 char *func_connect_blocker(const struct pci_func *f, const struct tsm *t);
+/*
+ * TDX Connect's own refusal (tdx_ide_stream_create(), ABI.md §2.6): the root
+ * port's memory association is forced off and the stream is refused with
+ * EFAULT unless exactly one association is left, the prefetchable window of
+ * the bridge above F in a root port with association blocks. Why F falls
+ * foul of it, or NULL when nothing shows it does.
+ */
+char *func_tdx_assoc_blocker(const struct pci_func *f);
+/*
+ * The devsec sample's emulated root port (samples/devsec/bus.c, ABI.md §4):
+ * it only stores register writes and the sample enables the endpoint alone,
+ * so its IDE blocks never read enabled or SECURE: a rig, not a fault.
+ */
+bool func_is_devsec_sample_port(const struct pci_func *f);
+/*
+ * SEV-TIO's rule on DOE mailboxes (ABI.md §2.5): secure SPDM on the mailbox
+ * CMA uses. doe_features is the union of every mailbox's features, so with
+ * more than one mailbox in config space only the connect can tell; true then.
+ */
+bool func_doe_mailboxes_ambiguous(const struct pci_func *f);
 /* The same for every link TSM of SNAP: NULL when one of them might connect F. */
 char *snapshot_connect_blocker(const struct tsm_snapshot *snap, const struct pci_func *f);
 

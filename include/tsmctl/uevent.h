@@ -19,6 +19,7 @@ struct uevent {
 	const char *action;	/* "add", "change", "remove", ... (into the message) */
 	const char *devpath;	/* "/devices/.../tsm/tsm0", relative to /sys */
 	const char *subsystem;	/* SUBSYSTEM=, NULL if absent */
+	bool synthetic;		/* SYNTH_UUID= present: a write to the object's uevent file, not a change */
 };
 
 /*
@@ -54,7 +55,8 @@ void tsm_ready_free(struct tsm_ready *r);
 /*
  * Wait until every TSM in NAMES (or, with N 0, any TSM) is registered and
  * announced ready: sys/class/tsm/NAME exists, and a KOBJ_ADD seen for it while
- * listening has been followed by its KOBJ_CHANGE. The state is checked first,
+ * listening has been followed by its KOBJ_CHANGE. A synthetic event (udevadm
+ * trigger's coldplug) replays the present state, so it only causes a re-check. The state is checked first,
  * then again once the socket listens, then on every tsm uevent.
  * SECONDS < 0 waits forever, 0 only checks. CMD names the command in the
  * -v line "listening for tsm uevents". Returns 0 (READY filled when not

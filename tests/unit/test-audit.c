@@ -246,6 +246,45 @@ static void insecure_partner(void)
 	audit_report_free(&rep);
 }
 
+/*
+ * The devsec sample's rig: its emulated root port is never enabled (the sample
+ * enables the endpoint alone), so the root port's side is a skip with the
+ * reason; the endpoint's side is still judged, and any other port still fails.
+ */
+static void devsec_sample_rig(void)
+{
+	struct audit_report rep;
+	struct host h;
+
+	host_init(&h);
+	h.hb.name = "pci10000:00";
+	h.hb.dir = "sys/devices/faux/devsec_bus/pci10000:00";
+	h.rp.dir = "sys/devices/faux/devsec_bus/pci10000:00/10000:00:00.0";
+	h.rp.cfg.vendor_id = 0x8086;
+	h.rp.cfg.device_id = 0xffff;
+	h.rp_block.regs.enabled = false;
+	h.rp_block.regs.state = IDE_STATE_INSECURE;
+	h.rp_block.regs.ctl = 0x00800000;
+	run(&h, false, &rep);
+	EXPECT(&rep, "stream.enabled", "pci10000:00/stream0.0.0", AUDIT_SKIP,
+	       "the devsec sample's emulated root port only stores register writes");
+	EXPECT(&rep, "stream.secure", "pci10000:00/stream0.0.0", AUDIT_SKIP,
+	       "root port 0000:40:01.0 block 0 INSECURE");
+	audit_report_free(&rep);
+	/* the endpoint's own side still fails */
+	h.ep_block.regs.state = IDE_STATE_INSECURE;
+	run(&h, false, &rep);
+	EXPECT(&rep, "stream.secure", "pci10000:00/stream0.0.0", AUDIT_FAIL, "endpoint 0000:41:00.0");
+	EXPECT(&rep, "stream.enabled", "pci10000:00/stream0.0.0", AUDIT_SKIP, NULL);
+	audit_report_free(&rep);
+	/* another port of that bus (not the sample's ids) is held to the rule */
+	h.ep_block.regs.state = IDE_STATE_SECURE;
+	h.rp.cfg.device_id = 0x1234;
+	run(&h, false, &rep);
+	EXPECT(&rep, "stream.enabled", "pci10000:00/stream0.0.0", AUDIT_FAIL, "root port");
+	audit_report_free(&rep);
+}
+
 /* The endpoint received an IDE Fail message. */
 static void ide_fail(void)
 {
@@ -509,6 +548,59 @@ static void connect_blockers(void)
 	else
 		failed++, printf("FAIL connect_blockers: Arm CCA held to the stream rules: %s\n", why);
 	free(why);
+
+	/* SEV-TIO, two DOE mailboxes, both features: doe_features cannot rule the connect out */
+	h.tsm.provider = "0000:00:18.0";
+	h.tsm.driver = "ccp";
+	h.ep.cfg.pcie_type = PCIE_TYPE_ENDPOINT;
+	h.ep.cfg.nr_doe = 2;
+	why = func_connect_blocker(&h.ep, &h.tsm);
+	if (!why && func_doe_mailboxes_ambiguous(&h.ep))
+		passed++;
+	else
+		failed++, printf("FAIL connect_blockers: two mailboxes with both features: %s\n",
+				 why ? why : "not ambiguous");
+	free(why);
+	h.ep.cfg.nr_doe = 1;
+	if (!func_doe_mailboxes_ambiguous(&h.ep))
+		passed++;
+	else
+		failed++, printf("FAIL connect_blockers: one mailbox is ambiguous\n");
+
+	/* TDX Connect: exactly one root port association, the prefetchable window (tdx-host.c) */
+	h.tsm.driver = NULL;
+	h.tsm.provider = "tdx_host";
+	h.rp_block.cap = 2;			/* two association blocks */
+	h.ep.upstream = "0000:40:01.0";
+	h.ep.up_mem.valid = true;		/* a memory window only */
+	run(&h, false, &rep);
+	EXPECT(&rep, "device.connected", EP, AUDIT_SKIP,
+	       "the bridge above it (0000:40:01.0) has no prefetchable memory window");
+	audit_report_free(&rep);
+	h.ep.up_pref.valid = true;
+	why = func_connect_blocker(&h.ep, &h.tsm);
+	if (!why)
+		passed++;
+	else
+		failed++, printf("FAIL connect_blockers: TDX with a prefetchable window: %s\n", why);
+	free(why);
+	h.rp_block.cap = 0;			/* no association block in the root port */
+	why = func_connect_blocker(&h.ep, &h.tsm);
+	if (why && strstr(why, "its root port 0000:40:01.0 has no IDE address-association blocks"))
+		passed++;
+	else
+		failed++, printf("FAIL connect_blockers: TDX root port without associations: %s\n",
+				 why ? why : "-");
+	free(why);
+	/* only TDX Connect has that rule: the generic helpers take whatever there is */
+	h.tsm.provider = "0000:00:18.0";
+	why = func_connect_blocker(&h.ep, &h.tsm);
+	if (!why)
+		passed++;
+	else
+		failed++, printf("FAIL connect_blockers: the TDX rule held against another TSM: %s\n",
+				 why);
+	free(why);
 }
 
 /* tsm/ there but not readable: its files are unknown, nothing is claimed about them. */
@@ -584,6 +676,7 @@ int main(void)
 {
 	healthy();
 	insecure_partner();
+	devsec_sample_rig();
 	ide_fail();
 	dangling_stream();
 	exhausted_pool();

@@ -158,6 +158,77 @@ static void test_connect(void)
 	      BDF "'");
 }
 
+/* EFAULT: TDX Connect's association rule or its SEAMCALL; SEV-TIO's mailbox rule (ABI.md §2.5, §2.6) */
+static void test_connect_efault(void)
+{
+	struct ide_sel_stream block = { .cap = 0 };
+	struct pci_func rp = { .bdf = "0000:00:01.0", .cfg_read = true };
+
+	reset_func(false);
+	rp.cfg.header_valid = true;
+	rp.cfg.ide = (struct ide_cap){ .present = true, .nr_sel = 1, .sel = &block };
+	tsm0.provider = "tdx_host";
+	tsm0.provider_version = "2.0.08";
+	check(ACTION_CONNECT, EFAULT, false, "tsm0",
+	      "the TDX module refused (a SEAMCALL failed, which tsm0 reports as EFAULT): check that "
+	      "TDX Connect is enabled in the firmware and the module supports it (tdx_host version "
+	      "2.0.08), and the kernel log for the SEAMCALL's status code");
+	/* a root port without association blocks: tdx_ide_stream_create() has nowhere to go */
+	func.root_port = &rp;
+	check(ACTION_CONNECT, EFAULT, false, "tsm0",
+	      "tsm0 could not set up an IDE stream: its root port 0000:00:01.0 has no IDE "
+	      "address-association blocks, and TDX Connect refuses a stream without one for the "
+	      "prefetchable window (EFAULT)");
+	/* the bridge above without a prefetchable window: the memory one is forced off */
+	block.cap = 2;
+	func.upstream = "0000:00:01.0";
+	func.up_mem.valid = true;
+	check(ACTION_CONNECT, EFAULT, false, "tsm0",
+	      "tsm0 could not set up an IDE stream: the bridge above it (0000:00:01.0) has no "
+	      "prefetchable memory window, and TDX Connect refuses a stream whose root port has no "
+	      "address association left but that window (EFAULT): a device with non-prefetchable "
+	      "BARs alone cannot be connected");
+	func.up_pref.valid = true;
+	check(ACTION_CONNECT, EFAULT, false, "tsm0",
+	      "the TDX module refused (a SEAMCALL failed, which tsm0 reports as EFAULT): check that "
+	      "TDX Connect is enabled in the firmware and the module supports it (tdx_host version "
+	      "2.0.08), and the kernel log for the SEAMCALL's status code");
+	tsm0.provider = NULL;
+	tsm0.provider_version = NULL;
+	/* SEV-TIO: secure SPDM must be on the CMA mailbox */
+	reset_func(false);
+	tsm0.driver = "ccp";
+	{
+		char *cma_only[] = { "0001:01" }, *both[] = { "0001:01", "0001:02" };
+
+		func.doe_known = true;
+		func.doe_features = cma_only;
+		func.nr_doe_features = 1;
+		check(ACTION_CONNECT, EFAULT, false, "tsm0",
+		      "tsm0 needs secure SPDM on the CMA mailbox, and doe_features lacks 0001:02 "
+		      "(SEV-TIO requires it)");
+		/* both features, two mailboxes: doe_features cannot say which has which */
+		func.doe_features = both;
+		func.nr_doe_features = 2;
+		func.cfg_read = true;
+		func.cfg.header_valid = true;
+		func.cfg.nr_doe = 2;
+		check(ACTION_CONNECT, EFAULT, false, "tsm0",
+		      "tsm0 needs secure SPDM on the DOE mailbox it uses for CMA, and the device has 2 "
+		      "DOE mailboxes: secure SPDM (0001:02) is likely on another one (the kernel logs "
+		      "\"CMA DOE MB must support SSESSION\"); otherwise the stream allocation failed, "
+		      "see the kernel log");
+		/* one mailbox with both: what remains is the stream allocation */
+		func.cfg.nr_doe = 1;
+		check(ACTION_CONNECT, EFAULT, false, "tsm0",
+		      "tsm0 could not set up an IDE stream: no free Selective IDE register block in "
+		      "the endpoint or in its root port, or the TSM itself ran out of stream resources "
+		      "(the TDX module's, with TDX Connect); see the kernel log");
+	}
+	tsm0.driver = NULL;
+	reset_func(false);
+}
+
 static void test_disconnect(void)
 {
 	reset_func(false);
@@ -344,6 +415,7 @@ int main(void)
 	}
 	test_common();
 	test_connect();
+	test_connect_efault();
 	test_disconnect();
 	test_lock();
 	test_accept();

@@ -215,9 +215,9 @@ static unsigned ext_layout(const struct sim_dev *d, unsigned *doe,
 	*doe = *sriov = *ide = 0;
 	for (unsigned i = 0; i < d->ext_caps; i++)
 		off += ext_filler_size(i);
-	if (d->nr_doe) {
+	if (d->nr_mbs) {
 		*doe = off;
-		off += EXT_DOE_SIZE;
+		off += EXT_DOE_SIZE * d->nr_mbs;	/* one capability per mailbox */
 	}
 	if (d->nr_vfs) {
 		*sriov = off;
@@ -265,8 +265,12 @@ void sim_config_build(const struct sim_dev *d, uint8_t *b)
 			   1, next);
 		off += ext_filler_size(i);
 	}
-	if (doe)
-		ext_header(b, doe, 0x2e, 1, sriov ? sriov : ide);
+	for (size_t i = 0; doe && i < d->nr_mbs; i++) {
+		unsigned off = doe + EXT_DOE_SIZE * (unsigned)i;
+
+		ext_header(b, off, 0x2e, 1, i + 1 < d->nr_mbs ? off + EXT_DOE_SIZE :
+			   sriov ? sriov : ide);
+	}
 	if (sriov) {
 		ext_header(b, sriov, 0x10, 1, ide);
 		put32(b, sriov + 0x04, 0x2);	/* ARI capable hierarchy preserved */

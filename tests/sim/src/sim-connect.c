@@ -214,12 +214,12 @@ static bool fault_hits(const struct sim_dev *d, enum sim_fault_stage st, int *rc
 
 /*
  * The core helpers' order after the Stream ID is chosen: register, set up
- * both ends, register with the TSM, enable the Root Port then the endpoint,
- * with the injected faults between the steps. 0 or -errno; the caller
- * releases the stream on failure.
+ * both ends, register with the TSM, enable the endpoint (and first the
+ * root port when @enable_rp), with the injected faults between the steps.
+ * 0 or -errno; the caller releases the stream on failure.
  */
 static int stream_bring_up(struct sim_model *m, struct sim_dev *d,
-			   struct sim_ide_stream *s)
+			   struct sim_ide_stream *s, bool enable_rp)
 {
 	int rc = sim_ide_stream_register(m, s);
 
@@ -230,9 +230,8 @@ static int stream_bring_up(struct sim_model *m, struct sim_dev *d,
 	if (fault_hits(d, STAGE_SETUP, &rc))
 		return rc;
 	rc = sim_tsm_stream_register(m, s);
-	if (rc)
-		return rc;
-	rc = sim_ide_stream_enable(s, true);
+	if (!rc && enable_rp)
+		rc = sim_ide_stream_enable(s, true);
 	if (!rc)
 		rc = sim_ide_stream_enable(s, false);
 	if (!rc)
@@ -251,9 +250,9 @@ static int connect_abort(struct sim_model *m, struct sim_ide_stream *s, int rc)
 
 /* The rest of a core-order connect once the Stream ID is chosen. */
 static int connect_finish(struct sim_model *m, struct sim_dev *d,
-			  struct sim_ide_stream *s)
+			  struct sim_ide_stream *s, bool enable_rp)
 {
-	int rc = stream_bring_up(m, d, s);
+	int rc = stream_bring_up(m, d, s, enable_rp);
 
 	if (rc)
 		return connect_abort(m, s, rc);
@@ -261,15 +260,21 @@ static int connect_finish(struct sim_model *m, struct sim_dev *d,
 	return 0;
 }
 
-/* drivers/crypto/ccp/sev-dev-tsm.c dsm_connect(), v6.19 */
+/*
+ * drivers/crypto/ccp/sev-dev-tsm.c dsm_connect(), torvalds/linux 08df88fa142f:
+ * the first mailbox with secure SPDM must be the CMA one (pci_tsm_pf0_constructor()
+ * took the first with CMA), else EFAULT; stream_alloc() failure is EFAULT;
+ * streams_setup(), streams_enable() (result ignored), streams_register().
+ * No SEV-TIO version calls tsm_ide_stream_register(): no tsmN link.
+ */
 static int sev_tio_connect(struct sim_model *m, struct sim_tsm *t,
 			   struct sim_dev *d)
 {
 	struct sim_ide_stream *s;
 	int rc;
 
-	if (!sim_dev_has_doe(d, "0001:02"))
-		return -EFAULT;	/* CMA mailbox must support SSESSION */
+	if (sim_dev_doe_mailbox(d, "0001:02") != sim_dev_doe_mailbox(d, "0001:01"))
+		return -EFAULT;	/* "CMA DOE MB must support SSESSION" */
 	rc = sim_ide_stream_alloc(m, d, &s);
 	if (rc)
 		return -EFAULT;
@@ -297,8 +302,6 @@ static int sev_tio_connect(struct sim_model *m, struct sim_tsm *t,
 	if (fault_hits(d, STAGE_ENABLE, &rc))
 		goto release;
 	rc = sim_ide_stream_register(m, s);
-	if (!rc && (m->abi == ABI_PROPOSED || m->rc1_links))
-		rc = sim_tsm_stream_register(m, s);
 	if (rc || fault_hits(d, STAGE_REGISTER, &rc))
 		goto release;
 	d->stream = s;
@@ -308,7 +311,13 @@ release:
 	return rc;
 }
 
-/* samples/devsec link_tsm.c devsec_link_tsm_connect() */
+/*
+ * samples/devsec/link_tsm.c devsec_link_tsm_connect() (intel-staging/tdx
+ * 28c48e992e59): the sample's Stream ID bitmap, alloc, register, set up
+ * both ends, tsm_ide_stream_register(), enable the endpoint only: the
+ * sample's root port (bus.c devsec_bridge_write_ext()) stores the setup
+ * writes and nothing enables it ("Model a TSM that handled enabling").
+ */
 static int sample_connect(struct sim_model *m, struct sim_tsm *t,
 			  struct sim_dev *d)
 {
@@ -331,43 +340,38 @@ static int sample_connect(struct sim_model *m, struct sim_tsm *t,
 	s->stream_id = id;
 	if (fault_hits(d, STAGE_ALLOC, &rc))
 		return connect_abort(m, s, rc);
-	/* the modelled TSM enables the Root Port side, the sample the EP */
-	return connect_finish(m, d, s);
+	return connect_finish(m, d, s, false);
 }
 
-/* How a provider that follows the core helpers' order differs: the Stream ID and the setup. */
-struct core_flavour {
-	int (*pick_id)(struct sim_model *m, struct sim_tsm *t, struct sim_ide_stream *s);
-};
-
-/* A link TSM that uses the core helpers in their documented order (ABI.md §2.3) */
-static int core_connect(struct sim_model *m, struct sim_tsm *t,
-			struct sim_dev *d, const struct core_flavour *f)
+/* pci_ide_stream_alloc() for @t's stream (ENOMEM when it fails), then the alloc-stage fault */
+static int stream_alloc_for(struct sim_model *m, struct sim_tsm *t, struct sim_dev *d,
+			    struct sim_ide_stream **s)
 {
-	struct sim_ide_stream *s;
-	int rc;
+	int rc = sim_ide_stream_alloc(m, d, s);
 
-	rc = sim_ide_stream_alloc(m, d, &s);
 	if (rc)
 		return -ENOMEM;
-	s->tsm = t;
-	if (fault_hits(d, STAGE_ALLOC, &rc) || (rc = f->pick_id(m, t, s)))
-		return connect_abort(m, s, rc);
-	return connect_finish(m, d, s);
+	(*s)->tsm = t;
+	if (fault_hits(d, STAGE_ALLOC, &rc))
+		return connect_abort(m, *s, rc);
+	return 0;
 }
 
-/* generic: lowest Stream ID free on this host bridge; 255 stays reserved */
-static int generic_pick_id(struct sim_model *m, struct sim_tsm *t,
-			   struct sim_ide_stream *s)
+/* A link TSM that uses the core helpers in their documented order (ABI.md §2.3): a guess */
+static int generic_connect(struct sim_model *m, struct sim_tsm *t, struct sim_dev *d)
 {
-	(void)m;
-	(void)t;
-	for (int i = 0; i < SIM_RESERVED_ID; i++)
-		if (!s->hb->ids[i]) {
+	struct sim_ide_stream *s;
+	int rc = stream_alloc_for(m, t, d, &s);
+
+	if (rc)
+		return rc;
+	/* lowest Stream ID free on this host bridge; 255 stays reserved */
+	for (int i = 0; i < SIM_RESERVED_ID && s->stream_id < 0; i++)
+		if (!s->hb->ids[i])
 			s->stream_id = i;
-			return 0;
-		}
-	return -EBUSY;
+	if (s->stream_id < 0)
+		return connect_abort(m, s, -EBUSY);
+	return connect_finish(m, d, s, true);
 }
 
 static bool module_id_used(struct sim_model *m, struct sim_tsm *t,
@@ -381,21 +385,29 @@ static bool module_id_used(struct sim_model *m, struct sim_tsm *t,
 }
 
 /*
- * tdx-connect (ABI.md §2.6): the stream-create SEAMCALL returns the Stream ID
- * the TDX module chose (the topology's "stream_ids", first one this module
- * does not use on the host bridge; without the list the lowest free one).
- * Any SEAMCALL failure is EFAULT. The endpoint block is the default stream
- * and only the prefetchable window goes into the root port's association.
+ * tdx-host.c tdx_ide_stream_create() (kernelorg-mirror/linux_kernel_git_devsec_tsm
+ * 85c942cc1d9a): sel_stream_block_regs() turns the root port's memory
+ * association off, and unless exactly one association is left (the
+ * prefetchable window of the bridge above the endpoint, in a port with
+ * association blocks) the create is EFAULT; so is a failed SEAMCALL. The
+ * TDX module returns the Stream ID (the topology's "stream_ids", first one
+ * this TSM does not use on the host bridge; without the list the lowest
+ * free one: a guess).
  */
-static int tdx_pick_id(struct sim_model *m, struct sim_tsm *t,
-		       struct sim_ide_stream *s)
+static int tdx_stream_create(struct sim_model *m, struct sim_tsm *t,
+			     struct sim_ide_stream *s)
 {
+	s->rp_pref_only = true;
+	if (sim_ide_stream_nr_addr(s, true) != 1)
+		return -EFAULT;
 	if (s->ep->faults.seamcall_fail)
 		return -EFAULT;
-	s->ep_default = true;
-	s->rp_pref_only = true;
-	if (!t->has_module_ids)
-		return generic_pick_id(m, t, s) ? -EFAULT : 0;
+	if (!t->has_module_ids) {
+		for (int i = 0; i < SIM_RESERVED_ID && s->stream_id < 0; i++)
+			if (!s->hb->ids[i])
+				s->stream_id = i;
+		return s->stream_id < 0 ? -EFAULT : 0;
+	}
 	for (size_t i = 0; i < t->nr_module_ids; i++)
 		if (!module_id_used(m, t, s, t->module_ids[i])) {
 			s->stream_id = (int)t->module_ids[i];
@@ -404,8 +416,47 @@ static int tdx_pick_id(struct sim_model *m, struct sim_tsm *t,
 	return -EFAULT;	/* the module has no stream left to create */
 }
 
-static const struct core_flavour generic_flavour = { generic_pick_id };
-static const struct core_flavour tdx_flavour = { tdx_pick_id };
+/*
+ * tdx-host.c tdx_ide_stream_setup() (kernelorg-mirror/linux_kernel_git_devsec_tsm
+ * 85c942cc1d9a): alloc (ENOMEM), tdx_ide_stream_create(), register, the
+ * endpoint as default stream and its setup, key programming ("enable IDE
+ * stream for RP": the TDX module programs and enables the root port; the
+ * kernel never writes it), tsm_ide_stream_register(), then the endpoint's
+ * enable, the only one checked. What the module writes into the root
+ * port's block is a guess: the Stream ID, the RID and address association
+ * values the kernel passed, enable; configuration requests, default stream
+ * and TEE-limited off (the control value the kernel passes has them 0).
+ */
+static int tdx_connect(struct sim_model *m, struct sim_tsm *t, struct sim_dev *d)
+{
+	struct sim_ide_stream *s;
+	int rc = stream_alloc_for(m, t, d, &s);
+
+	if (rc)
+		return rc;
+	if ((rc = tdx_stream_create(m, t, s)))
+		return connect_abort(m, s, rc);
+	rc = sim_ide_stream_register(m, s);
+	if (rc || fault_hits(d, STAGE_REGISTER, &rc))
+		return connect_abort(m, s, rc);
+	s->ep_default = true;
+	sim_ide_stream_setup(s, false);
+	if (fault_hits(d, STAGE_SETUP, &rc))
+		return connect_abort(m, s, rc);
+	/* TDH.IDE.STREAM.KM: the module programs and enables its side; its state is not read */
+	s->rp_cfg = s->rp_tee = s->rp_default = false;
+	sim_ide_stream_setup(s, true);
+	sim_ide_stream_enable(s, true);
+	rc = sim_tsm_stream_register(m, s);
+	if (!rc)
+		rc = sim_ide_stream_enable(s, false);
+	if (!rc)
+		fault_hits(d, STAGE_ENABLE, &rc);
+	if (rc)
+		return connect_abort(m, s, rc);
+	d->stream = s;
+	return 0;
+}
 
 /* connect_store() + pci_tsm_connect() */
 int sim_connect(struct sim_model *m, struct sim_dev *d, long tsm_id)
@@ -431,10 +482,10 @@ int sim_connect(struct sim_model *m, struct sim_dev *d, long tsm_id)
 		rc = sample_connect(m, t, d);
 		break;
 	case PROV_TDX_CONNECT:
-		rc = core_connect(m, t, d, &tdx_flavour);
+		rc = tdx_connect(m, t, d);
 		break;
 	default:
-		rc = core_connect(m, t, d, &generic_flavour);
+		rc = generic_connect(m, t, d);
 		break;
 	}
 	if (rc) {
@@ -478,20 +529,34 @@ static void do_disconnect(struct sim_model *m, struct sim_dev *d)
 	clear_ctx(d);
 }
 
+/*
+ * disconnect_store() (drivers/pci/tsm/core.c, kernelorg-mirror/linux_kernel_git_devsec_tsm
+ * 7b30e72c28f0): ENXIO without a context, EINVAL unless @buf names the
+ * context's TSM, whichever kind it is. A function 0 locked by a devsec TSM
+ * written its own TSM's name reaches pci_tsm_disconnect() with no DSM
+ * (to_pci_tsm_pf0() is NULL): a kernel oops the simulator reports as EFAULT,
+ * changing nothing (ABI.md §1.2, deviation in tests/sim/README.md).
+ */
 int sim_disconnect(struct sim_model *m, struct sim_dev *d, const char *buf,
 		   size_t len)
 {
-	if (!d->ctx_tsm || d->ctx_dsm != d)
+	struct sim_tsm *holder = d->ctx_tsm ? d->ctx_tsm : d->lock_tsm;
+
+	if (!holder)
 		return -ENXIO;
-	if (!sim_sysfs_streq(buf, len, d->ctx_tsm->name))
+	if (!sim_sysfs_streq(buf, len, holder->name))
 		return -EINVAL;
+	if (!d->ctx_tsm || d->ctx_dsm != d)
+		return -EFAULT;
 	do_disconnect(m, d);
 	return 0;
 }
 
 /*
- * pci_tsm_unregister(): every context of @t goes, the way a disconnect and
- * an unlock take them (streams unregistered, pools refilled, links gone).
+ * pci_tsm_unregister() (drivers/pci/tsm/core.c 7b30e72c28f0): every context
+ * of @t goes, the way a disconnect and an unlock take them (streams
+ * unregistered, pools refilled, links gone) - except a locked TDI with a
+ * driver bound: pci_tsm_unlock() WARNs and keeps it.
  */
 void sim_tsm_teardown(struct sim_model *m, struct sim_tsm *t)
 {
@@ -500,12 +565,16 @@ void sim_tsm_teardown(struct sim_model *m, struct sim_tsm *t)
 
 		if (is_dsm(d) && d->ctx_tsm == t)
 			do_disconnect(m, d);
-		if (d->lock_tsm == t)
+		if (d->lock_tsm == t && !d->driver)
 			sim_unlock_dev(d);
 	}
 	for (size_t i = 0; i < m->nr_devs; i++)
 		if (m->devs[i]->ctx_tsm == t)
 			clear_ctx(m->devs[i]);
+	/* device_unregister() takes tsmN/pciDDDD:BB with the directory; the entry may stay */
+	for (size_t i = 0; i < m->nr_hbs; i++)
+		if (m->hbs[i]->link_owner == t && m->hbs[i]->link_refs)
+			m->hbs[i]->link_stale = true;
 }
 
 static void vanish_one(struct sim_dev *d, void *arg)
@@ -575,9 +644,15 @@ int sim_boot_connects(struct sim_model *m, char **err)
 	return 0;
 }
 
-/* devsec sample's test-only tsm_bind/tsm_unbind: pci_tsm_bind()/unbind() by name */
-int sim_sample_bind(struct sim_model *m, struct sim_tsm *t, const char *buf,
-		    size_t len, bool bind)
+/*
+ * The devsec sample's test triggers (samples/devsec/link_tsm.c, intel-staging/tdx
+ * 28c48e992e59): tsm_bind_store(), tsm_unbind_store(), tsm_request_store().
+ * ENODEV without such a device (bus_find_device_by_name()), ENXIO unless
+ * this TSM holds its context (pci_tsm_host()); a request goes through
+ * pci_tsm_guest_req(): ENXIO unless bound, then the sample answers 0.
+ */
+int sim_sample_trigger(struct sim_model *m, struct sim_tsm *t, const char *buf,
+		       size_t len, enum sim_sample_op op)
 {
 	struct sim_dev *d = NULL;
 
@@ -586,9 +661,10 @@ int sim_sample_bind(struct sim_model *m, struct sim_tsm *t, const char *buf,
 			d = m->devs[i];
 	if (!d)
 		return -ENODEV;
-	/* only devices whose context this TSM holds */
-	if (d->ctx_tsm != t)
+	if (!t->registered || d->ctx_tsm != t)
 		return -ENXIO;
-	d->bound = bind;
+	if (op == SAMPLE_REQUEST)
+		return d->bound ? 0 : -ENXIO;
+	d->bound = op == SAMPLE_BIND;
 	return 0;
 }

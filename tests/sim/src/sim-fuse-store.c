@@ -4,27 +4,47 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fuse.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim-fuse.h"
 
-/* kobject uevent_store(): only the known actions are accepted */
-static int uevent_store(const char *buf, size_t len)
+/*
+ * drivers/base/core.c uevent_store() → lib/kobject_uevent.c kobject_synth_uevent():
+ * the event, with SYNTH_UUID, for the object whose uevent file PATH is. An object
+ * without a bus or class is filtered (dev_uevent_filter()): nothing sent, no error.
+ */
+static int uevent_store(const char *path, const char *buf, size_t len)
 {
-	static const char *const actions[] = { "add", "remove", "change",
-					       "move", "online", "offline",
-					       "bind", "unbind", NULL };
+	char *dir, *link, target[PATH_MAX], **envp;
+	const char *action;
+	ssize_t n;
+	int rc;
 
-	for (const char *const *a = actions; *a; a++) {
-		size_t n = strlen(*a);
-
-		if (len >= n && !memcmp(buf, *a, n) &&
-		    (len == n || buf[n] == '\n' || buf[n] == ' ' || !buf[n]))
-			return 0;
+	rc = sim_uevent_synth_parse(buf, len, &action, &envp);
+	if (rc)
+		return rc;
+	dir = strndup(path + 1, strlen(path + 1) - strlen("/uevent"));
+	link = dir ? sim_xasprintf("%s/%s/subsystem", sim_fuse.root, dir) : NULL;
+	if (!link) {
+		sim_uevent_env_free(envp);
+		free(dir);
+		return -ENOMEM;
 	}
-	return -EINVAL;
+	pthread_rwlock_rdlock(&sim_fuse.rwsem);
+	n = readlink(link, target, sizeof(target) - 1);
+	pthread_rwlock_unlock(&sim_fuse.rwsem);
+	if (n > 0 && sim_fuse.uevents_ok) {
+		target[n] = '\0';
+		rc = sim_uevent_send(action, dir, sim_fuse_base_name(target), envp);
+	}
+	sim_uevent_env_free(envp);
+	free(link);
+	free(dir);
+	return rc;
 }
 
 /* A store to one of the device's tsm/ attributes, under pci_tsm_rwsem. */
@@ -82,16 +102,28 @@ static bool faux_attr_is(const char *attr, const char *faux, const char *a,
 	return hit;
 }
 
-/* The devsec sample link TSM whose faux dir holds @attr as tsm_bind/tsm_unbind */
-static struct sim_tsm *sample_trigger(const char *attr, bool *bind)
+/*
+ * The devsec sample link TSM whose faux device holds @attr as tsm_bind,
+ * tsm_unbind or tsm_request: there from module load, whether or not the
+ * TSM registered (faux_device_create_with_groups()).
+ */
+static struct sim_tsm *sample_trigger(const char *attr, enum sim_sample_op *op)
 {
 	for (size_t i = 0; i < sim_fuse.m->nr_tsms; i++) {
 		struct sim_tsm *t = sim_fuse.m->tsms[i];
+		bool bind, req;
 
-		if (t->provider == PROV_DEVSEC_SAMPLE && t->kind == TSM_LINK &&
-		    t->parent_faux && t->pci_ready &&
-		    faux_attr_is(attr, t->parent_faux, "tsm_bind", "tsm_unbind", bind))
+		if (t->provider != PROV_DEVSEC_SAMPLE || t->kind != TSM_LINK || !t->parent_faux ||
+		    !sim_module_live(sim_fuse.m, t->parent_faux))
+			continue;
+		if (faux_attr_is(attr, t->parent_faux, "tsm_bind", "tsm_unbind", &bind)) {
+			*op = bind ? SAMPLE_BIND : SAMPLE_UNBIND;
 			return t;
+		}
+		if (faux_attr_is(attr, t->parent_faux, "tsm_request", "tsm_request", &req)) {
+			*op = SAMPLE_REQUEST;
+			return t;
+		}
 	}
 	return NULL;
 }
@@ -137,7 +169,7 @@ static void flush_events(void)
 	pthread_rwlock_unlock(&sim_fuse.rwsem);
 	for (size_t i = 0; i < n; i++) {
 		if (sim_fuse.uevents_ok)
-			sim_uevent_send(ev[i].action, ev[i].dir, ev[i].subsystem);
+			sim_uevent_send(ev[i].action, ev[i].dir, ev[i].subsystem, NULL);
 		free(ev[i].action);
 		free(ev[i].dir);
 		free(ev[i].subsystem);
@@ -248,6 +280,7 @@ int sim_fuse_write(const char *path, const char *buf, size_t size, off_t off,
 	struct sim_fuse_handle *h = (struct sim_fuse_handle *)(uintptr_t)fi->fh;
 	const char *attr = h->attr;
 	struct sim_driver *drv;
+	enum sim_sample_op sop;
 	struct sim_tsm *t;
 	enum drv_op op;
 	bool bind;
@@ -294,15 +327,15 @@ int sim_fuse_write(const char *path, const char *buf, size_t size, off_t off,
 		pthread_rwlock_unlock(&sim_fuse.rwsem);
 	} else if (h->dev && !strcmp(attr, "config")) {
 		rc = -EPERM;	/* deliberate: the tool must never write config */
-	} else if (!h->dev && (t = sample_trigger(attr, &bind))) {
+	} else if (!h->dev && (t = sample_trigger(attr, &sop))) {
 		pthread_rwlock_wrlock(&sim_fuse.rwsem);
-		rc = sim_sample_bind(sim_fuse.m, t, buf, size, bind);
+		rc = sim_sample_trigger(sim_fuse.m, t, buf, size, sop);
 		sim_tree_sync(sim_fuse.m, sim_fuse.root);
 		pthread_rwlock_unlock(&sim_fuse.rwsem);
 	} else if (!h->dev && !strcmp(attr, CONTROL_FILE)) {
 		rc = control_store(buf, size);
 	} else if (!strcmp(sim_fuse_base_name(attr), "uevent")) {
-		rc = uevent_store(buf, size);
+		rc = uevent_store(h->path, buf, size);
 	} else {
 		rc = -EOPNOTSUPP;	/* e.g. sriov_numvfs: not simulated */
 	}

@@ -22,7 +22,7 @@ void sim_fuse_sleep_ms(long ms)
 static void tsm_uevent(struct sim_tsm *t, const char *action)
 {
 	if (t->uevents)
-		sim_uevent_send(action, t->dir, "tsm");
+		sim_uevent_send(action, t->dir, "tsm", NULL);
 }
 
 /*
@@ -36,6 +36,7 @@ void sim_fuse_tsm_register(struct sim_tsm *t)
 		pthread_rwlock_unlock(&sim_fuse.rwsem);
 		return;
 	}
+	sim_tsm_platform_init(sim_fuse.m, t);
 	sim_tsm_assign_id(sim_fuse.m, t);
 	t->registered = true;
 	sim_tree_sync(sim_fuse.m, sim_fuse.root);

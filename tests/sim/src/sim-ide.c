@@ -116,6 +116,10 @@ void sim_ide_enumerate_hb(struct sim_model *m, struct sim_host_bridge *hb)
 {
 	memset(hb->pool, 0, sizeof(hb->pool));
 	memset(hb->ids, 0, sizeof(hb->ids));
+	/* a new pci_host_bridge: no tsm_ide_streams entry is keyed by it yet */
+	hb->link_owner = NULL;
+	hb->link_refs = 0;
+	hb->link_stale = false;
 	for (size_t i = 0; i < m->nr_devs; i++) {
 		struct sim_dev *d = m->devs[i];
 		struct sim_dev_ide *ide = &d->ide;
@@ -268,6 +272,27 @@ static void set_assoc(struct sim_sel_block *b, unsigned i, const struct sim_wind
 	b->assoc[i][2] = (uint32_t)(w->base >> 32);
 }
 
+/*
+ * pci_ide_stream_to_regs(): how many address associations the partner's
+ * block gets. The root port's are the endpoint's upstream bridge memory
+ * window, then its prefetchable one (pci_ide_stream_alloc()), as far as
+ * the port has association blocks (pdev->nr_ide_mem); a provider may turn
+ * the memory one off (TDX: rp_pref_only). The endpoint's are always off.
+ */
+unsigned sim_ide_stream_nr_addr(const struct sim_ide_stream *s, bool rp)
+{
+	const struct sim_dev *br = s->ep->parent;
+	unsigned nr_mem = s->rp->ide.k_nr_mem, n = 0;
+
+	if (!rp)
+		return 0;
+	if (nr_mem > n && br->mem.present && !s->rp_pref_only)
+		n++;
+	if (nr_mem > n && br->pref.present)
+		n++;
+	return n;
+}
+
 /* pci_ide_stream_setup(): RID/address association, control without enable */
 void sim_ide_stream_setup(struct sim_ide_stream *s, bool rp)
 {
@@ -275,19 +300,15 @@ void sim_ide_stream_setup(struct sim_ide_stream *s, bool rp)
 	struct sim_sel_block *b = partner_block(s, rp);
 	unsigned start = rp ? s->rp_rid_start : s->ep_rid_start;
 	unsigned end = rp ? s->rp_rid_end : s->ep_rid_end;
-	unsigned n = 0;
+	unsigned nr = sim_ide_stream_nr_addr(s, rp), n = 0;
 
 	b->rid1 = (end & 0xffff) << 8;
 	b->rid2 = 1u | (start & 0xffff) << 8;	/* segment only in Flit mode */
-	if (rp) {
-		/* downstream windows of the endpoint's upstream bridge */
-		const struct sim_dev *br = s->ep->parent;
-
-		if (d->ide.k_nr_mem > n && br->mem.present && !s->rp_pref_only)
-			set_assoc(b, n++, &br->mem);
-		if (d->ide.k_nr_mem > n && br->pref.present)
-			set_assoc(b, n++, &br->pref);
-	}
+	if (nr && s->ep->parent->mem.present && !s->rp_pref_only)
+		set_assoc(b, n++, &s->ep->parent->mem);
+	if (n < nr)
+		set_assoc(b, n++, &s->ep->parent->pref);
+	/* "clear extra unused address association blocks" */
 	for (unsigned i = n; i < d->ide.k_nr_mem && i < SIM_MAX_ASSOC; i++)
 		memset(b->assoc[i], 0, sizeof(b->assoc[i]));
 	b->ctl = ctl_value(s, rp, false);
@@ -345,28 +366,47 @@ void sim_ide_stream_disable(struct sim_ide_stream *s, bool rp)
 }
 
 /*
- * tsm_ide_stream_register(): the proposed ABI refcounts tsmN/pciDDDD:BB; the
- * 6.19-rc1 one made tsmN/streamH.R.E, EEXIST when another host bridge's
- * stream of this TSM already has the name (why it was reverted).
+ * tsm_ide_stream_register(). The 6.19-rc1 form (a4438f06b1db) linked
+ * tsmN/streamH.R.E, EEXIST when another host bridge's stream of this TSM
+ * already has the name (why it was reverted). The proposed form
+ * (drivers/virt/coco/tsm-core.c as posted with "PCI/TSM: Report active IDE
+ * streams per host bridge", intel-lab-lkp/linux 14f81181a285) keeps one
+ * tsm_ide_streams entry per host bridge, whatever the TSM: the first
+ * stream's TSM gets tsmN/pciDDDD:BB, later ones only count
+ * (create_streams(), kref_get()).
  */
 int sim_tsm_stream_register(struct sim_model *m, struct sim_ide_stream *s)
 {
+	struct sim_host_bridge *hb = s->hb;
+
 	if (m->rc1_links)
 		for (struct sim_ide_stream *o = m->streams; o; o = o->next)
 			if (o != s && o->tsm == s->tsm && o->tsm_registered &&
 			    o->name && s->name && !strcmp(o->name, s->name))
 				return -EEXIST;
-	s->tsm->hb_refs[sim_model_hb_index(m, s->hb)]++;
+	if (!hb->link_refs++)
+		hb->link_owner = s->tsm;
 	s->tsm_registered = true;
 	return 0;
 }
 
+/*
+ * tsm_ide_stream_unregister(): only the entry's own TSM drops a count (the
+ * last one removes the link); another TSM's stream hits the "no IDE streams
+ * associated" WARN and leaves the count as it was.
+ */
 void sim_tsm_stream_unregister(struct sim_model *m, struct sim_ide_stream *s)
 {
+	struct sim_host_bridge *hb = s->hb;
+
+	(void)m;
 	if (!s->tsm_registered)
 		return;
-	s->tsm->hb_refs[sim_model_hb_index(m, s->hb)]--;
 	s->tsm_registered = false;
+	if (!hb->link_refs || hb->link_stale || hb->link_owner != s->tsm)
+		return;
+	if (!--hb->link_refs)
+		hb->link_owner = NULL;
 }
 
 /* pci_ide_stream_free(): give back the pool slot and both register blocks */

@@ -36,6 +36,16 @@ bool sim_dev_has_doe(const struct sim_dev *d, const char *feature)
 	return false;
 }
 
+/* pci_find_doe_mailbox(): the first mailbox (config order) offering @feature, -1 none */
+int sim_dev_doe_mailbox(const struct sim_dev *d, const char *feature)
+{
+	for (size_t i = 0; i < d->nr_mbs; i++)
+		for (size_t j = 0; j < d->mbs[i].nr_feat; j++)
+			if (!strcmp(d->mbs[i].feat[j], feature))
+				return (int)i;
+	return -1;
+}
+
 /* pcie_find_root_port() */
 struct sim_dev *sim_dev_root_port(struct sim_dev *d)
 {
@@ -174,6 +184,14 @@ unsigned sim_hb_available(const struct sim_host_bridge *hb)
 		if (hb->pool[i])
 			n--;
 	return n;
+}
+
+/* Does tsmN/pciDDDD:BB of @t lead to @hb (the proposed ABI's tsm_ide_streams entry)? */
+bool sim_hb_links_tsm(const struct sim_model *m, const struct sim_host_bridge *hb,
+		      const struct sim_tsm *t)
+{
+	return m->abi == ABI_PROPOSED && !m->rc1_links && hb->link_refs &&
+	       !hb->link_stale && hb->link_owner == t;
 }
 
 /* Does @t's provider take @d's host bridge (its "host_bridges" list, or all)? */

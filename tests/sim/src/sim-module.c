@@ -43,6 +43,22 @@ void sim_events_clear(struct sim_model *m)
 	m->nr_events = 0;
 }
 
+/*
+ * tdx-host.c seamldr_init() (torvalds/linux 637315cb400e): with runtime
+ * updates the probe's firmware_upload_register() adds the firmware class
+ * device tdx_module below tdx_host (KOBJ_ADD); devm removes it at unbind.
+ */
+static void tdx_fw_upload_event(struct sim_model *m, const struct sim_faux *f, const char *action)
+{
+	char *dir;
+
+	if (!m->tdx.present || !m->tdx.seamldr_version || strcmp(f->name, "tdx_host"))
+		return;
+	dir = sim_xasprintf("%s/firmware/tdx_module", f->dir);
+	sim_event_queue(m, action, dir, "firmware");
+	free(dir);
+}
+
 /* ida_alloc() over the registered TSMs: the lowest free number */
 void sim_tsm_assign_id(struct sim_model *m, struct sim_tsm *t)
 {
@@ -60,6 +76,24 @@ void sim_tsm_assign_id(struct sim_model *m, struct sim_tsm *t)
 	free(t->dir);
 	t->name = sim_xasprintf("tsm%u", id);
 	t->dir = sim_xasprintf("%s/tsm/%s", t->parent_dir, t->name);
+}
+
+/*
+ * What a provider does just before tsm_register(). TDX: tdx_connect_init() ->
+ * tdx_setup_nr_ide_stream() (tdx-host.c, kernelorg-mirror/linux_kernel_git_devsec_tsm
+ * 85c942cc1d9a) sets every host bridge's pool from ACPI KEYP: the entry's
+ * stream count plus one, 0 without an entry (pci_ide_set_nr_streams()).
+ * Nothing resets it at unload: the pools stay as set.
+ */
+void sim_tsm_platform_init(struct sim_model *m, const struct sim_tsm *t)
+{
+	if (t->provider != PROV_TDX_CONNECT || m->abi == ABI_NONE)
+		return;
+	for (size_t i = 0; i < m->nr_hbs; i++) {
+		struct sim_host_bridge *hb = m->hbs[i];
+
+		hb->nr_streams = hb->keyp_streams < 0 ? 0 : (unsigned)hb->keyp_streams + 1;
+	}
 }
 
 /* tsm_unregister(): contexts torn down, then the class device goes (KOBJ_REMOVE) */
@@ -443,12 +477,14 @@ int sim_module_load(struct sim_model *m, const char *name, char **params, size_t
 		/* faux_device_create(): the device, then its probe */
 		f->present = true;
 		sim_event_queue(m, "add", f->dir, "faux");
+		tdx_fw_upload_event(m, f, "add");
 	}
 	for (size_t i = 0; f && i < m->nr_tsms; i++) {
 		struct sim_tsm *t = m->tsms[i];
 
 		if (!t->parent_faux || strcmp(t->parent_faux, name) || tsm_is_late(t))
 			continue;
+		sim_tsm_platform_init(m, t);
 		sim_tsm_assign_id(m, t);
 		t->registered = t->pci_ready = true;
 		if (t->uevents) {
@@ -507,6 +543,7 @@ int sim_module_unload(struct sim_model *m, const char *name)
 	f = faux_named(m, name);
 	if (f && f->present) {
 		f->present = false;
+		tdx_fw_upload_event(m, f, "remove");
 		sim_event_queue(m, "remove", f->dir, "faux");
 	}
 	mod->loaded = false;

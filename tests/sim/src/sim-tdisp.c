@@ -61,7 +61,13 @@ int sim_lock(struct sim_model *m, struct sim_dev *d, long tsm_id)
 	return 0;
 }
 
-/* accept_store(): @buf is NUL-terminated. Repeated accepts succeed (staging's ACCEPT flag). */
+/*
+ * accept_store() + pci_tsm_accept() (drivers/pci/tsm/core.c, kernelorg-mirror/
+ * linux_kernel_git_devsec_tsm 7b30e72c28f0). @buf is NUL-terminated.
+ * Repeated accepts succeed (staging's ACCEPT flag). A link context (a
+ * connected function or a DSM's dependent) reaches the link TSM's missing
+ * accept op: a kernel oops, EFAULT here with nothing changed.
+ */
 int sim_accept(struct sim_model *m, struct sim_dev *d, const char *buf)
 {
 	bool yes;
@@ -69,10 +75,12 @@ int sim_accept(struct sim_model *m, struct sim_dev *d, const char *buf)
 	(void)m;
 	if (sim_kstrtobool(buf, &yes) || !yes)
 		return -EINVAL;	/* no "unaccept": RUN only goes to UNLOCKED */
-	if (!d->lock_tsm)
-		return -EINVAL;	/* not locked (a link context is not a lock) */
+	if (!sim_dev_has_ctx(d))
+		return -EINVAL;	/* no pdev->tsm */
 	if (d->driver)
 		return -EBUSY;
+	if (!d->lock_tsm)
+		return -EFAULT;	/* the oops of a NULL ->accept */
 	if (d->accepted)
 		return 0;
 	if (d->faults.accept_errno)
@@ -91,17 +99,26 @@ void sim_unlock_dev(struct sim_dev *d)
 	d->encrypted = false;
 }
 
-/* unlock_store(): EINVAL when not locked or another name, EBUSY with a driver */
+/*
+ * unlock_store() (drivers/pci/tsm/core.c 7b30e72c28f0): EINVAL without a
+ * context or when @buf is not its TSM's name (either kind), EBUSY with a
+ * driver; a link context written its link TSM's name calls the missing
+ * unlock op: a kernel oops, EFAULT here with nothing changed.
+ */
 int sim_unlock(struct sim_model *m, struct sim_dev *d, const char *buf,
 	       size_t len)
 {
+	struct sim_tsm *holder = d->ctx_tsm ? d->ctx_tsm : d->lock_tsm;
+
 	(void)m;
-	if (!d->lock_tsm)
+	if (!holder)
 		return -EINVAL;
-	if (!sim_sysfs_streq(buf, len, d->lock_tsm->name))
+	if (!sim_sysfs_streq(buf, len, holder->name))
 		return -EINVAL;
 	if (d->driver)
 		return -EBUSY;
+	if (!d->lock_tsm)
+		return -EFAULT;	/* the oops of a NULL ->unlock */
 	sim_unlock_dev(d);
 	return 0;
 }

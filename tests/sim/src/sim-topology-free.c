@@ -23,6 +23,9 @@ static void dev_free(struct sim_dev *d)
 	free(d->children);
 	free(d->vfs);
 	free_strv(d->doe, d->nr_doe);
+	for (size_t i = 0; i < d->nr_mbs; i++)
+		free_strv(d->mbs[i].feat, d->mbs[i].nr_feat);
+	free(d->mbs);
 	free(d->ide.sel);
 	free(d->ide.sel_boot);
 	free(d->boot_connect);
@@ -68,15 +71,12 @@ void sim_model_free(struct sim_model *m)
 		struct sim_tsm *t = m->tsms[i];
 
 		free_strv(t->hbs, t->nr_hbs);
-		free(t->hb_refs);
 		free(t->name);
 		free(t->decl_name);
 		free(t->dir);
 		free(t->parent_dir);
 		free(t->parent_faux);
 		free(t->module_ids);
-		free(t->tdx_version);
-		free(t->seamldr_version);
 		free(t->parent_platform);
 		free(t);
 	}
@@ -117,5 +117,7 @@ void sim_model_free(struct sim_model *m)
 		free(m->chains[i].data);
 	}
 	free(m->chains);
+	free(m->tdx.version);
+	free(m->tdx.seamldr_version);
 	free(m);
 }

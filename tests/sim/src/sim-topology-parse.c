@@ -568,15 +568,17 @@ out:
 	return rc;
 }
 
-static int parse_doe(struct loader *L, json_object *arr, struct sim_dev *d,
-		     const char *what)
+/* One mailbox's features, "VVVV:TT" each; discovery is always there (pci_doe_cache_features()). */
+static int parse_mailbox(struct loader *L, json_object *arr, struct sim_dev *d,
+			 const char *what)
 {
-	if (!json_object_is_type(arr, json_type_array))
-		return fail(L, "%s: doe must be an array of \"VVVV:TT\"", what);
+	struct sim_doe_mb mb = { 0 };
+	bool disc = false;
+
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
 		json_object *e = json_object_array_get_idx(arr, i);
 		unsigned vid, type;
-		char tail;
+		char tail, *f;
 		const char *s;
 
 		if (!json_object_is_type(e, json_type_string))
@@ -585,11 +587,42 @@ static int parse_doe(struct loader *L, json_object *arr, struct sim_dev *d,
 		if (sscanf(s, "%4x:%2x%c", &vid, &type, &tail) != 2)
 			return fail(L, "%s: bad DOE feature \"%s\"", what, s);
 		/* sysfs names use lower-case %04lx:%02lx */
-		APPEND(d->doe, d->nr_doe, sim_xasprintf("%04x:%02x", vid, type));
+		f = sim_xasprintf("%04x:%02x", vid, type);
+		disc |= !strcmp(f, "0001:00");
+		APPEND(mb.feat, mb.nr_feat, f);
 	}
-	/* the discovery feature is always there on a DOE mailbox */
-	if (d->nr_doe && !sim_dev_has_doe(d, "0001:00"))
-		APPEND(d->doe, d->nr_doe, sim_xasprintf("0001:00"));
+	if (!disc)
+		APPEND(mb.feat, mb.nr_feat, sim_xasprintf("0001:00"));
+	/* doe_features/ shows each feature once: a second mailbox's is EEXIST, skipped */
+	for (size_t i = 0; i < mb.nr_feat; i++)
+		if (!sim_dev_has_doe(d, mb.feat[i]))
+			APPEND(d->doe, d->nr_doe, strdup(mb.feat[i]));
+	APPEND(d->mbs, d->nr_mbs, mb);
+	return 0;
+}
+
+/* "doe": one mailbox's features, or an array of mailboxes (config order) */
+static int parse_doe(struct loader *L, json_object *arr, struct sim_dev *d,
+		     const char *what)
+{
+	size_t n;
+
+	if (!json_object_is_type(arr, json_type_array))
+		return fail(L, "%s: doe must be an array of \"VVVV:TT\" or of such arrays", what);
+	n = json_object_array_length(arr);
+	if (!n || !json_object_is_type(json_object_array_get_idx(arr, 0), json_type_array))
+		return n ? parse_mailbox(L, arr, d, what) : 0;
+	if (n > 8)
+		return fail(L, "%s: at most 8 DOE mailboxes", what);
+	for (size_t i = 0; i < n; i++) {
+		json_object *mb = json_object_array_get_idx(arr, i);
+		int rc;
+
+		if (!json_object_is_type(mb, json_type_array))
+			return fail(L, "%s: doe mailboxes are arrays of \"VVVV:TT\"", what);
+		if ((rc = parse_mailbox(L, mb, d, what)))
+			return rc;
+	}
 	return 0;
 }
 
@@ -1273,16 +1306,46 @@ static int parse_hb(struct loader *L, json_object *o)
 	return rc;
 }
 
+/*
+ * The TDX module's versions on the tdx_host faux device (a TSM's "tdx_module"
+ * or the top-level "tdx_host" of a TDX host without TDX Connect): any TDX
+ * host has it (drivers/virt/coco/tdx-host/tdx-host.c, torvalds/linux
+ * 637315cb400e, tdx_host_init()).
+ */
+static int parse_tdx_host(struct loader *L, json_object *mod, const char *what)
+{
+	static const char *const keys[] = { "version", "seamldr_version",
+					    "num_remaining_updates", NULL };
+	struct sim_tdx_host *x = &L->m->tdx;
+	const char *ver = NULL, *ldr = NULL;
+	uint64_t left = 0;
+	int rc;
+
+	if (x->present)
+		return fail(L, "%s: the TDX module is described twice (tdx_host, tdx_module)", what);
+	if (mod) {
+		rc = check_keys(L, mod, what, keys) ?:
+		     get_str(L, mod, "version", &ver, what) ?:
+		     get_str(L, mod, "seamldr_version", &ldr, what) ?:
+		     get_u64(L, mod, "num_remaining_updates", 0, UINT32_MAX, &left, what);
+		if (rc)
+			return rc;
+		if (!ldr && get(mod, "num_remaining_updates"))
+			return fail(L, "%s: num_remaining_updates needs seamldr_version", what);
+	}
+	x->present = true;
+	x->version = strdup(ver ? ver : "1.5.16");
+	x->seamldr_version = ldr ? strdup(ldr) : NULL;
+	x->remaining_updates = (long)left;
+	add_faux(L->m, "tdx_host");
+	return 0;
+}
+
 /* tdx-connect: the link TSM on the tdx_host faux device, the module's Stream IDs and versions */
 static int parse_tdx(struct loader *L, json_object *o, struct sim_tsm *t,
 		     const char *parent)
 {
-	static const char *const keys[] = { "version", "seamldr_version",
-					    "num_remaining_updates", NULL };
 	json_object *ids = get(o, "stream_ids"), *mod = get(o, "tdx_module");
-	const char *ver = NULL, *ldr = NULL;
-	uint64_t left = 0;
-	int rc;
 
 	if (t->provider != PROV_TDX_CONNECT) {
 		if (ids || mod)
@@ -1305,39 +1368,22 @@ static int parse_tdx(struct loader *L, json_object *o, struct sim_tsm *t,
 			APPEND(t->module_ids, t->nr_module_ids, (unsigned)id);
 		}
 	}
-	if (mod) {
-		rc = check_keys(L, mod, "tdx_module", keys) ?:
-		     get_str(L, mod, "version", &ver, "tdx_module") ?:
-		     get_str(L, mod, "seamldr_version", &ldr, "tdx_module") ?:
-		     get_u64(L, mod, "num_remaining_updates", 0, UINT32_MAX, &left,
-			     "tdx_module");
-		if (rc)
-			return rc;
-		if (!ldr && get(mod, "num_remaining_updates"))
-			return fail(L, "%s: num_remaining_updates needs seamldr_version",
-				    t->name);
-	}
-	t->tdx_version = strdup(ver ? ver : "1.5.16");
-	t->seamldr_version = ldr ? strdup(ldr) : NULL;
-	t->remaining_updates = (long)left;
-	return 0;
+	/* a top-level tdx_host already describes the module */
+	if (!mod && L->m->tdx.present)
+		return 0;
+	return parse_tdx_host(L, mod, "tdx_module");
 }
 
 /*
- * The TDX host driver sets every host bridge's pool from ACPI KEYP: the
- * entry's stream count plus one, none without an entry (ABI.md §2.6).
+ * The pools a TDX TSM registered at boot set (tdx_connect_init() ran at
+ * tdx_host's probe): later registrations set them when they happen.
  */
 static void keyp_pools(struct sim_model *m)
 {
-	bool tdx = false;
-
 	for (size_t i = 0; i < m->nr_tsms; i++)
-		tdx |= m->tsms[i]->provider == PROV_TDX_CONNECT;
-	for (size_t i = 0; tdx && m->abi != ABI_NONE && i < m->nr_hbs; i++) {
-		struct sim_host_bridge *hb = m->hbs[i];
-
-		hb->nr_streams = hb->keyp_streams < 0 ? 0 : (unsigned)hb->keyp_streams + 1;
-	}
+		if (m->tsms[i]->provider == PROV_TDX_CONNECT && m->tsms[i]->registered &&
+		    sim_module_live(m, m->tsms[i]->parent_faux))
+			sim_tsm_platform_init(m, m->tsms[i]);
 }
 
 static int parse_tsm(struct loader *L, json_object *o)
@@ -1443,9 +1489,6 @@ static int parse_tsm(struct loader *L, json_object *o)
 			APPEND(t->hbs, t->nr_hbs, strdup(json_object_get_string(e)));
 		}
 	}
-	t->hb_refs = calloc(L->m->nr_hbs + 1, sizeof(*t->hb_refs));
-	if (!t->hb_refs)
-		abort();
 	return 0;
 }
 
@@ -1502,7 +1545,7 @@ static int parse_modules(struct loader *L, json_object *arr)
 int sim_topology_load(const char *file, struct sim_model **out, char **err)
 {
 	static const char *const keys[] = { "abi", "comment", "modules", "faux",
-					    "platform", "drivers", "report",
+					    "platform", "drivers", "report", "tdx_host",
 					    "tsms", "host_bridges", "debugfs", NULL };
 	struct loader L = { 0 };
 	json_object *root, *v;
@@ -1548,6 +1591,8 @@ int sim_topology_load(const char *file, struct sim_model **out, char **err)
 	    (rc = parse_names(&L, v, "platform", add_platform_name)))
 		goto out;
 	if ((v = get(root, "drivers")) && (rc = parse_drivers(&L, v)))
+		goto out;
+	if ((v = get(root, "tdx_host")) && (rc = parse_tdx_host(&L, v, "tdx_host")))
 		goto out;
 	if ((v = get(root, "report")) && (rc = parse_report(&L, v)))
 		goto out;

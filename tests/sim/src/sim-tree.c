@@ -111,25 +111,79 @@ static void prune_links(struct tw *w, const char *dir, const char *prefix,
 	closedir(dh);
 }
 
-/* tdx-host.c: the module version, and the P-SEAMLDR's (admin-only, hidden without runtime updates) */
+/* Class device DIR (class CLASS, NAME) of OWNER: uevent, device, subsystem, sys/class/CLASS/NAME */
+static void write_class_dev(struct tw *w, const char *class, const char *name, const char *dir,
+			    const char *owner)
+{
+	char *cls = sim_xasprintf("sys/class/%s", class);
+
+	note(w, sim_fs_mkdir_p(w->root, dir));
+	attr(w, dir, "uevent", "", RW);
+	link_to(w, dir, "device", owner);
+	link_to(w, dir, "subsystem", cls);
+	note(w, sim_fs_mkdir_p(w->root, cls));
+	link_to(w, cls, name, dir);
+	free(cls);
+}
+
+/*
+ * firmware_upload_register(dev, "tdx_module") (tdx-host.c seamldr_init(),
+ * torvalds/linux 637315cb400e): a "firmware" class device below tdx_host
+ * with the upload attributes of drivers/base/firmware_loader/sysfs.c
+ * (loading, data) and sysfs_upload.c (status, error, cancel, remaining_size).
+ */
+static void write_fw_upload(struct tw *w, const struct sim_faux *f, bool present)
+{
+	char *dir = sim_xasprintf("%s/firmware/tdx_module", f->dir);
+	char *glue = sim_xasprintf("%s/firmware", f->dir);
+
+	if (!present) {
+		rm(w, "sys/class/firmware", "tdx_module");
+		rm(w, glue, NULL);
+	} else {
+		write_class_dev(w, "firmware", "tdx_module", dir, f->dir);
+		attr(w, dir, "loading", "0\n", RW);
+		attr(w, dir, "data", "", RW);
+		attr(w, dir, "cancel", "", WO);
+		attr(w, dir, "status", "idle\n", RO);
+		attr(w, dir, "error", "", RO);
+		attr(w, dir, "remaining_size", "0\n", RO);
+	}
+	free(glue);
+	free(dir);
+}
+
+/*
+ * tdx-host.c (torvalds/linux 637315cb400e): the module version on any TDX
+ * host (tdx_host_group), the P-SEAMLDR's admin-only attributes and the
+ * tdx_module upload device only with runtime updates (seamldr_group_visible(),
+ * seamldr_init()).
+ */
 static void write_tdx_host(struct tw *w, const struct sim_faux *f)
 {
-	const struct sim_tsm *t = NULL;
+	const struct sim_tdx_host *x = &w->m->tdx;
 	char *n;
 
-	for (size_t i = 0; i < w->m->nr_tsms && !t; i++)
-		if (w->m->tsms[i]->provider == PROV_TDX_CONNECT &&
-		    !strcmp(w->m->tsms[i]->parent_faux, f->name))
-			t = w->m->tsms[i];
-	if (!t)
+	if (!x->present || strcmp(f->name, "tdx_host"))
 		return;
-	attrf(w, f->dir, "version", RO, "%s\n", t->tdx_version);
-	n = t->seamldr_version ? sim_xasprintf("%s\n", t->seamldr_version) : NULL;
+	attrf(w, f->dir, "version", RO, "%s\n", x->version);
+	n = x->seamldr_version ? sim_xasprintf("%s\n", x->seamldr_version) : NULL;
 	attr_opt(w, f->dir, "seamldr_version", n, n ? n : "", 0400);
 	free(n);
-	n = sim_xasprintf("%ld\n", t->remaining_updates);
-	attr_opt(w, f->dir, "num_remaining_updates", t->seamldr_version, n, 0400);
+	n = sim_xasprintf("%ld\n", x->remaining_updates);
+	attr_opt(w, f->dir, "num_remaining_updates", x->seamldr_version, n, 0400);
 	free(n);
+	write_fw_upload(w, f, x->seamldr_version);
+}
+
+/* samples/devsec/link_tsm.c devsec_link_groups: with the faux device, from module load */
+static bool has_sample_triggers(const struct sim_model *m, const struct sim_faux *f)
+{
+	for (size_t i = 0; i < m->nr_tsms; i++)
+		if (m->tsms[i]->provider == PROV_DEVSEC_SAMPLE && m->tsms[i]->kind == TSM_LINK &&
+		    m->tsms[i]->parent_faux && !strcmp(m->tsms[i]->parent_faux, f->name))
+			return true;
+	return false;
 }
 
 static void write_faux(struct tw *w, const struct sim_faux *f)
@@ -140,6 +194,8 @@ static void write_faux(struct tw *w, const struct sim_faux *f)
 
 	if (!f->present) {
 		/* faux_device_destroy() */
+		if (w->m->tdx.present && !strcmp(f->name, "tdx_host"))
+			write_fw_upload(w, f, false);
 		rm(w, f->dir, NULL);
 		rm(w, bl, NULL);
 		rm(w, dl, NULL);
@@ -156,6 +212,11 @@ static void write_faux(struct tw *w, const struct sim_faux *f)
 			    !strcmp(w->m->tsms[i]->parent_faux, f->name);
 	attr_opt(w, f->dir, "certs", evidence, "", RW);
 	attr_opt(w, f->dir, "transcript", evidence, "", RW);
+	if (has_sample_triggers(w->m, f)) {
+		attr(w, f->dir, "tsm_bind", "", WO);
+		attr(w, f->dir, "tsm_unbind", "", WO);
+		attr(w, f->dir, "tsm_request", "", WO);
+	}
 	write_tdx_host(w, f);
 	attr(w, f->dir, "uevent", "DRIVER=faux_driver\n", RW);
 	link_to(w, f->dir, "subsystem", "sys/bus/faux");
@@ -256,14 +317,10 @@ static void write_pci_bus(struct tw *w, const char *owner, unsigned domain,
 	if (!present) {
 		rm(w, "sys/class/pci_bus", name);
 	} else {
-		note(w, sim_fs_mkdir_p(w->root, dir));
-		attr(w, dir, "uevent", "", RW);
+		write_class_dev(w, "pci_bus", name, dir, owner);
 		attr(w, dir, "cpuaffinity", "ff\n", RO);
 		attr(w, dir, "cpulistaffinity", "0-7\n", RO);
 		attr(w, dir, "rescan", "", WO);
-		link_to(w, dir, "device", owner);
-		link_to(w, dir, "subsystem", "sys/class/pci_bus");
-		link_to(w, "sys/class/pci_bus", name, dir);
 	}
 	free(dir);
 	free(name);
@@ -570,12 +627,13 @@ static void write_tsm_group(struct tw *w, struct sim_dev *d)
 			  d->lock_tsm ? d->lock_tsm->name : "";
 	bool con = sim_vis_connect(m, d), dsm = sim_vis_dsm(m, d), bnd = sim_vis_bound(m, d);
 	bool dev = sim_vis_devsec(m, d);
+	/* connect_show() names pdev->tsm's TSM of either kind (drivers/pci/tsm/core.c 7b30e72c28f0) */
 	char *c = sim_xasprintf("%s\n", ctx);
+	/* dsm/bound of a locked function 0 oops in the kernel (no DSM): read empty here */
 	char *s = sim_xasprintf("%s\n", d->ctx_tsm ? d->ctx_dsm->name : "");
 	char *b = sim_xasprintf("%s\n", d->bound ? ctx : "");
-	char *l = sim_xasprintf("%s\n", d->ctx_tsm ? d->ctx_tsm->name : "");
 
-	attr_opt(w, dir, "connect", con, l, RW);
+	attr_opt(w, dir, "connect", con, c, RW);
 	attr_opt(w, dir, "disconnect", con, "", WO);
 	attr_opt(w, dir, "dsm", dsm, s, RO);
 	attr_opt(w, dir, "bound", bnd, b, RO);
@@ -589,8 +647,7 @@ static void write_tsm_group(struct tw *w, struct sim_dev *d)
 		rmdir(p);
 		free(p);
 	}
-	attr_opt(w, d->dir, "authenticated", sim_vis_link_group(m, d), l, RO);
-	free(l);
+	attr_opt(w, d->dir, "authenticated", sim_vis_link_group(m, d), c, RO);
 	free(b);
 	free(s);
 	free(c);
@@ -649,13 +706,9 @@ static void write_dev(struct tw *w, struct sim_dev *d)
 
 static bool keep_pci_link(struct tw *w, const void *ctx, const char *name)
 {
-	const struct sim_tsm *t = ctx;
-
-	if (w->m->abi != ABI_PROPOSED || w->m->rc1_links)
-		return false;
 	for (size_t i = 0; i < w->m->nr_hbs; i++)
 		if (!strcmp(w->m->hbs[i]->name, name))
-			return t->hb_refs[i] > 0;
+			return sim_hb_links_tsm(w->m, w->m->hbs[i], ctx);
 	return false;
 }
 
@@ -669,10 +722,9 @@ static bool keep_tsm_stream(struct tw *w, const void *ctx, const char *name)
 }
 
 /* Before tsm_register() (late TSMs) or after tsm_unregister(): no class device. */
-static void remove_tsm(struct tw *w, struct sim_tsm *t, const char *parent)
+static void remove_tsm(struct tw *w, struct sim_tsm *t)
 {
 	char *glue = strdup(t->dir), *slash = strrchr(glue, '/'), *p;
-
 	bool taken = false;
 
 	/* another TSM may carry the number now (ida) */
@@ -690,10 +742,6 @@ static void remove_tsm(struct tw *w, struct sim_tsm *t, const char *parent)
 		free(p);
 	}
 	free(glue);
-	if (t->provider == PROV_DEVSEC_SAMPLE && t->kind == TSM_LINK && t->parent_faux) {
-		rm(w, parent, "tsm_bind");
-		rm(w, parent, "tsm_unbind");
-	}
 }
 
 static void write_tsm(struct tw *w, struct sim_tsm *t)
@@ -707,17 +755,11 @@ static void write_tsm(struct tw *w, struct sim_tsm *t)
 		if (!strcmp(w->m->platform[i].name, t->parent_platform))
 			parent = w->m->platform[i].dir;
 	if (!t->registered) {
-		remove_tsm(w, t, parent);
+		remove_tsm(w, t);
 		return;
 	}
 	note(w, sim_fs_mkdir_p(w->root, t->dir));
 	attr(w, t->dir, "uevent", "", RW);
-	/* the devsec sample's test-only triggers live on its faux device */
-	if (t->provider == PROV_DEVSEC_SAMPLE && t->kind == TSM_LINK &&
-	    t->parent_faux) {
-		attr(w, parent, "tsm_bind", "", WO);
-		attr(w, parent, "tsm_unbind", "", WO);
-	}
 	link_to(w, t->dir, "device", parent);
 	link_to(w, t->dir, "subsystem", "sys/class/tsm");
 	link_to(w, "sys/class/tsm", t->name, t->dir);
@@ -725,11 +767,9 @@ static void write_tsm(struct tw *w, struct sim_tsm *t)
 		 t->kind == TSM_LINK ? "link\n" : "devsec\n", RO);
 	/* proposed: tsmN/pciDDDD:BB while this TSM has streams there */
 	prune_links(w, t->dir, "pci", keep_pci_link, t);
-	if (w->m->abi == ABI_PROPOSED && !w->m->rc1_links)
-		for (size_t i = 0; i < w->m->nr_hbs; i++)
-			if (t->hb_refs[i])
-				link_to(w, t->dir, w->m->hbs[i]->name,
-					w->m->hbs[i]->dir);
+	for (size_t i = 0; i < w->m->nr_hbs; i++)
+		if (sim_hb_links_tsm(w->m, w->m->hbs[i], t))
+			link_to(w, t->dir, w->m->hbs[i]->name, w->m->hbs[i]->dir);
 	/* 6.19-rc1: tsmN/streamH.R.E -> the endpoint */
 	prune_links(w, t->dir, "stream", keep_tsm_stream, t);
 	for (struct sim_ide_stream *s = w->m->streams; w->m->rc1_links && s; s = s->next)

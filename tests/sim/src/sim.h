@@ -105,6 +105,12 @@ struct sim_tsm;
 struct sim_host_bridge;
 struct sim_ide_stream;
 
+/* one DOE extended capability and the features its discovery answers */
+struct sim_doe_mb {
+	char **feat;		/* "VVVV:TT", discovery "0001:00" included */
+	size_t nr_feat;
+};
+
 /* device evidence (proposed, ABI.md §1.6): enum device_evidence_type */
 #define SIM_EV_TYPES 11		/* cert0..cert7, vca, measurements, report */
 #define SIM_EV_SLOTS 8
@@ -183,8 +189,10 @@ struct sim_dev {
 	unsigned nr_vfs, vf_offset, vf_stride;
 	uint16_t vf_device;
 
-	char **doe;		/* DOE features "VVVV:TT" (w/o discovery) */
+	char **doe;		/* DOE features "VVVV:TT" of every mailbox, once each (doe_features/) */
 	size_t nr_doe;
+	struct sim_doe_mb *mbs;	/* the DOE mailboxes, in config space order */
+	size_t nr_mbs;
 	unsigned ext_caps;	/* other extended capabilities ahead of DOE/SR-IOV/IDE */
 	struct sim_dev_ide ide;
 
@@ -231,6 +239,16 @@ struct sim_host_bridge {
 	char *owner;		/* module whose faux device is the parent, NULL = always there */
 	char *acpi;		/* ACPI companion below sys/devices (firmware_node), or NULL */
 	bool present;		/* enumerated (its bus module is loaded) */
+	/*
+	 * tsm-core.c's tsm_ide_streams entry for this host bridge (proposed ABI):
+	 * keyed by the host bridge alone, it holds the TSM whose directory got
+	 * the pciDDDD:BB link and a count of every stream registered here, by
+	 * any TSM. stale: that TSM was unregistered while another TSM's stream
+	 * still counted, so the entry outlived its link.
+	 */
+	struct sim_tsm *link_owner;
+	unsigned link_refs;
+	bool link_stale;
 };
 
 struct sim_tsm {
@@ -247,7 +265,6 @@ struct sim_tsm {
 	char **hbs;		/* host bridges the provider accepts, NULL = all */
 	size_t nr_hbs;
 	uint8_t sample_ids[SIM_SAMPLE_IDS];
-	unsigned *hb_refs;	/* per host bridge index: registered streams */
 	/* late registration (live mount): tsm_register() after the mount */
 	long register_after_ms;	/* -1: registered at boot */
 	bool register_manually;	/* registered when the control file says so */
@@ -261,8 +278,13 @@ struct sim_tsm {
 	bool has_module_ids;
 	unsigned *module_ids;
 	size_t nr_module_ids;
-	/* tdx-connect: the tdx_host faux device's attributes (NULL: hidden) */
-	char *tdx_version, *seamldr_version;
+};
+
+/* the tdx_host faux device of a TDX host (drivers/virt/coco/tdx-host/tdx-host.c) */
+struct sim_tdx_host {
+	bool present;		/* a TDX host: faux tdx_host exists while its module is loaded */
+	char *version;		/* the TDX module's (0444) */
+	char *seamldr_version;	/* runtime updates supported: P-SEAMLDR attributes, tdx_module upload */
 	long remaining_updates;
 };
 
@@ -379,6 +401,7 @@ struct sim_model {
 	struct sim_driver *drivers;	/* every PCI driver the topology knows */
 	size_t nr_drivers;
 	bool rc1_links;		/* abi *-rc1: tsmN/streamH.R.E instead of tsmN/pciDDDD:BB */
+	struct sim_tdx_host tdx;
 	bool debugfs;		/* sys/kernel/debug/devices_deferred */
 	struct sim_event *events;
 	size_t nr_events;
@@ -407,6 +430,7 @@ unsigned sim_dev_rid(const struct sim_dev *d);
 bool sim_dev_is_pcie(const struct sim_dev *d);
 bool sim_dev_is_pf0(const struct sim_dev *d);
 bool sim_dev_has_doe(const struct sim_dev *d, const char *feature);
+int sim_dev_doe_mailbox(const struct sim_dev *d, const char *feature);
 struct sim_dev *sim_dev_root_port(struct sim_dev *d);
 struct sim_dev *sim_model_find_dev(struct sim_model *m, const char *bdf);
 struct sim_dev *sim_model_find_dev_dir(struct sim_model *m, const char *dir);
@@ -426,6 +450,8 @@ bool sim_driver_registered(const struct sim_model *m, const struct sim_driver *d
 bool sim_dev_has_ctx(const struct sim_dev *d);
 unsigned sim_hb_available(const struct sim_host_bridge *hb);
 bool sim_tsm_serves_dev(const struct sim_tsm *t, const struct sim_dev *d);
+bool sim_hb_links_tsm(const struct sim_model *m, const struct sim_host_bridge *hb,
+		      const struct sim_tsm *t);
 
 /* sim-ide.c: register-level IDE model, mirrors drivers/pci/ide.c */
 void sim_ide_boot(struct sim_model *m);
@@ -435,6 +461,7 @@ int sim_ide_stream_register(struct sim_model *m, struct sim_ide_stream *s);
 void sim_ide_stream_unregister(struct sim_ide_stream *s);
 bool sim_ide_stream_name_taken(const struct sim_model *m,
 			       const struct sim_host_bridge *hb, const char *name);
+unsigned sim_ide_stream_nr_addr(const struct sim_ide_stream *s, bool rp);
 void sim_ide_stream_setup(struct sim_ide_stream *s, bool rp);
 void sim_ide_stream_teardown(struct sim_ide_stream *s, bool rp);
 int sim_ide_stream_enable(struct sim_ide_stream *s, bool rp);
@@ -459,8 +486,9 @@ int sim_disconnect(struct sim_model *m, struct sim_dev *d, const char *buf,
 		   size_t len);
 void sim_vanish(struct sim_model *m, struct sim_dev *d);
 int sim_boot_connects(struct sim_model *m, char **err);
-int sim_sample_bind(struct sim_model *m, struct sim_tsm *t, const char *buf,
-		    size_t len, bool bind);
+enum sim_sample_op { SAMPLE_BIND, SAMPLE_UNBIND, SAMPLE_REQUEST };
+int sim_sample_trigger(struct sim_model *m, struct sim_tsm *t, const char *buf,
+		       size_t len, enum sim_sample_op op);
 void sim_tsm_teardown(struct sim_model *m, struct sim_tsm *t);
 
 /* sim-tdisp.c: proposed devsec lock/accept/unlock, driver bind/unbind */
@@ -478,6 +506,7 @@ int sim_module_boot(struct sim_model *m, char **err);
 int sim_module_load(struct sim_model *m, const char *name, char **params, size_t n);
 int sim_module_unload(struct sim_model *m, const char *name);
 void sim_tsm_assign_id(struct sim_model *m, struct sim_tsm *t);
+void sim_tsm_platform_init(struct sim_model *m, const struct sim_tsm *t);
 void sim_tsm_unregister_now(struct sim_model *m, struct sim_tsm *t);
 int sim_driver_bind_store(struct sim_model *m, struct sim_driver *drv,
 			  const char *buf, size_t len, bool bind);
@@ -575,7 +604,11 @@ bool sim_fs_exists(const char *root, const char *rel);
 
 /* sim-uevent.c: kobject uevents on NETLINK_KOBJECT_UEVENT group 1 */
 int sim_uevent_allowed(char **why);
-int sim_uevent_send(const char *action, const char *dir, const char *subsystem);
+int sim_uevent_send(const char *action, const char *dir, const char *subsystem,
+		    char *const *envp);
+/* A store to a uevent file (kobject_synth_uevent()): its action and keys (free them), or -EINVAL. */
+int sim_uevent_synth_parse(const char *buf, size_t count, const char **action, char ***envp);
+void sim_uevent_env_free(char **envp);
 
 /* sim-control.c: the live mount's test-only control file (outside sys/) */
 #define CONTROL_FILE "tsm-sim-control"

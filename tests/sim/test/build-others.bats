@@ -204,6 +204,18 @@ JSON
 JSON
 	run "$SIM" build "$J" "$T/y"
 	[ "$status" -eq 1 ]
+	# DOE mailboxes: a list of features, or a list of such lists, never a mix; at most 8
+	topo_file <<'JSON'
+{ "host_bridges": [ { "bus": 0, "devices": [ { "bdf": "0000:00:01.0", "type": "rciep", "doe": [ ["0001:01"], "0001:02" ] } ] } ] }
+JSON
+	run "$SIM" build "$J" "$T/m"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'doe mailboxes are arrays of "VVVV:TT"'* ]]
+	jq '.host_bridges[0].devices[0].doe = [[],[],[],[],[],[],[],[],[]]' "$J" > "$J.9"
+	run "$SIM" build "$J.9" "$T/n"
+	rm -f "$J.9"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'at most 8 DOE mailboxes'* ]]
 	run "$SIM" build /nonexistent.json "$T/z"
 	[ "$status" -eq 1 ]
 	run "$SIM"

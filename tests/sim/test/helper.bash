@@ -26,6 +26,20 @@ mount_jq() {
 	mount_sim "$J"
 }
 
+# mount_listening FILE SECONDS: mount topology FILE in a fresh network namespace ($NS,
+# $M) and listen there for SECONDS (events to $EV, pid $LPID); skips without namespaces.
+# End with: wait "$LPID"; umount "$NS".
+mount_listening() {
+	NS=$(mktemp)
+	unshare --net="$NS" true || skip "cannot create a network namespace"
+	M=$(mktemp -d)
+	nsenter --net="$NS" "$SIM" mount "$1" "$M"
+	EV=$(mktemp)
+	nsenter --net="$NS" "$BATS_TEST_DIRNAME/../uevent-listen" "$2" > "$EV" 2> "$EV.err" &
+	LPID=$!
+	for _ in $(seq 100); do grep -q listening "$EV.err" && break; sleep 0.05; done
+}
+
 teardown_sim() {
 	if [ -n "${M:-}" ]; then
 		if mountpoint -q "$M"; then
@@ -70,6 +84,18 @@ ext_cap() {
 		n=$((n + 1))
 	done
 	return 1
+}
+
+# ext_cap_count FILE ID: how many extended capabilities ID the chain holds
+ext_cap_count() {
+	local off=256 hdr n=0 i=0
+	while [ "$off" -ne 0 ] && [ $i -lt 64 ]; do
+		hdr=$((16#$(u32 "$1" $off)))
+		[ $((hdr & 0xffff)) -ne "$(($2))" ] || n=$((n + 1))
+		off=$((hdr >> 20))
+		i=$((i + 1))
+	done
+	echo "$n"
 }
 
 # sel_block FILE K: offset of Selective IDE block K (spec layout: each block its own size)

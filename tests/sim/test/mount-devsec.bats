@@ -60,11 +60,13 @@ teardown() {
 	[ "$(sel_reg "$PF0/config" 0 ctl)" = ff000000 ]
 	[ "$(sel_reg "$RP0/config" 0 ctl)" = ff000000 ]
 	echo tsm0 > "$PF0/tsm/connect"
-	# Stream ID 0, TEE-limited (cap bit 24), enabled; both SECURE
+	# Stream ID 0, TEE-limited (cap bit 24); the endpoint enabled and SECURE
 	[ "$(sel_reg "$PF0/config" 0 ctl)" = 00800001 ]
 	[ "$(sel_reg "$PF0/config" 0 sts)" = 00000002 ]
-	[ "$(sel_reg "$RP0/config" 0 ctl)" = 00800001 ]
-	[ "$(sel_reg "$RP0/config" 0 sts)" = 00000002 ]
+	# the root port is set up, never enabled: devsec_link_tsm_connect() enables the
+	# endpoint alone and bus.c's emulated port only stores writes, so it stays INSECURE
+	[ "$(sel_reg "$RP0/config" 0 ctl)" = 00800000 ]
+	[ "$(sel_reg "$RP0/config" 0 sts)" = 00000000 ]
 	# RP covers the endpoint (RID 0100), EP covers the RP (RID 0000)
 	[ "$(sel_reg "$RP0/config" 0 rid1)" = 00010000 ]
 	[ "$(sel_reg "$RP0/config" 0 rid2)" = 00010001 ]
@@ -239,4 +241,21 @@ teardown() {
 	echo tsm0 > "$PF0/tsm/connect"
 	[ "$(cat "$PF0/tsm/bound")" = "" ]
 	[ "$(cat "$PF1/tsm/bound")" = "" ]
+}
+
+@test "sample tsm_request: pci_tsm_guest_req() is ENXIO unless the function is bound, then the sample answers" {
+	LT=$S/devices/faux/devsec_link_tsm
+	[ "$(stat -c %a "$LT/tsm_request")" = 200 ]
+	try_write 10000:09:00.0 "$LT/tsm_request"
+	expect_errno "$ENODEV"
+	try_write 10000:01:00.0 "$LT/tsm_request"
+	expect_errno "$ENXIO"
+	echo tsm0 > "$PF0/tsm/connect"
+	try_write 10000:01:00.1 "$LT/tsm_request"
+	expect_errno "$ENXIO"
+	echo 10000:01:00.1 > "$LT/tsm_bind"
+	echo 10000:01:00.1 > "$LT/tsm_request"
+	# a request changes nothing
+	[ "$(cat "$PF1/tsm/bound")" = tsm0 ]
+	[ "$(cat "$PF0/tsm/bound")" = "" ]
 }

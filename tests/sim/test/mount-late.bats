@@ -28,6 +28,12 @@ late_topology() {
 	jq ".tsms[0] += $1 | del(.. | .connected?)" "$TOPO/sev-tio.json" > "$J"
 }
 
+# Mount $J live in the namespace at $M.
+mount_in_ns() {
+	M=$(mktemp -d)
+	in_ns "$SIM" mount "$J" "$M"
+}
+
 # Start the listener in the namespace; events go to $EV once it is bound.
 listen() {
 	EV=$(mktemp)
@@ -43,8 +49,7 @@ listen() {
 @test "register_after_ms: tsmN and the tsm/ groups appear later, add then change" {
 	late_topology '{ "register_after_ms": 1500 }'
 	listen 6
-	M=$(mktemp -d)
-	in_ns "$SIM" mount "$J" "$M"
+	mount_in_ns
 	S=$M/sys
 	# the class exists (the TSM core is loaded), the device does not yet
 	[ -d "$S/class/tsm" ]
@@ -72,8 +77,7 @@ listen() {
 @test "uevents: false registers without a word on the netlink socket" {
 	late_topology '{ "register_after_ms": 300, "uevents": false }'
 	listen 2
-	M=$(mktemp -d)
-	in_ns "$SIM" mount "$J" "$M"
+	mount_in_ns
 	wait "$LPID"
 	[ -e "$M/sys/class/tsm/tsm0" ]
 	[ -f "$M/sys/bus/pci/devices/0000:81:00.0/tsm/connect" ]
@@ -91,8 +95,7 @@ listen() {
 
 @test "control: register, unregister (tearing a connection down), errors" {
 	late_topology '{ "register_manually": true }'
-	M=$(mktemp -d)
-	in_ns "$SIM" mount "$J" "$M"
+	mount_in_ns
 	C=$M/tsm-sim-control
 	[ "$(stat -c %a "$C")" = 200 ]
 	sleep 0.3
@@ -145,4 +148,27 @@ listen() {
 	[ "$status" -ne 0 ]
 	run bash -c "echo 'drop 0000:99:00.0 ep' > '$C'"
 	[ "$status" -ne 0 ]
+}
+
+@test "a store to uevent sends the synthetic event with SYNTH_UUID; bad arguments are EINVAL" {
+	# lib/kobject_uevent.c kobject_synth_uevent(), kobject_action_type(), kobject_action_args()
+	late_topology '{}'
+	listen 4
+	mount_in_ns
+	S=$M/sys
+	tsm=/devices/pci0000:00/0000:00:07.1/0000:02:00.1/tsm/tsm0
+	echo add > "$S/class/tsm/tsm0/uevent"
+	uuid=0b6f7c1e-2d3a-4b5c-8d9e-0f1a2b3c4d5e
+	printf 'change %s A=1 key2=v' "$uuid" > "$S/bus/pci/devices/0000:81:00.0/uevent"
+	for bad in 'frob' 'ad' 'add ' 'add nouuid' "add $uuid A" "add $uuid =1" "add $uuid A=" "add $uuid A-b=1" "add ${uuid}x"; do
+		run bash -c 'printf "%s" "$1" > "$2"' _ "$bad" "$S/class/tsm/tsm0/uevent"
+		[ "$status" -ne 0 ]
+		[[ "$output" == *"Invalid argument"* ]] || { echo "$bad: $output"; false; }
+	done
+	echo add > "$S/devices/pci0000:00/uevent"	# no bus, no class: dev_uevent_filter() drops it
+	wait "$LPID"
+	run grep ' SENDER=[1-9]' "$EV"	# the simulator's, not the kernel's own (port 0)
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[0]}" == "add $tsm SUBSYSTEM=tsm SEQNUM=1 SENDER="*" SYNTH_UUID=0" ]]
+	[[ "${lines[1]}" == "change /devices/pci0000:80/0000:80:01.1/0000:81:00.0 SUBSYSTEM=pci SEQNUM=2 SENDER="*" SYNTH_UUID=$uuid SYNTH_ARG_A=1 SYNTH_ARG_key2=v" ]]
 }

@@ -127,6 +127,32 @@ mp() {
 	[ "$(sel_reg "$D0/config" 0 ctl)" = 00800001 ]
 }
 
+@test "the sample's tsm_bind, tsm_unbind, tsm_request exist from module load, registered TSM or not" {
+	teardown_sim
+	mount_jq devsec-staging '(.tsms[] | select(.parent == "faux:devsec_link_tsm")) += {"register_manually": true, "uevents": false}'
+	S=$M/sys
+	LT=$S/devices/faux/devsec_link_tsm
+	[ ! -e "$LT" ]
+	"$SIM" modprobe "$M" devsec_link_tsm
+	# faux_device_create_with_groups(): the triggers come with the device
+	for a in tsm_bind tsm_unbind tsm_request; do
+		[ "$(stat -c %a "$LT/$a")" = 200 ]
+	done
+	[ ! -e "$LT/tsm" ]
+	"$SIM" modprobe "$M" devsec_bus
+	try_write 10000:01:00.0 "$LT/tsm_bind"
+	expect_errno "$ENXIO"
+	echo "register tsm0" > "$M/tsm-sim-control"
+	echo tsm0 > "$S/bus/pci/devices/10000:01:00.0/tsm/connect"
+	echo 10000:01:00.0 > "$LT/tsm_bind"
+	[ "$(cat "$S/bus/pci/devices/10000:01:00.0/tsm/bound")" = tsm0 ]
+	echo "unregister tsm0" > "$M/tsm-sim-control"
+	[ -e "$LT/tsm_bind" ]
+	[ -e "$LT/tsm_request" ]
+	"$SIM" modprobe "$M" -r devsec_link_tsm
+	[ ! -e "$LT" ]
+}
+
 @test "removing the bus module with a live connection is a surprise removal" {
 	mp devsec_tsm
 	mp devsec_link_tsm
@@ -147,15 +173,8 @@ mp() {
 }
 
 @test "module load and removal send the bus's uevents (private network namespace)" {
-	NS=$(mktemp)
-	unshare --net="$NS" true || skip "cannot create a network namespace"
 	teardown_sim
-	M=$(mktemp -d)
-	nsenter --net="$NS" "$SIM" mount "$TOPO/devsec-staging.json" "$M"
-	EV=$(mktemp)
-	nsenter --net="$NS" "$BATS_TEST_DIRNAME/../uevent-listen" 5 > "$EV" 2> "$EV.err" &
-	LPID=$!
-	for _ in $(seq 100); do grep -q listening "$EV.err" && break; sleep 0.05; done
+	mount_listening "$TOPO/devsec-staging.json" 5
 	"$SIM" modprobe "$M" devsec_link_tsm
 	"$SIM" modprobe "$M" devsec_bus
 	"$SIM" modprobe "$M" -r devsec_bus

@@ -73,6 +73,51 @@ teardown() {
 	[ "$(sel_reg "$GPU/config" 0 ctl)" = ff000000 ]
 }
 
+@test "DOE mailboxes: dsm_connect() wants secure SPDM on the first CMA mailbox, else EFAULT" {
+	# CMA on one mailbox, SSESSION on another: the kernel's EFAULT, nothing left behind
+	mount_variant "$(gpu).doe = [[\"0001:01\"], [\"0001:02\"]]"
+	[ "$(ext_cap_count "$GPU/config" 0x2e)" = 2 ]
+	# doe_features/ is the union: both features, once each
+	[ "$(cat "$GPU/doe_features/0001:01")" = 0001:01 ]
+	[ "$(cat "$GPU/doe_features/0001:02")" = 0001:02 ]
+	[ "$(cat "$GPU/doe_features/doe_discovery")" = 0001:00 ]
+	try_write tsm0 "$GPU/tsm/connect"
+	expect_errno "$EFAULT"
+	[ "$(cat "$GPU/tsm/connect")" = "" ]
+	[ "$(cat "$HB80/available_secure_streams")" = 256 ]
+	[ ! -e "$HB80/stream0.0.0" ]
+	[ "$(sel_reg "$GPU/config" 0 ctl)" = ff000000 ]
+	# the first mailbox with SSESSION is not the first with CMA: EFAULT too
+	teardown_sim
+	mount_variant "$(gpu).doe = [[\"0001:02\"], [\"0001:01\", \"0001:02\"]]"
+	try_write tsm0 "$GPU/tsm/connect"
+	expect_errno "$EFAULT"
+	# the CMA mailbox also does SSESSION (another one too): connected
+	teardown_sim
+	mount_variant "$(gpu).doe = [[\"0001:01\", \"0001:02\"], [\"0001:02\"]]"
+	[ "$(ext_cap_count "$GPU/config" 0x2e)" = 2 ]
+	echo tsm0 > "$GPU/tsm/connect"
+	[ "$(cat "$GPU/tsm/connect")" = tsm0 ]
+	[ -L "$HB80/stream0.0.0" ]
+}
+
+@test "SEV-TIO never links tsmN/pciDDDD:BB (no tsm_ide_stream_register()), on any ABI" {
+	mount_variant '.abi = "proposed"'
+	[ "$(cat "$S/class/tsm/tsm0/pci_mode")" = link ]
+	echo tsm0 > "$GPU/tsm/connect"
+	[ -L "$HB80/stream0.0.0" ]
+	[ -L "$HB40/stream0.0.0" ]
+	[ -z "$(ls "$S/class/tsm/tsm0/" | grep '^pci[0-9a-f]*:' || true)" ]
+	echo tsm0 > "$GPU/tsm/disconnect"
+	[ -z "$(ls "$S/class/tsm/tsm0/" | grep '^pci[0-9a-f]*:' || true)" ]
+	# the 6.19-rc1 form: no tsmN/streamH.R.E either, so the two stream0.0.0 do not collide
+	teardown_sim
+	mount_variant '.abi = "proposed-rc1"'
+	echo tsm0 > "$GPU/tsm/connect"
+	[ "$(cat "$GPU/tsm/connect")" = tsm0 ]
+	[ -z "$(ls "$S/class/tsm/tsm0/" | grep -E '^(pci[0-9a-f]*:|stream)' || true)" ]
+}
+
 @test "ENXIO without a CMA mailbox (0001:01)" {
 	mount_variant "$(gpu).doe = [\"0001:00\", \"0001:02\"]"
 	try_write tsm0 "$GPU/tsm/connect"

@@ -204,6 +204,28 @@ teardown() {
 	[ "$(cat "$S/devices/pci0000:00/0000:00:06.0/tsm/lock")" = tsm0 ]
 }
 
+@test "devsec TSM unregistered: a locked TDI with a driver bound keeps its context (pci_tsm_unlock() WARNs)" {
+	teardown_sim
+	mount_jq devsec-proposed '(.. | objects | select(.bdf? == "10001:03:00.0")) += {"locked": "tsm1", "driver": "devsec_pci"} | (.. | objects | select(.bdf? == "10000:01:00.1")) += {"locked": "tsm1"}'
+	S=$M/sys
+	HB0=$S/devices/faux/devsec_bus/pci10000:00
+	PF1=$HB0/10000:00:00.0/10000:01:00.1
+	PF0B=$S/devices/faux/devsec_bus/pci10001:02/10001:02:00.0/10001:03:00.0
+	[ "$(cat "$PF0B/tsm/lock")" = tsm1 ]
+	echo "unregister tsm1" > "$M/tsm-sim-control"
+	[ ! -e "$S/class/tsm/tsm1" ]
+	# no devsec TSM left: lock, accept and unlock are hidden everywhere
+	[ ! -e "$PF0B/tsm/lock" ]
+	[ ! -e "$PF1/tsm/lock" ]
+	# the bound one still has pdev->tsm: connect names it and is EBUSY
+	[ "$(cat "$PF0B/tsm/connect")" = tsm1 ]
+	try_write tsm0 "$PF0B/tsm/connect"
+	expect_errno "$EBUSY"
+	# the unbound one was unlocked
+	[ ! -e "$PF1/tsm" ]
+	[ ! -e "$PF1/authenticated" ]
+}
+
 @test "devsec-proposed rig: a connected function cannot be locked, a locked one not connected" {
 	teardown_sim
 	mount_topo devsec-proposed
@@ -222,18 +244,31 @@ teardown() {
 	try_write tsm1 "$PF1/tsm/lock"
 	expect_errno "$EBUSY"
 	[ "$(cat "$PF1/tsm/lock")" = tsm0 ]
-	# a link context is not a lock
+	# a link context is not a lock, but accept and unlock with its TSM's name reach the
+	# link TSM's missing devsec op (a NULL call: the kernel oopses; EFAULT here), and
+	# another name is unlock's EINVAL; nothing changes
 	try_write 1 "$PF0/tsm/accept"
-	expect_errno "$EINVAL"
+	expect_errno "$EFAULT"
 	try_write tsm0 "$PF0/tsm/unlock"
+	expect_errno "$EFAULT"
+	try_write tsm1 "$PF0/tsm/unlock"
 	expect_errno "$EINVAL"
 	[ "$(cat "$PF0/tsm/connect")" = tsm0 ]
-	# the other host bridge's PF0, locked, refuses connect
+	[ "$(cat "$PF0/tsm/accept")" = 0 ]
+	# the other host bridge's PF0, locked: connect_show() names the holder, any kind
 	echo tsm1 > "$PF0B/tsm/lock"
 	[ "$(cat "$PF0B/tsm/lock")" = tsm1 ]
-	[ "$(cat "$PF0B/tsm/connect")" = "" ]
+	[ "$(cat "$PF0B/tsm/connect")" = tsm1 ]
+	[ "$(cat "$PF0B/authenticated")" = tsm1 ]
 	try_write tsm0 "$PF0B/tsm/connect"
 	expect_errno "$EBUSY"
+	# disconnect compares with the holder's name: another is EINVAL; the devsec TSM's
+	# own reaches pci_tsm_disconnect() without a DSM (an oops; EFAULT here)
+	try_write tsm0 "$PF0B/tsm/disconnect"
+	expect_errno "$EINVAL"
+	try_write tsm1 "$PF0B/tsm/disconnect"
+	expect_errno "$EFAULT"
+	[ "$(cat "$PF0B/tsm/lock")" = tsm1 ]
 	[ "$(cat "$S/devices/faux/devsec_bus/pci10001:02/available_secure_streams")" = 4 ]
 	echo tsm1 > "$PF0B/tsm/unlock"
 	echo tsm0 > "$PF0B/tsm/connect"

@@ -110,6 +110,147 @@ teardown() {
 	[ "$(sel_reg "$NIC/config" 0 ctl)" = 28c00001 ]
 }
 
+@test "tdx_ide_stream_create(): EFAULT unless exactly one root port association is left" {
+	# no prefetchable window above the NIC: the memory one is forced off and none is left
+	mount_variant '.host_bridges[0].devices[0] |= del(.pref_window) | (.host_bridges[0].devices[0].children[0].bars[0] |= (.base = "0xa4000000" | .size = "0x8000" | .prefetchable = false))'
+	try_write tsm0 "$NIC/tsm/connect"
+	expect_errno "$EFAULT"
+	[ -z "$(cat "$NIC/tsm/connect")" ]
+	[ ! -e "$HB15/stream0.0.0" ]
+	[ ! -e "$S/class/tsm/tsm0/pci0000:15" ]
+	[ "$(cat "$HB15/available_secure_streams")" = 2 ]
+	[ "$(sel_reg "$RP15/config" 0 ctl)" = ff000000 ]
+	[ "$(sel_reg "$NIC/config" 0 ctl)" = ff000000 ]
+	# a root port without address-association blocks: nothing to put the window in
+	teardown_sim
+	mount_variant '.host_bridges[0].devices[0].ide.addr_assoc = 0'
+	try_write tsm0 "$NIC/tsm/connect"
+	expect_errno "$EFAULT"
+	[ -z "$(cat "$NIC/tsm/connect")" ]
+	[ "$(cat "$HB15/available_secure_streams")" = 2 ]
+	# the core helpers alone (generic) connect both: the difference is TDX's
+	teardown_sim
+	mount_variant '.tsms[0] |= (.provider = "generic" | del(.stream_ids, .tdx_module)) | .host_bridges[].streams = 2 | del(.host_bridges[].keyp_streams) | .host_bridges[0].devices[0].ide.addr_assoc = 0'
+	echo tsm0 > "$NIC/tsm/connect"
+	[ "$(cat "$NIC/tsm/connect")" = tsm0 ]
+}
+
+@test "the root port is the TDX module's: config requests, default stream, TEE-limited off; only the endpoint's enable checked" {
+	# a root port whose capability offers config requests and TEE-limited streams
+	mount_variant '.host_bridges[0].devices[0].ide += {"sel_cfg": true, "tee_limited": true}'
+	echo tsm0 > "$NIC/tsm/connect"
+	[ "$(sel_reg "$RP15/config" 0 ctl)" = 28000001 ]
+	[ "$(sel_reg "$NIC/config" 0 ctl)" = 28c00001 ]
+	# the kernel never reads the root port's state: one that stays INSECURE connects
+	teardown_sim
+	mount_variant "$(nic) .faults = {\"insecure\": \"rp\"}"
+	echo tsm0 > "$NIC/tsm/connect"
+	[ "$(cat "$NIC/tsm/connect")" = tsm0 ]
+	[ "$(sel_reg "$RP15/config" 0 sts)" = 00000000 ]
+	[ "$(sel_reg "$NIC/config" 0 sts)" = 00000002 ]
+	# the endpoint's pci_ide_stream_enable() is: ENXIO, everything released
+	teardown_sim
+	mount_variant "$(nic) .faults = {\"insecure\": \"ep\"}"
+	try_write tsm0 "$NIC/tsm/connect"
+	expect_errno "$ENXIO"
+	[ -z "$(cat "$NIC/tsm/connect")" ]
+	[ ! -e "$HB15/stream0.0.0" ]
+	[ "$(cat "$HB15/available_secure_streams")" = 2 ]
+	[ "$(sel_reg "$RP15/config" 0 ctl)" = 00000000 ]
+}
+
+@test "pools: 256 on every host bridge until tdx_host loads, then KEYP's; unloading keeps them" {
+	mount_variant '.modules[0].loaded = false'
+	[ ! -e "$TDX" ]
+	[ "$(cat "$HB15/available_secure_streams")" = 256 ]
+	[ "$(cat "$HB37/available_secure_streams")" = 256 ]
+	"$SIM" modprobe "$M" tdx_host
+	[ "$(cat "$TDX/version")" = 2.0.08 ]
+	[ "$(cat "$HB15/available_secure_streams")" = 2 ]
+	[ ! -e "$HB37/available_secure_streams" ]
+	"$SIM" modprobe "$M" -r tdx_host
+	[ ! -e "$TDX" ]
+	[ "$(cat "$HB15/available_secure_streams")" = 2 ]
+	[ ! -e "$HB37/available_secure_streams" ]
+}
+
+@test "tdx_host on a TDX host without TDX Connect: version alone, or with the tdx_module upload device" {
+	J=$(mktemp --suffix=.json)
+	jq 'del(.tsms) | .tdx_host = {"version": "1.5.16"}' "$TOPO/tdx-connect-tiny.json" > "$J"
+	T=$(mktemp -d)
+	"$SIM" build "$J" "$T"
+	F=$T/sys/devices/faux/tdx_host
+	[ "$(cat "$F/version")" = 1.5.16 ]
+	[ "$(stat -c %a "$F/version")" = 444 ]
+	[ ! -e "$F/seamldr_version" ]
+	[ ! -e "$F/tsm" ]
+	[ ! -e "$F/firmware" ]
+	[ ! -e "$T/sys/class/tsm" ]
+	[ ! -e "$T/sys/class/firmware/tdx_module" ]
+	# no TDX Connect: tdx_setup_nr_ide_stream() never runs, the pools stay 256
+	[ "$(cat "$T/sys/devices/pci0000:37/available_secure_streams")" = 256 ]
+	# runtime updates: the P-SEAMLDR attributes and firmware_upload_register(dev, "tdx_module")
+	jq 'del(.tsms) | .tdx_host = {"version": "1.5.16", "seamldr_version": "1.5.02", "num_remaining_updates": 7}' "$TOPO/tdx-connect-tiny.json" > "$J"
+	rm -rf "$T"
+	"$SIM" build "$J" "$T"
+	[ "$(cat "$F/seamldr_version")" = 1.5.02 ]
+	[ "$(cat "$F/num_remaining_updates")" = 7 ]
+	U=$F/firmware/tdx_module
+	[ "$(readlink -f "$T/sys/class/firmware/tdx_module")" = "$(readlink -f "$U")" ]
+	[ "$(readlink -f "$U/device")" = "$(readlink -f "$F")" ]
+	[ "$(cat "$U/loading")" = 0 ]
+	[ "$(cat "$U/status")" = idle ]
+	[ "$(cat "$U/remaining_size")" = 0 ]
+	[ "$(stat -c %s "$U/error")" = 0 ]
+	[ "$(stat -c %a "$U/loading")" = 644 ]
+	[ "$(stat -c %a "$U/data")" = 644 ]
+	[ "$(stat -c %a "$U/cancel")" = 200 ]
+	[ "$(stat -c %a "$U/status")" = 444 ]
+	# with TDX Connect the same: the upload device beside tsm/tsm0
+	rm -rf "$T"
+	"$SIM" build "$TOPO/tdx-connect.json" "$T"
+	[ -d "$F/firmware/tdx_module" ]
+	[ -d "$F/tsm/tsm0" ]
+	# the module described twice is an error
+	jq '.tdx_host = {"version": "1.5.16"} | .tsms[0].tdx_module = {"version": "1.5.16"}' "$TOPO/tdx-connect-tiny.json" > "$J"
+	run "$SIM" build "$J" "$T/x"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"described twice"* ]]
+}
+
+@test "two link TSMs on one host bridge: tsm_ide_streams is keyed by the host bridge alone" {
+	mount_variant "$(second_nic) | .tsms += [{\"id\": 1, \"provider\": \"generic\", \"parent\": \"faux:host_tsm\"}]"
+	T0=$S/class/tsm/tsm0
+	T1=$S/class/tsm/tsm1
+	echo tsm0 > "$NIC/tsm/connect"
+	[ "$(readlink -f "$T0/pci0000:15")" = "$(readlink -f "$HB15")" ]
+	# the second TSM's stream takes a reference on tsm0's entry: no link of its own
+	echo tsm1 > "$NIC2/tsm/connect"
+	[ -L "$HB15/stream1.0.0" ]
+	[ ! -e "$T1/pci0000:15" ]
+	# tsm0's last stream goes, tsm1's reference keeps the link
+	echo tsm0 > "$NIC/tsm/disconnect"
+	[ -L "$T0/pci0000:15" ]
+	# tsm1's unregister hits the "no IDE streams associated" WARN and drops nothing
+	echo tsm1 > "$NIC2/tsm/disconnect"
+	[ -z "$(ls "$HB15" | grep '^stream' || true)" ]
+	[ -L "$T0/pci0000:15" ]
+	# the other way round: tsm1 first gets the link
+	teardown_sim
+	mount_variant "$(second_nic) | .tsms += [{\"id\": 1, \"provider\": \"generic\", \"parent\": \"faux:host_tsm\"}]"
+	echo tsm1 > "$NIC2/tsm/connect"
+	echo tsm0 > "$NIC/tsm/connect"
+	[ -L "$S/class/tsm/tsm1/pci0000:15" ]
+	[ ! -e "$S/class/tsm/tsm0/pci0000:15" ]
+	# unregistering tsm1 takes its link with its directory; the entry stays, keyed by
+	# the host bridge, so no later stream there gets a link
+	echo "unregister tsm1" > "$M/tsm-sim-control"
+	[ ! -e "$S/class/tsm/tsm1" ]
+	echo tsm0 > "$NIC/tsm/disconnect"
+	echo tsm0 > "$NIC/tsm/connect"
+	[ ! -e "$S/class/tsm/tsm0/pci0000:15" ]
+}
+
 @test "the generic provider on the same host programs the memory window first (the difference TDX makes)" {
 	mount_variant '.tsms[0] |= (.provider = "generic" | del(.stream_ids, .tdx_module)) | .host_bridges[].streams = 2 | del(.host_bridges[].keyp_streams)'
 	echo tsm0 > "$NIC/tsm/connect"
@@ -215,6 +356,26 @@ teardown() {
 	"$SIM" modprobe "$M" tdx_host
 	[ "$(cat "$M/sys/devices/faux/tdx_host/version")" = 2.0.08 ]
 	[ -e "$M/sys/class/tsm/tsm0" ]
+}
+
+@test "modprobe tdx_host: faux device, the tdx_module upload device, then tsm0 (uevents); rmmod in reverse" {
+	J=$(mktemp --suffix=.json)
+	jq '.modules[0].loaded = false | .tsms[0].tdx_module.seamldr_version = "2.0.00"' "$TOPO/tdx-connect-tiny.json" > "$J"
+	mount_listening "$J" 6
+	"$SIM" modprobe "$M" tdx_host
+	"$SIM" modprobe "$M" -r tdx_host
+	wait "$LPID" || true
+	umount "$NS"; rm -f "$NS"
+	grep " /devices/faux/" "$EV" > "$EV.ours" || true
+	run grep -o "^[a-z]* [^ ]* SUBSYSTEM=[a-z]*" "$EV.ours"
+	rm -f "$EV" "$EV.err" "$EV.ours"
+	[ "${lines[0]}" = "add /devices/faux/tdx_host SUBSYSTEM=faux" ]
+	[ "${lines[1]}" = "add /devices/faux/tdx_host/firmware/tdx_module SUBSYSTEM=firmware" ]
+	[ "${lines[2]}" = "add /devices/faux/tdx_host/tsm/tsm0 SUBSYSTEM=tsm" ]
+	[ "${lines[3]}" = "change /devices/faux/tdx_host/tsm/tsm0 SUBSYSTEM=tsm" ]
+	[ "${lines[4]}" = "remove /devices/faux/tdx_host/tsm/tsm0 SUBSYSTEM=tsm" ]
+	[ "${lines[5]}" = "remove /devices/faux/tdx_host/firmware/tdx_module SUBSYSTEM=firmware" ]
+	[ "${lines[6]}" = "remove /devices/faux/tdx_host SUBSYSTEM=faux" ]
 }
 
 @test "topology errors: keyp_streams with streams, a tdx-connect TSM elsewhere, bad stream_ids" {
