@@ -452,6 +452,12 @@ static int check_output_options(const struct cmd_ctx *ctx)
 	return 0;
 }
 
+static void operand_add(struct cmd_ctx *ctx, char *arg)
+{
+	ctx->args = xrealloc(ctx->args, (size_t)(ctx->nargs + 1) * sizeof(char *));
+	ctx->args[ctx->nargs++] = arg;
+}
+
 bool cmd_parse(struct cmd_ctx *ctx, const struct cmd_def *cmd, int argc, char **argv, int *status)
 {
 	const struct opt_def *opts[CMD_MAX_OPTS];
@@ -484,8 +490,7 @@ bool cmd_parse(struct cmd_ctx *ctx, const struct cmd_def *cmd, int argc, char **
 		const struct opt_def *o = NULL;
 
 		if (c == 1) {
-			ctx->args = xrealloc(ctx->args, (size_t)(ctx->nargs + 1) * sizeof(char *));
-			ctx->args[ctx->nargs++] = optarg;
+			operand_add(ctx, optarg);
 			continue;
 		}
 		if (c >= LONG_ONLY && c < LONG_ONLY + (int)nopts)
@@ -505,6 +510,9 @@ bool cmd_parse(struct cmd_ctx *ctx, const struct cmd_def *cmd, int argc, char **
 			return false;
 		}
 	}
+	/* getopt stops at "--": what follows it is operands, as getopt's contract says */
+	for (int i = optind; !rc && i < argc; i++)
+		operand_add(ctx, argv[i]);
 	if (!rc)
 		rc = check_output_options(ctx);
 	*status = rc;

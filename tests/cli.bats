@@ -334,3 +334,24 @@ setup() {
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == "tsmctl lock: this tree's kernel lacks the TDISP guest ABI"* ]]
 }
+
+@test "operands after -- are operands: never dropped (getopt's contract)" {
+	run --separate-stderr t wait --timeout 0 -- tsm9
+	expect_status 1
+	[ -z "$output" ]
+	[ "${stderr_lines[0]}" = "tsmctl wait: tsm9 not ready (--timeout 0: checked once)" ]
+	run --separate-stderr t connect --dry-run -- 81:00.0 tsm0
+	expect_status 0
+	[ "${lines[0]}" = "0000:81:00.0: would write 'tsm0' to $ROOT/sys/bus/pci/devices/0000:81:00.0/tsm/connect" ]
+	run --separate-stderr t devices -- extra
+	expect_status 2
+	[[ "$stderr" == *"unexpected argument 'extra'"* ]]
+	# an option's spelling after -- is an operand too
+	run --separate-stderr t connect --dry-run -- --all tsm0
+	expect_status 2
+	[[ "$stderr" == *"invalid PCI address '--all'"* ]]
+	for c in list streams host-bridges audit metrics report watch; do
+		run --separate-stderr t "$c" -- extra
+		expect_status 2
+	done
+}
