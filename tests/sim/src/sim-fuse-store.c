@@ -3,28 +3,58 @@
 #define FUSE_USE_VERSION 35
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <fuse.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim-fuse.h"
 
-/* kobject uevent_store(): only the known actions are accepted */
-static int uevent_store(const char *buf, size_t len)
+/*
+ * The subsystem a kobject's uevents name: dev_uevent_name() (drivers/base/core.c),
+ * its bus's or class's name, which the subsystem link names; a driver's is its
+ * kset's, "drivers". NULL: a device on no bus and in no class (a host bridge,
+ * the faux root), whose events dev_uevent_filter() drops.
+ */
+static char *kobject_subsystem(const char *dir)
 {
-	static const char *const actions[] = { "add", "remove", "change",
-					       "move", "online", "offline",
-					       "bind", "unbind", NULL };
+	char *link = sim_xasprintf("%s/%s/subsystem", sim_fuse.root, dir), target[PATH_MAX];
+	const char *drivers = strstr(dir, "/drivers/");
+	ssize_t n = readlink(link, target, sizeof(target) - 1);
+	char *base;
 
-	for (const char *const *a = actions; *a; a++) {
-		size_t n = strlen(*a);
+	free(link);
+	if (!strncmp(dir, "sys/bus/", 8) && drivers && !strchr(drivers + 9, '/'))
+		return strdup("drivers");
+	if (n <= 0)
+		return NULL;
+	target[n] = '\0';
+	base = strrchr(target, '/');
+	return strdup(base ? base + 1 : target);
+}
 
-		if (len >= n && !memcmp(buf, *a, n) &&
-		    (len == n || buf[n] == '\n' || buf[n] == ' ' || !buf[n]))
-			return 0;
-	}
-	return -EINVAL;
+/*
+ * A write to a kobject's uevent file: uevent_store() (drivers/base/core.c, and
+ * the drivers' in bus.c) -> kobject_synth_uevent() (lib/kobject_uevent.c):
+ * the action, SYNTH_UUID and SYNTH_ARG_* sent as a synthetic event.
+ */
+static int uevent_store(const char *path, const char *buf, size_t len)
+{
+	char *dir = strdup(path[0] == '/' ? path + 1 : path), *slash, *subsystem;
+	int rc;
+
+	if (!dir)
+		return -ENOMEM;
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	subsystem = kobject_subsystem(dir);
+	rc = sim_uevent_synth(dir, subsystem, buf, len, sim_fuse.uevents_ok);
+	free(subsystem);
+	free(dir);
+	return rc;
 }
 
 /* A store to one of the device's tsm/ attributes, under pci_tsm_rwsem. */
@@ -302,7 +332,7 @@ int sim_fuse_write(const char *path, const char *buf, size_t size, off_t off,
 	} else if (!h->dev && !strcmp(attr, CONTROL_FILE)) {
 		rc = control_store(buf, size);
 	} else if (!strcmp(sim_fuse_base_name(attr), "uevent")) {
-		rc = uevent_store(buf, size);
+		rc = uevent_store(h->path, buf, size);
 	} else {
 		rc = -EOPNOTSUPP;	/* e.g. sriov_numvfs: not simulated */
 	}

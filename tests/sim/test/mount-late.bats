@@ -146,3 +146,28 @@ listen() {
 	run bash -c "echo 'drop 0000:99:00.0 ep' > '$C'"
 	[ "$status" -ne 0 ]
 }
+
+@test "a write to a uevent file sends a synthetic event (kobject_synth_uevent), as udevadm trigger makes" {
+	M=$(mktemp -d)
+	in_ns "$SIM" mount "$TOPO/sev-tio.json" "$M"
+	S=$M/sys
+	U=01234567-89ab-cdef-0123-456789abcdef
+	listen 3
+	dp=/devices/pci0000:00/0000:00:07.1/0000:02:00.1/tsm/tsm0
+	echo add > "$S/class/tsm/tsm0/uevent"
+	echo "change $U A=1 bB2=xy" > "$S/bus/pci/devices/0000:81:00.0/uevent"
+	printf 'add %s' "$U" > "$S/bus/pci/drivers/nvme/uevent"
+	echo add > "$S/devices/pci0000:80/uevent"	# a host bridge: no bus, no class, no event
+	# kobject_action_type() and kobject_action_args() refuse these, and nothing is sent
+	for bad in bogus "add " "add x" "add 0123" "add $U a" "add $U =1" "add $U a=" \
+		   "add $U a=b-c" "add ${U}x" "add $U  a=1" "Add"; do
+		try_write "$bad" "$S/class/tsm/tsm0/uevent"
+		expect_errno "$EINVAL"
+	done
+	wait "$LPID"
+	run cat "$EV"
+	[ "${#lines[@]}" -eq 3 ]
+	[[ "${lines[0]}" == "add $dp SUBSYSTEM=tsm SEQNUM="*" SYNTH_UUID=0" ]]
+	[[ "${lines[1]}" == "change /devices/pci0000:80/0000:80:01.1/0000:81:00.0 SUBSYSTEM=pci SEQNUM="*" SYNTH_UUID=$U SYNTH_ARG_A=1 SYNTH_ARG_bB2=xy" ]]
+	[[ "${lines[2]}" == "add /bus/pci/drivers/nvme SUBSYSTEM=drivers SEQNUM="*" SYNTH_UUID=$U" ]]
+}
