@@ -25,7 +25,6 @@
 #include "tsmctl/util.h"
 
 #define PCI_DEVICES	"sys/bus/pci/devices"
-#define TSM_CLASS	"sys/class/tsm"
 
 volatile sig_atomic_t action_signal;
 
@@ -444,39 +443,14 @@ void action_catch_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-static bool ready(const char *tsm, char *const *bdfs, size_t n)
-{
-	bool ok = true;
-
-	if (tsm) {
-		char *path = path_join(TSM_CLASS, tsm);
-
-		ok = sysfs_exists(path);
-		free(path);
-	}
-	for (size_t i = 0; ok && i < n; i++) {
-		/* the group, not a provider's glue dir that is also named tsm/ (ABI.md §1.2) */
-		char *path = xasprintf("%s/%s/tsm/connect", PCI_DEVICES, bdfs[i]);
-
-		ok = sysfs_exists(path);
-		free(path);
-	}
-	return ok;
-}
-
-int action_wait_ready(const char *tsm, char *const *bdfs, size_t n, double seconds)
+int action_wait_ready(const char *tsm, double seconds)
 {
 	char *const names[] = { (char *)tsm };
-	int rc;
 
 	/*
 	 * The TSM's KOBJ_CHANGE comes after the kernel re-evaluated the tsm/ groups
 	 * (ABI.md §1.2, §2.8): once it is ready, a missing tsm/connect stays missing,
 	 * so there is nothing left to wait for and the store's checks explain it.
 	 */
-	rc = tsm_wait(names, tsm ? 1 : 0, seconds, &action_signal, tsm ? "connect" : "disconnect",
-		      NULL);
-	if (rc)
-		return rc;
-	return ready(NULL, bdfs, n) ? 0 : -ENOENT;
+	return tsm_wait(names, 1, seconds, &action_signal, "connect", NULL);
 }

@@ -637,16 +637,17 @@ static int run_action(struct cmd_ctx *ctx)
 	if (rc)
 		goto out;
 	action_catch_signals();
-	if (param.wait_seconds >= 0) {
-		char **bdfs = xcalloc(b.n, sizeof(*bdfs));
-
-		for (size_t i = 0; i < b.n; i++)
-			bdfs[i] = b.targets[i].bdf;
-		if (action_wait_ready(b.tsm, bdfs, b.n, param.wait_seconds) == -ETIMEDOUT)
-			fprintf(stderr, "tsmctl %s: gave up waiting after %g s for %s%s%s\n",
-				verb_name(&b), param.wait_seconds, b.tsm ? b.tsm : "",
-				b.tsm && b.n ? " and " : "", b.n ? "the devices' tsm/connect" : "");
-		free(bdfs);
+	/* --wait is tsmctl wait TSM: not ready by then is a failure, and nothing is written */
+	if (param.wait_seconds >= 0 && (rc = action_wait_ready(b.tsm, param.wait_seconds))) {
+		if (rc == -EINTR) {
+			print_error("tsmctl %s: interrupted while waiting for %s; nothing written",
+				    verb_name(&b), b.tsm);
+			rc = 128 + action_signal;
+			goto out;
+		}
+		explain_not_ready(verb_name(&b), b.tsm, param.wait_seconds, rc);
+		rc = fail_up_front(&b, "tsmctl %s: nothing written", verb_name(&b));
+		goto out;
 	}
 	rc = check_targets_exist(&b);
 	if (rc)

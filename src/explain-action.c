@@ -139,12 +139,37 @@ static bool slot_pf0_has(const struct bdf *b, const char *attr, char pf0[BDF_MAX
 	return has;
 }
 
+/*
+ * T is registered but the kernel has not shown its PCI side yet: pci_mode
+ * says so, or (v6.19) no function shows tsm/ while BDF is a DSM candidate.
+ */
+static bool pci_side_pending(const struct tsm_snapshot *now, const struct tsm *t, const char *bdf)
+{
+	struct tsm_snapshot all;
+	bool candidate;
+
+	switch (tsm_pci_side(now, t)) {
+	case TSM_PCI_SHOWN:
+		return false;
+	case TSM_PCI_NOT_YET:
+		return true;
+	case TSM_PCI_NO_GROUP:
+		break;
+	}
+	/* the device's config space says whether it would ever show tsm/connect */
+	snapshot_scan(&all, SCAN_ALL_FUNCS);
+	candidate = func_dsm_candidate(snapshot_find_func(&all, bdf));
+	snapshot_free(&all);
+	return candidate;
+}
+
 /* Why a function shows no tsm/connect (ABI.md §1.2 visibility, §2.1, §2.2). */
 static char *explain_no_group(const struct tsm_snapshot *now, const struct pci_func *f,
 			      const struct action_plan *plan)
 {
 	const char *attr = action_name(plan->action);
 	char *links = tsm_names(now, true), *all = tsm_names(now, false), *msg;
+	const struct tsm *t;
 	char pf0[BDF_MAX];
 	struct bdf b;
 
@@ -156,6 +181,13 @@ static char *explain_no_group(const struct tsm_snapshot *now, const struct pci_f
 	else if (!*links)
 		msg = xasprintf("no link TSM is registered (only %s), and the kernel shows tsm/%s "
 				"only while one is", all, attr);
+	else if (plan->action == ACTION_CONNECT && (t = snapshot_find_tsm(now, plan->tsm)) &&
+		 pci_side_pending(now, t, plan->bdf))
+		/* registered, not taken on for PCI yet (ABI.md §1.1, §2.8): no group shows yet */
+		msg = xasprintf("%s is registered but not ready yet: the kernel shows tsm/%s on "
+				"the devices once it has taken %s on for PCI operations (and says so "
+				"with a change uevent); wait for that with 'tsmctl wait %s' or "
+				"'tsmctl connect --wait SECONDS'", t->name, attr, t->name, t->name);
 	else if (f && f->dsm && *f->dsm)
 		msg = xasprintf("a dependent function has no tsm/%s: its DSM %s manages it; "
 				"%s %s instead", attr, f->dsm, attr, f->dsm);

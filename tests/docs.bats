@@ -42,3 +42,41 @@ shown() {
 	[ "$n" -ge 12 ]
 	[ "$bad" -eq 0 ]
 }
+
+# options PAGE: each long option an OPTIONS entry of PAGE names, with the entry's text, as
+# "--name<TAB>text" (one line per option; the text joined).
+page_options() {
+	awk '/^# OPTIONS/ { o = 1; next } /^# / { o = 0 }
+	     o && /^\*-/ { if (head) flush(); head = $0; text = ""; next }
+	     o && head { text = text " " $0 }
+	     function flush(   s, m) { s = head
+		while (match(s, /--[a-z][a-z-]*/)) { print substr(s, RSTART, RLENGTH) "\t" text; s = substr(s, RSTART + RLENGTH) } }
+	     END { if (head) flush() }' "$1"
+}
+
+@test "every option a man page documents is taken by its commands; one only some take says which" {
+	local f cmds c opt text takers bad=0
+	for f in "$TOP"/man/tsmctl-*.8.scd; do
+		[ "$(basename "$f")" = tsmctl-collect.8.scd ] && continue
+		# the commands the page is for: its NAME line, "tsmctl-connect, tsmctl-disconnect - ..."
+		cmds=$(sed -n 5p "$f" | sed 's/ - .*//; s/tsmctl-//g; s/,//g')
+		while IFS=$'\t' read -r opt text; do
+			takers=()
+			for c in $cmds; do
+				"$TSMCTL" --list-opts "$c" | grep -qx -- "$opt\( .*\)\?" && takers+=("$c")
+			done
+			if [ ${#takers[@]} -eq 0 ]; then
+				echo "${f#"$TOP"/}: $opt: no command of the page takes it"
+				bad=$((bad + 1))
+			elif [ ${#takers[@]} -ne "$(wc -w <<< "$cmds")" ] &&
+			     [[ "$text" != *"(*${takers[0]}* only"* ]]; then
+				echo "${f#"$TOP"/}: $opt: only ${takers[*]} take it, and the page does not say so"
+				bad=$((bad + 1))
+			fi
+		done < <(page_options "$f")
+	done
+	[ "$bad" -eq 0 ]
+	# disconnect has no --wait (nothing to wait for: a connected device's TSM is there)
+	run "$TSMCTL" disconnect --wait 5 41:00.0
+	[ "$status" -eq 2 ]
+}

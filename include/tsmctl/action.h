@@ -96,11 +96,10 @@ extern volatile sig_atomic_t action_signal;
 void action_catch_signals(void);
 
 /*
- * --wait: wait on the tsm uevents until TSM (or, when NULL, any TSM) is ready
- * (uevent.h), then check that every BDF's tsm/connect exists. 0, -ETIMEDOUT,
- * -EINTR on SIGINT/SIGTERM, -ENOENT when a tsm/connect is missing although
- * the TSM is ready, or the uevent socket's -errno.
+ * connect --wait: tsm_wait() (uevent.h) for TSM, the same readiness as
+ * tsmctl wait. 0, -ETIMEDOUT, -EINTR on SIGINT/SIGTERM, or the uevent
+ * socket's -errno.
  */
-int action_wait_ready(const char *tsm, char *const *bdfs, size_t n, double seconds);
+int action_wait_ready(const char *tsm, double seconds);
 
 #endif

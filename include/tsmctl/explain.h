@@ -16,6 +16,12 @@
 void explain_no_tsm(const struct tsm_snapshot *snap, const char *cmd);
 void explain_no_devices(const struct tsm_snapshot *snap, const char *cmd);
 void explain_needs_root(const struct tsm_snapshot *snap, const char *cmd);
+/*
+ * tsm_wait() (uevent.h) came back with ERR (not -EINTR) after SECONDS for
+ * WHAT ("tsm0", "any TSM"; escaped by the caller): not ready, and the
+ * provider modules' state; or the uevent socket could not be opened.
+ */
+void explain_not_ready(const char *cmd, const char *what, double seconds, int err);
 
 /* ---- the verbs (action.h): returned escaped, without the errno name (callers append it) ---- */
 

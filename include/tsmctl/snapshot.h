@@ -211,6 +211,19 @@ bool tsm_not_devsec(const struct tsm *t);
 /* Intel TDX Connect's link TSM: registered on the tdx_host faux device (ABI.md §2.6). */
 bool tsm_is_tdx_connect(const struct tsm *t);
 
+/* Has the kernel taken a registered TSM on for PCI (ABI.md §1.1, §2.8)? */
+enum tsm_pci_side {
+	TSM_PCI_SHOWN,		/* its pci_mode, or (v6.19) a function's tsm/ group shows it */
+	TSM_PCI_NOT_YET,	/* other TSMs show pci_mode and this one not yet */
+	TSM_PCI_NO_GROUP,	/* v6.19 and no function shows tsm/: not yet, or no DSM candidate */
+};
+enum tsm_pci_side tsm_pci_side(const struct tsm_snapshot *snap, const struct tsm *t);
+/*
+ * Would the kernel show tsm/connect on F once a link TSM is registered
+ * (is_pci_tsm_pf0(), ABI.md §2.1)? False when its config space is unknown.
+ */
+bool func_dsm_candidate(const struct pci_func *f);
+
 /* The host bridge shows no available_secure_streams (and reading did not fail): no IDE pool. */
 bool hb_no_pool(const struct host_bridge *hb);
 /*

@@ -19,6 +19,7 @@ struct uevent {
 	const char *action;	/* "add", "change", "remove", ... (into the message) */
 	const char *devpath;	/* "/devices/.../tsm/tsm0", relative to /sys */
 	const char *subsystem;	/* SUBSYSTEM=, NULL if absent */
+	bool synthetic;		/* SYNTH_UUID=: a uevent file was written, nothing happened */
 };
 
 /*
@@ -53,9 +54,12 @@ void tsm_ready_free(struct tsm_ready *r);
 
 /*
  * Wait until every TSM in NAMES (or, with N 0, any TSM) is registered and
- * announced ready: sys/class/tsm/NAME exists, and a KOBJ_ADD seen for it while
- * listening has been followed by its KOBJ_CHANGE. The state is checked first,
- * then again once the socket listens, then on every tsm uevent.
+ * ready for PCI operations: sys/class/tsm/NAME exists, its PCI side is there
+ * (tsm_pci_side(): its pci_mode, or on v6.19 the DSM candidates' tsm/, or
+ * no candidate at all), and a KOBJ_ADD seen for it while listening has been
+ * followed by its KOBJ_CHANGE (a synthetic add does not count). The state is
+ * checked first, then again once the socket listens, on every tsm uevent,
+ * every RECHECK_SECONDS without one, and at the deadline.
  * SECONDS < 0 waits forever, 0 only checks. CMD names the command in the
  * -v line "listening for tsm uevents". Returns 0 (READY filled when not
  * NULL), -ETIMEDOUT, -EINTR when *STOP became non-zero (SIGINT/SIGTERM;
