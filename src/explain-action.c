@@ -486,6 +486,11 @@ static char *accept_words(const struct action_plan *plan, const struct tsm_snaps
 				plan->bdf, *devsec && !strchr(devsec, ',') ? devsec : "TSM");
 		free(devsec);
 		return msg;
+	case EBUSY:
+		/* --strict of a device in RUN already: nothing was written, nothing to blame */
+		if (!plan->written && holder && func_accepted(f) == 1)
+			return xasprintf("already accepted (locked to %s)", holder);
+		/* fall through */
 	default:
 		return explain_busy_or_failed(plan, f, "the kernel accepts a device only before its "
 					      "driver binds; accept, then bind the driver again");
