@@ -389,15 +389,17 @@ static char *with_note(char *msg, char *note)
 	return s;
 }
 
-/* A connect that cannot get a stream: the host bridge has no pool (ABI.md §1.3, §2.6). */
-static char *no_pool_warning(const struct pci_func *f, const char *tsm)
+/*
+ * Why a dry run knows the store would fail, NULL when it does not: a connect
+ * that cannot get a stream, its host bridge without a pool (ABI.md §1.3, §2.6).
+ */
+static char *predicted_failure(enum tsm_action action, const struct pci_func *f, const char *tsm)
 {
-	char *why = func_no_pool_reason(f), *s;
+	char *why = action == ACTION_CONNECT ? func_no_pool_reason(f) : NULL, *s;
 
 	if (!why)
 		return NULL;
-	s = xasprintf("%s, so %s cannot set up an IDE stream and the connect would fail", why,
-		      tsm);
+	s = xasprintf("%s, so %s cannot set up an IDE stream", why, tsm);
 	free(why);
 	return s;
 }
@@ -436,12 +438,18 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 			set_result(t, RESULT_ALREADY, 0, already_message(action, tsm));
 		}
 	} else if (!plan.err && param.dry_run) {
-		char *shown = sysfs_display_path(plan.path);
+		char *shown = sysfs_display_path(plan.path), *why = predicted_failure(action, f, tsm);
 
-		set_result(t, RESULT_DRY_RUN, 0, xasprintf("would write '%s' to %s", value, shown));
+		/* a store the dry run knows would fail counts as failing, as the store would */
+		if (why)
+			set_result(t, RESULT_FAILED, 0, xasprintf("would write '%s' to %s, but the %s "
+								  "would fail: %s", value, shown,
+								  verb_name(b), why));
+		else
+			set_result(t, RESULT_DRY_RUN, 0, xasprintf("would write '%s' to %s", value,
+								   shown));
+		free(why);
 		free(shown);
-		if (action == ACTION_CONNECT)
-			t->warning = no_pool_warning(f, tsm);
 	} else if (plan.written && (!plan.err || plan.err == -EINTR) &&
 		   (verdict == VERDICT_OK || (verdict == VERDICT_WARNING && !param.strict))) {
 		set_result(t, RESULT_OK, 0, done_message(b, tsm));
