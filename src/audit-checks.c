@@ -195,6 +195,16 @@ static char *why_unconnectable(const struct pci_func *d)
 	return func_no_pool_reason(d);
 }
 
+/* Does sysfs have the PCI function BDF at all (scanned or not)? */
+static bool device_exists(const struct tsm_snapshot *snap, const char *bdf)
+{
+	char *const one[] = { (char *)bdf };
+	const struct snapshot_names want = { .devices = one, .nr_devices = 1 };
+	struct snapshot_missing miss;
+
+	return !snapshot_find_missing(snap, &want, &miss);
+}
+
 static void check_connected(struct audit_run *run, const struct audit_check *c)
 {
 	const struct tsm_snapshot *snap = run->snap;
@@ -262,7 +272,12 @@ static void check_connected(struct audit_run *run, const struct audit_check *c)
 		if (d)
 			s = subject_func(d);
 		f = result_start(run, c, &s);
-		if (f)
+		if (f && !d && !device_exists(snap, bdf))
+			result_done(run, f, AUDIT_FAIL,
+				    xstrdup("check the address: --require-connected names a device this "
+					    "host does not have (see 'tsmctl devices --all')"),
+				    "required to be connected, but there is no such PCI device");
+		else if (f)
 			result_done(run, f, AUDIT_FAIL,
 				    xstrdup("--require-connected names a device without tsm/connect: check "
 					    "the address, and that a link TSM is registered"),
