@@ -197,6 +197,11 @@ int action_apply(const struct tsm_snapshot *snap, enum tsm_action action, const 
 		return plan->err;
 	if (action_signal)
 		return plan->err = -EINTR;	/* abandoned before the store: nothing changed */
+	/* a copy or capture takes a write as a file and would show what no kernel did */
+	if (!(flags & ACTION_FORCE) && !sysfs_takes_stores()) {
+		plan->refused = true;
+		return plan->err = -EROFS;
+	}
 	if (tsmctl_verbose) {
 		char *shown = sysfs_display_path(plan->path);
 
@@ -411,6 +416,15 @@ enum action_verdict action_verify(const struct action_plan *plan, const struct t
 	enum action_verdict v;
 
 	*note = NULL;
+	/* the TSM unregistered while the kernel held the store: its contexts went with it */
+	if (plan->tsm && plan->action != ACTION_ACCEPT && snapshot_find_tsm(before, plan->tsm) &&
+	    !snapshot_find_tsm(after, plan->tsm)) {
+		*note = printable(xasprintf("%s went away during the %s: it is no longer registered "
+					    "(its provider module unloaded, or the platform shut it "
+					    "down), and what it held for the device went with it",
+					    plan->tsm, action_name(plan->action)));
+		return VERDICT_FAILED;
+	}
 	if (!f || !(tdisp ? f->has_lock : f->has_connect)) {
 		*note = xasprintf("the device%s is gone after the %s (surprise removal?)",
 				  action_device_present(plan->bdf) ? "'s tsm/ group" : "",

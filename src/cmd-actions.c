@@ -29,7 +29,7 @@
 
 /* The verbs' own options; wait_seconds < 0: do not wait. */
 static struct action_param {
-	bool dry_run, no_syslog, keep_going, strict;
+	bool dry_run, no_syslog, keep_going, strict, force;
 	double wait_seconds;
 } param = { .wait_seconds = -1 };
 
@@ -415,8 +415,8 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 	char *note = NULL, *tsm, *value;
 
 	action_apply(snap, action, t->bdf, b->tsm,
-		     (param.dry_run ? ACTION_DRY_RUN : 0) | (param.no_syslog ? ACTION_NO_SYSLOG : 0),
-		     &plan);
+		     (param.dry_run ? ACTION_DRY_RUN : 0) | (param.no_syslog ? ACTION_NO_SYSLOG : 0) |
+		     (param.force ? ACTION_FORCE : 0), &plan);
 	/* the TSM name and value may be the tree's text (disconnect, accept): escaped for messages */
 	tsm = text_escape(plan.tsm);
 	value = text_escape(plan.value);
@@ -732,6 +732,8 @@ static int parse_wait(const struct cmd_def *cmd, const char *arg, void *seconds)
 	OPT_BOOLEAN(0, "keep-going", &param.keep_going, "go on with the next target after a failure"), \
 	OPT_BOOLEAN(0, "strict", &param.strict, "treat 'already done' (or warnings) as failure")
 #define OPT_NO_SYSLOG_JSON() \
+	OPT_BOOLEAN(0, "force", &param.force, \
+		    "write even into a tree that is not a kernel's sysfs (a copy)"), \
 	OPT_BOOLEAN(0, "no-syslog", &param.no_syslog, \
 		    "do not log the stores to the system log (audit trail)"), \
 	OPT_COMMON(COMMON_JSON)

@@ -211,6 +211,29 @@ static char *explain_no_group(const struct tsm_snapshot *now, const struct pci_f
 	return msg;
 }
 
+/*
+ * EEXIST on the 6.19-rc1 flavour (ABI.md §1.1, §2.4): the TSM links each stream
+ * in its own directory by streamH.R.E alone, which every host bridge starts
+ * at stream0.0.0, so a second host bridge's stream collides. NULL elsewhere.
+ */
+static char *explain_rc1_collision(const struct tsm *t)
+{
+	char *names, *msg;
+
+	if (!t || !t->nr_stream_links)
+		return NULL;
+	names = strv_join(t->stream_links, t->nr_stream_links, ", ");
+	msg = xasprintf("%s links each stream in its own directory by its name alone "
+			"(tsmN/streamH.R.E, the 6.19-rc1 flavour), and each host bridge numbers "
+			"its streams from stream0.0.0, so this stream's name is taken there already "
+			"(%s links %s) and the kernel refused the link: the reason upstream dropped "
+			"these links (731bb3118f85). Disconnect the device holding that name on the "
+			"other host bridge first, or run a kernel without them", t->name, t->name,
+			names);
+	free(names);
+	return msg;
+}
+
 static char *connect_words(const struct action_plan *plan, const struct tsm_snapshot *now,
 			   const struct pci_func *f)
 {
@@ -281,6 +304,13 @@ static char *connect_words(const struct action_plan *plan, const struct tsm_snap
 		break;
 	case ENODEV:
 		msg = xasprintf("the device or %s went away during the connect", plan->tsm);
+		break;
+	case EEXIST:
+		msg = explain_rc1_collision(snapshot_find_tsm(now, plan->tsm));
+		if (msg)
+			break;
+		msg = xasprintf("%s failed the connect: %s; see the kernel log", plan->tsm,
+				strerror(err));
 		break;
 	case EIO:
 		if (!plan->written) {
@@ -570,6 +600,16 @@ static char *connect_failed_words(const struct action_plan *plan, const struct t
 	return rollback_note(plan, now, f, connect_words(plan, now, f));
 }
 
+/* A store refused because the tree is no kernel's (action_apply(), ACTION_FORCE). */
+static char *refused_words(const char *attr)
+{
+	return xasprintf("not written: %s is neither a kernel's sysfs (its sys/ is no sysfs "
+			 "mount) nor a live tsm-sim mount, so no kernel would take the store: "
+			 "tsm/%s there is a plain file (a copy or a capture?) and writing it would "
+			 "show what no kernel did; --force writes it all the same",
+			 sysfs_root_path(), attr);
+}
+
 /* The errnos every verb's store can meet, as they apply to this one; NULL for the others. */
 static char *common_words(const struct action_plan *plan, const struct tsm_snapshot *now,
 			  const struct pci_func *f)
@@ -589,6 +629,11 @@ static char *common_words(const struct action_plan *plan, const struct tsm_snaps
 		return xasprintf("permission denied writing tsm/%s although running as root "
 				 "(a security module, or a read-only /sys?)", attr);
 	case EROFS:
+		if (plan->refused)
+			return refused_words(attr);
+		if (!sysfs_is_live())
+			return xasprintf("%s is on a read-only file system: tsm/%s cannot be "
+					 "written there", sysfs_root_path(), attr);
 		return xasprintf("/sys is mounted read-only here (inside a container?): tsm/%s "
 				 "cannot be written", attr);
 	case EINTR:
