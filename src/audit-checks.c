@@ -21,14 +21,6 @@ static unsigned int rid_of(const struct pci_func *f)
 	return (f->bus & 0xff) << 8 | (f->dev & 0x1f) << 3 | (f->fn & 7);
 }
 
-static const struct tsm *first_link_tsm(const struct tsm_snapshot *snap)
-{
-	for (size_t i = 0; i < snap->nr_tsms; i++)
-		if (tsm_is_link(snap->tsms[i]))
-			return snap->tsms[i];
-	return NULL;
-}
-
 /* "ccp (AMD SEV-TIO): loaded; tdx_host (Intel TDX Connect): not available" */
 static char *modules_text(const struct audit_opts *o, bool *any_up)
 {
@@ -47,12 +39,18 @@ static char *modules_text(const struct audit_opts *o, bool *any_up)
 	return s ? s : xstrdup("no provider module known");
 }
 
+/* "EACCES", or "malformed" for a value the kernel would not print (-EBADMSG). */
+static const char *read_word(int err)
+{
+	return err == -EBADMSG ? "malformed" : errno_symbol(-err);
+}
+
 /* ---- platform ---- */
 
 /* A function whose config was read (the scan's dangling targets do not exist). */
 static bool cfg_examined(const struct pci_func *f)
 {
-	return f->cfg_read && f->cfg_err != -ENOENT && f->cfg_err != -ENOTDIR;
+	return f->cfg_read && !f->gone;
 }
 
 static void check_config_access(struct audit_run *run, const struct audit_check *c)
@@ -94,8 +92,29 @@ static void check_tsm_class(struct audit_run *run, const struct audit_check *c)
 
 	if (!f)
 		return;
+	if (run->snap->have_tsm_class && run->snap->nr_bad_tsms) {
+		const struct bad_entry *b = run->snap->bad_tsms;
+
+		result_done(run, f, AUDIT_WARN,
+			    xstrdup("the kernel puts only its TSMs' class devices there: the tree was "
+				    "edited by hand or damaged; these entries are not counted as TSMs"),
+			    "/sys/class/tsm exists, but %zu entr%s no TSM: %s is %s%s", run->snap->nr_bad_tsms,
+			    run->snap->nr_bad_tsms == 1 ? "y is" : "ies are", b->name,
+			    bad_entry_kind(b->err), run->snap->nr_bad_tsms > 1 ? "; ..." : "");
+		return;
+	}
 	if (run->snap->have_tsm_class) {
 		result_done(run, f, AUDIT_PASS, NULL, "/sys/class/tsm exists");
+		return;
+	}
+	if (run->snap->tsm_class_err && run->snap->tsm_class_err != -ENOENT) {
+		/* there, but unreadable or no directory: no claim about the kernel's support */
+		result_done(run, f, AUDIT_FAIL,
+			    xstrdup("a kernel's /sys/class/tsm is a directory anyone may list: check "
+				    "the tree (--sysroot) and its permissions"),
+			    "/sys/class/tsm is %s (%s): whether a TSM is registered is unknown",
+			    bad_entry_kind(run->snap->tsm_class_err),
+			    errno_symbol(-run->snap->tsm_class_err));
 		return;
 	}
 	mods = modules_text(run->opts, &up);
@@ -104,6 +123,26 @@ static void check_tsm_class(struct audit_run *run, const struct audit_check *c)
 			      "TSM provider: %s", mods),
 		    "/sys/class/tsm does not exist");
 	free(mods);
+}
+
+/* Every kernel lists its PCI functions in sys/bus/pci/devices: a tree without is no kernel's. */
+static void check_pci_devices(struct audit_run *run, const struct audit_check *c)
+{
+	const struct tsm_snapshot *snap = run->snap;
+	struct audit_finding *f = result_start(run, c, &subject_platform);
+	int err = snap->pci_devices_err;
+
+	if (!f)
+		return;
+	if (err)
+		result_done(run, f, AUDIT_FAIL, NULL, "/sys/bus/pci/devices is %s (%s): no PCI "
+			    "function can be looked up, so no device can be audited",
+			    err == -ENOENT ? "missing" : bad_entry_kind(err), errno_symbol(-err));
+	else if (snap->nr_streams && !snap->nr_funcs)
+		result_done(run, f, AUDIT_FAIL, NULL, "/sys/bus/pci/devices is empty, but host bridges "
+			    "hold %zu stream link%s", snap->nr_streams, snap->nr_streams == 1 ? "" : "s");
+	else
+		result_done(run, f, AUDIT_PASS, NULL, "/sys/bus/pci/devices lists the PCI functions");
 }
 
 static void check_tsm_present(struct audit_run *run, const struct audit_check *c)
@@ -145,7 +184,8 @@ static void check_tsm_mode(struct audit_run *run, const struct audit_check *c)
 		if (!t->has_pci_mode)
 			result_done(run, f, AUDIT_PASS, NULL, "no pci_mode: v6.19 ABI: link assumed");
 		else if (!t->mode)
-			result_done(run, f, AUDIT_FAIL, NULL, "pci_mode exists but could not be read");
+			result_done(run, f, AUDIT_FAIL, NULL, "pci_mode exists but could not be read (%s)",
+				    read_word(t->mode_err));
 		else if (tsm_is_tdx_connect(t) && streq(t->mode, "link"))
 			result_done(run, f, AUDIT_PASS, NULL, "pci_mode link: Intel TDX Connect on tdx_host "
 				    "(TDX module %s)", t->provider_version ? t->provider_version : "version unknown");
@@ -171,28 +211,20 @@ static bool required(const struct audit_opts *o, const char *bdf)
 	return false;
 }
 
-static char *connect_hint(const struct tsm_snapshot *snap, const char *bdf)
+/* How to connect D, or why it cannot be (the model's one judgement, func_connect_blocker()). */
+static char *connect_hint(const struct tsm_snapshot *snap, const struct pci_func *d)
 {
-	const struct tsm *t = first_link_tsm(snap);
+	const struct tsm *t = snapshot_first_link_tsm(snap);
+	char *why, *hint;
 
 	if (!t)
 		return xstrdup("no link TSM is registered to connect it to");
-	return xasprintf("connect it: tsmctl connect %s %s", bdf, t->name);
-}
-
-/*
- * Why no TSM could ever connect D, from what the tree shows (ABI.md §2.1,
- * §2.6): no CMA/SPDM DOE mailbox, or a host bridge the platform gave no IDE
- * stream pool. NULL when nothing rules it out.
- */
-static char *why_unconnectable(const struct pci_func *d)
-{
-	if (d->doe_known && !d->nr_doe_features)
-		return xstrdup("it has no DOE mailbox (no doe_features)");
-	if (d->doe_known && !func_has_doe(d, DOE_FEATURE_CMA))
-		return xstrdup("its DOE mailbox has no CMA/SPDM (doe_features lacks "
-			       DOE_FEATURE_CMA ")");
-	return func_no_pool_reason(d);
+	why = snapshot_connect_blocker(snap, d);
+	if (!why)
+		return xasprintf("connect it: tsmctl connect %s %s", d->bdf, t->name);
+	hint = xasprintf("a connect would fail: %s", why);
+	free(why);
+	return hint;
 }
 
 /* Does sysfs have the PCI function BDF at all (scanned or not)? */
@@ -215,13 +247,22 @@ static void check_connected(struct audit_run *run, const struct audit_check *c)
 		struct audit_finding *f;
 		char *why;
 
-		if (!d->has_connect)
+		if (!d->has_connect && !(d->tsm_dir && d->tsm_err))
 			continue;
 		f = result_start(run, c, &s);
 		if (!f)
 			continue;
-		if (!d->connect)
-			result_done(run, f, AUDIT_FAIL, NULL, "tsm/connect exists but could not be read");
+		if (!d->has_connect)
+			result_done(run, f, AUDIT_SKIP, xstrdup("run the audit as root, or check the "
+								"tree's permissions"),
+				    "tsm/ could not be read (%s): its files, and whether it is connected, "
+				    "are unknown", read_word(d->tsm_err));
+		else if (!d->connect)
+			result_done(run, f, AUDIT_FAIL, NULL, "tsm/connect exists but could not be read (%s)",
+				    read_word(d->connect_err));
+		else if (d->connect_err)
+			result_done(run, f, AUDIT_FAIL, NULL, "tsm/connect reads '%s': no TSM name",
+				    d->connect);
 		else if (*d->connect && !d->connected_tsm)
 			result_done(run, f, AUDIT_FAIL,
 				    xasprintf("disconnect it (tsmctl disconnect %s) and connect it to a "
@@ -240,24 +281,26 @@ static void check_connected(struct audit_run *run, const struct audit_check *c)
 				    "locked to %s (TDISP, a devsec TSM's context): a device has one TSM "
 				    "context at a time, so no link connect", func_lock_holder(d));
 		else if (required(run->opts, d->bdf))
-			result_done(run, f, AUDIT_FAIL, connect_hint(snap, d->bdf),
+			result_done(run, f, AUDIT_FAIL, connect_hint(snap, d),
 				    "not connected (required by --require-connected)");
-		else if (func_cfg_known(d) && d->cfg.tee_io && (why = why_unconnectable(d))) {
+		else if (func_cfg_known(d) && d->cfg.tee_io &&
+			 (why = snapshot_connect_blocker(snap, d))) {
 			result_done(run, f, AUDIT_SKIP,
-				    xstrdup("nothing to do: a TSM authenticates a device over a CMA/SPDM DOE "
-					    "mailbox and sets up its streams from the host bridge's pool"),
+				    xstrdup("nothing to do: a connect would fail (a TSM authenticates a "
+					    "device over a CMA/SPDM DOE mailbox and sets up an IDE stream for "
+					    "a PCIe endpoint from its host bridge's pool)"),
 				    "TEE-IO capable (DEVCAP.TEE), but %s: no TSM can connect it", why);
 			free(why);
 		}
 		else if (func_cfg_known(d) && d->cfg.tee_io)
-			result_done(run, f, AUDIT_WARN, connect_hint(snap, d->bdf),
+			result_done(run, f, AUDIT_WARN, connect_hint(snap, d),
 				    "TEE-IO capable (DEVCAP.TEE) but not connected to a TSM");
 		else if (func_cfg_known(d))
 			result_done(run, f, AUDIT_PASS, NULL, "not connected; not TEE-IO capable (IDE only)");
 		else if (func_cfg_needs_root(d))
 			result_skip_needs_root(run, f, "not connected; DEVCAP.TEE unreadable");
 		else
-			result_done(run, f, AUDIT_WARN, connect_hint(snap, d->bdf),
+			result_done(run, f, AUDIT_WARN, connect_hint(snap, d),
 				    "not connected; TEE-IO capability unknown (config space unreadable)");
 	}
 	/* Required devices that are no connectable DSM at all. */
@@ -307,8 +350,14 @@ static void check_authenticated(struct audit_run *run, const struct audit_check 
 			result_done(run, f, AUDIT_WARN, NULL, "tsm/ group without an authenticated attribute");
 			continue;
 		}
+		if (d->tsm_err) {
+			result_done(run, f, AUDIT_SKIP, NULL, "tsm/ could not be read (%s): nothing to "
+				    "compare authenticated with", read_word(d->tsm_err));
+			continue;
+		}
 		if (!a) {
-			result_done(run, f, AUDIT_FAIL, NULL, "authenticated exists but could not be read");
+			result_done(run, f, AUDIT_FAIL, NULL, "authenticated exists but could not be read (%s)",
+				    read_word(d->auth_err));
 			continue;
 		}
 		if (streq(a, "1") || streq(a, "0")) {
@@ -401,7 +450,8 @@ static void check_dsm(struct audit_run *run, const struct audit_check *c)
 			result_done(run, f, AUDIT_WARN, NULL,
 				    "connected to %s but has no tsm/dsm attribute", d->connect);
 		} else if (!d->dsm) {
-			result_done(run, f, AUDIT_FAIL, NULL, "tsm/dsm exists but could not be read");
+			result_done(run, f, AUDIT_FAIL, NULL, "tsm/dsm exists but could not be read (%s)",
+				    read_word(d->dsm_err));
 		} else if (d->has_connect) {
 			if (conn && streq(d->dsm, d->bdf))
 				result_done(run, f, AUDIT_PASS, NULL, "connected DSM; tsm/dsm names itself");
@@ -446,7 +496,7 @@ static void check_has_stream(struct audit_run *run, const struct audit_check *c)
 		if (!d->has_connect || !func_connected(d))
 			continue;
 		for (size_t j = 0; j < snap->nr_streams; j++) {
-			if (snap->streams[j]->endpoint == d) {
+			if (snap->streams[j]->endpoint == d && stream_is_real(snap->streams[j])) {
 				if (!n++)
 					first = snap->streams[j];
 			}
@@ -494,7 +544,8 @@ static void check_tdisp(struct audit_run *run, const struct audit_check *c)
 		if (!f)
 			continue;
 		if (!d->lock) {
-			result_done(run, f, AUDIT_FAIL, NULL, "tsm/lock exists but could not be read");
+			result_done(run, f, AUDIT_FAIL, NULL, "tsm/lock exists but could not be read (%s)",
+				    read_word(d->lock_err));
 		} else if (!*d->lock) {
 			if (accepted == 1)
 				result_done(run, f, AUDIT_FAIL, NULL, "unlocked but tsm/accept reads 1 "
@@ -516,7 +567,8 @@ static void check_tdisp(struct audit_run *run, const struct audit_check *c)
 			result_done(run, f, AUDIT_SKIP, xstrdup("this kernel offers no tsm/accept"),
 				    "locked to %s; no tsm/accept: acceptance cannot be checked", holder);
 		} else if (!d->accept) {
-			result_done(run, f, AUDIT_FAIL, NULL, "tsm/accept exists but could not be read");
+			result_done(run, f, AUDIT_FAIL, NULL, "tsm/accept exists but could not be read (%s)",
+				    read_word(d->accept_err));
 		} else if (accepted < 0) {
 			result_done(run, f, AUDIT_FAIL, NULL, "tsm/accept reads '%s': neither 0 nor 1",
 				    d->accept);
@@ -529,17 +581,66 @@ static void check_tdisp(struct audit_run *run, const struct audit_check *c)
 		} else if (d->driver) {
 			result_done(run, f, AUDIT_FAIL,
 				    xasprintf("unbind the driver (echo %s > "
-					      "/sys/bus/pci/drivers/%s/unbind), verify the device's "
-					      "evidence, tsmctl accept %s, then bind the driver again",
-					      d->bdf, d->driver, d->bdf),
+					      "/sys/bus/pci/drivers/%s/unbind), tsmctl accept --verify "
+					      "%s (it checks the device's evidence first), then bind the "
+					      "driver again", d->bdf, d->driver, d->bdf),
 				    "driver %s bound while locked to %s but not accepted: the device runs "
 				    "without private DMA/MMIO (TDISP LOCKED, not RUN)", d->driver, holder);
 		} else {
 			result_done(run, f, AUDIT_WARN,
-				    xasprintf("verify the device's evidence, then tsmctl accept %s (or "
-					      "tsmctl unlock %s)", d->bdf, d->bdf),
+				    xasprintf("tsmctl accept --verify %s (it checks the device's "
+					      "evidence first), or tsmctl unlock %s", d->bdf, d->bdf),
 				    "locked to %s, waiting for accept", holder);
 		}
+	}
+}
+
+/* A device the kernel keeps evidence for: a connected DSM, or a TDI locked to a devsec TSM (ABI.md §1.6). */
+static bool has_evidence(const struct pci_func *f)
+{
+	return func_connected(f) || func_lock_holder(f);
+}
+
+static bool verified_required(const struct audit_opts *o, const char *bdf)
+{
+	for (size_t i = 0; i < o->nr_require_verified; i++)
+		if (streq(o->require_verified[i], bdf))
+			return true;
+	return o->require_verified_all;
+}
+
+static void check_evidence(struct audit_run *run, const struct audit_check *c)
+{
+	for (size_t i = 0; i < run->snap->nr_funcs; i++) {
+		const struct pci_func *d = run->snap->funcs[i];
+		bool req = verified_required(run->opts, d->bdf);
+		struct subject s = subject_func(d);
+		struct audit_finding *f;
+		enum audit_status st = AUDIT_SKIP;
+		char *msg = NULL, *hint = NULL;
+
+		if ((!has_evidence(d) && !req) || (run->opts->require_verified_all && !has_evidence(d)))
+			continue;
+		f = result_start(run, c, &s);
+		if (!f)
+			continue;
+		if (!has_evidence(d)) {
+			result_done(run, f, AUDIT_FAIL, xasprintf("connect it (host) or lock it (guest): "
+				    "only then has it evidence to verify"), "required to be verified "
+				    "(--require-verified), but it has no evidence: neither a connected "
+				    "DSM nor a locked TDI");
+			continue;
+		}
+		if (run->opts->evidence)
+			st = run->opts->evidence(d, run->opts->evidence_arg, &msg, &hint);
+		else
+			msg = xstrdup("the evidence was not examined");
+		if (req && st != AUDIT_PASS)
+			result_done(run, f, AUDIT_FAIL, hint, "required to be verified "
+				    "(--require-verified): %s", msg);
+		else
+			result_done(run, f, st, hint, "%s", msg);
+		free(msg);
 	}
 }
 
@@ -550,33 +651,113 @@ static size_t live_streams(const struct host_bridge *hb)
 	size_t n = 0;
 
 	for (size_t i = 0; i < hb->nr_streams; i++)
-		n += !hb->streams[i]->dangling;
+		n += stream_is_real(hb->streams[i]);
 	return n;
 }
 
-/* Another stream on the same host bridge using the same block of the same port. */
-static const struct ide_stream *block_clash(const struct ide_stream *s, bool ep)
+/* Why a link names no endpoint below its host bridge, and what to do (ABI.md §1.3). */
+static void dangling_result(struct audit_run *run, struct audit_finding *f,
+			    const struct ide_stream *s)
 {
-	for (size_t i = 0; i < s->hb->nr_streams; i++) {
-		const struct ide_stream *o = s->hb->streams[i];
+	const struct pci_func *ep = s->endpoint;
+	const char *target = base_name(s->target);
+	const char *name;
 
-		if (o == s || o->dangling)
-			continue;
-		if (ep && o->endpoint == s->endpoint && o->e == s->e)
-			return o;
-		if (!ep && o->root_port == s->root_port && o->r == s->r)
-			return o;
+	/* the kernel removes a stream's link at disconnect and at device removal */
+	if (ep && ep->hb != s->hb) {
+		result_done(run, f, AUDIT_FAIL, NULL, "target %s is below %s, not %s", ep->bdf,
+			    ep->hb ? ep->hb->name : "no host bridge", s->hb->name);
+		return;
 	}
-	return NULL;
+	switch (-s->link_err) {
+	case ENOENT:
+		result_done(run, f, AUDIT_FAIL,
+			    xasprintf("there is no endpoint to disconnect: the kernel removes this link "
+				      "when the stream's endpoint is disconnected or removed, so it "
+				      "outlived %s (a kernel bug, or a tree captured mid-change); "
+				      "report the kernel version", target),
+			    "target %s does not exist", target);
+		break;
+	case ELOOP:
+		result_done(run, f, AUDIT_FAIL, xstrdup("not a link the kernel makes (it names the "
+							"endpoint's device directory): the tree was "
+							"edited by hand"),
+			    "the link loops (%s)", target ? target : s->name);
+		break;
+	case EXDEV:
+		result_done(run, f, AUDIT_FAIL, xstrdup("not a link the kernel makes: the tree was "
+							"edited by hand"),
+			    "the link leads out of the tree");
+		break;
+	case EINVAL:
+		result_done(run, f, AUDIT_FAIL, xstrdup("not an entry the kernel makes: the tree "
+							"was edited by hand"),
+			    "%s is not a symbolic link", s->name);
+		break;
+	case ENODEV:
+		result_done(run, f, AUDIT_FAIL, xstrdup("not a link the kernel makes: the tree was "
+							"edited by hand"),
+			    "target %s is not a PCI function", target ? target : "(none)");
+		break;
+	default:
+		name = errno_name(-s->link_err);
+		result_done(run, f, AUDIT_FAIL, NULL, "the link's target could not be examined (%s)",
+			    name ? name : strerror(-s->link_err));
+	}
+}
+
+/* S names blocks another link's stream holds: say which, and which of the partners. */
+static void duplicate_result(struct audit_run *run, struct audit_finding *f,
+			     const struct ide_stream *s)
+{
+	const struct ide_stream *o = s->dup_of;
+	char *which = NULL;
+
+	bool rp = s->root_port && s->root_port == o->root_port && s->r == o->r;
+	bool ep = s->endpoint && s->endpoint == o->endpoint && s->e == o->e;
+
+	if (rp)
+		str_join(&which, " and ", "root port %s block %u", s->root_port->bdf, s->r);
+	if (ep)
+		str_join(&which, " and ", "endpoint %s block %u", s->endpoint->bdf, s->e);
+	result_done(run, f, AUDIT_FAIL,
+		    xasprintf("the kernel makes one link per stream: this one is stray (a hand-edited "
+			      "tree, or a kernel bug: report the kernel version); %s is checked on "
+			      "its own", o->name),
+		    "stray link: %s belong%s to %s", which, rp && ep ? "" : "s", o->name);
+	free(which);
+}
+
+/* Entries named stream* that are no streamH.R.E (decimal 0..255, no leading zeros). */
+static void check_bad_links(struct audit_run *run, const struct audit_check *c)
+{
+	for (size_t i = 0; i < run->snap->nr_hbs; i++) {
+		const struct host_bridge *hb = run->snap->hbs[i];
+
+		for (size_t j = 0; j < hb->nr_bad_links; j++) {
+			char *object = xasprintf("%s/%s", hb->name, hb->bad_links[j]);
+			struct subject subj = { .ptr = hb->bad_links[j], .object = object,
+						.hb = hb->name };
+			struct audit_finding *f = result_start(run, c, &subj);
+
+			free(object);
+			if (f)
+				result_done(run, f, AUDIT_FAIL,
+					    xstrdup("not a name the kernel makes (streamH.R.E, each a "
+						    "decimal 0..255): the tree was edited by hand, or "
+						    "a kernel bug; no view counts it as a stream"),
+					    "malformed stream link name");
+		}
+	}
 }
 
 static void check_stream_link(struct audit_run *run, const struct audit_check *c)
 {
+	check_bad_links(run, c);
 	for (size_t i = 0; i < run->snap->nr_streams; i++) {
 		const struct ide_stream *s = run->snap->streams[i];
 		const struct pci_func *ep = s->endpoint, *rp = s->root_port;
 		const struct host_bridge *hb = s->hb;
-		const struct ide_stream *clash;
 		char *buf, *pool = NULL;
 		struct subject subj = subject_stream(s, &buf);
 		struct audit_finding *f = result_start(run, c, &subj);
@@ -586,14 +767,11 @@ static void check_stream_link(struct audit_run *run, const struct audit_check *c
 		if (!f)
 			continue;
 		if (s->dangling) {
-			if (ep && ep->hb != hb)
-				result_done(run, f, AUDIT_FAIL, NULL, "target %s is below %s, not %s", ep->bdf,
-					    ep->hb ? ep->hb->name : "no host bridge", hb->name);
-			else if (s->target)
-				result_done(run, f, AUDIT_FAIL, NULL, "target %s does not exist",
-					    base_name(s->target));
-			else
-				result_done(run, f, AUDIT_FAIL, NULL, "link target unreadable or outside the tree");
+			dangling_result(run, f, s);
+			continue;
+		}
+		if (s->dup_of) {
+			duplicate_result(run, f, s);
 			continue;
 		}
 		if (!rp) {
@@ -606,16 +784,6 @@ static void check_stream_link(struct audit_run *run, const struct audit_check *c
 			result_done(run, f, AUDIT_FAIL, NULL,
 				    "H %u outside the pool (%lld available + %zu in use)", s->h,
 				    hb->available_streams, live_streams(hb));
-			continue;
-		}
-		if ((clash = block_clash(s, false))) {
-			result_done(run, f, AUDIT_FAIL, NULL, "root port %s block %u also used by %s",
-				    rp->bdf, s->r, clash->name);
-			continue;
-		}
-		if ((clash = block_clash(s, true))) {
-			result_done(run, f, AUDIT_FAIL, NULL, "endpoint %s block %u also used by %s",
-				    ep->bdf, s->e, clash->name);
 			continue;
 		}
 		if (!func_cfg_known(ep) || !func_cfg_known(rp)) {
@@ -691,6 +859,11 @@ static void check_stream_connected(struct audit_run *run, const struct audit_che
 			continue;
 		if (!ep)
 			result_done(run, f, AUDIT_FAIL, NULL, "no endpoint behind the link");
+		else if (!ep->has_connect && ep->tsm_err)
+			result_done(run, f, AUDIT_SKIP, xstrdup("run the audit as root, or check the "
+								"tree's permissions"),
+				    "tsm/ of endpoint %s could not be read (%s): its connection is unknown",
+				    ep->bdf, read_word(ep->tsm_err));
 		else if (!ep->has_connect || !ep->connect)
 			result_done(run, f, AUDIT_FAIL, NULL, "endpoint %s has no readable tsm/connect",
 				    ep->bdf);
@@ -838,7 +1011,8 @@ static void eval_id(struct audit_run *run, struct audit_finding *f, const struct
 	}
 	for (size_t i = 0; i < s->hb->nr_streams; i++) {
 		const struct ide_stream *o = s->hb->streams[i];
-		const struct ide_sel_stream *oep = o == s || o->dangling ? NULL : stream_partner_block(o, true);
+		const struct ide_sel_stream *oep = o == s || !stream_is_real(o) ? NULL :
+						   stream_partner_block(o, true);
 
 		if (oep && oep->regs.stream_id == id) {
 			result_done(run, f, AUDIT_FAIL, NULL, "Stream ID %u also used by %s on %s", id, o->name,
@@ -983,7 +1157,10 @@ static void check_pool(struct audit_run *run, const struct audit_check *c)
 		f = result_start(run, c, &s);
 		if (!f)
 			continue;
-		if (hb->available_err) {
+		if (hb->available_err == -EBADMSG) {
+			result_done(run, f, AUDIT_FAIL, NULL, "available_secure_streams is malformed: "
+				    "not the kernel's decimal count");
+		} else if (hb->available_err) {
 			name = errno_name(-hb->available_err);
 			result_done(run, f, AUDIT_FAIL, NULL, "available_secure_streams unreadable (%s)",
 				    name ? name : strerror(-hb->available_err));
@@ -1013,23 +1190,118 @@ static bool tsm_links_hb(const struct tsm *t, const char *hb)
 static const struct ide_stream *tsm_stream_on(const struct tsm *t, const struct host_bridge *hb)
 {
 	for (size_t i = 0; i < hb->nr_streams; i++)
-		if (!hb->streams[i]->dangling && hb->streams[i]->tsm == t)
+		if (stream_is_real(hb->streams[i]) && hb->streams[i]->tsm == t)
 			return hb->streams[i];
 	return NULL;
+}
+
+/* Which form of TSM-directory stream links the tree shows (ABI.md §1.1). */
+enum link_flavour { FLAVOUR_NONE, FLAVOUR_HB, FLAVOUR_RC1 };
+
+static enum link_flavour link_flavour(const struct tsm_snapshot *snap)
+{
+	enum link_flavour fl = FLAVOUR_NONE;
+
+	for (size_t i = 0; i < snap->nr_tsms; i++) {
+		if (snap->tsms[i]->nr_stream_links)
+			return FLAVOUR_RC1;	/* 6.19-rc1: tsmN/streamH.R.E */
+		if (snap->tsms[i]->has_pci_mode || snap->tsms[i]->nr_hb_links)
+			fl = FLAVOUR_HB;	/* proposed: tsmN/pciDDDD:BB */
+	}
+	return fl;
+}
+
+/* Another TSM than T linking HB: the staging kernel keys the link by host bridge alone. */
+static const struct tsm *hb_link_holder(const struct tsm_snapshot *snap, const struct tsm *t,
+					const struct host_bridge *hb)
+{
+	for (size_t i = 0; i < snap->nr_tsms; i++)
+		if (snap->tsms[i] != t && tsm_links_hb(snap->tsms[i], hb->name))
+			return snap->tsms[i];
+	return NULL;
+}
+
+/* Another TSM than T with a stream on HB. */
+static const struct tsm *other_stream_tsm(const struct tsm_snapshot *snap, const struct tsm *t,
+					  const struct host_bridge *hb)
+{
+	for (size_t i = 0; i < snap->nr_tsms; i++)
+		if (snap->tsms[i] != t && tsm_stream_on(snap->tsms[i], hb))
+			return snap->tsms[i];
+	return NULL;
+}
+
+struct link_verdict {
+	char *bad, *links, *notes, *unjudged;	/* "; "-separated; links: those that match */
+	size_t nr_links;
+};
+
+/* The 6.19-rc1 form: one tsmN/streamH.R.E per stream of a TSM whose provider makes them. */
+static void judge_rc1(const struct tsm *t, const struct host_bridge *hb, struct link_verdict *v)
+{
+	for (size_t i = 0; i < hb->nr_streams; i++) {
+		const struct ide_stream *s = hb->streams[i];
+
+		if (!stream_is_real(s) || s->tsm != t)
+			continue;
+		if (s->rc1_tsm == t) {
+			str_join(&v->links, ", ", "%s/%s", t->name, s->name);
+			v->nr_links++;
+		} else if (tsm_stream_links(t) == TSM_LINKS_NEVER)
+			audit_text_add(&v->notes, "%s: no link expected (%s does not register its "
+				       "streams with the TSM)", t->name, t->driver);
+		else
+			audit_text_add(&v->bad, "%s has %s here but no %s/%s link (the 6.19-rc1 form)",
+				       t->name, s->name, t->name, s->name);
+	}
+}
+
+/* The proposed form: tsmN/pciDDDD:BB while the TSM has a stream here. */
+static void judge_hb_link(const struct tsm_snapshot *snap, const struct tsm *t,
+			  const struct host_bridge *hb, struct link_verdict *v)
+{
+	const struct ide_stream *st = tsm_stream_on(t, hb);
+	const struct tsm *other;
+	bool has = tsm_links_hb(t, hb->name);
+
+	if (st && has) {
+		str_join(&v->links, ", ", "%s/%s", t->name, hb->name);
+		v->nr_links++;
+	} else if (st && tsm_stream_links(t) == TSM_LINKS_NEVER) {
+		audit_text_add(&v->notes, "%s: no %s/%s link expected (%s does not register its "
+			       "streams with the TSM)", t->name, t->name, hb->name,
+			       t->driver ? t->driver : t->provider);
+	} else if (st && (other = hb_link_holder(snap, t, hb))) {
+		audit_text_add(&v->notes, "%s's streams under %s/%s (the staging kernel keeps one "
+			       "link per host bridge, for the first TSM)", t->name, other->name,
+			       hb->name);
+	} else if (st && tsm_stream_links(t) == TSM_LINKS_MADE) {
+		audit_text_add(&v->bad, "%s has %s here but no %s/%s link%s", t->name, st->name, t->name,
+			       hb->name, tsm_stream_links(t) == TSM_LINKS_MADE && !t->nr_hb_links ?
+			       " (nor the 6.19-rc1 form, tsmN/streamH.R.E)" : "");
+	} else if (st) {
+		audit_text_add(&v->unjudged, "%s: no %s/%s link, and its provider %s is not known to "
+			       "make one", t->name, t->name, hb->name,
+			       t->provider ? t->provider : "(unknown)");
+	} else if (has && (other = other_stream_tsm(snap, t, hb))) {
+		audit_text_add(&v->notes, "%s/%s stays for %s's streams (the staging kernel keeps "
+			       "one link per host bridge)", t->name, hb->name, other->name);
+	} else if (has) {
+		audit_text_add(&v->bad, "%s/%s exists but %s has no stream here", t->name, hb->name,
+			       t->name);
+	}
 }
 
 static void check_tsm_link(struct audit_run *run, const struct audit_check *c)
 {
 	const struct tsm_snapshot *snap = run->snap;
-	bool proposed = false;
+	enum link_flavour flavour = link_flavour(snap);
 
-	for (size_t i = 0; i < snap->nr_tsms; i++)
-		proposed |= snap->tsms[i]->has_pci_mode;
 	for (size_t i = 0; i < snap->nr_hbs; i++) {
 		const struct host_bridge *hb = snap->hbs[i];
 		struct subject s = subject_hb(hb);
+		struct link_verdict v = { NULL };
 		struct audit_finding *f;
-		char *bad = NULL, *good = NULL;
 		bool linked = false;
 
 		for (size_t j = 0; j < snap->nr_tsms; j++)
@@ -1039,32 +1311,35 @@ static void check_tsm_link(struct audit_run *run, const struct audit_check *c)
 		f = result_start(run, c, &s);
 		if (!f)
 			continue;
-		if (!proposed) {
+		if (flavour == FLAVOUR_NONE) {
 			result_done(run, f, AUDIT_PASS, NULL,
 				    "v6.19 ABI (no pci_mode): no tsmN/%s link expected", hb->name);
 			continue;
 		}
 		for (size_t j = 0; j < snap->nr_tsms; j++) {
-			const struct tsm *t = snap->tsms[j];
-			const struct ide_stream *st = tsm_stream_on(t, hb);
-			bool has = tsm_links_hb(t, hb->name);
-
-			if (st && !has && t->has_pci_mode)
-				audit_text_add(&bad, "%s has %s here but no %s/%s link", t->name, st->name,
-					       t->name, hb->name);
-			else if (has && !st)
-				audit_text_add(&bad, "%s/%s exists but %s has no stream here", t->name,
-					       hb->name, t->name);
-			else if (has)
-				audit_text_add(&good, "%s/%s", t->name, hb->name);
+			if (flavour == FLAVOUR_RC1)
+				judge_rc1(snap->tsms[j], hb, &v);
+			else
+				judge_hb_link(snap, snap->tsms[j], hb, &v);
 		}
-		if (bad)
-			result_done(run, f, AUDIT_FAIL, NULL, "%s", bad);
+		if (v.links)
+			str_join(&v.links, "", " match%s the streams here", v.nr_links == 1 ? "es" : "");
+		if (v.unjudged)
+			audit_text_add(&v.notes, "%s", v.unjudged);
+		if (v.bad)
+			result_done(run, f, AUDIT_FAIL, NULL, "%s", v.bad);
+		else if (v.unjudged && !v.links)
+			result_done(run, f, AUDIT_SKIP, xstrdup("only the providers known to register "
+								"their streams with the TSM are judged"),
+				    "%s", v.notes);
 		else
-			result_done(run, f, AUDIT_PASS, NULL, "%s matches the streams here",
-				    good ? good : "no link");
-		free(bad);
-		free(good);
+			result_done(run, f, AUDIT_PASS, NULL, "%s%s%s", v.links ? v.links : "",
+				    v.links && v.notes ? "; " : "",
+				    v.notes ? v.notes : v.links ? "" : "no link");
+		free(v.bad);
+		free(v.links);
+		free(v.notes);
+		free(v.unjudged);
 	}
 	/* Links naming host bridges this tree does not have. */
 	for (size_t i = 0; i < snap->nr_tsms; i++) {
@@ -1141,7 +1416,7 @@ static const struct ide_stream *block_owner(const struct tsm_snapshot *snap,
 	for (size_t i = 0; i < snap->nr_streams; i++) {
 		const struct ide_stream *s = snap->streams[i];
 
-		if (s->dangling)
+		if (!stream_is_real(s))
 			continue;
 		if ((s->endpoint == f && s->e == idx) || (s->root_port == f && s->r == idx))
 			return s;
@@ -1211,6 +1486,11 @@ const struct audit_check audit_checks[] = {
 	  "Config space past the 64-byte header is readable (the audit runs as root).",
 	  "run the audit as root",
 	  check_config_access, NULL },
+	{ "platform.pci-devices", "platform", NULL, AUDIT_SCOPE_PLATFORM,
+	  "/sys/bus/pci/devices lists the PCI functions: the tree is a kernel's.",
+	  "a kernel always has /sys/bus/pci/devices: check that --sysroot names a whole tree "
+	  "(a capture missing it cannot be audited)",
+	  check_pci_devices, NULL },
 	{ "platform.tsm-class", "platform", NULL, AUDIT_SCOPE_PLATFORM,
 	  "/sys/class/tsm exists: the kernel was built with PCI TSM support.",
 	  "use a kernel with CONFIG_PCI_TSM (v6.19 or later)",
@@ -1247,9 +1527,15 @@ const struct audit_check audit_checks[] = {
 	  check_has_stream, NULL },
 	{ "device.tdisp", "device", "platform.tsm-present", AUDIT_SCOPE_FUNC,
 	  "A device locked to a devsec TSM is accepted before a driver binds to it.",
-	  "in a guest, bring a device up as: tsmctl lock BDF TSM, verify its evidence, tsmctl "
-	  "accept BDF, then bind its driver",
+	  "in a guest, bring a device up as: tsmctl lock BDF TSM, tsmctl accept --verify BDF "
+	  "(it checks the evidence first), then bind its driver",
 	  check_tdisp, NULL },
+	{ "device.evidence", "device", "platform.tsm-present", AUDIT_SCOPE_FUNC,
+	  "Each device with evidence (a connected DSM, a locked TDI) has certificate chains that "
+	  "verify against the trust store; --require-verified devices must.",
+	  "put the device vendors' root CA certificates (PEM) in /etc/tsmctl/trust.d/ (or name a "
+	  "store with --trust), then see tsmctl evidence --verify BDF",
+	  check_evidence, NULL },
 	{ "stream.link", "stream", "platform.tsm-present", AUDIT_SCOPE_STREAM,
 	  "streamH.R.E resolves to an existing endpoint below the same host bridge; H, R and E "
 	  "lie within the pool and the partners' Selective stream counts.",
@@ -1299,8 +1585,9 @@ const struct audit_check audit_checks[] = {
 	  "need link encryption",
 	  check_pool, NULL },
 	{ "hostbridge.tsm-link", "hostbridge", "platform.tsm-present", AUDIT_SCOPE_HB,
-	  "With the proposed ABI, tsmN/pciDDDD:BB exists exactly for the host bridges with "
-	  "streams from that TSM.",
+	  "Where the tree shows TSM-directory stream links, they match the streams: "
+	  "tsmN/pciDDDD:BB (proposed) or tsmN/streamH.R.E (6.19-rc1), from the providers that "
+	  "register their streams with the TSM (not SEV-TIO).",
 	  "the TSM's per-host-bridge links do not match its streams: disconnect and reconnect the "
 	  "affected endpoints and report the kernel version",
 	  check_tsm_link, NULL },

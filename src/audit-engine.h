@@ -26,6 +26,7 @@ struct subject {
 	const void *ptr;
 	const char *object;
 	const char *dev0, *dev1, *tsm, *hb;
+	const struct host_bridge *hb_tsms;	/* -t: any TSM using this host bridge */
 	bool global;
 };
 

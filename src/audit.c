@@ -160,7 +160,7 @@ struct audit_finding *result_start(struct audit_run *run, const struct audit_che
 	*f = (struct audit_finding){
 		.check = c, .object = xstrdup(s->object), .status = AUDIT_PASS,
 		.subject = s->ptr, .devices = { s->dev0, s->dev1 },
-		.tsm = s->tsm, .hb = s->hb, .global = s->global,
+		.tsm = s->tsm, .hb_tsms = s->hb_tsms, .hb = s->hb, .global = s->global,
 	};
 	if (parent) {
 		enum audit_status pst = parent->status;
@@ -252,8 +252,7 @@ struct subject subject_stream(const struct ide_stream *s, char **buf)
 struct subject subject_hb(const struct host_bridge *hb)
 {
 	return (struct subject){
-		.ptr = hb, .object = hb->name, .hb = hb->name,
-		.tsm = hb->tsm ? hb->tsm->name : NULL,
+		.ptr = hb, .object = hb->name, .hb = hb->name, .hb_tsms = hb,
 	};
 }
 

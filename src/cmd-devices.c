@@ -79,12 +79,17 @@ static char *cell(const struct tsm_snapshot *snap, const void *item, int col)
 	case COL_DOE:
 		return strv_join(f->doe_features, f->nr_doe_features, ",");
 	case COL_TSMDIR: return cell_bool(f->tsm_dir);
-	case COL_CONNECTED: return empty_null(f->connect);
-	case COL_DSM: return empty_null(f->dsm);
-	case COL_BOUND: return empty_null(f->bound);
-	case COL_AUTH: return empty_null(f->authenticated);
-	case COL_LOCKED: return empty_null(func_lock_holder(f));
-	case COL_ACCEPTED: return func_accepted(f) < 0 ? NULL : cell_bool(func_accepted(f));
+	/* tsm/ there, its files unseen: the link part's cells are unknown, not empty */
+	case COL_CONNECTED: return render_attr_cell(f->connect, f->connect_err ?: f->tsm_err);
+	case COL_DSM: return render_attr_cell(f->dsm, f->dsm_err ?: f->tsm_err);
+	case COL_BOUND: return render_attr_cell(f->bound, f->bound_err ?: f->tsm_err);
+	case COL_AUTH: return render_attr_cell(f->authenticated, f->auth_err);
+	case COL_LOCKED:
+		return f->lock_err ? render_attr_cell(NULL, f->lock_err) : empty_null(func_lock_holder(f));
+	case COL_ACCEPTED:
+		if (f->accept_err)
+			return render_attr_cell(NULL, f->accept_err);
+		return func_accepted(f) < 0 ? NULL : cell_bool(func_accepted(f));
 	case COL_DRIVER: return cell_str(f->driver);
 	case COL_ROOT_PORT: return cell_str(f->root_port ? f->root_port->bdf : NULL);
 	case COL_HB: return cell_str(f->hb ? f->hb->name : NULL);
@@ -142,8 +147,8 @@ static void explain_filtered(const struct cmd_ctx *ctx, const struct tsm_snapsho
 	free(reason);
 }
 
-/* Said on stderr, after the view: shown devices that no TSM can connect where they are. */
-static void explain_no_pool(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap)
+/* Said on stderr, after the view: shown devices that a connect would fail for (the model's judgement). */
+static void explain_unconnectable(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap)
 {
 	for (size_t i = 0; i < snap->nr_funcs; i++) {
 		const struct pci_func *f = snap->funcs[i];
@@ -151,9 +156,9 @@ static void explain_no_pool(const struct cmd_ctx *ctx, const struct tsm_snapshot
 
 		if (!dev_selected(ctx, f) || !f->has_connect || func_connected(f))
 			continue;
-		why = func_no_pool_reason(f);
+		why = snapshot_connect_blocker(snap, f);
 		if (why)
-			fprintf(stderr, "tsmctl devices: %s cannot be connected: %s\n", f->bdf, why);
+			print_error("tsmctl devices: %s cannot be connected: %s", f->bdf, why);
 		free(why);
 	}
 }
@@ -174,13 +179,17 @@ static void explain_devices(const struct cmd_ctx *ctx, const struct tsm_snapshot
 {
 	if (!shown && filters_active(ctx))
 		explain_filtered(ctx, snap);
+	else if (!shown && snap->pci_devices_err)
+		explain_no_devices(snap, "devices");
 	else if (!shown && ctx->all)
 		print_error("tsmctl devices: no PCIe function shows an IDE capability or DEVCAP.TEE-IO%s",
 			    snap->any_needs_root || snap->nr_cfg_unreadable ?
 			    " that tsmctl could read (see below)" : "");
 	else if (!shown)
 		explain_no_devices(snap, "devices");
-	explain_no_pool(ctx, snap);
+	explain_unconnectable(ctx, snap);
+	explain_bad_tsms(snap, "devices");
+	explain_read_errors(snap, "devices");
 	explain_needs_root(snap, "devices");
 }
 

@@ -7,8 +7,10 @@
 #include <libsmartcols.h>
 
 #include "tsmctl/cli.h"
+#include "tsmctl/explain.h"
 #include "tsmctl/render.h"
 #include "tsmctl/snapshot.h"
+#include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
 #include "tsmctl/view.h"
 
@@ -21,10 +23,20 @@ static const struct column hb_columns[] = {
 	[COL_AVAILABLE] = { "AVAILABLE", 3, SCOLS_FL_RIGHT, "available_secure_streams" },
 	[COL_NSTREAMS] = { "NSTREAMS", 3, SCOLS_FL_RIGHT, "stream links in use" },
 	[COL_STREAMS] = { "STREAMS", 20, 0, "stream link names" },
-	[COL_TSM] = { "TSM", 5, 0, "TSM whose streams use this host bridge" },
+	[COL_TSM] = { "TSM", 5, 0, "TSMs whose streams use this host bridge" },
 };
 
 static const int hb_defaults[] = { COL_NAME, COL_AVAILABLE, COL_NSTREAMS, COL_STREAMS, COL_TSM };
+
+/* "tsm0,tsm1": a pool may serve several TSMs' streams. */
+static char *hb_tsm_names(const struct host_bridge *hb)
+{
+	struct strbuf names = STRBUF_INIT;
+
+	for (size_t i = 0; i < hb->nr_tsms; i++)
+		strbuf_join(&names, ",", "%s", hb->tsms[i]->name);
+	return strbuf_take(&names);
+}
 
 static char *cell(const struct tsm_snapshot *snap, const void *item, int col)
 {
@@ -37,6 +49,8 @@ static char *cell(const struct tsm_snapshot *snap, const void *item, int col)
 	case COL_BUS: return cell_fmt("%02x", hb->bus);
 	case COL_AVAILABLE:
 		/* no file: no pool at all, unlike a full one (0) */
+		if (hb->available_err)
+			return render_attr_cell(NULL, hb->available_err);
 		return hb->available_streams >= 0 ? cell_fmt("%lld", hb->available_streams) :
 		       cell_str(hb_no_pool(hb) ? "none" : NULL);
 	case COL_NSTREAMS: return cell_fmt("%zu", hb->nr_streams);
@@ -48,7 +62,7 @@ static char *cell(const struct tsm_snapshot *snap, const void *item, int col)
 			strbuf_join(&names, ",", "%s", hb->streams[i]->name);
 		return strbuf_take(&names);
 	}
-	case COL_TSM: return cell_str(hb->tsm ? hb->tsm->name : NULL);
+	case COL_TSM: return hb_tsm_names(hb);
 	}
 	return NULL;
 }
@@ -57,16 +71,22 @@ static struct json_object *hb_json(const struct tsm_snapshot *snap, const void *
 {
 	const struct host_bridge *hb = item;
 	struct json_object *o = json_object_new_object(), *arr = json_object_new_array();
+	struct json_object *tsms = json_object_new_array(), *errors;
 
 	(void)snap;
 	for (size_t i = 0; i < hb->nr_streams; i++)
 		json_object_array_add(arr, js_str(hb->streams[i]->name));
+	for (size_t i = 0; i < hb->nr_tsms; i++)
+		json_object_array_add(tsms, js_str(hb->tsms[i]->name));
 	json_object_object_add(o, "name", js_str(hb->name));
 	json_object_object_add(o, "domain", js_u64(hb->domain));
 	json_object_object_add(o, "bus", js_u64(hb->bus));
 	json_object_object_add(o, "available_secure_streams", js_num(hb->available_streams));
 	json_object_object_add(o, "streams", arr);
-	json_object_object_add(o, "tsm", js_str(hb->tsm ? hb->tsm->name : NULL));
+	json_object_object_add(o, "tsms", tsms);
+	errors = json_object_new_object();
+	render_read_error(errors, "available_secure_streams", hb->available_err);
+	json_object_object_add(o, "read_errors", errors);
 	return o;
 }
 
@@ -79,16 +99,22 @@ static bool hb_selected(const struct cmd_ctx *ctx, const void *item)
 {
 	const struct host_bridge *hb = item;
 
-	return filter_match(&ctx->hbs, hb->name) &&
-	       filter_match(&ctx->tsms, hb->tsm ? hb->tsm->name : NULL);
+	return filter_match(&ctx->hbs, hb->name) && filter_match_hb_tsms(&ctx->tsms, hb);
 }
 
 static void explain_hbs(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap, size_t shown)
 {
-	if (!snap->nr_hbs)
-		fprintf(stderr, "tsmctl host-bridges: no PCI host bridge (pciDDDD:BB) found below "
-			"/sys/devices\n");
-	else if (!shown)
+	char *devices;
+
+	explain_read_errors(snap, "host-bridges");
+	explain_bad_stream_links(snap, "host-bridges");
+	if (!snap->nr_hbs) {
+		/* the tree's own place, not the running host's: a --sysroot capture says where it looked */
+		devices = sysfs_display_path("sys/devices");
+		print_error("tsmctl host-bridges: no PCI host bridge (pciDDDD:BB) found below %s",
+			    devices);
+		free(devices);
+	} else if (!shown)
 		filters_matched_nothing(ctx, "host bridge", filter_active(&ctx->tsms) ?
 					"no stream of that TSM uses one" : NULL);
 }

@@ -63,15 +63,9 @@ static size_t tsm_host_bridges(const struct tsm_snapshot *snap, const struct tsm
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < snap->nr_hbs; i++) {
-		const struct host_bridge *hb = snap->hbs[i];
-		bool used = hb->tsm == t;
-
-		for (size_t j = 0; j < hb->nr_streams && !used; j++)
-			used = hb->streams[j]->tsm == t;
-		if (used)
-			out[n++] = hb->name;
-	}
+	for (size_t i = 0; i < snap->nr_hbs; i++)
+		if (hb_has_tsm(snap->hbs[i], t))
+			out[n++] = snap->hbs[i]->name;
 	return n;
 }
 
@@ -85,7 +79,7 @@ static char *cell(const struct tsm_snapshot *snap, const void *item, int col)
 	switch (col) {
 	case COL_NAME: return cell_str(t->name);
 	case COL_ID: return cell_fmt("%d", t->id);
-	case COL_MODE: return cell_str(t->mode);
+	case COL_MODE: return t->mode_err ? render_attr_cell(NULL, t->mode_err) : cell_str(t->mode);
 	case COL_PROVIDER: return cell_str(t->provider);
 	case COL_DRIVER: return cell_str(t->driver);
 	case COL_MODULE: return cell_str(t->module);
@@ -109,7 +103,7 @@ static struct json_object *tsm_json(const struct tsm_snapshot *snap, const void 
 {
 	const struct tsm *t = item;
 	struct json_object *o = json_object_new_object();
-	struct json_object *arr = json_object_new_array();
+	struct json_object *arr = json_object_new_array(), *errors;
 	const char **hbs = xcalloc(snap->nr_hbs + 1, sizeof(*hbs));
 	size_t n = tsm_host_bridges(snap, t, hbs), acc, locked = tsm_locked(snap, t, &acc);
 
@@ -127,6 +121,9 @@ static struct json_object *tsm_json(const struct tsm_snapshot *snap, const void 
 	for (size_t i = 0; i < n; i++)
 		json_object_array_add(arr, js_str(hbs[i]));
 	json_object_object_add(o, "host_bridges", arr);
+	errors = json_object_new_object();
+	render_read_error(errors, "pci_mode", t->mode_err);
+	json_object_object_add(o, "read_errors", errors);
 	free(hbs);
 	return o;
 }
@@ -164,6 +161,8 @@ static void explain_list(const struct cmd_ctx *ctx, const struct tsm_snapshot *s
 	(void)shown;
 	if (!snap->nr_tsms)
 		explain_no_tsm(snap, "list");
+	explain_bad_tsms(snap, "list");
+	explain_read_errors(snap, "list");
 }
 
 static const struct view list_view = {

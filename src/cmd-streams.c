@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* tsmctl streams: every streamH.R.E link with both partners' Selective IDE registers. */
+#include <errno.h>
 #include <stdlib.h>
 
 #include <libsmartcols.h>
@@ -73,9 +74,15 @@ static char *cell(const struct tsm_snapshot *snap, const void *item, int col)
 	case COL_NAME: return cell_str(s->name);
 	case COL_ID: return ep ? cell_fmt("%u", ep->regs.stream_id) : NULL;
 	case COL_TSM:
+		/* an endpoint whose tsm/connect cannot be read (or used) is not "not connected" */
+		if (s->endpoint && (s->endpoint->connect_err || s->endpoint->tsm_err))
+			return render_attr_cell(s->endpoint->connect,
+						s->endpoint->connect_err ?: s->endpoint->tsm_err);
 		return stream_connected_tsm(s) ? cell_str(stream_connected_tsm(s)) : NULL;
-	case COL_EP: return cell_str(s->endpoint ? s->endpoint->bdf :
-				     s->target ? path_base(s->target) : NULL);
+	case COL_EP:
+		/* a missing endpoint is named; a loop or a non-device target names none */
+		return cell_str(s->endpoint ? s->endpoint->bdf : s->target &&
+				(!s->link_err || s->link_err == -ENOENT) ? path_base(s->target) : NULL);
 	case COL_EP_STATE: return render_partner_state(s, true);
 	case COL_RP: return cell_str(s->root_port ? s->root_port->bdf : NULL);
 	case COL_RP_STATE: return render_partner_state(s, false);
@@ -84,9 +91,10 @@ static char *cell(const struct tsm_snapshot *snap, const void *item, int col)
 	case COL_ALG: return ep ? render_algorithm(ep->regs.algorithm) : NULL;
 	case COL_TC: return ep ? cell_fmt("%u", ep->regs.tc) : NULL;
 	case COL_IDE_FAIL:
-		if (!ep && !rp)
+		/* a stray link's blocks are its stream's: told on that stream's row */
+		if ((!ep && !rp) || !stream_is_real(s))
 			return NULL;
-		return cell_bool((ep && ep->regs.ide_fail) || (rp && rp->regs.ide_fail));
+		return cell_bool(stream_ide_fail(s));
 	case COL_EP_RID: return rid_text(ep);
 	case COL_RP_RID: return rid_text(rp);
 	case COL_EP_ADDR: return addr_text(ep);
@@ -128,6 +136,7 @@ static void explain_streams(const struct cmd_ctx *ctx, const struct tsm_snapshot
 	} else if (!shown) {
 		filters_matched_nothing(ctx, "stream", NULL);
 	}
+	explain_bad_stream_links(snap, "streams");
 	explain_needs_root(snap, "streams");
 }
 

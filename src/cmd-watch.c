@@ -94,8 +94,6 @@ static void state_take(struct w_state *w, const struct tsm_snapshot *snap)
 	w->streams = xcalloc(snap->nr_streams + 1, sizeof(*w->streams));
 	for (size_t i = 0; i < snap->nr_streams; i++) {
 		const struct ide_stream *s = snap->streams[i];
-		const struct ide_sel_stream *ep = stream_partner_block(s, true);
-		const struct ide_sel_stream *rp = stream_partner_block(s, false);
 		struct w_stream *ws = &w->streams[w->nr_streams++];
 
 		ws->key = xasprintf("%s/%s", s->hb->name, s->name);
@@ -104,7 +102,8 @@ static void state_take(struct w_state *w, const struct tsm_snapshot *snap)
 		ws->state = metrics_stream_state(s);
 		ws->ep_state = render_partner_state(s, true);
 		ws->rp_state = render_partner_state(s, false);
-		ws->ide_fail = (ep && ep->regs.ide_fail) || (rp && rp->regs.ide_fail);
+		/* the model's answer: a stray link's blocks are its stream's, told once */
+		ws->ide_fail = stream_ide_fail(s);
 		ws->dangling = s->dangling;
 	}
 	w->hbs = xcalloc(snap->nr_hbs + 1, sizeof(*w->hbs));

@@ -17,11 +17,19 @@ void explain_no_tsm(const struct tsm_snapshot *snap, const char *cmd)
 	bool live = sysfs_is_live();
 
 	/* a captured tree tells of the kernel it came from, not of the one running */
-	if (!snap->have_tsm_class)
+	if (!snap->have_tsm_class && (!snap->tsm_class_err || snap->tsm_class_err == -ENOENT))
 		print_error("tsmctl %s: no %s%s: %s PCI TSM support (CONFIG_PCI_TSM) or no TSM "
 			    "provider module %s loaded [%s]", cmd, class, live ? "" : " in this tree",
 			    live ? "the running kernel lacks" : "its kernel lacked",
 			    live ? "is" : "was", mods);
+	else if (snap->tsm_class_err)
+		/* there, but not to be read: whether a TSM is registered is unknown */
+		print_error("tsmctl %s: %s is %s (%s): whether a TSM is registered is unknown", cmd,
+			    class, bad_entry_kind(snap->tsm_class_err),
+			    errno_symbol(-snap->tsm_class_err));
+	else if (snap->nr_bad_tsms)
+		print_error("tsmctl %s: no TSM registered in %s%s, only entries that are no TSM "
+			    "(see below)", cmd, class, live ? "" : " in this tree");
 	else
 		print_error("tsmctl %s: no TSM registered in %s%s; the provider %s not come up [%s]",
 			    cmd, class, live ? "" : " in this tree", live ? "has" : "had", mods);
@@ -31,12 +39,109 @@ void explain_no_tsm(const struct tsm_snapshot *snap, const char *cmd)
 
 void explain_no_devices(const struct tsm_snapshot *snap, const char *cmd)
 {
+	char *devices;
+
+	if (snap->pci_devices_err) {
+		/* no function can be looked up: nothing to say about tsm/ groups */
+		devices = sysfs_display_path("sys/bus/pci/devices");
+		print_error("tsmctl %s: %s is %s (%s): no PCI function could be looked up", cmd,
+			    devices, snap->pci_devices_err == -ENOENT ? "missing" :
+			    bad_entry_kind(snap->pci_devices_err), errno_symbol(-snap->pci_devices_err));
+		free(devices);
+		return;
+	}
 	if (!snap->nr_tsms) {
 		explain_no_tsm(snap, cmd);
 		return;
 	}
 	fprintf(stderr, "tsmctl %s: no PCI function has a tsm/ directory yet: none is a "
 		"TEE-IO/IDE-capable function 0 accepted by a link TSM (try --all)\n", cmd);
+}
+
+void explain_bad_tsms(const struct tsm_snapshot *snap, const char *cmd)
+{
+	const struct bad_entry *b = snap->bad_tsms;
+	char *class;
+
+	if (!snap->nr_bad_tsms)
+		return;
+	class = sysfs_display_path("sys/class/tsm");
+	print_error("tsmctl %s: %zu entr%s of %s %s no TSM, not listed: %s is %s%s", cmd,
+		    snap->nr_bad_tsms, snap->nr_bad_tsms == 1 ? "y" : "ies", class,
+		    snap->nr_bad_tsms == 1 ? "is" : "are", b->name, bad_entry_kind(b->err),
+		    snap->nr_bad_tsms > 1 ? ", ..." : "");
+	free(class);
+}
+
+/* The first attribute with ERR set, as "0000:41:00.0/tsm/connect", its error into *err. */
+static char *first_read_error(const struct tsm_snapshot *snap, size_t *count, int *err)
+{
+	char *first = NULL;
+
+	*count = 0;
+	for (size_t i = 0; i < snap->nr_funcs; i++) {
+		const struct pci_func *f = snap->funcs[i];
+		const struct { const char *name; int err; } attrs[] = {
+			{ "tsm", f->tsm_err }, { "tsm/connect", f->connect_err },
+			{ "tsm/dsm", f->dsm_err }, { "tsm/bound", f->bound_err },
+			{ "tsm/lock", f->lock_err }, { "tsm/accept", f->accept_err },
+			{ "authenticated", f->auth_err },
+		};
+
+		for (size_t a = 0; a < ARRAY_SIZE(attrs); a++) {
+			if (!attrs[a].err || (*count)++)
+				continue;
+			first = xasprintf("%s/%s", f->bdf, attrs[a].name);
+			*err = attrs[a].err;
+		}
+	}
+	for (size_t i = 0; i < snap->nr_hbs; i++)
+		if (snap->hbs[i]->available_err && !(*count)++) {
+			first = xasprintf("%s/available_secure_streams", snap->hbs[i]->name);
+			*err = snap->hbs[i]->available_err;
+		}
+	for (size_t i = 0; i < snap->nr_tsms; i++)
+		if (snap->tsms[i]->mode_err && !(*count)++) {
+			first = xasprintf("%s/pci_mode", snap->tsms[i]->name);
+			*err = snap->tsms[i]->mode_err;
+		}
+	return first;
+}
+
+void explain_read_errors(const struct tsm_snapshot *snap, const char *cmd)
+{
+	size_t n;
+	int err = 0;
+	char *first = first_read_error(snap, &n, &err);
+
+	if (!n)
+		return;
+	print_error("tsmctl %s: %zu attribute%s could not be read or %s malformed (%s: %s%s): "
+		    "shown as (unreadable) or (malformed), in JSON as null with a read_errors "
+		    "entry, never as empty", cmd, n, n == 1 ? "" : "s", n == 1 ? "is" : "are",
+		    first, err == -EBADMSG ? "not what the kernel prints" : strerror(-err),
+		    n > 1 ? "; ..." : "");
+	free(first);
+}
+
+void explain_bad_stream_links(const struct tsm_snapshot *snap, const char *cmd)
+{
+	size_t bad = 0;
+	const char *first = NULL, *hb = NULL;
+
+	/* the table shows dangling and duplicate links; malformed names it cannot show */
+	for (size_t i = 0; i < snap->nr_hbs; i++) {
+		if (snap->hbs[i]->nr_bad_links && !first) {
+			first = snap->hbs[i]->bad_links[0];
+			hb = snap->hbs[i]->name;
+		}
+		bad += snap->hbs[i]->nr_bad_links;
+	}
+	if (bad)
+		print_error("tsmctl %s: %zu entr%s named stream* %s no streamH.R.E name the kernel "
+			    "makes (%s/%s%s), not shown; see tsmctl audit (stream.link)", cmd, bad,
+			    bad == 1 ? "y" : "ies", bad == 1 ? "is" : "are", hb, first,
+			    bad > 1 ? ", ..." : "");
 }
 
 void explain_needs_root(const struct tsm_snapshot *snap, const char *cmd)

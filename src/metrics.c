@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "tsmctl/action.h"
 #include "tsmctl/metrics.h"
 #include "tsmctl/render.h"
 #include "tsmctl/util.h"
@@ -45,19 +44,11 @@ static void label_value(FILE *out, const char *s)
 
 const char *metrics_stream_state(const struct ide_stream *s)
 {
-	if (action_stream_secure(s))
+	if (stream_secure(s))
 		return "secure";
-	if (stream_partner_block(s, true) && stream_partner_block(s, false))
+	if (stream_is_real(s) && stream_partner_block(s, true) && stream_partner_block(s, false))
 		return "insecure";
 	return "unknown";
-}
-
-static bool stream_ide_fail(const struct ide_stream *s)
-{
-	const struct ide_sel_stream *ep = stream_partner_block(s, true);
-	const struct ide_sel_stream *rp = stream_partner_block(s, false);
-
-	return (ep && ep->regs.ide_fail) || (rp && rp->regs.ide_fail);
 }
 
 static void write_tsms(FILE *out, const struct tsm_snapshot *snap)
@@ -103,8 +94,10 @@ static void write_streams(FILE *out, const struct tsm_snapshot *snap)
 		for (size_t k = 0; k < ARRAY_SIZE(stream_states); k++) {
 			size_t n = 0;
 
+			/* a stray link is no stream: its blocks are counted with their stream */
 			for (size_t j = 0; j < hb->nr_streams; j++)
-				n += streq(metrics_stream_state(hb->streams[j]), stream_states[k]);
+				n += !hb->streams[j]->dup_of &&
+				     streq(metrics_stream_state(hb->streams[j]), stream_states[k]);
 			fputs("tsmctl_streams{host_bridge=", out);
 			label_value(out, hb->name);
 			fprintf(out, ",state=\"%s\"} %zu\n", stream_states[k], n);

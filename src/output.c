@@ -145,9 +145,19 @@ int table_print_free(struct table *t)
 	return rc;
 }
 
+/*
+ * Each document's schema_version (README, "Compatibility"): a change that
+ * could break a consumer raises that document's number, never the others'.
+ */
+static int schema_version(const char *name)
+{
+	/* 2: a host bridge's "tsm" (a name or null) became "tsms", a list: a pool may be shared */
+	return streq(name, "host_bridges") ? 2 : 1;
+}
+
 void json_list_begin(FILE *out, const char *name)
 {
-	fprintf(out, "{\n  \"schema_version\": 1,\n  \"%s\": [", name);
+	fprintf(out, "{\n  \"schema_version\": %d,\n  \"%s\": [", schema_version(name), name);
 }
 
 static bool json_first_item = true;

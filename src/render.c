@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
 #include <stdlib.h>
 
 #include "tsmctl/output.h"
@@ -82,6 +83,42 @@ char *render_ide_cap_text(const struct pci_func *f)
 	return ide->link_ide ? xasprintf("link:%u", ide->link_tcs) : xstrdup("none");
 }
 
+const char *render_read_error_word(int err)
+{
+	return err == -EBADMSG ? "malformed" : errno_symbol(-err);
+}
+
+char *render_attr_cell(const char *value, int err)
+{
+	/* a malformed value is marked, and shown as read: the cell escapes what it holds */
+	if (err == -EBADMSG && value && *value)
+		return xasprintf("(malformed) %s", value);
+	if (err)
+		return xstrdup(err == -EBADMSG ? "(malformed)" : "(unreadable)");
+	return value && *value ? xstrdup(value) : NULL;
+}
+
+void render_read_error(struct json_object *errors, const char *name, int err)
+{
+	if (err)
+		json_object_object_add(errors, name, js_str(render_read_error_word(err)));
+}
+
+/* A function's attributes that exist but could not be read, or read malformed. */
+static struct json_object *func_read_errors(const struct pci_func *f)
+{
+	struct json_object *o = json_object_new_object();
+
+	render_read_error(o, "tsm", f->tsm_err);
+	render_read_error(o, "tsm/connect", f->connect_err);
+	render_read_error(o, "tsm/dsm", f->dsm_err);
+	render_read_error(o, "tsm/bound", f->bound_err);
+	render_read_error(o, "tsm/lock", f->lock_err);
+	render_read_error(o, "tsm/accept", f->accept_err);
+	render_read_error(o, "authenticated", f->auth_err);
+	return o;
+}
+
 static struct json_object *opt_str(bool present, const char *v)
 {
 	/* An attribute that exists but is empty is "" only for connect-like files: null. */
@@ -121,6 +158,7 @@ struct json_object *render_device_json(const struct pci_func *f)
 	json_object_object_add(o, "config_access", js_str(!f->cfg_read ? NULL :
 			       f->cfg_err ? "unreadable" : f->needs_root ? "needs_root" :
 			       f->cfg.malformed ? "malformed" : "full"));
+	json_object_object_add(o, "read_errors", func_read_errors(f));
 	free(vendor);
 	free(device);
 	return o;
@@ -136,22 +174,44 @@ char *render_state(const struct ide_sel_stream *b)
 	return name ? xstrdup(name) : xasprintf("reserved(%u)", b->regs.state);
 }
 
+/* The words of enum partner_state (tsmctl-streams(8), STATES); reserved(N) is built. */
+static const char *const partner_words[] = {
+	[PARTNER_SECURE] = "secure", [PARTNER_INSECURE] = "insecure",
+	[PARTNER_DISABLED] = "disabled", [PARTNER_NO_BLOCK] = "no-block",
+	[PARTNER_NEEDS_ROOT] = "needs-root", [PARTNER_UNREADABLE] = "unreadable",
+	[PARTNER_NO_ROOT_PORT] = "no-root-port", [PARTNER_DANGLING] = "dangling",
+	[PARTNER_DUPLICATE] = "duplicate",
+};
+
 char *render_partner_state(const struct ide_stream *s, bool endpoint)
 {
-	const struct pci_func *f = stream_partner(s, endpoint);
-	const struct ide_sel_stream *b = stream_partner_block(s, endpoint);
+	enum partner_state st = stream_partner_state(s, endpoint);
+	char *word = st == PARTNER_RESERVED ? render_state(stream_partner_block(s, endpoint)) :
+		     xstrdup(partner_words[st]);
+	char *with_fail;
 
-	if (!f)
-		return xstrdup(s->dangling ? "dangling" : "unknown");
-	if (f->needs_root)
-		return xstrdup("needs-root");
-	if (f->cfg_err)
-		return xstrdup("unreadable");
-	if (!b)
-		return xstrdup("no-block");
-	if (!b->regs.enabled)
-		return xstrdup("disabled");
-	return render_state(b);
+	/* an IDE Fail message received is never hidden behind "secure" */
+	if (!stream_partner_ide_fail(s, endpoint))
+		return word;
+	with_fail = xasprintf("%s+ide-fail", word);
+	free(word);
+	return with_fail;
+}
+
+/* How a link fails to name an endpoint below its host bridge, for JSON; NULL when it does. */
+static const char *link_error_word(const struct ide_stream *s)
+{
+	if (!s->dangling)
+		return NULL;
+	switch (-s->link_err) {
+	case 0:		return "other-host-bridge";	/* names a device, below another one */
+	case ENOENT:	return "missing";
+	case ELOOP:	return "loop";
+	case EXDEV:	return "outside-tree";
+	case EINVAL:	return "not-a-link";
+	case ENODEV:	return "not-a-device";
+	default:	return "unreadable";
+	}
 }
 
 static struct json_object *partner_json(const struct ide_stream *s, bool endpoint)
@@ -181,6 +241,7 @@ static struct json_object *partner_json(const struct ide_stream *s, bool endpoin
 	json_object_object_add(o, "block", js_u64(endpoint ? s->e : s->r));
 	json_object_object_add(o, "enabled", r ? js_bool(r->enabled) : NULL);
 	json_object_object_add(o, "state", js_str_take(render_state(b)));
+	json_object_object_add(o, "summary", js_str_take(render_partner_state(s, endpoint)));
 	json_object_object_add(o, "ide_fail", r ? js_bool(r->ide_fail) : NULL);
 	json_object_object_add(o, "stream_id", r ? js_u64(r->stream_id) : NULL);
 	json_object_object_add(o, "tc", r ? js_u64(r->tc) : NULL);
@@ -218,29 +279,19 @@ struct json_object *render_stream_json(const struct ide_stream *s)
 
 	json_object_object_add(o, "tsm", js_str(stream_connected_tsm(s)));
 	json_object_object_add(o, "dangling", js_bool(s->dangling));
+	json_object_object_add(o, "link_error", js_str(link_error_word(s)));
+	json_object_object_add(o, "duplicate_of", js_str(s->dup_of ? s->dup_of->name : NULL));
 	json_object_object_add(o, "target", js_str(s->target ? path_base(s->target) : NULL));
 	json_object_object_add(o, "endpoint", partner_json(s, true));
 	json_object_object_add(o, "root_port", partner_json(s, false));
 	return o;
 }
 
-/* "secure", "insecure", "disabled"; null when the block cannot be read. */
-static struct json_object *brief_state(const struct ide_stream *s, bool endpoint)
-{
-	const struct ide_sel_stream *b = stream_partner_block(s, endpoint);
-
-	if (!b)
-		return NULL;
-	if (!b->regs.enabled)
-		return js_str("disabled");
-	return js_str_take(render_state(b));
-}
-
 struct json_object *render_stream_brief_json(const struct ide_stream *s)
 {
 	struct json_object *o = stream_head_json(s, false);
 
-	json_object_object_add(o, "endpoint_state", brief_state(s, true));
-	json_object_object_add(o, "root_port_state", brief_state(s, false));
+	json_object_object_add(o, "endpoint_state", js_str_take(render_partner_state(s, true)));
+	json_object_object_add(o, "root_port_state", js_str_take(render_partner_state(s, false)));
 	return o;
 }

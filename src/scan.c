@@ -310,12 +310,14 @@ static void func_read_config(struct scan_ctx *ctx, struct pci_func *f)
 	}
 	f->cfg_err = config_read(ctx, f->dir, &want, &f->cfg);
 	if (f->cfg_err) {
-		/* not there (a dangling link's target) is no access problem */
-		if (f->cfg_err != -ENOENT && f->cfg_err != -ENOTDIR) {
-			if (!ctx->snap->nr_cfg_unreadable++)
-				ctx->snap->cfg_unreadable_err = f->cfg_err;
-			func_read_ids(f, true);
-		}
+		/* a device that is not there (a dangling link's target) is no access problem */
+		if ((f->cfg_err == -ENOENT || f->cfg_err == -ENOTDIR) &&
+		    (f->gone = sysfs_dir_state(f->dir)))
+			return;
+		/* a device without its config file (a hand-made tree): unreadable, said once */
+		if (!ctx->snap->nr_cfg_unreadable++)
+			ctx->snap->cfg_unreadable_err = f->cfg_err;
+		func_read_ids(f, true);
 		return;
 	}
 	f->ids_known = f->cfg.header_valid;
@@ -328,15 +330,38 @@ static void func_read_config(struct scan_ctx *ctx, struct pci_func *f)
 	}
 }
 
-/* Read one optional tsm/ text attribute; *present tells whether it exists. */
-static char *read_opt(const char *dir, const char *name, bool *present)
+/*
+ * Read one optional attribute NAME of DIR (tsm/ or the device's own):
+ * *present whether it exists, *err why it could not be read (0: read, or
+ * absent). An error reading it may be its directory's: DIR unreachable then
+ * goes to *dir_err, and the attribute counts as unknown, not as present.
+ */
+static char *read_opt(const char *dir, const char *name, bool *present, int *err, int *dir_err)
 {
 	char *path = path_join(dir, name), *value = NULL;
 	int rc = sysfs_read_text(path, &value);
 
 	free(path);
 	*present = rc != -ENOENT;
+	*err = rc == -ENOENT ? 0 : rc;
+	if (rc && rc != -ENOENT && (*dir_err || (*dir_err = sysfs_dir_state(dir)))) {
+		*present = false;
+		*err = 0;
+	}
 	return rc ? NULL : value;
+}
+
+/* A value the kernel would not print: -EBADMSG (shown as malformed), else ERR. */
+static int check_format(const char *value, int err, bool ok)
+{
+	return !err && value && *value && !ok ? -EBADMSG : err;
+}
+
+static bool tsm_name_ok(const char *s)
+{
+	int id;
+
+	return s && !tsm_name_parse(s, &id);
 }
 
 static void func_read_driver(struct pci_func *f)
@@ -359,7 +384,8 @@ static void func_read_connect(struct tsm_snapshot *snap, struct pci_func *f)
 		return;
 	f->connect_read = true;
 	tsmdir = path_join(f->dir, "tsm");
-	f->connect = read_opt(tsmdir, "connect", &f->has_connect);
+	f->connect = read_opt(tsmdir, "connect", &f->has_connect, &f->connect_err, &f->tsm_err);
+	f->connect_err = check_format(f->connect, f->connect_err, tsm_name_ok(f->connect));
 	if (func_connected(f))
 		f->connected_tsm = snapshot_find_tsm(snap, f->connect);
 	free(tsmdir);
@@ -373,17 +399,33 @@ static int cmp_str(const void *a, const void *b)
 static void func_read_tsm(struct tsm_snapshot *snap, struct pci_func *f)
 {
 	char *tsmdir = path_join(f->dir, "tsm");
-	char **names;
+	char **names, canon[BDF_MAX];
+	int dev_err = 0;
 	size_t n;
 
 	func_read_connect(snap, f);
-	f->dsm = read_opt(tsmdir, "dsm", &f->has_dsm);
-	f->bound = read_opt(tsmdir, "bound", &f->has_bound);
-	f->lock = read_opt(tsmdir, "lock", &f->has_lock);
-	f->accept = read_opt(tsmdir, "accept", &f->has_accept);
-	/* A provider's glue dir is also named tsm/: recognise the group by its files (ABI.md §1.2). */
-	f->tsm_dir = f->has_connect || f->has_dsm || f->has_bound || f->has_lock;
-	f->authenticated = read_opt(f->dir, "authenticated", &f->has_authenticated);
+	f->dsm = read_opt(tsmdir, "dsm", &f->has_dsm, &f->dsm_err, &f->tsm_err);
+	f->dsm_err = check_format(f->dsm, f->dsm_err, f->dsm && !bdf_canonical(f->dsm, canon) &&
+				  streq(canon, f->dsm));
+	f->bound = read_opt(tsmdir, "bound", &f->has_bound, &f->bound_err, &f->tsm_err);
+	f->bound_err = check_format(f->bound, f->bound_err, tsm_name_ok(f->bound));
+	f->lock = read_opt(tsmdir, "lock", &f->has_lock, &f->lock_err, &f->tsm_err);
+	f->lock_err = check_format(f->lock, f->lock_err, tsm_name_ok(f->lock));
+	f->accept = read_opt(tsmdir, "accept", &f->has_accept, &f->accept_err, &f->tsm_err);
+	/* even empty is no 0 or 1 */
+	if (f->accept && !f->accept_err && !streq(f->accept, "0") && !streq(f->accept, "1"))
+		f->accept_err = -EBADMSG;
+	/*
+	 * A provider's glue dir is also named tsm/: recognise the group by its
+	 * files (ABI.md §1.2). One whose files cannot be seen is kept, unknown.
+	 */
+	f->tsm_dir = f->has_connect || f->has_dsm || f->has_bound || f->has_lock ||
+		     (f->tsm_err && f->tsm_err != -ENOENT);
+	f->authenticated = read_opt(f->dir, "authenticated", &f->has_authenticated, &f->auth_err,
+				    &dev_err);
+	f->auth_err = check_format(f->authenticated, f->auth_err,
+				   tsm_name_ok(f->authenticated) || streq(f->authenticated, "1") ||
+				   streq(f->authenticated, "0"));
 	free(tsmdir);
 
 	tsmdir = path_join(f->dir, "doe_features");
@@ -466,22 +508,74 @@ static void read_provider_version(struct tsm *t)
 	free(path);
 }
 
+/* The files every TSM class device has (a capture may keep only some of them). */
+static bool has_tsm_files(char **names, size_t n)
+{
+	static const char *const files[] = { "device", "uevent", "subsystem", "pci_mode" };
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < ARRAY_SIZE(files); j++)
+			if (streq(names[i], files[j]))
+				return true;
+	return false;
+}
+
+/* NAME in sys/class/tsm is no TSM: ERR says what it is instead (kept for the views to say). */
+static void tsm_bad(struct tsm_snapshot *snap, const char *name, int err)
+{
+	snap->bad_tsms = xrealloc(snap->bad_tsms, (snap->nr_bad_tsms + 1) * sizeof(*snap->bad_tsms));
+	snap->bad_tsms[snap->nr_bad_tsms++] = (struct bad_entry){ xstrdup(name), err };
+}
+
+/*
+ * sys/class/tsm/NAME as a TSM: its directory *DIR and entries, or -errno
+ * for what it is instead (struct bad_entry). A TSM is a directory with the
+ * TSM's files; anything else is reported, never listed (nor waited for).
+ */
+static int tsm_entry(const char *name, char **dir, char ***names, size_t *n)
+{
+	char *link = path_join(TSM_CLASS, name);
+	int rc;
+
+	if (sysfs_resolve_link(link, dir))
+		*dir = xstrdup(link);
+	free(link);
+	rc = sysfs_list(*dir, names, n);
+	if (!rc && !has_tsm_files(*names, *n))
+		rc = -ENODATA;
+	if (rc) {
+		strv_free(*names, *n);
+		free(*dir);
+		*dir = NULL;
+		*names = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
 static void tsm_read(struct scan_ctx *ctx, const char *name, int id)
 {
 	struct tsm_snapshot *snap = ctx->snap;
-	struct tsm *t = xcalloc(1, sizeof(*t));
-	char *link = path_join(TSM_CLASS, name), *path, *target;
+	char *dir, *path, *target;
+	struct tsm *t;
 	char **names;
 	size_t n;
+	int rc = tsm_entry(name, &dir, &names, &n);
 
+	if (rc) {
+		tsm_bad(snap, name, rc);
+		return;
+	}
+	t = xcalloc(1, sizeof(*t));
 	t->name = xstrdup(name);
 	t->id = id;
-	if (sysfs_resolve_link(link, &t->dir))
-		t->dir = xstrdup(link);
-	free(link);
+	t->dir = dir;
 
 	path = path_join(t->dir, "pci_mode");
-	t->has_pci_mode = sysfs_read_text(path, &t->mode) != -ENOENT;
+	t->mode_err = sysfs_read_text(path, &t->mode);
+	t->has_pci_mode = t->mode_err != -ENOENT;
+	if (t->mode_err == -ENOENT)
+		t->mode_err = 0;
 	free(path);
 
 	path = path_join(t->dir, "device");
@@ -512,25 +606,23 @@ static void tsm_read(struct scan_ctx *ctx, const char *name, int id)
 	}
 	free(path);
 
-	if (!sysfs_list(t->dir, &names, &n)) {
-		for (size_t i = 0; i < n; i++) {
-			unsigned int d, b, h, r, e;
+	for (size_t i = 0; i < n; i++) {
+		unsigned int d, b, h, r, e;
 
-			/* 6.19-rc1 flavour: tsmN/streamH.R.E -> the endpoint */
-			if (!stream_name_parse(names[i], &h, &r, &e)) {
-				if (!t->stream_links)	/* at most one per entry: no regrowth */
-					t->stream_links = xcalloc(n, sizeof(char *));
-				t->stream_links[t->nr_stream_links++] = xstrdup(names[i]);
-				continue;
-			}
-			if (hb_name_parse(names[i], &d, &b))
-				continue;
-			if (!t->hb_links)
-				t->hb_links = xcalloc(n, sizeof(char *));
-			t->hb_links[t->nr_hb_links++] = xstrdup(names[i]);
+		/* 6.19-rc1 flavour: tsmN/streamH.R.E -> the endpoint */
+		if (!stream_name_parse(names[i], &h, &r, &e)) {
+			if (!t->stream_links)	/* at most one per entry: no regrowth */
+				t->stream_links = xcalloc(n, sizeof(char *));
+			t->stream_links[t->nr_stream_links++] = xstrdup(names[i]);
+			continue;
 		}
-		strv_free(names, n);
+		if (hb_name_parse(names[i], &d, &b))
+			continue;
+		if (!t->hb_links)
+			t->hb_links = xcalloc(n, sizeof(char *));
+		t->hb_links[t->nr_hb_links++] = xstrdup(names[i]);
 	}
+	strv_free(names, n);
 	xgrow(&snap->tsms, &ctx->cap_tsms, snap->nr_tsms, sizeof(*snap->tsms));
 	snap->tsms[snap->nr_tsms++] = t;
 }
@@ -548,7 +640,8 @@ static void scan_tsms(struct scan_ctx *ctx)
 	char **names;
 	size_t n;
 
-	if (sysfs_list(TSM_CLASS, &names, &n))
+	snap->tsm_class_err = sysfs_list(TSM_CLASS, &names, &n);
+	if (snap->tsm_class_err)
 		return;
 	snap->have_tsm_class = true;
 	for (size_t i = 0; i < n; i++) {
@@ -556,6 +649,8 @@ static void scan_tsms(struct scan_ctx *ctx)
 
 		if (!tsm_name_parse(names[i], &id))
 			tsm_read(ctx, names[i], id);
+		else
+			tsm_bad(snap, names[i], -EBADMSG);	/* the kernel names them tsm%d */
 	}
 	strv_free(names, n);
 	if (snap->nr_tsms)
@@ -629,6 +724,14 @@ static void find_hbs_in(struct scan_ctx *ctx, const char *dir, int depth)
 	strv_free(names, n);
 }
 
+/* Why the resolved link target of S names no device: what is there instead. */
+static int link_target_err(const struct ide_stream *s)
+{
+	int rc = sysfs_dir_state(s->target);
+
+	return rc ? rc : -ENODEV;
+}
+
 /* The link and its partners; their config is read once every link is known. */
 static void stream_resolve(struct scan_ctx *ctx, struct ide_stream *s)
 {
@@ -636,13 +739,15 @@ static void stream_resolve(struct scan_ctx *ctx, struct ide_stream *s)
 	const char *bdf;
 	char canon[BDF_MAX];
 
-	if (sysfs_resolve_link(link, &s->target)) {
+	s->link_err = sysfs_resolve_link(link, &s->target);
+	if (s->link_err) {
 		s->dangling = true;
 		goto out;
 	}
 	bdf = path_base(s->target);
 	if (bdf_canonical(bdf, canon) || !streq(canon, bdf)) {
 		s->dangling = true;
+		s->link_err = link_target_err(s);
 		goto out;
 	}
 	s->endpoint = func_get(ctx, bdf);
@@ -661,8 +766,9 @@ static void stream_read_partners(struct scan_ctx *ctx, struct ide_stream *s)
 		return;
 	func_read_config(ctx, s->endpoint);
 	/* The config read doubles as the existence check of the link target. */
-	if (s->endpoint->cfg_err == -ENOENT || s->endpoint->cfg_err == -ENOTDIR ||
-	    !streq(s->endpoint->dir, s->target)) {
+	if (!streq(s->endpoint->dir, s->target) || s->endpoint->gone) {
+		s->link_err = s->endpoint->gone && streq(s->endpoint->dir, s->target) ?
+			      s->endpoint->gone : link_target_err(s);
 		s->endpoint = NULL;
 		s->dangling = true;
 		return;
@@ -749,6 +855,13 @@ static struct ide_stream *hb_add_stream(struct host_bridge *hb, const char *name
 	return s;
 }
 
+/* NAMES come sorted from sysfs_list(), so the list stays sorted. */
+static void hb_add_bad_link(struct host_bridge *hb, const char *name)
+{
+	hb->bad_links = xrealloc(hb->bad_links, (hb->nr_bad_links + 1) * sizeof(*hb->bad_links));
+	hb->bad_links[hb->nr_bad_links++] = xstrdup(name);
+}
+
 static void snap_add_stream(struct scan_ctx *ctx, struct ide_stream *s)
 {
 	struct tsm_snapshot *snap = ctx->snap;
@@ -776,14 +889,18 @@ static void hb_scan(struct scan_ctx *ctx, struct host_bridge *hb)
 				if (!parse_ulong(value, &v) && v <= 0xffff)
 					hb->available_streams = (long long)v;
 				else
-					hb->available_err = -EINVAL;
+					hb->available_err = -EBADMSG;	/* not the kernel's "%u" */
 				free(value);
 			}
 			free(path);
 			continue;
 		}
-		if (stream_name_parse(names[i], &h, &r, &e))
+		if (stream_name_parse(names[i], &h, &r, &e)) {
+			/* the kernel names nothing else stream*: a malformed link (ABI.md §1.3) */
+			if (!strncmp(names[i], "stream", 6) && (ctx->flags & SCAN_STREAMS))
+				hb_add_bad_link(hb, names[i]);
 			continue;
+		}
 		if (ctx->flags & SCAN_STREAMS)
 			hb_add_stream(hb, names[i], h, r, e);
 	}
@@ -821,7 +938,7 @@ static struct host_bridge *hb_holding(const struct tsm_snapshot *snap, const cha
  * stream of that name its TSM; one without a host-bridge link becomes a
  * stream of its own, so both views show a link from whichever form exists.
  */
-static void tsm_stream_links(struct scan_ctx *ctx, struct tsm *t)
+static void tsm_read_stream_links(struct scan_ctx *ctx, struct tsm *t)
 {
 	struct tsm_snapshot *snap = ctx->snap;
 
@@ -850,6 +967,7 @@ static void tsm_stream_links(struct scan_ctx *ctx, struct tsm *t)
 		}
 		if (!s->tsm)
 			s->tsm = t;
+		s->rc1_tsm = t;
 	}
 	/* once, not per stream added: a tree may hold thousands of links */
 	for (size_t i = 0; i < snap->nr_hbs; i++)
@@ -872,7 +990,7 @@ static void scan_hbs(struct scan_ctx *ctx)
 		hb_scan(ctx, snap->hbs[i]);
 	if (ctx->flags & SCAN_STREAMS)
 		for (size_t i = 0; i < snap->nr_tsms; i++)
-			tsm_stream_links(ctx, snap->tsms[i]);
+			tsm_read_stream_links(ctx, snap->tsms[i]);
 	for (size_t i = 0; i < snap->nr_streams; i++)
 		stream_read_partners(ctx, snap->streams[i]);
 	if (ctx->flags & SCAN_IDE_PORTS)
@@ -972,7 +1090,8 @@ static void scan_funcs(struct scan_ctx *ctx)
 	char **names;
 	size_t n, kept = 0;
 
-	if (sysfs_list(PCI_DEVICES, &names, &n))
+	snap->pci_devices_err = sysfs_list(PCI_DEVICES, &names, &n);
+	if (snap->pci_devices_err)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		char canon[BDF_MAX];
@@ -1001,7 +1120,38 @@ static void scan_funcs(struct scan_ctx *ctx)
 	}
 }
 
-static void link_model(struct tsm_snapshot *snap)
+/* T in HB's list of TSMs, by id, once. */
+static void hb_add_tsm(struct host_bridge *hb, struct tsm *t)
+{
+	size_t at = 0;
+
+	if (hb_has_tsm(hb, t))
+		return;
+	while (at < hb->nr_tsms && hb->tsms[at]->id < t->id)
+		at++;
+	hb->tsms = xrealloc(hb->tsms, (hb->nr_tsms + 1) * sizeof(*hb->tsms));
+	memmove(hb->tsms + at + 1, hb->tsms + at, (hb->nr_tsms - at) * sizeof(*hb->tsms));
+	hb->tsms[at] = t;
+	hb->nr_tsms++;
+}
+
+/* A real stream of HB whose TSM the scan could not tell. */
+static bool hb_stream_of_unknown_tsm(const struct host_bridge *hb)
+{
+	for (size_t i = 0; i < hb->nr_streams; i++)
+		if (stream_is_real(hb->streams[i]) && !hb->streams[i]->tsm)
+			return true;
+	return false;
+}
+
+/*
+ * Which TSMs use a host bridge: its streams' TSMs, and a TSM whose proposed
+ * tsmN/pciDDDD:BB link names it where the streams cannot say otherwise (one
+ * of unknown TSM, or streams not scanned). The staging kernel keys that link
+ * by host bridge alone (tsm_ide_stream_register(), ABI.md §1.1): it may name
+ * the first TSM for a second one's streams, and outlive the first's own.
+ */
+static void link_model(struct tsm_snapshot *snap, bool streams_scanned)
 {
 	for (size_t i = 0; i < snap->nr_funcs; i++) {
 		struct pci_func *f = snap->funcs[i];
@@ -1011,23 +1161,23 @@ static void link_model(struct tsm_snapshot *snap)
 		if (f->listed && f->connected_tsm && f->has_connect)
 			f->connected_tsm->connected_devices++;
 	}
+	snapshot_mark_duplicates(snap);
 	for (size_t i = 0; i < snap->nr_streams; i++) {
 		struct ide_stream *s = snap->streams[i];
 
-		if (s->tsm)
-			s->tsm->nr_streams++;
-		if (s->tsm && !s->hb->tsm)
-			s->hb->tsm = s->tsm;
+		if (!s->tsm || !stream_is_real(s))
+			continue;
+		s->tsm->nr_streams++;
+		hb_add_tsm(s->hb, s->tsm);
 	}
-	/* The proposed tsmN/pciDDDD:BB link names the TSM outright. */
 	for (size_t i = 0; i < snap->nr_tsms; i++) {
 		struct tsm *t = snap->tsms[i];
 
 		for (size_t j = 0; j < t->nr_hb_links; j++) {
 			struct host_bridge *hb = snapshot_find_hb(snap, t->hb_links[j]);
 
-			if (hb)
-				hb->tsm = t;
+			if (hb && (!streams_scanned || hb_stream_of_unknown_tsm(hb)))
+				hb_add_tsm(hb, t);
 		}
 	}
 }
@@ -1050,7 +1200,7 @@ void snapshot_scan(struct tsm_snapshot *snap, unsigned int flags)
 		scan_funcs(ctx);
 	if (snap->nr_funcs)
 		qsort(snap->funcs, snap->nr_funcs, sizeof(*snap->funcs), func_cmp);
-	link_model(snap);
+	link_model(snap, flags & SCAN_STREAMS);
 	/* What config space cost, for benchmarks: on a host each cycle is a config access. */
 	if (getenv("TSMCTL_CONFIG_STATS"))
 		fprintf(stderr, "tsmctl: config space: %zu functions, %zu reads, %zu bytes, "

@@ -120,6 +120,39 @@ bool func_dsm_candidate(const struct pci_func *f)
 	       (rp->cfg.ide.present && rp->cfg.ide.sel_streams);
 }
 
+bool tsm_is_sev_tio(const struct tsm *t)
+{
+	return t && streq(t->driver, "ccp");
+}
+
+/* The Arm CCA host's link TSM: an auxiliary device of arm_cca_host (a guess from its id table). */
+static bool tsm_is_arm_cca(const struct tsm *t)
+{
+	return t && t->provider && !strncmp(t->provider, "arm_cca_host.", 13);
+}
+
+enum tsm_stream_links tsm_stream_links(const struct tsm *t)
+{
+	if (t->nr_hb_links || t->nr_stream_links)
+		return TSM_LINKS_MADE;
+	/* sev-dev-tsm.c: dsm_connect() registers with pci_ide_stream_register() alone */
+	if (tsm_is_sev_tio(t) || streq(t->mode, "devsec"))
+		return TSM_LINKS_NEVER;
+	/* devsec_link_tsm_connect(), tdx-host's stream setup, cca_tsm_connect() call it */
+	if (streq(t->provider, "devsec_link_tsm") || tsm_is_tdx_connect(t) || tsm_is_arm_cca(t))
+		return TSM_LINKS_MADE;
+	return TSM_LINKS_UNKNOWN;
+}
+
+
+bool hb_has_tsm(const struct host_bridge *hb, const struct tsm *t)
+{
+	for (size_t i = 0; i < hb->nr_tsms; i++)
+		if (hb->tsms[i] == t)
+			return true;
+	return false;
+}
+
 bool hb_no_pool(const struct host_bridge *hb)
 {
 	return hb && hb->available_streams < 0 && !hb->available_err;
@@ -131,6 +164,59 @@ char *func_no_pool_reason(const struct pci_func *f)
 		return NULL;
 	return xasprintf("its host bridge %s has no IDE stream pool (no "
 			 "available_secure_streams)", f->hb->name);
+}
+
+char *func_connect_blocker(const struct pci_func *f, const struct tsm *t)
+{
+	const struct pci_func *rp = f->root_port;
+	/* Arm CCA's cca_tsm_connect() sets up a stream only where it needs one */
+	bool needs_stream = !tsm_is_arm_cca(t);
+
+	/* pci_ide_stream_alloc() takes PCIe endpoints with a usable IDE capability only */
+	if (needs_stream && func_cfg_known(f) && f->cfg.pcie_type != PCIE_TYPE_ENDPOINT)
+		return xasprintf("it is a %s, and the kernel's IDE helpers set up streams only "
+				 "for PCIe endpoints", f->cfg.pcie_type == PCIE_TYPE_RC_ENDPOINT ?
+				 "root complex integrated endpoint" :
+				 f->cfg.pcie_type == PCIE_TYPE_UPSTREAM ? "switch upstream port" :
+				 pcie_type_name(f->cfg.pcie_type) ? pcie_type_name(f->cfg.pcie_type) :
+				 "conventional PCI function");
+	if (needs_stream && func_cfg_known(f) && !f->cfg.ide.present)
+		return xstrdup("it has no IDE capability, so no IDE stream can be set up for it");
+	if (needs_stream && func_cfg_known(rp) && !rp->cfg.ide.present)
+		return xasprintf("its root port %s has no IDE capability, so no IDE stream can be "
+				 "set up for it", rp->bdf);
+	if (f->doe_known && !f->nr_doe_features)
+		return xstrdup("it has no DOE mailbox (no doe_features)");
+	if (f->doe_known && !func_has_doe(f, DOE_FEATURE_CMA))
+		return xstrdup("its DOE mailbox has no CMA/SPDM (doe_features lacks "
+			       DOE_FEATURE_CMA ")");
+	/* sev-dev-tsm.c dsm_connect(): EFAULT unless the CMA mailbox also does SSESSION */
+	if (tsm_is_sev_tio(t) && f->doe_known && !func_has_doe(f, DOE_FEATURE_SSESSION))
+		return xasprintf("its DOE mailbox lacks secure SPDM (doe_features lacks "
+				 DOE_FEATURE_SSESSION "), which SEV-TIO (%s) requires", t->name);
+	return func_no_pool_reason(f);
+}
+
+char *snapshot_connect_blocker(const struct tsm_snapshot *snap, const struct pci_func *f)
+{
+	char *first = NULL;
+
+	for (size_t i = 0; i < snap->nr_tsms; i++) {
+		char *why;
+
+		if (!tsm_is_link(snap->tsms[i]))
+			continue;
+		why = func_connect_blocker(f, snap->tsms[i]);
+		if (!why) {
+			free(first);
+			return NULL;
+		}
+		if (first)
+			free(why);
+		else
+			first = why;
+	}
+	return first ? first : func_connect_blocker(f, NULL);
 }
 
 const struct pci_func *stream_partner(const struct ide_stream *s, bool endpoint)
@@ -150,6 +236,143 @@ const struct ide_sel_stream *stream_partner_block(const struct ide_stream *s, bo
 const char *stream_connected_tsm(const struct ide_stream *s)
 {
 	return func_connected(s->endpoint) ? s->endpoint->connect : NULL;
+}
+
+bool stream_is_real(const struct ide_stream *s)
+{
+	return !s->dangling && !s->dup_of;
+}
+
+static bool block_secure(const struct ide_sel_stream *b)
+{
+	return b && b->regs.enabled && b->regs.state == IDE_STATE_SECURE;
+}
+
+bool stream_secure(const struct ide_stream *s)
+{
+	return stream_is_real(s) && block_secure(stream_partner_block(s, true)) &&
+	       block_secure(stream_partner_block(s, false));
+}
+
+bool stream_partner_ide_fail(const struct ide_stream *s, bool endpoint)
+{
+	const struct ide_sel_stream *b = stream_is_real(s) ? stream_partner_block(s, endpoint) : NULL;
+
+	return b && b->regs.ide_fail;
+}
+
+bool stream_ide_fail(const struct ide_stream *s)
+{
+	return stream_partner_ide_fail(s, true) || stream_partner_ide_fail(s, false);
+}
+
+enum partner_state stream_partner_state(const struct ide_stream *s, bool endpoint)
+{
+	const struct pci_func *f = stream_partner(s, endpoint);
+	const struct ide_sel_stream *b;
+
+	if (s->dangling)
+		return PARTNER_DANGLING;
+	if (s->dup_of)
+		return PARTNER_DUPLICATE;
+	if (!f)
+		return endpoint ? PARTNER_DANGLING : PARTNER_NO_ROOT_PORT;
+	if (f->needs_root)
+		return PARTNER_NEEDS_ROOT;
+	if (f->cfg_err)
+		return PARTNER_UNREADABLE;
+	b = stream_partner_block(s, endpoint);
+	if (!b)
+		return PARTNER_NO_BLOCK;
+	if (!b->regs.enabled)
+		return PARTNER_DISABLED;
+	return b->regs.state == IDE_STATE_SECURE ? PARTNER_SECURE :
+	       b->regs.state == IDE_STATE_INSECURE ? PARTNER_INSECURE : PARTNER_RESERVED;
+}
+
+/* How strongly S's registers say they are its own; higher first. */
+static unsigned int stream_claim(const struct ide_stream *s, long long pool)
+{
+	const struct ide_sel_stream *ep = stream_partner_block(s, true);
+	const struct ide_sel_stream *rp = stream_partner_block(s, false);
+	unsigned int claim = 0;
+
+	if (ep && rp && ep->regs.stream_id == rp->regs.stream_id)
+		claim += 4;
+	if (ep)
+		claim += 2;
+	if (pool < 0 || s->h < pool)
+		claim += 1;
+	return claim;
+}
+
+/* A and B name the same Selective block of one partner. */
+static bool streams_clash(const struct ide_stream *a, const struct ide_stream *b)
+{
+	return (a->root_port && a->root_port == b->root_port && a->r == b->r) ||
+	       (a->endpoint && a->endpoint == b->endpoint && a->e == b->e);
+}
+
+struct claim_order {
+	struct ide_stream *s;
+	unsigned int claim;
+};
+
+static int claim_cmp(const void *a, const void *b)
+{
+	const struct claim_order *x = a, *y = b;
+
+	if (x->claim != y->claim)
+		return x->claim > y->claim ? -1 : 1;
+	return stream_cmp(&x->s, &y->s);
+}
+
+static void hb_mark_duplicates(struct host_bridge *hb)
+{
+	struct claim_order *order = xcalloc(hb->nr_streams + 1, sizeof(*order));
+	long long pool = hb->available_streams;
+	size_t n = 0;
+
+	for (size_t i = 0; i < hb->nr_streams; i++)
+		if (!hb->streams[i]->dangling)
+			n++;
+	if (pool >= 0)
+		pool += (long long)n;	/* the pool's size: what is free and what links use */
+	n = 0;
+	for (size_t i = 0; i < hb->nr_streams; i++)
+		if (!hb->streams[i]->dangling)
+			order[n++] = (struct claim_order){ hb->streams[i],
+							   stream_claim(hb->streams[i], pool) };
+	if (n > 1)
+		qsort(order, n, sizeof(*order), claim_cmp);
+	/* the strongest claim keeps its blocks; whoever else names one of them is a stray */
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < i && !order[i].s->dup_of; j++)
+			if (!order[j].s->dup_of && streams_clash(order[i].s, order[j].s))
+				order[i].s->dup_of = order[j].s;
+	free(order);
+}
+
+void snapshot_mark_duplicates(struct tsm_snapshot *snap)
+{
+	for (size_t i = 0; i < snap->nr_hbs; i++)
+		if (snap->hbs[i]->nr_streams > 1)
+			hb_mark_duplicates(snap->hbs[i]);
+}
+
+const char *bad_entry_kind(int err)
+{
+	switch (-err) {
+	case ENOTDIR:	return "not a directory";
+	case ELOOP:	return "a link loop";
+	case ENOENT:	return "a dangling link";
+	case EXDEV:	return "a link out of the tree";
+	case EACCES:
+	case EPERM:	return "not readable";
+	case ENODATA:	return "a directory without a TSM's files";
+	case EBADMSG:	return "a name the kernel does not give";
+	default:	return strerror(-err);
+	}
 }
 
 /* ---- the model's orders ---- */
@@ -238,6 +461,8 @@ static void hb_free(struct host_bridge *hb)
 	free(hb->name);
 	free(hb->dir);
 	free(hb->streams);
+	strv_free(hb->bad_links, hb->nr_bad_links);
+	free(hb->tsms);
 	free(hb);
 }
 
@@ -251,6 +476,9 @@ void snapshot_free(struct tsm_snapshot *snap)
 		hb_free(snap->hbs[i]);
 	for (size_t i = 0; i < snap->nr_funcs; i++)
 		func_free(snap->funcs[i]);
+	for (size_t i = 0; i < snap->nr_bad_tsms; i++)
+		free(snap->bad_tsms[i].name);
+	free(snap->bad_tsms);
 	free(snap->tsms);
 	free(snap->streams);
 	free(snap->hbs);
@@ -262,6 +490,14 @@ struct tsm *snapshot_find_tsm(const struct tsm_snapshot *snap, const char *name)
 {
 	for (size_t i = 0; i < snap->nr_tsms; i++)
 		if (streq(snap->tsms[i]->name, name))
+			return snap->tsms[i];
+	return NULL;
+}
+
+const struct tsm *snapshot_first_link_tsm(const struct tsm_snapshot *snap)
+{
+	for (size_t i = 0; i < snap->nr_tsms; i++)
+		if (tsm_is_link(snap->tsms[i]))
 			return snap->tsms[i];
 	return NULL;
 }

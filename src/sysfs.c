@@ -293,6 +293,17 @@ bool sysfs_exists(const char *path)
 	return true;
 }
 
+int sysfs_dir_state(const char *path)
+{
+	/* O_RDONLY, not O_PATH: a directory this user may not list is EACCES too */
+	int fd = open_beneath(path, O_RDONLY | O_DIRECTORY | O_NONBLOCK);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
 /* The walk without openat2 cannot stay on one mount: trust a tree only if it is sysfs. */
 static bool must_check_type(void)
 {

@@ -10,6 +10,16 @@
 #include "tsmctl/util.h"
 #include "tsmctl/view.h"
 
+bool filter_match_hb_tsms(const struct filter *f, const struct host_bridge *hb)
+{
+	if (!filter_active(f))
+		return true;
+	for (size_t i = 0; hb && i < hb->nr_tsms; i++)
+		if (filter_match(f, hb->tsms[i]->name))
+			return true;
+	return false;
+}
+
 /*
  * -H, positional arguments and -o/--output-all: true to go on with the
  * columns set; false when the command is over, *status its exit status

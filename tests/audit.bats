@@ -11,9 +11,9 @@ teardown() {
 }
 
 # The ids the issue and the man page promise.
-IDS=(platform.config-access platform.tsm-class platform.tsm-present platform.tsm-mode
+IDS=(platform.config-access platform.pci-devices platform.tsm-class platform.tsm-present platform.tsm-mode
 	device.connected device.authenticated device.dsm device.has-stream device.tdisp
-	stream.link stream.connected stream.enabled stream.secure stream.ide-fail stream.id
+	device.evidence stream.link stream.connected stream.enabled stream.secure stream.ide-fail stream.id
 	stream.rid stream.addr hostbridge.pool hostbridge.tsm-link config.malformed ide.untracked)
 # device.tdisp judges functions with tsm/lock (a guest's): a v6.19 host has none;
 # stream.addr judges only streams of a provider with its own rule (TDX Connect).
@@ -51,9 +51,11 @@ has() {
 	fi
 }
 
-# The results that did not pass, as [id, object, status] triples.
+# The results that did not pass, as [id, object, status] triples. device.evidence
+# is left out: without a trust store (none on a test machine) it skips on every
+# device with evidence; evidence-verify.bats tests it.
 non_passing() {
-	printf '%s' "$output" | jq -c '[.checks[] | select(.status != "pass") | [.id, .object, .status]]'
+	printf '%s' "$output" | jq -c '[.checks[] | select(.status != "pass" and .id != "device.evidence") | [.id, .object, .status]]'
 }
 
 as_nobody() {
@@ -84,7 +86,7 @@ as_nobody() {
 	has hostbridge.pool pci0000:40 pass "255 available, 1 in use"
 	has ide.untracked 0000:40:01.1 pass "1 enabled Selective block, all named by stream links"
 	has platform.config-access platform pass
-	json_is '.summary | [.total, .pass, .warn, .fail, .skip, .needs_root]' '[32,31,1,0,0,0]'
+	json_is '.summary | [.total, .pass, .warn, .fail, .skip, .needs_root]' '[34,32,1,0,1,0]'
 	run t audit --strict
 	[ "$status" -eq 1 ]
 }
@@ -304,7 +306,7 @@ as_nobody() {
 	[ "$(printf '%s' "$output" | jq -c '[.checks[] | select(.id == "ide.untracked" and .status != "pass") | .object]')" = '["0000:43:00.0"]' ]
 	has ide.untracked 0000:40:05.1 pass
 	has ide.untracked 0000:42:00.0 pass "1 enabled Selective block, all named by stream links"
-	json_is '.summary | [.fail, .warn, .skip]' '[3,2,6]'
+	json_is '.summary | [.fail, .warn, .skip]' '[3,2,8]'	# 2: device.evidence, no trust store
 }
 
 @test "stream.connected: a stale link to an unconnected endpoint fails" {
@@ -452,10 +454,11 @@ as_nobody() {
 	ROOT=$(static_tree sev-tio)
 	run --separate-stderr t audit
 	[ "$status" -eq 0 ]
-	[ "${#lines[@]}" -eq 33 ]
-	[ "${lines[32]}" = "32 results: 31 pass, 1 warn, 0 fail, 0 skip, 0 needs-root" ]
+	[ "${#lines[@]}" -eq 35 ]
+	[ "${lines[34]}" = "34 results: 32 pass, 1 warn, 0 fail, 1 skip, 0 needs-root" ]
 	[[ "${lines[0]}" =~ ^pass\ +platform\.config-access\ +platform\ +config\ space\ of\ 6\ functions\ fully\ readable$ ]]
-	[[ "${lines[1]}" =~ ^pass\ +platform\.tsm-class\ +platform ]]
+	[[ "${lines[1]}" =~ ^pass\ +platform\.pci-devices\ +platform ]]
+	[[ "${lines[2]}" =~ ^pass\ +platform\.tsm-class\ +platform ]]
 	# children are indented below their parent
 	col() { local l=$1; l=${l#* }; l=${l%%[a-z]*}; echo ${#l}; }
 	present=$(printf '%s\n' "${lines[@]}" | grep -m1 'platform.tsm-present')
@@ -474,14 +477,18 @@ as_nobody() {
 	ROOT=$(static_tree broken)
 	run --separate-stderr t audit --short
 	[ "$status" -eq 1 ]
-	[ "${#lines[@]}" -eq 12 ]
-	[ "${lines[11]}" = "52 results: 41 pass, 2 warn, 3 fail, 6 skip, 0 needs-root" ]
-	! printf '%s\n' "${lines[@]:0:11}" | grep -q '^pass'
+	[ "${#lines[@]}" -eq 14 ]
+	[ "${lines[13]}" = "55 results: 42 pass, 2 warn, 3 fail, 8 skip, 0 needs-root" ]
+	! printf '%s\n' "${lines[@]:0:13}" | grep -q '^pass'
 	[[ "${lines[*]}" == *"fail"*"stream.link"*"pci0000:40/stream3.2.0"*"target 0000:44:00.0 does not exist"* ]]
 	ROOT=$(static_tree audit-devsec-connected)
 	run --separate-stderr t audit --short
 	[ "$status" -eq 0 ]
-	[ "$output" = "49 results: 49 pass, 0 warn, 0 fail, 0 skip, 0 needs-root" ]
+	# the connected DSMs' device.evidence skips (no trust store, or no evidence family), nothing else
+	[ "${#lines[@]}" -eq 3 ]
+	[[ "${lines[0]}" == "skip       device.evidence 10000:01:00.0  "* ]]
+	[[ "${lines[1]}" == "skip       device.evidence 10001:03:00.0  "* ]]
+	[ "${lines[2]}" = "52 results: 50 pass, 0 warn, 0 fail, 2 skip, 0 needs-root" ]
 }
 
 @test "--verbose: each check's description and the hints" {
@@ -498,8 +505,9 @@ as_nobody() {
 		run --separate-stderr t audit --list-checks -J
 	done
 	run --separate-stderr t audit --short -v
-	[ "${#lines[@]}" -eq 3 ]
+	[ "${#lines[@]}" -eq 5 ]
 	[[ "${lines[1]}" == *"hint: connect it: tsmctl connect 0000:81:00.0 tsm0" ]]
+	[[ "${lines[2]}" == "skip       device.evidence  0000:41:00.0  "* && "${lines[3]}" == *"hint: "* ]]
 }
 
 @test "-J: the schema, summary agreeing with the results" {
@@ -518,8 +526,8 @@ as_nobody() {
 	json_is '[.checks[] | select(.id == "stream.secure")][0] | [.category, .parent]' '["stream","stream.link"]'
 	json_is '[.checks[] | select(.id == "platform.tsm-class")][0].parent' null
 	audit_json --short
-	json_is '.summary.total' 52
-	json_is '.checks | length' 11
+	json_is '.summary.total' 55
+	json_is '.checks | length' 13
 }
 
 @test "--list-checks: the table, in evaluation order, parents first" {
@@ -530,7 +538,7 @@ as_nobody() {
 	run "$TSMCTL" audit --list-checks
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq "${#IDS[@]}" ]
-	[[ "${lines[10]}" == "stream.connected"*"stream"*"stream.link"*"The stream's endpoint is connected to a registered TSM." ]]
+	[[ "${lines[12]}" == "stream.connected"*"stream"*"stream.link"*"The stream's endpoint is connected to a registered TSM." ]]
 }
 
 @test "man page: scdoc builds it; one section per check id, holding the check's description" {
@@ -642,9 +650,10 @@ as_nobody() {
 	has device.connected 0000:41:00.0 skip "but its DOE mailbox has no CMA/SPDM (doe_features lacks 0001:01): no TSM can connect it"
 	has device.connected 0000:46:00.0 skip "but it has no DOE mailbox (no doe_features): no TSM can connect it"
 	[[ "$(field_of hint device.connected 0000:41:00.0)" != *"tsmctl connect"* ]]
-	# CMA without secure SPDM may still suit another TSM: a warning stays a warning
-	has device.connected 0000:42:00.0 warn "TEE-IO capable (DEVCAP.TEE) but not connected to a TSM"
-	run --separate-stderr t audit --short --strict -d 41:00.0,46:00.0
+	# CMA without secure SPDM: SEV-TIO, the only link TSM here, fails it (EFAULT)
+	has device.connected 0000:42:00.0 skip "lacks secure SPDM (doe_features lacks 0001:02), which SEV-TIO (tsm0) requires"
+	[[ "$(field_of hint device.connected 0000:42:00.0)" != *"tsmctl connect"* ]]
+	run --separate-stderr t audit --short --strict -d 41:00.0,46:00.0,42:00.0
 	expect_status 0
 	# a host bridge the platform gave no stream pool (TDX Connect without a KEYP entry)
 	jq '.host_bridges[3].streams = 0' "$TOPO/connect-sev-tio.json" > "$BATS_TEST_TMPDIR/nopool.json"
@@ -661,4 +670,287 @@ as_nobody() {
 	rm -r "$ROOT/sys/devices/pci0000:40/0000:40:01.1/0000:41:00.0/doe_features"
 	audit_json -d 41:00.0
 	has device.connected 0000:41:00.0 warn
+}
+
+# ---- stream links that are no stream of their own ----
+
+@test "a stray second link to a stream's blocks never silences its IDE_FAIL or INSECURE; it fails on its own" {
+	edit_tree broken
+	ln -s 0000:40:03.1/0000:42:00.0 "$ROOT/sys/devices/pci0000:40/stream9.1.0"
+	audit_json
+	expect_status 1
+	# the real stream keeps its own results; the stray is named as such
+	has stream.link pci0000:40/stream1.1.0 pass
+	has stream.ide-fail pci0000:40/stream1.1.0 fail "endpoint 0000:42:00.0 block 0 received an IDE Fail message"
+	has stream.link pci0000:40/stream9.1.0 fail \
+		"stray link: root port 0000:40:03.1 block 1 and endpoint 0000:42:00.0 block 0 belong to stream1.1.0"
+	has stream.ide-fail pci0000:40/stream9.1.0 skip "parent check stream.link failed"
+	has stream.secure pci0000:40/stream0.0.0 fail "root port 0000:40:01.1 block 0 INSECURE"
+	json_is '[.checks[] | select(.id == "stream.ide-fail" and .status == "fail")] | length' 1
+	run --separate-stderr t audit
+	[ "$(grep -c 'IDE Fail' <<<"$output")" -eq 1 ]
+	# the alert stays on, and counts each stream once
+	run --separate-stderr t metrics
+	expect_status 0
+	grep -qx 'tsmctl_audit_check_status{check="stream.ide-fail",status="fail"} 1' <<<"$output"
+	grep -qx 'tsmctl_streams_ide_fail{host_bridge="pci0000:40"} 1' <<<"$output"
+	grep -qx 'tsmctl_streams{host_bridge="pci0000:40",state="secure"} 1' <<<"$output"
+	# the view shows the stray for what it is
+	run --separate-stderr t streams -J
+	json_is '[.streams[] | select(.name == "stream9.1.0") | [.duplicate_of, .endpoint.summary, .root_port.summary]]' \
+		'[["stream1.1.0","duplicate","duplicate"]]'
+	json_is '[.streams[] | select(.name == "stream1.1.0") | [.duplicate_of, .endpoint.summary]]' '[[null,"secure+ide-fail"]]'
+}
+
+@test "gen-large --faulty: every stream the views show insecure or with IDE_FAIL fails in audit" {
+	"$SIM" gen-large --functions 400 --host-bridges 4 --streams 16 --faulty 4 "$BATS_TEST_TMPDIR/gl.json" >/dev/null
+	ROOT=$BATS_TEST_TMPDIR/gl
+	"$SIM" build "$BATS_TEST_TMPDIR/gl.json" "$ROOT" >/dev/null
+	run --separate-stderr t streams -J
+	bad_secure=$(jq -c '[.streams[] | select(.duplicate_of == null and .dangling == false) |
+		select([.endpoint, .root_port] | any(.enabled != true or .state != "secure")) |
+		"\(.host_bridge)/\(.name)"] | sort' <<<"$output")
+	bad_fail=$(jq -c '[.streams[] | select(.duplicate_of == null and .dangling == false) |
+		select(.endpoint.ide_fail or .root_port.ide_fail) | "\(.host_bridge)/\(.name)"] | sort' <<<"$output")
+	[ "$bad_secure" != '[]' ] && [ "$bad_fail" != '[]' ]
+	audit_json
+	json_is '[.checks[] | select(.id == "stream.secure" and .status == "fail") | .object] | sort' "$bad_secure"
+	json_is '[.checks[] | select(.id == "stream.ide-fail" and .status == "fail") | .object] | sort' "$bad_fail"
+}
+
+@test "stream link names the kernel does not make, link loops, and dangling links each say what they are" {
+	edit_tree broken
+	hb=$ROOT/sys/devices/pci0000:40
+	for n in stream256.0.0 stream01.0.0 stream1.0.0.0; do ln -s 0000:40:01.1/0000:41:00.0 "$hb/$n"; done
+	ln -s stream7.7.7 "$hb/stream7.7.7"
+	echo junk > "$hb/stream8.8.8"
+	ln -s . "$hb/stream6.6.6"
+	audit_json
+	for n in stream256.0.0 stream01.0.0 stream1.0.0.0; do
+		has stream.link "pci0000:40/$n" fail "malformed stream link name"
+	done
+	has stream.link pci0000:40/stream7.7.7 fail "the link loops"
+	has stream.link pci0000:40/stream8.8.8 fail "stream8.8.8 is not a symbolic link"
+	has stream.link pci0000:40/stream6.6.6 fail "target pci0000:40 is not a PCI function"
+	has stream.link pci0000:40/stream3.2.0 fail "target 0000:44:00.0 does not exist"
+	# no endpoint to disconnect: the hint does not say to
+	[[ "$(field_of hint stream.link pci0000:40/stream3.2.0)" == "there is no endpoint to disconnect"* ]]
+	[[ "$(field_of hint stream.link pci0000:40/stream7.7.7)" != *"disconnect"* ]]
+	run --separate-stderr t streams -J
+	json_is '[.streams[] | select(.dangling) | [.name, .link_error]]' \
+		'[["stream3.2.0","missing"],["stream6.6.6","not-a-device"],["stream7.7.7","loop"],["stream8.8.8","not-a-link"]]'
+	[[ "$stderr" == *"3 entries named stream* are no streamH.R.E name the kernel makes"* ]]
+}
+
+# ---- TSM-directory stream links: the flavour and the provider (ABI.md §1.1) ----
+
+# A static tree of TOPOLOGY with its abi set to ABI and the devices of the jq list CONNECT connected.
+build_variant() {
+	ROOT=$BATS_TEST_TMPDIR/$1-$2
+	jq --arg abi "$2" --argjson c "$3" '.abi = $abi |
+		(.. | objects | select(.bdf? as $b | $b != null and ($c | has($b)))) |=
+			(if $c[.bdf] == null then del(.connected) else .connected = $c[.bdf] end)' \
+		"$TOPO/$1.json" >"$ROOT.json"
+	"$SIM" build "$ROOT.json" "$ROOT" >/dev/null
+}
+
+@test "hostbridge.tsm-link follows the 6.19-rc1 flavour: tsmN/streamH.R.E, not tsmN/pciDDDD:BB" {
+	build_variant audit-devsec-connected proposed-rc1 '{"10000:01:00.0":"tsm0","10001:03:00.0":null}'
+	[ -L "$ROOT/sys/class/tsm/tsm0/stream0.0.0" ]
+	[ ! -e "$ROOT/sys/class/tsm/tsm0/pci10000:00" ]
+	audit_json
+	has hostbridge.tsm-link pci10000:00 pass "tsm0/stream0.0.0 matches the streams here"
+	# without the rc1 link the sample (which registers its streams) lacks either form
+	rm "$ROOT/sys/class/tsm/tsm0/stream0.0.0"
+	audit_json
+	has hostbridge.tsm-link pci10000:00 fail "tsm0 has stream0.0.0 here but no tsm0/pci10000:00 link (nor the 6.19-rc1 form"
+}
+
+@test "hostbridge.tsm-link: SEV-TIO never makes tsmN/pciDDDD:BB, the devsec sample and TDX Connect do" {
+	# sev-dev-tsm.c registers its streams with pci_ide_stream_register() alone
+	build_variant sev-tio proposed '{}'
+	echo link > "$ROOT/sys/class/tsm/tsm0/pci_mode"
+	rm -f "$ROOT/sys/class/tsm/tsm0/pci0000:40"
+	audit_json
+	expect_status 0
+	has hostbridge.tsm-link pci0000:40 pass "no tsm0/pci0000:40 link expected (ccp does not register its streams with the TSM)"
+	# the sample calls tsm_ide_stream_register(): its link is expected
+	build_variant audit-devsec-connected proposed '{}'
+	rm "$ROOT/sys/class/tsm/tsm0/pci10001:02"
+	audit_json
+	has hostbridge.tsm-link pci10000:00 pass "tsm0/pci10000:00 matches"
+	has hostbridge.tsm-link pci10001:02 fail "tsm0 has stream0.0.0 here but no tsm0/pci10001:02 link"
+	# TDX Connect likewise
+	build_variant tdx-connect proposed '{}'
+	rm "$ROOT/sys/class/tsm/tsm0/pci0000:15"
+	audit_json
+	has hostbridge.tsm-link pci0000:15 fail "tsm0 has stream0.0.0 here but no tsm0/pci0000:15 link"
+}
+
+# connect-generic with two link TSMs of providers that link their streams (faux devsec_link_tsm,
+# tdx_host), 0000:01:00.0 connected to tsm0 and 0000:03:00.0 to tsm1: both on pci0000:00.
+shared_hb() {
+	ROOT=$BATS_TEST_TMPDIR/shared
+	jq '.abi = "proposed" |
+		.tsms = [{"id": 0, "kind": "link", "provider": "generic", "parent": "faux:devsec_link_tsm"},
+			 {"id": 1, "kind": "link", "provider": "generic", "parent": "faux:tdx_host"}] |
+		(.. | objects | select(.bdf? == "0000:01:00.0")).connected = "tsm0" |
+		(.. | objects | select(.bdf? == "0000:03:00.0")).connected = "tsm1"' \
+		"$TOPO/connect-generic.json" >"$ROOT.json"
+	"$SIM" build "$ROOT.json" "$ROOT" >/dev/null
+	[ -L "$ROOT/sys/devices/pci0000:00/stream0.0.0" ] && [ -L "$ROOT/sys/devices/pci0000:00/stream1.0.0" ]
+	rm -f "$ROOT"/sys/class/tsm/tsm*/pci0000:00
+}
+
+# What every flavour must show of the shared host bridge: both TSMs, in every view and filter.
+shared_hb_views() {
+	run --separate-stderr t host-bridges -J -b pci0000:00
+	json_is '.host_bridges[0].tsms' '["tsm0","tsm1"]'
+	run --separate-stderr t host-bridges -n -r -o NAME,TSM -t tsm1
+	[ "$output" = "pci0000:00 tsm0,tsm1" ]
+	run --separate-stderr t list -J
+	json_is '[.tsms[] | [.name, .host_bridges]]' '[["tsm0",["pci0000:00"]],["tsm1",["pci0000:00"]]]'
+	audit_json -t tsm1
+	has hostbridge.pool pci0000:00 pass "6 available, 2 in use"
+}
+
+@test "a host bridge two link TSMs share: each TSM's link (proposed), one link (staging), none (v6.19)" {
+	shared_hb
+	# one link per TSM, as the v2 posting counts them
+	ln -s ../../../../pci0000:00 "$ROOT/sys/class/tsm/tsm0/pci0000:00"
+	ln -s ../../../../pci0000:00 "$ROOT/sys/class/tsm/tsm1/pci0000:00"
+	shared_hb_views
+	audit_json
+	has hostbridge.tsm-link pci0000:00 pass "tsm0/pci0000:00, tsm1/pci0000:00 match the streams here"
+	# staging: tsm_ide_stream_register() keys its table by host bridge: tsm1 gets no link
+	rm "$ROOT/sys/class/tsm/tsm1/pci0000:00"
+	shared_hb_views
+	audit_json
+	has hostbridge.tsm-link pci0000:00 pass "tsm1's streams under tsm0/pci0000:00 (the staging kernel keeps one link per host bridge"
+	# v6.19: no pci_mode, no links
+	rm "$ROOT"/sys/class/tsm/tsm*/pci0000:00 "$ROOT"/sys/class/tsm/tsm*/pci_mode
+	shared_hb_views
+	audit_json
+	has hostbridge.tsm-link pci0000:00 pass "v6.19 ABI"
+}
+
+# ---- what could not be read ----
+
+@test "a device without its config file still exists: its config is unreadable, said once, nothing else claimed" {
+	edit_tree sev-tio
+	rm "$ROOT/sys/devices/pci0000:40/0000:40:01.1/0000:41:00.0/config"
+	run --separate-stderr t streams -J
+	expect_status 0
+	json_is '.streams[0] | [.dangling, .link_error, .endpoint.bdf, .endpoint.summary, .root_port.summary]' \
+		'[false,null,"0000:41:00.0","unreadable","secure"]'
+	[ "$(grep -c 'could not be read' <<<"$stderr")" -eq 1 ]
+	audit_json
+	[[ "$output" != *"does not exist"* ]]
+	has stream.link pci0000:40/stream0.0.0 fail "config space of 0000:41:00.0 unreadable"
+	has config.malformed 0000:41:00.0 fail "config unreadable (ENOENT)"
+	has ide.untracked 0000:40:01.1 pass "1 enabled Selective block, all named by stream links"
+	run --separate-stderr t devices -J -d 41:00.0
+	json_is '.devices[0] | [.vendor_id, .device_id, .config_access, .connected]' '[5555,4125,"unreadable","tsm0"]'
+	[[ "$stderr" == *"config space of 1 function could not be read (No such file or directory)"* ]]
+}
+
+@test "audit -J with a filter that names nothing prints the empty document, as every view" {
+	ROOT=$(static_tree broken)
+	for f in "-d 99:00.0" "-t tsm9" "-b pci0009:00"; do
+		# shellcheck disable=SC2086
+		audit_json $f
+		expect_status 1
+		json_is '[.schema_version, .checks, .summary.total, .summary.fail]' '[1,[],0,0]'
+		[[ "$stderr" == *": no such "* ]]
+	done
+}
+
+@test "absent, unreadable and not a directory are told apart: sys/class/tsm and a function's tsm/" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to switch to nobody"
+	command -v setpriv >/dev/null || skip "setpriv not installed"
+	edit_tree sev-tio
+	open_path_to_root
+	chmod -R o+rX "$ROOT"
+	# a function's tsm/ this user may not list, on a v6.19 tree (no tsm/lock there)
+	chmod 000 "$ROOT/sys/devices/pci0000:40/0000:40:01.1/0000:41:00.0/tsm"
+	as_nobody -J
+	[[ "$output" != *"tsm/lock"* ]]
+	json_is '[.checks[] | select(.id == "device.tdisp")]' '[]'
+	has device.connected 0000:41:00.0 skip "tsm/ could not be read (EACCES)"
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$TSMCTL" --sysroot "$ROOT" devices
+	[[ "${lines[0]}" != *LOCKED* ]]
+	[[ "${lines[1]}" == "0000:41:00.0"*"(unreadable) (unreadable) (unreadable)" ]]
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$TSMCTL" --sysroot "$ROOT" devices -J
+	json_is '.devices[0] | [.connected, .read_errors]' '[null,{"tsm":"EACCES"}]'
+	# sys/class/tsm itself unreadable: no claim that the kernel lacks TSM support
+	chmod 000 "$ROOT/sys/class/tsm"
+	as_nobody -J
+	has platform.tsm-class platform fail "/sys/class/tsm is not readable (EACCES)"
+	[[ "$(field_of hint platform.tsm-class platform)" != *CONFIG_PCI_TSM* ]]
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$TSMCTL" --sysroot "$ROOT" list
+	[[ "$stderr" == *"is not readable (EACCES): whether a TSM is registered is unknown"* ]]
+	[[ "$stderr" != *CONFIG_PCI_TSM* ]]
+	# not a directory at all
+	chmod 755 "$ROOT/sys/class/tsm"
+	rm -r "$ROOT/sys/class/tsm"
+	echo tsm0 > "$ROOT/sys/class/tsm"
+	audit_json
+	has platform.tsm-class platform fail "/sys/class/tsm is not a directory (ENOTDIR)"
+}
+
+@test "a tree without sys/bus/pci/devices is no kernel's: platform.pci-devices fails" {
+	edit_tree broken
+	rm -r "$ROOT/sys/bus/pci/devices"
+	audit_json
+	expect_status 1
+	has platform.pci-devices platform fail "/sys/bus/pci/devices is missing (ENOENT)"
+	for a in "" --all; do
+		# shellcheck disable=SC2086
+		run --separate-stderr t devices $a
+		[ "$stderr" = "tsmctl devices: $ROOT/sys/bus/pci/devices is missing (ENOENT): no PCI function could be looked up" ]
+	done
+	ROOT=$(static_tree broken)
+	audit_json
+	has platform.pci-devices platform pass
+}
+
+@test "class/tsm entries that are no TSM are counted nowhere: a file, an empty dir, a loop, a dangling link" {
+	edit_tree sev-tio
+	cls=$ROOT/sys/class/tsm
+	echo tsm0 > "$cls/tsm5"
+	mkdir "$cls/tsm6"
+	ln -s tsm7 "$cls/tsm7"
+	ln -s ../../devices/nowhere/tsm8 "$cls/tsm8"
+	audit_json
+	expect_status 0
+	has platform.tsm-present platform pass "1 TSM registered: tsm0"
+	has platform.tsm-class platform warn "4 entries are no TSM: tsm5 is not a directory"
+	json_is '[.checks[] | select(.id == "platform.tsm-mode") | .object]' '["tsm0"]'
+	[[ "$output" != *"pci_mode exists"* ]]
+	run --separate-stderr t list -J
+	json_is '[.tsms[].name]' '["tsm0"]'
+	[ "$stderr" = "tsmctl list: 4 entries of $ROOT/sys/class/tsm are no TSM, not listed: tsm5 is not a directory, ..." ]
+	run --separate-stderr t wait --timeout 0 -J
+	expect_status 0
+	json_is '[.tsms[].name]' '["tsm0"]'
+	for n in tsm5 tsm6 tsm7 tsm8; do
+		run --separate-stderr t wait --timeout 0 "$n"
+		expect_status 1
+	done
+}
+
+@test "connectability, judged once: audit's hint, devices' note and connect --all agree (RCiEP, no secure SPDM)" {
+	ROOT=$(static_tree tdx-connect)
+	audit_json -d 6a:01.0
+	has device.connected 0000:6a:01.0 skip "root complex integrated endpoint"
+	[[ "$(field_of hint device.connected 0000:6a:01.0)" != *"tsmctl connect"* ]]
+	run --separate-stderr t devices -d 6a:01.0
+	[[ "$stderr" == *"0000:6a:01.0 cannot be connected: it is a root complex integrated endpoint"* ]]
+	mount_live connect-sev-tio
+	run --separate-stderr t connect --all tsm0 --dry-run -J
+	expect_status 0
+	json_is '[.results[].bdf] | map(select(. == "0000:41:00.0" or . == "0000:42:00.0" or . == "0000:46:00.0"))' '[]'
+	[[ "$stderr" == *"--all leaves out 0000:42:00.0: its DOE mailbox lacks secure SPDM (doe_features lacks 0001:02), which SEV-TIO (tsm0) requires"* ]]
+	audit_json -d 42:00.0
+	has device.connected 0000:42:00.0 skip "lacks secure SPDM"
 }

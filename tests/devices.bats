@@ -12,7 +12,8 @@ setup() {
 	[ "$status" -eq 0 ]
 	json_is '.schema_version' 1
 	json_is '.devices | length' 1
-	json_is '.devices[0] | keys' '["accepted","authenticated","bdf","bound","class","config_access","connected","device","device_id","doe_features","driver","dsm","host_bridge","ide","locked","pcie_type","root_port","tee_io","tsm_dir","vendor","vendor_id"]'
+	json_is '.devices[0] | keys' '["accepted","authenticated","bdf","bound","class","config_access","connected","device","device_id","doe_features","driver","dsm","host_bridge","ide","locked","pcie_type","read_errors","root_port","tee_io","tsm_dir","vendor","vendor_id"]'
+	json_is '.devices[0].read_errors' '{}'
 	json_is '.devices[0].bdf' '"0000:41:00.0"'
 	json_is '.devices[0].vendor_id' 5555
 	json_is '.devices[0].device_id' 4125
@@ -281,7 +282,8 @@ group_funcs() {
 		run --separate-stderr t $c -J $f
 		[ "$status" -eq 1 ]
 		json_is 'keys | length' 2
-		json_is '.schema_version' 1
+		# each document its own number: host_bridges is at 2 (a host bridge's tsm became tsms)
+		json_is '.schema_version' "$([ "$c" = host-bridges ] && echo 2 || echo 1)"
 		json_is 'to_entries[1].value | length' 0
 		[[ "$stderr" == *": no such "* ]]
 	done
@@ -295,4 +297,40 @@ group_funcs() {
 	[ "${lines[*]}" = "0000:41:00.0 tsm0 0000:41:00.0 0000:41:00.1  0000:41:00.0 0000:41:00.2  0000:41:00.0" ]
 	run --separate-stderr t audit -J -t tsm0
 	json_is '[.checks[].object | select(startswith("0000:"))] | unique' '["0000:41:00.0","0000:41:00.1","0000:41:00.2"]'
+}
+
+@test "an attribute that exists but cannot be read is marked, never empty: a FIFO, a huge file, an unreadable one" {
+	edit_tree sev-tio
+	tsm=$ROOT/sys/devices/pci0000:40/0000:40:01.1/0000:41:00.0/tsm
+	rm "$tsm/connect"
+	mkfifo "$tsm/connect"
+	truncate -s 200M "$tsm/dsm"
+	run --separate-stderr t devices -J -d 41:00.0
+	expect_status 0
+	json_is '.devices[0] | [.connected, .dsm, .read_errors]' '[null,null,{"tsm/connect":"EINVAL","tsm/dsm":"EFBIG"}]'
+	[ "$(grep -c 'could not be read or' <<<"$stderr")" -eq 1 ]
+	[[ "$stderr" == *"2 attributes could not be read or are malformed (0000:41:00.0/tsm/connect:"* ]]
+	run --separate-stderr t devices -n -r -o BDF,CONNECTED,DSM -d 41:00.0
+	[ "$output" = "0000:41:00.0 (unreadable) (unreadable)" ]
+	run --separate-stderr t streams -n -r -o NAME,TSM
+	[ "$output" = "stream0.0.0 (unreadable)" ]
+	# text the kernel never prints in tsm/connect: malformed, kept as read in JSON
+	rm "$tsm/connect"
+	echo 'tsm0 junk' > "$tsm/connect"
+	run --separate-stderr t devices -J -d 41:00.0
+	json_is '.devices[0] | [.connected, .read_errors."tsm/connect"]' '["tsm0 junk","malformed"]'
+	run --separate-stderr t devices -n -o BDF,CONNECTED -d 41:00.0
+	[ "$output" = "0000:41:00.0 (malformed) tsm0 junk" ]
+	# unreadable for this user
+	[ "$(id -u)" -eq 0 ] || skip "needs root to switch to nobody"
+	command -v setpriv >/dev/null || skip "setpriv not installed"
+	echo tsm0 > "$tsm/connect"
+	rm "$tsm/dsm"
+	echo 0000:41:00.0 > "$tsm/dsm"
+	open_path_to_root
+	chmod -R o+rX "$ROOT"
+	chmod 000 "$tsm/connect"
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$TSMCTL" --sysroot "$ROOT" devices -J -d 41:00.0
+	json_is '.devices[0] | [.connected, .read_errors]' '[null,{"tsm/connect":"EACCES"}]'
 }

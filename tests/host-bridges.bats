@@ -10,10 +10,10 @@ setup() {
 @test "host-bridges -J on SEV-TIO: default pool 256, one stream used" {
 	run t host-bridges -J
 	[ "$status" -eq 0 ]
-	json_is '.schema_version' 1
-	json_is '.host_bridges[0] | keys' '["available_secure_streams","bus","domain","name","streams","tsm"]'
-	json_is '[.host_bridges[] | [.name, .domain, .bus, .available_secure_streams, .streams, .tsm]]' \
-		'[["pci0000:00",0,0,256,[],null],["pci0000:40",0,64,255,["stream0.0.0"],"tsm0"],["pci0000:80",0,128,256,[],null]]'
+	json_is '.schema_version' 2
+	json_is '.host_bridges[0] | keys' '["available_secure_streams","bus","domain","name","read_errors","streams","tsms"]'
+	json_is '[.host_bridges[] | [.name, .domain, .bus, .available_secure_streams, .streams, .tsms, .read_errors]]' \
+		'[["pci0000:00",0,0,256,[],[],{}],["pci0000:40",0,64,255,["stream0.0.0"],["tsm0"],{}],["pci0000:80",0,128,256,[],[],{}]]'
 }
 
 @test "host-bridges below a faux device, wide domains" {
@@ -34,8 +34,8 @@ setup() {
 	echo tsm0 > "$ROOT/sys/bus/pci/devices/10001:03:00.0/tsm/connect"
 	[ -L "$ROOT/sys/class/tsm/tsm0/pci10001:02" ]
 	run t host-bridges -J
-	json_is '[.host_bridges[] | [.name, .available_secure_streams, .streams, .tsm]]' \
-		'[["pci10000:00",4,[],null],["pci10001:02",3,["stream0.0.0"],"tsm0"]]'
+	json_is '[.host_bridges[] | [.name, .available_secure_streams, .streams, .tsms]]' \
+		'[["pci10000:00",4,[],[]],["pci10001:02",3,["stream0.0.0"],["tsm0"]]]'
 	run t list -J
 	json_is '.tsms[0].host_bridges' '["pci10001:02"]'
 }
@@ -45,7 +45,7 @@ setup() {
 	cp -a "$(static_tree sev-tio)/." "$ROOT"
 	echo -- -3 > "$ROOT/sys/devices/pci0000:80/available_secure_streams"
 	printf '99999999999999999999999\n' > "$ROOT/sys/devices/pci0000:00/available_secure_streams"
-	run t host-bridges -J
+	run --separate-stderr t host-bridges -J
 	json_is '[.host_bridges[].available_secure_streams]' '[null,255,null]'
 }
 
@@ -64,8 +64,8 @@ setup() {
 	ROOT=$(static_tree hosts-anywhere)
 	run t host-bridges -J
 	[ "$status" -eq 0 ]
-	json_is '[.host_bridges[] | [.name, .available_secure_streams, .streams, .tsm]]' \
-		'[["pci0000:00",16,[],null],["pci7870:00",null,[],null],["pci10000:e0",7,["stream0.0.0"],"tsm0"]]'
+	json_is '[.host_bridges[] | [.name, .available_secure_streams, .streams, .tsms]]' \
+		'[["pci0000:00",16,[],[]],["pci7870:00",null,[],[]],["pci10000:e0",7,["stream0.0.0"],["tsm0"]]]'
 	# a function belongs to its nearest host bridge: the VMD domain, not pci0000:00
 	run t devices -J
 	json_is '[.devices[] | select(.bdf == "10000:e1:00.0") | [.host_bridge, .root_port]]' '[["pci10000:e0","10000:e0:1d.0"]]'
@@ -77,8 +77,8 @@ setup() {
 @test "host-bridges below nested platform devices (Arm SoC)" {
 	ROOT=$(static_tree soc-pcie)
 	run t host-bridges -J
-	json_is '[.host_bridges[] | [.name, .available_secure_streams, .streams, .tsm]]' \
-		'[["pci0000:00",4,[],null],["pci0001:00",3,["stream0.0.0"],"tsm0"]]'
+	json_is '[.host_bridges[] | [.name, .available_secure_streams, .streams, .tsms]]' \
+		'[["pci0000:00",4,[],[]],["pci0001:00",3,["stream0.0.0"],["tsm0"]]]'
 }
 
 @test "host-bridges without the pci_bus class: the old places still count" {
@@ -107,4 +107,30 @@ setup() {
 
 teardown() {
 	unmount_live
+}
+
+@test "host-bridges: a pool file with junk or one that cannot be read is marked, not 'no pool'" {
+	ROOT=$(mktemp -d "$BATS_TEST_TMPDIR/r.XXXXXX")
+	cp -a "$(static_tree sev-tio)/." "$ROOT"
+	echo four > "$ROOT/sys/devices/pci0000:80/available_secure_streams"
+	rm "$ROOT/sys/devices/pci0000:00/available_secure_streams"
+	mkfifo "$ROOT/sys/devices/pci0000:00/available_secure_streams"
+	run --separate-stderr t host-bridges -J
+	expect_status 0
+	json_is '[.host_bridges[] | [.name, .available_secure_streams, .read_errors]]' \
+		'[["pci0000:00",null,{"available_secure_streams":"EINVAL"}],["pci0000:40",255,{}],["pci0000:80",null,{"available_secure_streams":"malformed"}]]'
+	[ "$(grep -c 'could not be read or' <<<"$stderr")" -eq 1 ]
+	run --separate-stderr t host-bridges -n -r -o NAME,AVAILABLE
+	[ "$output" = $'pci0000:00 (unreadable)\npci0000:40 255\npci0000:80 (malformed)' ]
+	# a host bridge with no pool at all stays "none"
+	ROOT=$(static_tree no-tsm)
+	run --separate-stderr t host-bridges -n -r -o NAME,AVAILABLE
+	[ "${lines[0]}" = "pci0000:00 none" ]
+}
+
+@test "host-bridges without any host bridge names the tree it looked in, not /sys/devices" {
+	ROOT=$(static_tree devsec-staging)
+	run --separate-stderr t host-bridges
+	expect_status 0
+	[ "$stderr" = "tsmctl host-bridges: no PCI host bridge (pciDDDD:BB) found below $ROOT/sys/devices" ]
 }

@@ -12,7 +12,8 @@ setup() {
 	[ "$status" -eq 0 ]
 	json_is '.schema_version' 1
 	json_is '.tsms | length' 1
-	json_is '.tsms[0] | keys' '["accepted_devices","connected_devices","driver","host_bridges","id","locked_devices","mode","module","name","provider","provider_version","streams"]'
+	json_is '.tsms[0] | keys' '["accepted_devices","connected_devices","driver","host_bridges","id","locked_devices","mode","module","name","provider","provider_version","read_errors","streams"]'
+	json_is '.tsms[0].read_errors' '{}'
 	json_is '.tsms[0].name' '"tsm0"'
 	json_is '.tsms[0].id' 0
 	json_is '.tsms[0].mode' null

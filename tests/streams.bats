@@ -14,7 +14,8 @@ setup() {
 	json_is '.streams | length' 1
 	json_is '.streams[0] | [.name, .host_bridge, .h, .r, .e, .stream_id, .tsm, .dangling]' \
 		'["stream0.0.0","pci0000:40",0,0,0,0,"tsm0",false]'
-	json_is '.streams[0].endpoint | keys' '["address","algorithm","bdf","block","cfg_requests","default_stream","enabled","ide_fail","needs_root","pcrc","rid","state","stream_id","tc","tee_limited"]'
+	json_is '.streams[0].endpoint | keys' '["address","algorithm","bdf","block","cfg_requests","default_stream","enabled","ide_fail","needs_root","pcrc","rid","state","stream_id","summary","tc","tee_limited"]'
+	json_is '.streams[0] | [.link_error, .duplicate_of, .endpoint.summary, .root_port.summary]' '[null,null,"secure","secure"]'
 	# SEV-TIO programs EP: cfg off, TEE-limited on, default stream; RP: cfg on, TEE-limited off.
 	json_is '.streams[0].endpoint | [.bdf, .block, .enabled, .state, .ide_fail, .stream_id, .tc, .algorithm, .default_stream, .tee_limited, .cfg_requests, .pcrc]' \
 		'["0000:41:00.0",0,true,"secure",false,0,0,"aes-gcm-256-96b",true,true,false,false]'
@@ -50,7 +51,7 @@ setup() {
 	json_is '.streams[2] | [.dangling, .endpoint.bdf, .target, .tsm, .stream_id]' '[true,null,"0000:44:00.0",null,null]'
 	run t streams -n -r -o NAME,EP-STATE,RP-STATE,IDE-FAIL
 	[ "${lines[0]}" = "stream0.0.0 secure insecure no" ]
-	[ "${lines[1]}" = "stream1.1.0 secure secure yes" ]
+	[ "${lines[1]}" = "stream1.1.0 secure+ide-fail secure yes" ]
 	[ "${lines[2]}" = "stream3.2.0 dangling dangling " ]
 }
 
@@ -101,15 +102,16 @@ setup() {
 	[ "$output" = "needs-root" ]
 }
 
-@test "streams: names that are not streamH.R.E are ignored" {
+@test "streams: names that are not streamH.R.E are no streams: not shown, said once on stderr" {
 	ROOT=$(mktemp -d "$BATS_TEST_TMPDIR/r.XXXXXX")
 	cp -a "$(static_tree sev-tio)/." "$ROOT"
 	hb=$ROOT/sys/devices/pci0000:40
 	for n in streamA.B.C stream99999999999999999999.0.0 stream0.0 stream01.0.0 stream256.0.0 stream0.0.0x; do
 		ln -s 0000:40:01.1/0000:41:00.0 "$hb/$n"
 	done
-	run t streams -J
+	run --separate-stderr t streams -J
 	json_is '[.streams[].name]' '["stream0.0.0"]'
+	[ "$stderr" = "tsmctl streams: 6 entries named stream* are no streamH.R.E name the kernel makes (pci0000:40/stream0.0, ...), not shown; see tsmctl audit (stream.link)" ]
 }
 
 @test "streams on a live devsec connect matches the simulator's registers" {
@@ -130,8 +132,8 @@ setup() {
 	json_is '[.streams[] | [.host_bridge, .name, .tsm, .endpoint.bdf, .endpoint.state]]' \
 		'[["pci10000:00","stream0.0.0","tsm1","10000:01:00.0","secure"]]'
 	run t host-bridges -J
-	json_is '[.host_bridges[] | [.name, .streams, .tsm]]' \
-		'[["pci10000:00",["stream0.0.0"],"tsm1"],["pci10001:02",[],null]]'
+	json_is '[.host_bridges[] | [.name, .streams, .tsms]]' \
+		'[["pci10000:00",["stream0.0.0"],["tsm1"]],["pci10001:02",[],[]]]'
 }
 
 @test "streams from the TSM-directory link alone (no host-bridge link)" {
@@ -144,8 +146,8 @@ setup() {
 	json_is '[.streams[] | [.host_bridge, .name, .tsm, .endpoint.bdf, .root_port.bdf, .endpoint.state]]' \
 		'[["pci10000:00","stream0.0.0","tsm0","10000:01:00.0","10000:00:00.0","secure"]]'
 	run t host-bridges -J
-	json_is '[.host_bridges[] | [.name, .streams, .tsm]]' \
-		'[["pci10000:00",["stream0.0.0"],"tsm0"],["pci10001:02",[],null]]'
+	json_is '[.host_bridges[] | [.name, .streams, .tsms]]' \
+		'[["pci10000:00",["stream0.0.0"],["tsm0"]],["pci10001:02",[],[]]]'
 }
 
 teardown() {
@@ -163,4 +165,42 @@ teardown() {
 	json_is '.streams[0].root_port.algorithm' '"aes-gcm-256-96b"'
 	run t streams -n -o NAME,ALGORITHM
 	[ "$output" = "stream0.0.0 reserved(5)" ]
+}
+
+@test "one state vocabulary: every EP-STATE/RP-STATE word on every topology is documented, connect -J says the same" {
+	page=$TOP/man/tsmctl-streams.8.scd
+	# the words of STATES (a line holding only *word*, or *reserved(*_N_*)*)
+	words=$(awk '/^# STATES/ { on = 1; next } /^# / { on = 0 } on && /^\*[a-z(]/' "$page" |
+		sed 's/\*//g; s/_N_/N/')
+	[ -n "$words" ]
+	seen=
+	for topo in "$TOPO"/*.json; do
+		ROOT=$(static_tree "$(basename "$topo" .json)") || continue
+		seen+=$'\n'$(t streams -n -r -o EP-STATE,RP-STATE 2>/dev/null | tr ' ' '\n')
+	done
+	ROOT=$(static_tree broken)
+	edit_tree broken
+	ln -s 0000:40:03.1/0000:42:00.0 "$ROOT/sys/devices/pci0000:40/stream9.1.0"
+	seen+=$'\n'$(t streams -n -r -o EP-STATE,RP-STATE 2>/dev/null | tr ' ' '\n')
+	for w in $(printf '%s\n' "$seen" | sed '/^$/d' | sed 's/+ide-fail$//; s/reserved([0-9]*)/reserved(N)/' | sort -u); do
+		grep -qxF "$w" <<<"$words" || { echo "undocumented state '$w'"; return 1; }
+	done
+	# connect -J's partner states are the streams view's summary, word for word
+	mount_live connect-sev-tio
+	run --separate-stderr t connect 45:00.0 tsm0 -J
+	connect_states=$(jq -c '[.results[0].streams[] | [.name, .endpoint_state, .root_port_state]]' <<<"$output")
+	run --separate-stderr t streams -J -d 45:00.0
+	json_is '[.streams[] | [.name, .endpoint.summary, .root_port.summary]]' "$connect_states"
+	json_is '.streams[0].root_port | [.state, .ide_fail, .summary]' '["secure",true,"secure+ide-fail"]'
+	run --separate-stderr t connect 43:00.0 tsm0 -J
+	json_is '.results[0].streams[0] | [.endpoint_state, .root_port_state]' '["insecure","disabled"]'
+	run --separate-stderr t streams -J -d 43:00.0
+	json_is '.streams[0].root_port | [.state, .enabled, .summary]' '["insecure",false,"disabled"]'
+}
+
+@test "a connect that came up with IDE_FAIL says so on stdout, not on stderr alone" {
+	mount_live connect-sev-tio
+	run --separate-stderr t connect 45:00.0 tsm0
+	expect_status 1
+	[[ "$output" == *"root port secure+ide-fail"* ]]
 }

@@ -170,3 +170,12 @@ watch_rc() {
 	expect_status 1
 	[[ "$output" =~ ^$TS\ pool-exhausted\ pci0000:40\ available_secure_streams\ 0:.*\(found\ at\ start\)$ ]]
 }
+
+@test "a stray second link to a stream's blocks does not raise its IDE_FAIL a second time" {
+	edit_tree broken
+	ln -s 0000:40:03.1/0000:42:00.0 "$ROOT/sys/devices/pci0000:40/stream9.1.0"
+	run --separate-stderr t watch --count 1 -i 0.1 -J
+	expect_status 0
+	[ "$(jq -s '[.[] | select(.event == "stream-ide-fail")] | length' <<<"$output")" -eq 1 ]
+	[ "$(jq -rs '.[] | select(.event == "stream-ide-fail") | .object' <<<"$output")" = "pci0000:40/stream1.1.0" ]
+}

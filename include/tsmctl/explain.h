@@ -22,6 +22,12 @@ void explain_needs_root(const struct tsm_snapshot *snap, const char *cmd);
  * provider modules' state; or the uevent socket could not be opened.
  */
 void explain_not_ready(const char *cmd, const char *what, double seconds, int err);
+/* Entries of sys/class/tsm that are no TSM, not listed: said once. */
+void explain_bad_tsms(const struct tsm_snapshot *snap, const char *cmd);
+/* Attributes that exist but could not be read, or read malformed: said once. */
+void explain_read_errors(const struct tsm_snapshot *snap, const char *cmd);
+/* Entries named stream* that are no stream link name, not shown: said once. */
+void explain_bad_stream_links(const struct tsm_snapshot *snap, const char *cmd);
 
 /* ---- the verbs (action.h): returned escaped, without the errno name (callers append it) ---- */
 
@@ -64,5 +70,9 @@ struct evidence_error;
 void explain_evidence(const struct tsm_snapshot *snap, const char *bdf,
 		      const struct evidence_error *e, bool nonce, unsigned int attempts,
 		      const char *file);
+/* The same words, allocated and not escaped, after "tsmctl evidence BDF: " (accept --verify's). */
+char *explain_evidence_text(const struct tsm_snapshot *snap, const char *bdf,
+			    const struct evidence_error *e, bool nonce, unsigned int attempts,
+			    const char *file);
 
 #endif

@@ -24,6 +24,7 @@ struct tsm {
 	char *dir;		/* canonical root-relative class device dir */
 	char *mode;		/* pci_mode: "link", "devsec", ...; NULL on v6.19 */
 	bool has_pci_mode;
+	int mode_err;		/* -errno: pci_mode exists but could not be read */
 	char *provider;		/* parent device name (PCI BDF or faux name) */
 	char *provider_dir;
 	char *driver;		/* provider's driver, NULL if unbound */
@@ -46,7 +47,11 @@ struct host_bridge {
 	int available_err;		/* -errno reading it, 0 if fine or absent */
 	struct ide_stream **streams;
 	size_t nr_streams;
-	struct tsm *tsm;	/* from the proposed tsmN/pciDDDD:BB link, or the streams' TSM */
+	char **bad_links;	/* stream* entries that are no streamH.R.E name (ABI.md §1.3), sorted */
+	size_t nr_bad_links;
+	/* TSMs using it: tsmN/pciDDDD:BB links and the streams' TSMs, by id (a pool may be shared) */
+	struct tsm **tsms;
+	size_t nr_tsms;
 };
 
 /* What a scan could learn about one PCI function. */
@@ -61,6 +66,7 @@ struct pci_func {
 	/* config space, decoded once */
 	bool cfg_read;
 	int cfg_err;		/* -errno reading config, 0 if read */
+	int gone;		/* -errno: its directory is not there (a dangling link's target) */
 	bool needs_root;	/* kernel returned only the 64-byte header */
 	struct pci_cfg cfg;
 	bool ids_known;		/* cfg's vendor, device and class: from config or the ID files */
@@ -72,6 +78,13 @@ struct pci_func {
 	char *connect, *dsm, *bound, *authenticated;
 	char *lock, *accept;
 	bool has_connect, has_dsm, has_bound, has_authenticated, has_lock, has_accept;
+	/*
+	 * Why an attribute that exists has no usable value: -errno reading it
+	 * (its value NULL), or -EBADMSG: read, but not what the kernel prints
+	 * (its text kept). 0 when read well, or absent.
+	 */
+	int connect_err, dsm_err, bound_err, auth_err, lock_err, accept_err;
+	int tsm_err;		/* -errno: tsm/ is there but its files cannot be seen */
 
 	char **doe_features;	/* "VVVV:TT", sorted */
 	size_t nr_doe_features;
@@ -92,11 +105,26 @@ struct ide_stream {
 	unsigned int h, r, e;
 	struct host_bridge *hb;
 	char *target;		/* canonical endpoint dir, NULL if unresolvable */
-	bool dangling;		/* link target does not exist */
+	bool dangling;		/* no endpoint below this host bridge: see link_err */
+	/*
+	 * Why the link names no endpoint: -ENOENT its target does not exist,
+	 * -ELOOP a link loop, -EXDEV it leads out of the tree, -EINVAL the entry
+	 * is no symbolic link, -ENODEV its target is no PCI function, other
+	 * -errno: the target could not be examined; 0 when it names one (which
+	 * may still lie below another host bridge: dangling then).
+	 */
+	int link_err;
+	/*
+	 * Another link of this host bridge names the same Selective block of a
+	 * partner and is the stream those registers belong to: this one is a
+	 * stray (snapshot_mark_duplicates()). NULL for a stream of its own.
+	 */
+	const struct ide_stream *dup_of;
 	struct pci_func *endpoint;
 	struct pci_func *root_port;
 	struct tsm *tsm;	/* the endpoint's connected TSM, else the TSM naming it (rc1) */
 	const char *link_dir;	/* where the link is: NULL = the host bridge dir */
+	const struct tsm *rc1_tsm;	/* 6.19-rc1 flavour: the TSM linking it as tsmN/streamH.R.E */
 	/*
 	 * For a provider with its own address-association rule (TDX Connect),
 	 * read by an audit scan: the root port block's associations and the
@@ -108,8 +136,27 @@ struct ide_stream {
 	struct ide_addr_assoc up_mem, up_pref;
 };
 
+/* A directory entry that is not the object its name promises, and what it is instead. */
+struct bad_entry {
+	char *name;
+	/*
+	 * -ENOTDIR not a directory, -ELOOP a link loop, -ENOENT a dangling
+	 * link, -EXDEV a link out of the tree, -EACCES not readable, -ENODATA
+	 * a directory without the object's files, -EBADMSG a name the kernel
+	 * does not make.
+	 */
+	int err;
+};
+
+/* What ERR of a struct bad_entry (or of a directory read) says it is: "a link loop", ... */
+const char *bad_entry_kind(int err);
+
 struct tsm_snapshot {
-	bool have_tsm_class;	/* sys/class/tsm exists */
+	bool have_tsm_class;	/* sys/class/tsm could be listed */
+	int tsm_class_err;	/* why not: -ENOENT absent, -EACCES unreadable, -ENOTDIR ... */
+	struct bad_entry *bad_tsms;	/* entries of sys/class/tsm that are no TSM */
+	size_t nr_bad_tsms;
+	int pci_devices_err;	/* sys/bus/pci/devices could not be listed: -errno */
 	struct tsm **tsms;
 	size_t nr_tsms;
 	struct host_bridge **hbs;
@@ -144,6 +191,8 @@ int hb_cmp(const void *a, const void *b);
 int stream_cmp(const void *a, const void *b);
 
 struct tsm *snapshot_find_tsm(const struct tsm_snapshot *snap, const char *name);
+/* The link TSM a hint names (the lowest numbered), NULL without one. */
+const struct tsm *snapshot_first_link_tsm(const struct tsm_snapshot *snap);
 struct host_bridge *snapshot_find_hb(const struct tsm_snapshot *snap, const char *name);
 struct pci_func *snapshot_find_func(const struct tsm_snapshot *snap, const char *bdf);
 
@@ -210,6 +259,8 @@ bool tsm_is_link(const struct tsm *t);
 bool tsm_not_devsec(const struct tsm *t);
 /* Intel TDX Connect's link TSM: registered on the tdx_host faux device (ABI.md §2.6). */
 bool tsm_is_tdx_connect(const struct tsm *t);
+/* AMD SEV-TIO's TSM: registered on the PSP's PCI function, driver ccp (ABI.md §2.5). */
+bool tsm_is_sev_tio(const struct tsm *t);
 
 /* Has the kernel taken a registered TSM on for PCI (ABI.md §1.1, §2.8)? */
 enum tsm_pci_side {
@@ -224,6 +275,18 @@ enum tsm_pci_side tsm_pci_side(const struct tsm_snapshot *snap, const struct tsm
  */
 bool func_dsm_candidate(const struct pci_func *f);
 
+/*
+ * Does the TSM's provider link its streams into the TSM's directory (the
+ * kernel's tsm_ide_stream_register(): tsmN/pciDDDD:BB, or tsmN/streamH.R.E
+ * in the 6.19-rc1 flavour; ABI.md §1.1)? The devsec sample, TDX Connect and
+ * Arm CCA do; SEV-TIO (ccp) never does. Another provider: known once the
+ * tree shows one of its links.
+ */
+enum tsm_stream_links { TSM_LINKS_UNKNOWN, TSM_LINKS_NEVER, TSM_LINKS_MADE };
+enum tsm_stream_links tsm_stream_links(const struct tsm *t);
+
+/* T is one of the TSMs using HB (its streams, or its tsmN/pciDDDD:BB link). */
+bool hb_has_tsm(const struct host_bridge *hb, const struct tsm *t);
 /* The host bridge shows no available_secure_streams (and reading did not fail): no IDE pool. */
 bool hb_no_pool(const struct host_bridge *hb);
 /*
@@ -233,11 +296,60 @@ bool hb_no_pool(const struct host_bridge *hb);
  */
 char *func_no_pool_reason(const struct pci_func *f);
 
+/*
+ * Why a connect of F to T (NULL: any link TSM) must fail, from what the tree
+ * shows, or NULL when nothing rules it out: the one judgement audit's hints,
+ * connect --all and the views share (ABI.md §2.1, §2.3, §2.5, §2.6). A
+ * DSM that is no PCIe endpoint, or without IDE (itself or its root port),
+ * gets no stream from the kernel's helpers; no CMA/SPDM DOE mailbox, no
+ * session; SEV-TIO also needs secure SPDM on it; and a host bridge without
+ * a pool has no stream to give.
+ */
+char *func_connect_blocker(const struct pci_func *f, const struct tsm *t);
+/* The same for every link TSM of SNAP: NULL when one of them might connect F. */
+char *snapshot_connect_blocker(const struct tsm_snapshot *snap, const struct pci_func *f);
+
 /* The endpoint (ENDPOINT) or root port partner, NULL when unknown. */
 const struct pci_func *stream_partner(const struct ide_stream *s, bool endpoint);
 /* The Selective block a stream uses in one partner (E in the endpoint, R in the root port). */
 const struct ide_sel_stream *stream_partner_block(const struct ide_stream *s, bool endpoint);
 /* The TSM the stream's endpoint is connected to, NULL when none. */
 const char *stream_connected_tsm(const struct ide_stream *s);
+/* A link that is a stream of its own: it names an endpoint below its host bridge, and is no stray. */
+bool stream_is_real(const struct ide_stream *s);
+/* Block E of the endpoint and block R of the root port both enabled and SECURE. */
+bool stream_secure(const struct ide_stream *s);
+/* Either partner's block has IDE_FAIL set (it received an IDE Fail message). */
+bool stream_ide_fail(const struct ide_stream *s);
+
+/*
+ * One partner of a stream, in the words every view uses (tsmctl-streams(8),
+ * STATES): what its Selective block's registers say, or why they cannot be
+ * judged. IDE_FAIL is told beside it (stream_partner_ide_fail()).
+ */
+enum partner_state {
+	PARTNER_SECURE,		/* enabled, state SECURE */
+	PARTNER_INSECURE,	/* enabled, state INSECURE */
+	PARTNER_RESERVED,	/* enabled, a state value the specification reserves */
+	PARTNER_DISABLED,	/* the block is not enabled: no traffic is protected */
+	PARTNER_NO_BLOCK,	/* config read, but no Selective block of that index decoded */
+	PARTNER_NEEDS_ROOT,	/* the kernel gave this user the 64-byte header only */
+	PARTNER_UNREADABLE,	/* config could not be read at all (-errno opening it) */
+	PARTNER_NO_ROOT_PORT,	/* no root port above the endpoint */
+	PARTNER_DANGLING,	/* the link names no endpoint below its host bridge */
+	PARTNER_DUPLICATE,	/* a stray link: another link's stream holds these blocks */
+};
+enum partner_state stream_partner_state(const struct ide_stream *s, bool endpoint);
+/* The partner's block has IDE_FAIL set (false when it cannot be read). */
+bool stream_partner_ide_fail(const struct ide_stream *s, bool endpoint);
+
+/*
+ * Of links of one host bridge naming the same Selective block of a partner
+ * (root port block R, endpoint block E), only one can be the stream those
+ * registers belong to: the one whose endpoint block exists and carries the
+ * root port block's Stream ID, then whose H lies in the pool, then the
+ * lowest H. The others get dup_of. Needs the partners' config (scan.c).
+ */
+void snapshot_mark_duplicates(struct tsm_snapshot *snap);
 
 #endif

@@ -36,6 +36,13 @@ bool sysfs_root_has_sys(void);
 
 /* Does PATH exist (following links inside the root)? */
 bool sysfs_exists(const char *path);
+/*
+ * What PATH is, following links inside the root: 0 a directory this user
+ * may list, -ENOTDIR something else, -ENOENT nothing (or a dangling link),
+ * -ELOOP a link loop, -EACCES not listable for this user, -EXDEV a link out
+ * of the root.
+ */
+int sysfs_dir_state(const char *path);
 
 /*
  * Read a text attribute: at most SYSFS_ATTR_MAX bytes, one trailing newline

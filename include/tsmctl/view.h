@@ -13,6 +13,7 @@
 
 #include "tsmctl/cli.h"
 
+struct host_bridge;
 struct json_object;
 struct tsm_snapshot;
 
@@ -33,6 +34,9 @@ struct view {
 	/* After the rows, on stderr: why SHOWN objects are all there is (or notes). */
 	void (*explain)(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap, size_t shown);
 };
+
+/* -t of an object several TSMs use (a shared host bridge): does any of HB's TSMs pass? */
+bool filter_match_hb_tsms(const struct filter *f, const struct host_bridge *hb);
 
 /* Run the view V (scan flags SCAN) for CTX's command; its exit status. */
 int view_run(struct cmd_ctx *ctx, const struct view *v, unsigned int scan);

@@ -8,6 +8,7 @@
  * Prints one line per failed check and "N passed, N failed"; exits non-zero
  * if anything failed.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,13 +27,16 @@ struct host {
 	struct tsm tsm;
 	struct host_bridge hb;
 	struct pci_func rp, ep;
-	struct ide_stream stream;
+	struct tsm tsm1;		/* a second link TSM, registered by cases that want one */
+	struct ide_stream stream, stray;	/* the stray: a second link, added by cases */
 	struct ide_sel_stream rp_block, ep_block;
-	struct tsm *tsms[1];
+	struct tsm *tsms[2];
 	struct host_bridge *hbs[1];
 	struct pci_func *funcs[2];
-	struct ide_stream *streams[1];
-	char *doe[1];
+	struct ide_stream *streams[2];
+	struct tsm *hb_tsms[2];
+	char *doe[2];
+	char *hb_links[1];
 };
 
 /* A decoded Selective block 0, SECURE and enabled, Stream ID 0, whose RID association is LO..HI. */
@@ -64,7 +68,9 @@ static void host_init(struct host *h)
 			       .nr_streams = 1 };
 	h->hb = (struct host_bridge){ .name = "pci0000:40", .dir = "sys/devices/pci0000:40",
 				      .domain = 0, .bus = 0x40, .available_streams = 3,
-				      .streams = h->streams, .nr_streams = 1, .tsm = &h->tsm };
+				      .streams = h->streams, .nr_streams = 1,
+				      .tsms = h->hb_tsms, .nr_tsms = 1 };
+	h->hb_tsms[0] = &h->tsm;
 
 	h->rp = (struct pci_func){ .bdf = "0000:40:01.0", .bus = 0x40, .dev = 1, .hb = &h->hb,
 				   .dir = "sys/devices/pci0000:40/0000:40:01.0" };
@@ -90,6 +96,7 @@ static void host_init(struct host *h)
 		.name = "stream0.0.0", .hb = &h->hb, .target = h->ep.dir,
 		.endpoint = &h->ep, .root_port = &h->rp, .tsm = &h->tsm,
 	};
+	h->tsm1 = (struct tsm){ .name = "tsm1", .id = 1, .provider = "second_tsm" };
 
 	h->tsms[0] = &h->tsm;
 	h->hbs[0] = &h->hb;
@@ -128,12 +135,40 @@ static void collect(const struct audit_finding *f, void *arg)
  * hand out the same results in the same order, parents' verdicts included,
  * and keep none of them.
  */
+/* device.evidence's judge (the command's I/O in tsmctl): what EVIDENCE says, for every device. */
+struct verdict {
+	enum audit_status status;
+	const char *message;
+	unsigned int calls;
+};
+
+static struct verdict evidence = { AUDIT_PASS, "cert0 verified against the trust store", 0 };
+static char *const *require_verified;
+static size_t nr_require_verified;
+
+static enum audit_status judge(const struct pci_func *f, void *arg, char **message, char **hint)
+{
+	struct verdict *v = arg;
+
+	(void)f;
+	v->calls++;
+	*message = strdup(v->message);
+	*hint = v->status == AUDIT_PASS ? NULL : strdup("see tsmctl evidence --verify");
+	return v->status;
+}
+
 static void run(const struct host *h, bool strict, struct audit_report *rep)
 {
-	const struct audit_opts opts = { .strict = strict };
+	const struct audit_opts opts = {
+		.strict = strict, .evidence = judge, .evidence_arg = &evidence,
+		.require_verified = require_verified, .nr_require_verified = nr_require_verified,
+	};
 	struct streamed st = { .kept = rep };
-	struct audit_opts sopts = { .strict = strict, .emit = collect, .emit_arg = &st };
+	struct audit_opts sopts = opts;
 	struct audit_report srep;
+
+	sopts.emit = collect;
+	sopts.emit_arg = &st;
 
 	audit_run(&h->snap, &opts, rep);
 	audit_run(&h->snap, &sopts, &srep);
@@ -233,6 +268,7 @@ static void dangling_stream(void)
 
 	host_init(&h);
 	h.stream.dangling = true;
+	h.stream.link_err = -ENOENT;	/* as the scan finds it */
 	h.stream.endpoint = NULL;
 	h.stream.root_port = NULL;
 	run(&h, false, &rep);
@@ -301,6 +337,249 @@ static void needs_root(void)
 	audit_report_free(&rep);
 }
 
+/* A second link STRAY on the host bridge naming the stream's blocks, H 9, as a hand edit makes it. */
+static void add_stray(struct host *h)
+{
+	h->stray = h->stream;
+	h->stray.name = "stream9.0.0";
+	h->stray.h = 9;
+	h->streams[1] = &h->stray;
+	h->hb.nr_streams = 2;
+	h->snap.nr_streams = 2;
+	snapshot_mark_duplicates(&h->snap);
+}
+
+/*
+ * A stray duplicate link never silences the stream's own checks: the
+ * stream keeps stream.link and its IDE_FAIL failure, the stray fails
+ * stream.link naming it, and its children skip.
+ */
+static void duplicate_link(void)
+{
+	struct audit_report rep;
+	struct host h;
+	size_t fails = 0;
+
+	host_init(&h);
+	h.ep_block.regs.ide_fail = true;
+	add_stray(&h);
+	if (h.stray.dup_of == &h.stream && !h.stream.dup_of)
+		passed++;
+	else
+		failed++, printf("FAIL duplicate_link: the lower H with the same claim is not the stream\n");
+	run(&h, false, &rep);
+	EXPECT(&rep, "stream.link", STREAM, AUDIT_PASS, NULL);
+	EXPECT(&rep, "stream.ide-fail", STREAM, AUDIT_FAIL, "endpoint " EP " block 0 received");
+	EXPECT(&rep, "stream.link", "pci0000:40/stream9.0.0", AUDIT_FAIL,
+	       "stray link: root port 0000:40:01.0 block 0 and endpoint " EP " block 0 belong to stream0.0.0");
+	EXPECT(&rep, "stream.ide-fail", "pci0000:40/stream9.0.0", AUDIT_SKIP, "parent check stream.link");
+	EXPECT(&rep, "device.has-stream", EP, AUDIT_PASS, "1 stream link");
+	for (size_t i = 0; i < rep.n; i++)
+		fails += !strcmp(rep.findings[i].check->id, "stream.ide-fail") &&
+			 rep.findings[i].status == AUDIT_FAIL;
+	if (fails == 1)
+		passed++;
+	else
+		failed++, printf("FAIL duplicate_link: %zu stream.ide-fail failures, want 1\n", fails);
+	audit_report_free(&rep);
+}
+
+/* The stronger claim wins whatever its H: a stray without an endpoint block loses to a higher H. */
+static void duplicate_claims(void)
+{
+	struct pci_func other;
+	struct host h;
+
+	host_init(&h);
+	h.stream.h = 5;
+	other = h.ep;
+	other.bdf = "0000:42:00.0";
+	other.cfg.ide.nr_sel = 0;	/* no Selective block E: no registers of its own */
+	h.stray = h.stream;
+	h.stray.name = "stream2.0.0";
+	h.stray.h = 2;
+	h.stray.endpoint = &other;
+	h.streams[0] = &h.stray;
+	h.streams[1] = &h.stream;
+	h.hb.nr_streams = 2;
+	h.snap.nr_streams = 2;
+	snapshot_mark_duplicates(&h.snap);
+	if (h.stray.dup_of == &h.stream && !h.stream.dup_of)
+		passed++;
+	else
+		failed++, printf("FAIL duplicate_claims: the block's owner lost to a lower H\n");
+}
+
+/*
+ * tsmN/pciDDDD:BB with the proposed ABI: expected only from providers that
+ * register their streams with the TSM; the staging kernel's one link per host
+ * bridge stands for a second TSM's streams.
+ */
+static void tsm_links(void)
+{
+	struct audit_report rep;
+	struct host h;
+
+	host_init(&h);
+	h.tsm.has_pci_mode = true;
+	h.tsm.mode = "link";
+	h.tsm.provider = "devsec_link_tsm";	/* registers its streams: the link is missing */
+	run(&h, false, &rep);
+	EXPECT(&rep, "hostbridge.tsm-link", "pci0000:40", AUDIT_FAIL,
+	       "tsm0 has stream0.0.0 here but no tsm0/pci0000:40 link");
+	audit_report_free(&rep);
+
+	h.tsm.provider = "0000:00:18.0";
+	h.tsm.driver = "ccp";			/* SEV-TIO never makes one */
+	run(&h, false, &rep);
+	EXPECT(&rep, "hostbridge.tsm-link", "pci0000:40", AUDIT_PASS, "no tsm0/pci0000:40 link expected");
+	audit_report_free(&rep);
+
+	h.tsm.driver = NULL;
+	h.tsm.provider = "some_tsm";		/* unknown, and no link anywhere: not judged */
+	run(&h, false, &rep);
+	EXPECT(&rep, "hostbridge.tsm-link", "pci0000:40", AUDIT_SKIP, "not known to make one");
+	audit_report_free(&rep);
+
+	/* staging: tsm1's stream here, the one link tsm0's (keyed by host bridge) */
+	host_init(&h);
+	h.tsm.has_pci_mode = h.tsm1.has_pci_mode = true;
+	h.tsm.mode = h.tsm1.mode = "link";
+	h.tsm.provider = "devsec_link_tsm";
+	h.tsm1.provider = "tdx_host";
+	h.hb_links[0] = "pci0000:40";
+	h.tsm.hb_links = h.hb_links;
+	h.tsm.nr_hb_links = 1;
+	h.tsms[1] = &h.tsm1;
+	h.snap.nr_tsms = 2;
+	add_stray(&h);
+	h.stray.dup_of = NULL;			/* a stream of its own, to tsm1 */
+	h.stray.tsm = &h.tsm1;
+	h.stray.name = "stream1.1.1";
+	h.stray.h = h.stray.r = h.stray.e = 1;
+	run(&h, false, &rep);
+	EXPECT(&rep, "hostbridge.tsm-link", "pci0000:40", AUDIT_PASS,
+	       "tsm1's streams under tsm0/pci0000:40");
+	audit_report_free(&rep);
+	/* tsm0's own stream gone, its link stays for tsm1's */
+	h.streams[0] = &h.stray;
+	h.hb.nr_streams = 1;
+	h.snap.nr_streams = 1;
+	run(&h, false, &rep);
+	EXPECT(&rep, "hostbridge.tsm-link", "pci0000:40", AUDIT_PASS,
+	       "tsm0/pci0000:40 stays for tsm1's streams");
+	audit_report_free(&rep);
+}
+
+/* Connectability, judged once: the hint never says connect when the connect must fail. */
+static void connect_blockers(void)
+{
+	struct audit_report rep;
+	struct host h;
+	char *why;
+
+	host_init(&h);
+	h.ep.connect = "";
+	h.ep.connected_tsm = NULL;
+	h.ep.dsm = "";
+	h.snap.nr_streams = 0;
+	h.hb.nr_streams = 0;
+	h.tsm.driver = "ccp";			/* SEV-TIO: CMA alone is not enough */
+	run(&h, false, &rep);
+	EXPECT(&rep, "device.connected", EP, AUDIT_SKIP, "lacks secure SPDM");
+	audit_report_free(&rep);
+	h.doe[1] = DOE_FEATURE_SSESSION;
+	h.ep.nr_doe_features = 2;
+	run(&h, false, &rep);
+	EXPECT(&rep, "device.connected", EP, AUDIT_WARN, "not connected to a TSM");
+	audit_report_free(&rep);
+	h.ep.cfg.pcie_type = PCIE_TYPE_RC_ENDPOINT;
+	why = func_connect_blocker(&h.ep, &h.tsm);
+	if (why && strstr(why, "root complex integrated endpoint"))
+		passed++;
+	else
+		failed++, printf("FAIL connect_blockers: an RCiEP is connectable: %s\n", why ? why : "-");
+	free(why);
+	/* Arm CCA sets up a stream only where it needs one: the stream rules do not hold it back */
+	h.tsm.driver = NULL;
+	h.tsm.provider = "arm_cca_host.rmi_dev.0";
+	why = func_connect_blocker(&h.ep, &h.tsm);
+	if (!why)
+		passed++;
+	else
+		failed++, printf("FAIL connect_blockers: Arm CCA held to the stream rules: %s\n", why);
+	free(why);
+}
+
+/* tsm/ there but not readable: its files are unknown, nothing is claimed about them. */
+static void unreadable_tsm_dir(void)
+{
+	struct audit_report rep;
+	struct host h;
+
+	host_init(&h);
+	h.ep.tsm_err = -EACCES;
+	h.ep.has_connect = h.ep.has_dsm = false;
+	h.ep.connect = h.ep.dsm = NULL;
+	h.ep.connected_tsm = NULL;
+	run(&h, false, &rep);
+	EXPECT(&rep, "device.connected", EP, AUDIT_SKIP, "tsm/ could not be read (EACCES)");
+	EXPECT(&rep, "stream.connected", STREAM, AUDIT_SKIP, "could not be read (EACCES)");
+	if (!finding(&rep, "device.tdisp", EP))
+		passed++;
+	else
+		failed++, printf("FAIL unreadable_tsm_dir: a tsm/lock is judged that may not exist\n");
+	audit_report_free(&rep);
+}
+
+/* device.evidence: the judge's verdict on each device with evidence; --require-verified makes anything but pass a failure. */
+static void evidence_checks(void)
+{
+	static char *const required_ep[] = { EP }, *const required_rp[] = { "0000:40:01.0" };
+	struct audit_report rep;
+	struct host h;
+
+	host_init(&h);
+	evidence = (struct verdict){ AUDIT_FAIL, "cert0: certificate has expired", 0 };
+	run(&h, false, &rep);
+	EXPECT(&rep, "device.evidence", EP, AUDIT_FAIL, "certificate has expired");
+	/* the root port has no evidence: no result, and the judge asked about the endpoint alone */
+	if (!finding(&rep, "device.evidence", "0000:40:01.0") && evidence.calls == 2) {
+		passed++;
+	} else {
+		failed++;
+		printf("FAIL line %d: the judge was asked %u times, or about the root port\n", __LINE__,
+		       evidence.calls);
+	}
+	audit_report_free(&rep);
+	evidence = (struct verdict){ AUDIT_SKIP, "no trust store", 0 };
+	run(&h, false, &rep);
+	EXPECT(&rep, "device.evidence", EP, AUDIT_SKIP, "no trust store");
+	audit_report_free(&rep);
+	require_verified = required_ep;
+	nr_require_verified = 1;
+	run(&h, false, &rep);
+	EXPECT(&rep, "device.evidence", EP, AUDIT_FAIL, "required to be verified (--require-verified): "
+	       "no trust store");
+	audit_report_free(&rep);
+	require_verified = required_rp;
+	evidence = (struct verdict){ AUDIT_PASS, "cert0 verified", 0 };
+	run(&h, false, &rep);
+	EXPECT(&rep, "device.evidence", "0000:40:01.0", AUDIT_FAIL, "but it has no evidence");
+	EXPECT(&rep, "device.evidence", EP, AUDIT_PASS, "cert0 verified");
+	audit_report_free(&rep);
+	require_verified = NULL;
+	nr_require_verified = 0;
+	/* a TDI locked to a devsec TSM has evidence too */
+	h.ep.connect = "";
+	h.ep.dsm = "";
+	h.ep.lock = "tsm0";
+	h.ep.has_lock = true;
+	run(&h, false, &rep);
+	EXPECT(&rep, "device.evidence", EP, AUDIT_PASS, "cert0 verified");
+	audit_report_free(&rep);
+}
+
 int main(void)
 {
 	healthy();
@@ -310,6 +589,12 @@ int main(void)
 	exhausted_pool();
 	locked_device();
 	needs_root();
+	duplicate_link();
+	duplicate_claims();
+	tsm_links();
+	connect_blockers();
+	unreadable_tsm_dir();
+	evidence_checks();
 	printf("%lu passed, %lu failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

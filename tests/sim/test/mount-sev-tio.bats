@@ -172,15 +172,21 @@ teardown() {
 }
 
 @test "the server keeps no descriptor it inherited (a harness waiting on its pipe would hang)" {
-	exec 7>/dev/null
+	local held=() fd n target h
+	exec 7>"$BATS_TEST_TMPDIR/held"
+	# what the harness holds: its output pipe (fd 3) and every file it has open
+	for fd in /proc/$BASHPID/fd/*; do held+=("$(readlink "$fd")"); done
 	mount_topo sev-tio
 	exec 7>&-
 	pid=$(pgrep -f -- "mount .* $M\$")
 	[ -n "$pid" ]
-	# only stdio (now /dev/null) and its /dev/fuse channel
-	run bash -c "ls /proc/$pid/fd | sort -n | tr '\n' ' '"
-	for fd in $output; do
-		[ "$fd" -le 2 ] || [ "$(readlink "/proc/$pid/fd/$fd")" = /dev/fuse ] ||
-			{ echo "fd $fd -> $(readlink "/proc/$pid/fd/$fd")"; return 1; }
+	# beyond stdio the server holds only what it opened itself (/dev/fuse, its sockets)
+	for fd in /proc/$pid/fd/*; do
+		n=${fd##*/}
+		[ "$n" -gt 2 ] || continue
+		target=$(readlink "$fd")
+		for h in "${held[@]}"; do
+			[ "$target" != "$h" ] || { echo "fd $n -> $target, the harness's"; return 1; }
+		done
 	done
 }
