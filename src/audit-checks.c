@@ -227,16 +227,6 @@ static char *connect_hint(const struct tsm_snapshot *snap, const struct pci_func
 	return hint;
 }
 
-/* Does sysfs have the PCI function BDF at all (scanned or not)? */
-static bool device_exists(const struct tsm_snapshot *snap, const char *bdf)
-{
-	char *const one[] = { (char *)bdf };
-	const struct snapshot_names want = { .devices = one, .nr_devices = 1 };
-	struct snapshot_missing miss;
-
-	return !snapshot_find_missing(snap, &want, &miss);
-}
-
 static void check_connected(struct audit_run *run, const struct audit_check *c)
 {
 	const struct tsm_snapshot *snap = run->snap;
@@ -315,7 +305,7 @@ static void check_connected(struct audit_run *run, const struct audit_check *c)
 		if (d)
 			s = subject_func(d);
 		f = result_start(run, c, &s);
-		if (f && !d && !device_exists(snap, bdf))
+		if (f && !d && run->opts->require_absent && run->opts->require_absent[i])
 			result_done(run, f, AUDIT_FAIL,
 				    xstrdup("check the address: --require-connected names a device this "
 					    "host does not have (see 'tsmctl devices --all')"),
