@@ -26,6 +26,9 @@ LIBEXECDIR ?= $(PREFIX)/libexec/tsmctl
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
 SCHEMADIR ?= $(DATADIR)/tsmctl/schema
+# Ansible's default collections path holds /usr/share/ansible/collections.
+ANSIBLECOLLDIR ?= $(DATADIR)/ansible/collections
+PROMRULESDIR ?= $(DATADIR)/tsmctl/prometheus
 SYSCONFDIR ?= /etc
 DESTDIR ?=
 
@@ -46,7 +49,10 @@ HDRS := $(wildcard include/tsmctl/*.h src/*.h)
 BUILD_DEBS := gcc make pkg-config libpci-dev libkmod-dev libjson-c-dev libsmartcols-dev \
 	libssl-dev libmnl-dev libfuse3-dev pciutils openssl scdoc
 TEST_DEBS := bats jq fuse3 xz-utils util-linux perl valgrind strace man-db groff-base \
-	python3 python3-prometheus-client python3-jsonschema systemd udev clang libclang-rt-14-dev
+	python3 python3-prometheus-client python3-jsonschema python3-yaml systemd udev clang libclang-rt-14-dev
+# The engines of tests/ansible.bats and tests/prometheus.bats, without their
+# Recommends (ansible-core's is the 250 MB "ansible" collection set).
+FLEET_DEBS := ansible-core prometheus prometheus-node-exporter
 DEPS_STAMP := $(BUILDDIR)/.deps-build
 # Package builds have their build dependencies already: NEED_PACKAGES=true skips the apt-get.
 NEED_PACKAGES ?= tests/lib/need-packages
@@ -66,6 +72,7 @@ $(DEPS_STAMP):
 # (again when the Makefile changes: it may name a new package)
 $(BUILDDIR)/.deps-test: $(DEPS_STAMP) Makefile
 	@$(NEED_PACKAGES) $(TEST_DEBS)
+	@$(NEED_PACKAGES) --no-install-recommends $(FLEET_DEBS)
 	@touch $@
 
 # The goals that may install packages put that first; any other build only
@@ -208,12 +215,15 @@ ASAN_UNIT_BINS := $(addprefix $(ASAN_DIR)/test-,$(UNIT_TESTS))
 
 # The bats files that take longest, started first so that none of them
 # starts last (only a schedule: the other files follow in any order).
-CHECK_FIRST := hostile schema connect dist gen-large disconnect devices evidence audit gen-shapes
+CHECK_FIRST := ansible hostile schema connect dist gen-large disconnect devices evidence audit gen-shapes
 MAIN_BATS := $(basename $(notdir $(wildcard tests/*.bats)))
 SIM_BATS := $(basename $(notdir $(wildcard tests/sim/test/*.bats)))
 # The ASan pass leaves out the files that never run TSMCTL (they build,
 # install and package from the tree): they would check the same thing twice.
-ASAN_SKIP := dist install contrib
+# So too the collection's and the rules' (Ansible, promtool and the servers
+# would run twice): the tsmctl commands they run are the connect, tdisp,
+# audit, evidence and metrics files', which the pass covers.
+ASAN_SKIP := dist install contrib ansible prometheus
 ASAN_BATS := $(filter-out $(ASAN_SKIP),$(MAIN_BATS))
 
 # The order is the schedule: the long files and the CPU-heavy parts first.
@@ -287,6 +297,8 @@ bench: $(BUILDDIR)/.deps-test all
 demo: $(BUILDDIR)/.deps-test all
 	@tests/lib/demo $(abspath $(BUILDDIR)/tsmctl)
 
+# The collection tsmctl.tsm (contrib/ansible) and the Prometheus rules.
+ANSIBLE_TSM_DIR = $(ANSIBLECOLLDIR)/ansible_collections/tsmctl/tsm
 CONTRIB_UNITS := tsmctl-autoconnect.service tsmctl-audit.service tsmctl-audit.timer \
 	tsmctl-metrics.service tsmctl-metrics.timer
 define INSTALL_CONTRIB
@@ -298,12 +310,19 @@ define INSTALL_CONTRIB
 			> $(DESTDIR)$(UNITDIR)/$$u; chmod 0644 $(DESTDIR)$(UNITDIR)/$$u; \
 	done
 	install -D -m 0644 contrib/90-tsmctl.rules $(DESTDIR)$(UDEVRULESDIR)/90-tsmctl.rules
+	cd contrib/ansible && find . -type f ! -path '*/__pycache__/*' ! -name '*.pyc' | sort | \
+		while read -r f; do install -D -m 0644 "$$f" "$(DESTDIR)$(ANSIBLE_TSM_DIR)/$$f" || exit 1; done
+	install -D -m 0644 contrib/prometheus/tsmctl.rules.yml $(DESTDIR)$(PROMRULESDIR)/tsmctl.rules.yml
 	test -e $(DESTDIR)$(SYSCONFDIR)/tsmctl/connect.conf || \
 		install -D -m 0644 contrib/connect.conf $(DESTDIR)$(SYSCONFDIR)/tsmctl/connect.conf
 endef
 # connect.conf goes only while it is the sample as shipped: an edited one is the admin's.
 define UNINSTALL_CONTRIB
 	rm -f $(DESTDIR)$(LIBEXECDIR)/tsmctl-autoconnect $(DESTDIR)$(UDEVRULESDIR)/90-tsmctl.rules
+	rm -rf $(DESTDIR)$(ANSIBLE_TSM_DIR)
+	rmdir $(DESTDIR)$(ANSIBLECOLLDIR)/ansible_collections/tsmctl 2>/dev/null || true
+	rm -f $(DESTDIR)$(PROMRULESDIR)/tsmctl.rules.yml
+	rmdir $(DESTDIR)$(PROMRULESDIR) $(DESTDIR)$(DATADIR)/tsmctl 2>/dev/null || true
 	rm -f $(DESTDIR)$(BINDIR)/tsmctl-collect
 	for u in $(CONTRIB_UNITS); do rm -f $(DESTDIR)$(UNITDIR)/$$u; done
 	if cmp -s contrib/connect.conf $(DESTDIR)$(SYSCONFDIR)/tsmctl/connect.conf; then \

@@ -692,6 +692,7 @@ as_nobody() {
 	# the alert stays on, and counts each stream once
 	run --separate-stderr t metrics
 	expect_status 0
+	printf '%s\n' "$output" | "$TOP/tests/lib/promtext-check"
 	grep -qx 'tsmctl_audit_check_status{check="stream.ide-fail",status="fail"} 1' <<<"$output"
 	grep -qx 'tsmctl_streams_ide_fail{host_bridge="pci0000:40"} 1' <<<"$output"
 	grep -qx 'tsmctl_streams{host_bridge="pci0000:40",state="secure"} 1' <<<"$output"
