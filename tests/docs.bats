@@ -80,3 +80,52 @@ page_options() {
 	run "$TSMCTL" disconnect --wait 5 41:00.0
 	[ "$status" -eq 2 ]
 }
+
+@test "the README's JSON contract names every key each view's schema has" {
+	run python3 - "$TOP" <<-'PY'
+	import json, re, sys
+	top = sys.argv[1]
+	text = open(top + "/README.md").read()
+	contract = text.split("## JSON contract", 1)[1].split("### Schemas", 1)[0]
+	bullets = {}
+	for b in re.split(r"\n- ", "\n" + contract)[1:]:
+	    bullets[re.match(r"`(\w+)`", b).group(1)] = b
+	def keys(node, out):
+	    if isinstance(node, dict):
+	        for k, v in node.get("properties", {}).items():
+	            out.add(k)
+	            keys(v, out)
+	        for v in node.get("$defs", {}).values():
+	            keys(v, out)
+	        for k in ("items", "additionalProperties"):
+	            keys(node.get(k), out)
+	        for k in ("oneOf", "anyOf", "allOf"):
+	            for v in node.get(k, []):
+	                keys(v, out)
+	bad = 0
+	for doc, schema in (("tsms", "list"), ("devices", "devices"), ("streams", "streams"),
+	                    ("host_bridges", "host-bridges"), ("results", "results")):
+	    found = set()
+	    keys(json.load(open(f"{top}/schema/{schema}.schema.json")), found)
+	    for k in sorted(found - {"schema_version", doc}):
+	        if f"`{k}`" not in bullets[doc]:
+	            print(f"README, JSON contract, {doc}: no `{k}`")
+	            bad += 1
+	sys.exit(bad != 0)
+	PY
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "tsmctl(8) SEE ALSO names every other page" {
+	local f page bad=0 seealso
+	seealso=$(sed -n '/^# SEE ALSO/,$p' "$TOP/man/tsmctl.8.scd")
+	for f in "$TOP"/man/tsmctl-*.8.scd; do
+		page=$(basename "$f" .8.scd)
+		if [[ "$seealso" != *"*$page*(8)"* ]]; then
+			echo "tsmctl(8) SEE ALSO: no $page(8)"
+			bad=$((bad + 1))
+		fi
+	done
+	[ "$bad" -eq 0 ]
+}
