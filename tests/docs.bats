@@ -79,6 +79,8 @@ page_options() {
 	# disconnect has no --wait (nothing to wait for: a connected device's TSM is there)
 	run "$TSMCTL" disconnect --wait 5 41:00.0
 	[ "$status" -eq 2 ]
+	# and its own page, which lends it connect's options, says so
+	grep -qz -- 'but for \*--wait\*, which\s*is \*connect\*'"'"'s only' "$TOP/man/tsmctl-disconnect.8.scd"
 }
 
 @test "the README's JSON contract names every key each view's schema has" {
