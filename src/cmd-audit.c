@@ -507,7 +507,7 @@ static const struct opt_def audit_options[] = {
 	OPT_COMMON(COMMON_DEVICE), OPT_COMMON(COMMON_TSM), OPT_COMMON(COMMON_HOST_BRIDGE),
 	OPT_COMMON(COMMON_JSON),
 	OPT_BOOLEAN(0, "short", &param.shrt, "show only results that did not pass"),
-	OPT_BOOLEAN(0, "strict", &param.strict, "treat 'already done' (or warnings) as failure"),
+	OPT_BOOLEAN(0, "strict", &param.strict, "count warnings as failures"),
 	OPT_STRING(0, "require-connected", &param.require_connected, "LIST",
 		   "devices that must be connected (BDF list or 'all')"),
 	OPT_STRING(0, "require-verified", &param.require_verified, "LIST",
