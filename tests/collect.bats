@@ -65,6 +65,63 @@ roundtrip() {
 	! ls -A "$D" | grep -q tsmctl-
 }
 
+@test "collect fails when tsmctl cannot run or a view fails, and writes nothing" {
+	src=$(static_tree sev-tio)
+	out=$BATS_TEST_TMPDIR/x.tar.xz
+	run --separate-stderr env TSMCTL=/nonexistent "$TOP/contrib/tsmctl-collect" --sysroot "$src" -o "$out"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "tsmctl-collect: cannot run '/nonexistent' (set TSMCTL to the tsmctl to run): nothing written" ]
+	[ -z "$output" ] && [ ! -e "$out" ]
+	# no TSMCTL and no tsmctl in PATH: the same, not "wrote" with no PCI function in it
+	bin=$(mktemp -d "$BATS_TEST_TMPDIR/bin.XXXXXX")
+	for t in sh tar xz mktemp dirname basename cat cp mkdir rm rmdir sort tr grep uname date mv chmod \
+		 readlink sed stat wc find uniq paste head; do
+		ln -s "$(command -v "$t")" "$bin/$t"
+	done
+	run --separate-stderr env -i PATH="$bin" "$TOP/contrib/tsmctl-collect" --sysroot "$src" -o "$out"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "tsmctl-collect: cannot run 'tsmctl' (set TSMCTL to the tsmctl to run): nothing written" ]
+	[ ! -e "$out" ]
+	# a view that fails fails the capture, with its words
+	printf '#!/bin/sh\ncase " $* " in *" devices "*) echo "tsmctl devices: broken" >&2; exit 1 ;; esac\nexec "%s" "$@"\n' \
+		"$TSMCTL" > "$bin/tsmctl"
+	chmod +x "$bin/tsmctl"
+	run --separate-stderr env TSMCTL="$bin/tsmctl" "$TOP/contrib/tsmctl-collect" --sysroot "$src" -o "$out"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == "tsmctl-collect: 'tsmctl devices --all -n -r -o BDF,ROOT-PORT' failed: tsmctl devices: broken"* ]]
+	[[ "$stderr" == *"nothing written" ]]
+	[ ! -e "$out" ]
+}
+
+@test "collect: argument errors read like tsmctl's; -o - refuses a terminal" {
+	run --separate-stderr "$TOP/contrib/tsmctl-collect" -o
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "tsmctl-collect: option '-o' requires an argument"$'\n'"Try 'tsmctl-collect --help'." ]
+	run --separate-stderr "$TOP/contrib/tsmctl-collect" --sysroot
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "tsmctl-collect: option '--sysroot' requires an argument"$'\n'"Try 'tsmctl-collect --help'." ]
+	run --separate-stderr "$TOP/contrib/tsmctl-collect" --bogus
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "tsmctl-collect: unrecognized option '--bogus'"$'\n'"Try 'tsmctl-collect --help'." ]
+	src=$(static_tree sev-tio)
+	run script -qec "env TSMCTL='$TSMCTL' '$TOP/contrib/tsmctl-collect' --sysroot '$src' -o -; echo rc=\$?" /dev/null
+	[[ "$output" == *"tsmctl-collect: refusing to write the tarball to a terminal (redirect stdout, or name a file with -o)"* ]]
+	[[ "$output" == *"rc=1"* ]]
+}
+
+@test "collect as nobody: the short configs are a partial capture, said on stderr" {
+	mount_live sev-tio
+	open_path_to_root
+	D=$(mktemp -d "$BATS_TEST_TMPDIR/o.XXXXXX")
+	chmod 777 "$D"
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env TSMCTL="$TSMCTL" "$TOP/contrib/tsmctl-collect" --sysroot "$ROOT" -o "$D/c.tar.xz"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == "tsmctl-collect: partial capture: "*" config read short (only 64 bytes without root; run as root)"* ]]
+	[ "$output" = "tsmctl-collect: wrote $D/c.tar.xz (partial)" ]
+	[ -s "$D/c.tar.xz" ]
+}
+
 teardown() {
 	unmount_live
 }
