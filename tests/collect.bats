@@ -19,6 +19,55 @@ roundtrip() {
 	done
 }
 
+# same_views SRC UNPACKED: every view and audit, as JSON and with its exit status, and the
+# text audit, are the same on the capture as on the tree it came from.
+same_views() {
+	local c a b bad=0
+	for c in list devices "devices --all" "streams -v" host-bridges audit; do
+		# shellcheck disable=SC2086
+		a=$("$TSMCTL" --sysroot "$1" $c -J 2>/dev/null; echo "exit $?")
+		# shellcheck disable=SC2086
+		b=$("$TSMCTL" --sysroot "$2" $c -J 2>/dev/null; echo "exit $?")
+		[ "$a" = "$b" ] || { echo "differs: $c"; diff <(echo "$a") <(echo "$b") | head -20; bad=1; }
+	done
+	diff <("$TSMCTL" --sysroot "$1" audit 2>&1) <("$TSMCTL" --sysroot "$2" audit 2>&1) ||
+		{ echo "differs: audit (text)"; bad=1; }
+	return "$bad"
+}
+
+# capture SRC: unpack a capture of SRC and print where
+capture() {
+	local un
+	un=$(mktemp -d "$BATS_TEST_TMPDIR/un.XXXXXX")
+	TSMCTL=$TSMCTL "$TOP/contrib/tsmctl-collect" --sysroot "$1" -o "$un.tar.xz" >/dev/null &&
+		tar -C "$un" -xJf "$un.tar.xz" && echo "$un"
+}
+
+@test "collect round trip of every shipped topology, static: every view and audit the same" {
+	local f topo un out bad=0
+	for f in "$TOPO"/*.json; do
+		topo=$(basename "$f" .json)
+		un=$(capture "$(static_tree "$topo")") || { echo "$topo: no capture"; bad=1; continue; }
+		out=$(same_views "$(static_tree "$topo")" "$un") || { echo "$topo: $out"; bad=1; }
+	done
+	[ "$bad" -eq 0 ]
+}
+
+@test "collect round trip of every shipped topology, live after connecting what connects" {
+	local f topo un t out bad=0
+	for f in "$TOPO"/*.json; do
+		topo=$(basename "$f" .json)
+		mount_live "$topo"
+		for t in $("$TSMCTL" --sysroot "$ROOT" list -n -r -o NAME,MODE | awk '$2 != "devsec" { print $1 }'); do
+			"$TSMCTL" --sysroot "$ROOT" connect --all --keep-going --no-syslog "$t" >/dev/null 2>&1 || true
+		done
+		un=$(capture "$ROOT") || { echo "$topo: no capture"; bad=1; }
+		[ -z "$un" ] || out=$(same_views "$ROOT" "$un") || { echo "$topo (live): $out"; bad=1; }
+		unmount_live
+	done
+	[ "$bad" -eq 0 ]
+}
+
 @test "collect round trip: SEV-TIO, broken, proposed-ABI and no-TSM trees" {
 	for topo in sev-tio broken devsec-proposed no-tsm; do
 		roundtrip "$(static_tree "$topo")"
