@@ -54,18 +54,22 @@ capture() {
 }
 
 @test "collect round trip of every shipped topology, live after connecting what connects" {
-	local f topo un t out bad=0
+	local f topo un t out bad=0 streams=0
 	for f in "$TOPO"/*.json; do
 		topo=$(basename "$f" .json)
 		mount_live "$topo"
 		for t in $("$TSMCTL" --sysroot "$ROOT" list -n -r -o NAME,MODE | awk '$2 != "devsec" { print $1 }'); do
 			"$TSMCTL" --sysroot "$ROOT" connect --all --keep-going --no-syslog "$t" >/dev/null 2>&1 || true
 		done
+		streams=$((streams + $("$TSMCTL" --sysroot "$ROOT" streams -n | wc -l)))
 		un=$(capture "$ROOT") || { echo "$topo: no capture"; bad=1; }
 		[ -z "$un" ] || out=$(same_views "$ROOT" "$un") || { echo "$topo (live): $out"; bad=1; }
 		unmount_live
 	done
 	[ "$bad" -eq 0 ]
+	# the connects did happen: the captures held streams the connects made
+	echo "$streams streams"
+	[ "$streams" -ge 20 ]
 }
 
 @test "collect round trip: SEV-TIO, broken, proposed-ABI and no-TSM trees" {
