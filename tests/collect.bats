@@ -144,6 +144,17 @@ capture() {
 	[[ "$stderr" == "tsmctl-collect: 'tsmctl devices --all -n -r -o BDF,ROOT-PORT' failed: tsmctl devices: broken"* ]]
 	[[ "$stderr" == *"nothing written" ]]
 	[ ! -e "$out" ]
+	# nor anything temporary beside it
+	! ls -A "$BATS_TEST_TMPDIR" | grep -q '\.tsmctl-'
+}
+
+@test "collect -o into a directory that takes no file fails before capturing, in its own words" {
+	src=$(static_tree sev-tio)
+	run --separate-stderr env TSMCTL="$TSMCTL" "$TOP/contrib/tsmctl-collect" --sysroot "$src" \
+		-o "$BATS_TEST_TMPDIR/none/x.tar.xz"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "tsmctl-collect: $BATS_TEST_TMPDIR/none/x.tar.xz: cannot create a file in $BATS_TEST_TMPDIR/none (it does not exist, or this user may not write there): nothing written" ]
+	[ ! -e "$BATS_TEST_TMPDIR/none" ]
 }
 
 @test "collect: argument errors read like tsmctl's; -o - refuses a terminal" {
