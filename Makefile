@@ -101,6 +101,8 @@ $(BUILDDIR)/obj/%.o: src/%.c | $(NEED_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(TSM_CFLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
 -include $(OBJS:.o=.d)
+# An object without its .d (built before -MMD, or interrupted) depends on every header.
+$(foreach o,$(OBJS),$(if $(wildcard $(o:.o=.d)),,$(eval $(o): $(HDRS))))
 
 # --version is compiled into cli.o: rebuild it whenever the version or git description changes.
 VERSION_STAMP := $(BUILDDIR)/.version

@@ -25,7 +25,6 @@
 #include "tsmctl/util.h"
 
 #define PCI_DEVICES	"sys/bus/pci/devices"
-#define TSM_CLASS	"sys/class/tsm"
 
 volatile sig_atomic_t action_signal;
 
@@ -198,6 +197,11 @@ int action_apply(const struct tsm_snapshot *snap, enum tsm_action action, const 
 		return plan->err;
 	if (action_signal)
 		return plan->err = -EINTR;	/* abandoned before the store: nothing changed */
+	/* a copy or capture takes a write as a file and would show what no kernel did */
+	if (!(flags & ACTION_FORCE) && !sysfs_takes_stores()) {
+		plan->refused = true;
+		return plan->err = -EROFS;
+	}
 	if (tsmctl_verbose) {
 		char *shown = sysfs_display_path(plan->path);
 
@@ -422,6 +426,15 @@ enum action_verdict action_verify(const struct action_plan *plan, const struct t
 	enum action_verdict v;
 
 	*note = NULL;
+	/* the TSM unregistered while the kernel held the store: its contexts went with it */
+	if (plan->tsm && plan->action != ACTION_ACCEPT && snapshot_find_tsm(before, plan->tsm) &&
+	    !snapshot_find_tsm(after, plan->tsm)) {
+		*note = printable(xasprintf("%s went away during the %s: it is no longer registered "
+					    "(its provider module unloaded, or the platform shut it "
+					    "down), and what it held for the device went with it",
+					    plan->tsm, action_name(plan->action)));
+		return VERDICT_FAILED;
+	}
 	if (!f || !(tdisp ? f->has_lock : f->has_connect)) {
 		*note = xasprintf("the device%s is gone after the %s (surprise removal?)",
 				  action_device_present(plan->bdf) ? "'s tsm/ group" : "",
@@ -454,39 +467,14 @@ void action_catch_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-static bool ready(const char *tsm, char *const *bdfs, size_t n)
-{
-	bool ok = true;
-
-	if (tsm) {
-		char *path = path_join(TSM_CLASS, tsm);
-
-		ok = sysfs_exists(path);
-		free(path);
-	}
-	for (size_t i = 0; ok && i < n; i++) {
-		/* the group, not a provider's glue dir that is also named tsm/ (ABI.md §1.2) */
-		char *path = xasprintf("%s/%s/tsm/connect", PCI_DEVICES, bdfs[i]);
-
-		ok = sysfs_exists(path);
-		free(path);
-	}
-	return ok;
-}
-
-int action_wait_ready(const char *tsm, char *const *bdfs, size_t n, double seconds)
+int action_wait_ready(const char *tsm, double seconds)
 {
 	char *const names[] = { (char *)tsm };
-	int rc;
 
 	/*
 	 * The TSM's KOBJ_CHANGE comes after the kernel re-evaluated the tsm/ groups
 	 * (ABI.md §1.2, §2.8): once it is ready, a missing tsm/connect stays missing,
 	 * so there is nothing left to wait for and the store's checks explain it.
 	 */
-	rc = tsm_wait(names, tsm ? 1 : 0, seconds, &action_signal, tsm ? "connect" : "disconnect",
-		      NULL);
-	if (rc)
-		return rc;
-	return ready(NULL, bdfs, n) ? 0 : -ENOENT;
+	return tsm_wait(names, 1, seconds, &action_signal, "connect", NULL);
 }

@@ -311,7 +311,12 @@ static void check_connected(struct audit_run *run, const struct audit_check *c)
 		if (d)
 			s = subject_func(d);
 		f = result_start(run, c, &s);
-		if (f)
+		if (f && !d && run->opts->require_absent && run->opts->require_absent[i])
+			result_done(run, f, AUDIT_FAIL,
+				    xstrdup("check the address: --require-connected names a device this "
+					    "host does not have (see 'tsmctl devices --all')"),
+				    "required to be connected, but there is no such PCI device");
+		else if (f)
 			result_done(run, f, AUDIT_FAIL,
 				    xstrdup("--require-connected names a device without tsm/connect: check "
 					    "the address, and that a link TSM is registered"),

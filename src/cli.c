@@ -23,7 +23,7 @@ bool tsmctl_verbose;
 
 /* The shared options' words; a command's table names them with OPT_COMMON(id). */
 static const struct opt_def common_opts[COMMON_NR] = {
-	[COMMON_ALL] = { 'a', "all", NULL, "act on / show every candidate" },
+	[COMMON_ALL] = { 'a', "all", NULL, "act on every candidate" },
 	[COMMON_HOST_BRIDGE] = { 'b', "host-bridge", "NAME", "only these host bridges (pciDDDD:BB, list)" },
 	[COMMON_DEVICE] = { 'd', "device", "BDF", "only these devices ([DDDD:]BB:DD.F, list)" },
 	[COMMON_TSM] = { 't', "tsm", "NAME", "only these TSMs (tsmN, list)" },
@@ -35,7 +35,7 @@ static const struct opt_def common_opts[COMMON_NR] = {
 	[COMMON_RAW] = { 'r', "raw", NULL, "use the raw output format" },
 	[COMMON_PAIRS] = { 'P', "pairs", NULL, "use the key=\"value\" output format" },
 	[COMMON_SHELL] = { 'y', "shell", NULL, "use column names usable as shell variables (-P: HOST_BRIDGE=)" },
-	[COMMON_SYSROOT] = { 0, "sysroot", "DIR", "use DIR as the root of /sys (env TSMCTL_SYSROOT)" },
+	[COMMON_SYSROOT] = { 0, "sysroot", "DIR", "read DIR/sys: DIR stands for / (env TSMCTL_SYSROOT)" },
 	[COMMON_VERBOSE] = { 'v', "verbose", NULL, "say on stderr which links leave the root" },
 	[COMMON_HELP] = { 'h', "help", NULL, "display this help" },
 	[COMMON_VERSION] = { 'V', "version", NULL, "display version" },
@@ -81,7 +81,7 @@ static void print_opt(FILE *out, const struct cmd_def *cmd, const struct opt_def
 {
 	const struct opt_def *o = opt_words(entry);
 	const char *help = entry->common == COMMON_VERBOSE && cmd->verbose_help ?
-			   cmd->verbose_help : o->help;
+			   cmd->verbose_help : entry->help ? entry->help : o->help;
 	char buf[64];
 
 	if (o->short_name)
@@ -90,7 +90,11 @@ static void print_opt(FILE *out, const struct cmd_def *cmd, const struct opt_def
 	else
 		snprintf(buf, sizeof(buf), "    --%s%s%s", o->name,
 			 o->arg ? " " : "", o->arg ? o->arg : "");
-	fprintf(out, " %-28s %s\n", buf, help);
+	/* an option too long for the column gets its text on the next line, in the column */
+	if (strlen(buf) > 28)
+		fprintf(out, " %s\n %-28s %s\n", buf, "", help);
+	else
+		fprintf(out, " %-28s %s\n", buf, help);
 }
 
 void cmd_print_options(FILE *out, const struct cmd_def *cmd)
@@ -452,6 +456,12 @@ static int check_output_options(const struct cmd_ctx *ctx)
 	return 0;
 }
 
+static void operand_add(struct cmd_ctx *ctx, char *arg)
+{
+	ctx->args = xrealloc(ctx->args, (size_t)(ctx->nargs + 1) * sizeof(char *));
+	ctx->args[ctx->nargs++] = arg;
+}
+
 bool cmd_parse(struct cmd_ctx *ctx, const struct cmd_def *cmd, int argc, char **argv, int *status)
 {
 	const struct opt_def *opts[CMD_MAX_OPTS];
@@ -484,8 +494,7 @@ bool cmd_parse(struct cmd_ctx *ctx, const struct cmd_def *cmd, int argc, char **
 		const struct opt_def *o = NULL;
 
 		if (c == 1) {
-			ctx->args = xrealloc(ctx->args, (size_t)(ctx->nargs + 1) * sizeof(char *));
-			ctx->args[ctx->nargs++] = optarg;
+			operand_add(ctx, optarg);
 			continue;
 		}
 		if (c >= LONG_ONLY && c < LONG_ONLY + (int)nopts)
@@ -505,6 +514,9 @@ bool cmd_parse(struct cmd_ctx *ctx, const struct cmd_def *cmd, int argc, char **
 			return false;
 		}
 	}
+	/* getopt stops at "--": what follows it is operands, as getopt's contract says */
+	for (int i = optind; !rc && i < argc; i++)
+		operand_add(ctx, argv[i]);
 	if (!rc)
 		rc = check_output_options(ctx);
 	*status = rc;

@@ -30,7 +30,7 @@
 
 /* The verbs' own options; wait_seconds < 0: do not wait. */
 static struct action_param {
-	bool dry_run, no_syslog, keep_going, strict;
+	bool dry_run, no_syslog, keep_going, strict, force;
 	double wait_seconds;
 	bool verify;			/* accept --verify */
 	struct ev_judge_opts judge;
@@ -411,24 +411,21 @@ static char *with_note(char *msg, char *note)
 }
 
 /*
- * A connect the model says must fail (func_connect_blocker(): no pool, TDX
- * Connect's association rule, ABI.md §1.3, §2.1-2.6), told before the store.
- * NAME is the TSM's name in SNAP, SHOWN its escaped text.
+ * Why a dry run knows the store would fail, NULL when it does not: a connect
+ * the model says must fail (func_connect_blocker(): no pool, TDX Connect's
+ * association rule, ABI.md §1.3, §2.1-2.6). NAME is the TSM's name in SNAP,
+ * SHOWN its escaped text.
  */
-static char *blocker_warning(const struct tsm_snapshot *snap, const struct pci_func *f,
-			     const char *name, const char *shown)
+static char *predicted_failure(const struct tsm_snapshot *snap, enum tsm_action action,
+			       const struct pci_func *f, const char *name, const char *shown)
 {
 	char *why, *s;
 
-	if (!f)
+	if (action != ACTION_CONNECT || !f)
 		return NULL;
-	if ((why = func_no_pool_reason(f)))
-		s = xasprintf("%s, so %s cannot set up an IDE stream and the connect would fail",
-			      why, shown);
-	else if ((why = func_connect_blocker(f, snapshot_find_tsm(snap, name))))
-		s = xasprintf("%s, so the connect to %s would fail", why, shown);
-	else
-		return NULL;
+	if (!(why = func_no_pool_reason(f)))
+		return func_connect_blocker(f, snapshot_find_tsm(snap, name));
+	s = xasprintf("%s, so %s cannot set up an IDE stream", why, shown);
 	free(why);
 	return s;
 }
@@ -477,8 +474,8 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 	if (action == ACTION_ACCEPT && accept_gate && !evidence_passes(snap, t))
 		return;
 	action_apply(snap, action, t->bdf, b->tsm,
-		     (param.dry_run ? ACTION_DRY_RUN : 0) | (param.no_syslog ? ACTION_NO_SYSLOG : 0),
-		     &plan);
+		     (param.dry_run ? ACTION_DRY_RUN : 0) | (param.no_syslog ? ACTION_NO_SYSLOG : 0) |
+		     (param.force ? ACTION_FORCE : 0), &plan);
 	/* the TSM name and value may be the tree's text (disconnect, accept): escaped for messages */
 	tsm = text_escape(plan.tsm);
 	value = text_escape(plan.value);
@@ -500,12 +497,20 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 			set_result(t, RESULT_ALREADY, 0, already_message(action, tsm));
 		}
 	} else if (!plan.err && param.dry_run) {
-		char *shown = sysfs_display_path(plan.path);
+		char *shown = sysfs_display_path(plan.path), *why;
 
-		set_result(t, RESULT_DRY_RUN, 0, xasprintf("would write '%s' to %s", value, shown));
+		why = predicted_failure(now, action, f, plan.tsm, tsm);
+
+		/* a store the dry run knows would fail counts as failing, as the store would */
+		if (why)
+			set_result(t, RESULT_FAILED, 0, xasprintf("would write '%s' to %s, but the %s "
+								  "would fail: %s", value, shown,
+								  verb_name(b), why));
+		else
+			set_result(t, RESULT_DRY_RUN, 0, xasprintf("would write '%s' to %s", value,
+								   shown));
+		free(why);
 		free(shown);
-		if (action == ACTION_CONNECT)
-			t->warning = blocker_warning(now, f, plan.tsm, tsm);
 	} else if (plan.written && (!plan.err || plan.err == -EINTR) &&
 		   (verdict == VERDICT_OK || (verdict == VERDICT_WARNING && !param.strict))) {
 		set_result(t, RESULT_OK, 0, done_message(b, tsm));
@@ -728,16 +733,17 @@ static int run_action(struct cmd_ctx *ctx)
 	if (rc)
 		goto out;
 	action_catch_signals();
-	if (param.wait_seconds >= 0) {
-		char **bdfs = xcalloc(b.n, sizeof(*bdfs));
-
-		for (size_t i = 0; i < b.n; i++)
-			bdfs[i] = b.targets[i].bdf;
-		if (action_wait_ready(b.tsm, bdfs, b.n, param.wait_seconds) == -ETIMEDOUT)
-			fprintf(stderr, "tsmctl %s: gave up waiting after %g s for %s%s%s\n",
-				verb_name(&b), param.wait_seconds, b.tsm ? b.tsm : "",
-				b.tsm && b.n ? " and " : "", b.n ? "the devices' tsm/connect" : "");
-		free(bdfs);
+	/* --wait is tsmctl wait TSM: not ready by then is a failure, and nothing is written */
+	if (param.wait_seconds >= 0 && (rc = action_wait_ready(b.tsm, param.wait_seconds))) {
+		if (rc == -EINTR) {
+			print_error("tsmctl %s: interrupted while waiting for %s; nothing written",
+				    verb_name(&b), b.tsm);
+			rc = 128 + action_signal;
+			goto out;
+		}
+		explain_not_ready(verb_name(&b), b.tsm, param.wait_seconds, rc);
+		rc = fail_up_front(&b, "tsmctl %s: nothing written", verb_name(&b));
+		goto out;
 	}
 	rc = check_targets_exist(&b);
 	if (rc)
@@ -819,6 +825,8 @@ static int parse_wait(const struct cmd_def *cmd, const char *arg, void *seconds)
 	OPT_BOOLEAN(0, "keep-going", &param.keep_going, "go on with the next target after a failure"), \
 	OPT_BOOLEAN(0, "strict", &param.strict, "treat 'already done' (or warnings) as failure")
 #define OPT_NO_SYSLOG_JSON() \
+	OPT_BOOLEAN(0, "force", &param.force, \
+		    "write even into a tree that is not a kernel's sysfs (a copy)"), \
 	OPT_BOOLEAN(0, "no-syslog", &param.no_syslog, \
 		    "do not log the stores to the system log (audit trail)"), \
 	OPT_COMMON(COMMON_JSON)

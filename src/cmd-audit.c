@@ -82,6 +82,21 @@ static int parse_required(struct cmd_ctx *ctx, struct audit_opts *o, char ***lis
 	return rc;
 }
 
+/* Which required devices sysfs does not have at all (the check has no I/O of its own). */
+static bool *required_absent(const struct tsm_snapshot *snap, const struct audit_opts *o)
+{
+	bool *absent = xcalloc(o->nr_require ? o->nr_require : 1, sizeof(*absent));
+
+	for (size_t i = 0; i < o->nr_require; i++) {
+		char *const one[] = { o->require[i] };
+		const struct snapshot_names want = { .devices = one, .nr_devices = 1 };
+		struct snapshot_missing miss;
+
+		absent[i] = snapshot_find_missing(snap, &want, &miss) != 0;
+	}
+	return absent;
+}
+
 /* ---- device.evidence: the evidence read and judged here, for the check (evidence-gate.c) ---- */
 
 struct evidence_judging {
@@ -411,6 +426,7 @@ static int run_audit(struct cmd_ctx *ctx)
 	struct evidence_judging judging = { .snap = &snap };
 	const struct ev_judge_opts trust = { .trust = param.trust };
 	char **required = NULL, **verified = NULL, *why = NULL;
+	bool *absent = NULL;
 	int rc;
 
 	if (param.list_checks)
@@ -441,6 +457,8 @@ static int run_audit(struct cmd_ctx *ctx)
 		}
 		goto out_snap;
 	}
+	absent = required_absent(&snap, &opts);
+	opts.require_absent = absent;
 	if (!snap.nr_tsms) {	/* the hints name the provider modules */
 		opts.modules = mods;
 		opts.nr_modules = provider_modules(mods, ARRAY_SIZE(mods));
@@ -475,6 +493,7 @@ static int run_audit(struct cmd_ctx *ctx)
 	free(v.shown);
 	audit_report_free(&rep);
 out_snap:
+	free(absent);
 	snapshot_free(&snap);
 out_gate:
 	ev_gate_release(&judging.gate);
@@ -488,7 +507,7 @@ static const struct opt_def audit_options[] = {
 	OPT_COMMON(COMMON_DEVICE), OPT_COMMON(COMMON_TSM), OPT_COMMON(COMMON_HOST_BRIDGE),
 	OPT_COMMON(COMMON_JSON),
 	OPT_BOOLEAN(0, "short", &param.shrt, "show only results that did not pass"),
-	OPT_BOOLEAN(0, "strict", &param.strict, "treat 'already done' (or warnings) as failure"),
+	OPT_BOOLEAN(0, "strict", &param.strict, "count warnings as failures"),
 	OPT_STRING(0, "require-connected", &param.require_connected, "LIST",
 		   "devices that must be connected (BDF list or 'all')"),
 	OPT_STRING(0, "require-verified", &param.require_verified, "LIST",

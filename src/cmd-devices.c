@@ -211,7 +211,8 @@ static int run_devices(struct cmd_ctx *ctx)
 }
 
 static const struct opt_def dev_options[] = {
-	OPT_COMMON(COMMON_ALL), OPT_COMMON(COMMON_DEVICE), OPT_COMMON(COMMON_TSM),
+	OPT_COMMON_HELP(COMMON_ALL, "every PCIe function with IDE or TEE-IO, with or without tsm/"),
+	OPT_COMMON(COMMON_DEVICE), OPT_COMMON(COMMON_TSM),
 	OPT_COMMON(COMMON_HOST_BRIDGE), OPT_VIEW_OUTPUT(), OPT_END()
 };
 

@@ -7,7 +7,7 @@
 
 #include "tsmctl/action.h"
 #include "tsmctl/cli.h"
-#include "tsmctl/modhint.h"
+#include "tsmctl/explain.h"
 #include "tsmctl/names.h"
 #include "tsmctl/output.h"
 #include "tsmctl/snapshot.h"
@@ -110,27 +110,12 @@ static int run_wait(struct cmd_ctx *ctx)
 		tsm_ready_free(&ready);
 		rc = EXIT_OK;
 		break;
-	case ETIMEDOUT:
-		if (seconds == 0)
-			fprintf(stderr, "tsmctl wait: %s not ready (--timeout 0: checked once)\n", what);
-		else
-			fprintf(stderr, "tsmctl wait: %s not ready after %g s\n", what, seconds);
-		{
-			char *mods = provider_modules_summary();
-
-			if (mods && *mods)
-				fprintf(stderr, "tsmctl wait: TSM provider modules: %s\n", mods);
-			free(mods);
-		}
-		rc = EXIT_FAIL;
-		break;
 	case EINTR:
-		fprintf(stderr, "tsmctl wait: interrupted while waiting for %s\n", what);
+		print_error("tsmctl wait: interrupted while waiting for %s", what);
 		rc = 128 + action_signal;
 		break;
 	default:
-		fprintf(stderr, "tsmctl wait: cannot listen for kobject uevents (netlink): %s\n",
-			strerror(-rc));
+		explain_not_ready("wait", what, seconds, rc);
 		rc = EXIT_FAIL;
 		break;
 	}
@@ -149,10 +134,11 @@ const struct cmd_def cmd_wait = {
 	.args = "[TSM...]",
 	.summary = "wait until TSMs are registered and ready for PCI operations",
 	.description = "Wait until every named TSM (or, without names, any TSM) is registered\n"
-		       "and has announced readiness with its KOBJ_CHANGE uevent. The current\n"
-		       "state is checked first; then tsmctl listens on the kobject uevent netlink\n"
-		       "socket and re-checks sysfs at every tsm event. Prints the ready TSMs.\n"
-		       "Exit status 0 when ready, 1 on timeout, 130/143 on SIGINT/SIGTERM",
+		       "and its PCI side is there (pci_mode, or the devices' tsm/ groups), after\n"
+		       "its KOBJ_CHANGE uevent. The current state is checked first; then tsmctl\n"
+		       "listens on the kobject uevent netlink socket and re-checks sysfs at every\n"
+		       "tsm event, every 5 s without one, and at the deadline. Prints the ready\n"
+		       "TSMs. Exit status 0 when ready, 1 on timeout, 130/143 on SIGINT/SIGTERM",
 	.opts = wait_opts,
 	.verbose_help = "say on stderr when tsmctl starts listening for uevents",
 	.run = run_wait,

@@ -139,12 +139,37 @@ static bool slot_pf0_has(const struct bdf *b, const char *attr, char pf0[BDF_MAX
 	return has;
 }
 
+/*
+ * T is registered but the kernel has not shown its PCI side yet: pci_mode
+ * says so, or (v6.19) no function shows tsm/ while BDF is a DSM candidate.
+ */
+static bool pci_side_pending(const struct tsm_snapshot *now, const struct tsm *t, const char *bdf)
+{
+	struct tsm_snapshot all;
+	bool candidate;
+
+	switch (tsm_pci_side(now, t)) {
+	case TSM_PCI_SHOWN:
+		return false;
+	case TSM_PCI_NOT_YET:
+		return true;
+	case TSM_PCI_NO_GROUP:
+		break;
+	}
+	/* the device's config space says whether it would ever show tsm/connect */
+	snapshot_scan(&all, SCAN_ALL_FUNCS);
+	candidate = func_dsm_candidate(snapshot_find_func(&all, bdf));
+	snapshot_free(&all);
+	return candidate;
+}
+
 /* Why a function shows no tsm/connect (ABI.md §1.2 visibility, §2.1, §2.2). */
 static char *explain_no_group(const struct tsm_snapshot *now, const struct pci_func *f,
 			      const struct action_plan *plan)
 {
 	const char *attr = action_name(plan->action);
 	char *links = tsm_names(now, true), *all = tsm_names(now, false), *msg;
+	const struct tsm *t;
 	char pf0[BDF_MAX];
 	struct bdf b;
 
@@ -156,6 +181,13 @@ static char *explain_no_group(const struct tsm_snapshot *now, const struct pci_f
 	else if (!*links)
 		msg = xasprintf("no link TSM is registered (only %s), and the kernel shows tsm/%s "
 				"only while one is", all, attr);
+	else if (plan->action == ACTION_CONNECT && (t = snapshot_find_tsm(now, plan->tsm)) &&
+		 pci_side_pending(now, t, plan->bdf))
+		/* registered, not taken on for PCI yet (ABI.md §1.1, §2.8): no group shows yet */
+		msg = xasprintf("%s is registered but not ready yet: the kernel shows tsm/%s on "
+				"the devices once it has taken %s on for PCI operations (and says so "
+				"with a change uevent); wait for that with 'tsmctl wait %s' or "
+				"'tsmctl connect --wait SECONDS'", t->name, attr, t->name, t->name);
 	else if (f && f->dsm && *f->dsm)
 		msg = xasprintf("a dependent function has no tsm/%s: its DSM %s manages it; "
 				"%s %s instead", attr, f->dsm, attr, f->dsm);
@@ -176,6 +208,29 @@ static char *explain_no_group(const struct tsm_snapshot *now, const struct pci_f
 				"(see 'tsmctl devices --all')", attr);
 	free(links);
 	free(all);
+	return msg;
+}
+
+/*
+ * EEXIST on the 6.19-rc1 flavour (ABI.md §1.1, §2.4): the TSM links each stream
+ * in its own directory by streamH.R.E alone, which every host bridge starts
+ * at stream0.0.0, so a second host bridge's stream collides. NULL elsewhere.
+ */
+static char *explain_rc1_collision(const struct tsm *t)
+{
+	char *names, *msg;
+
+	if (!t || !t->nr_stream_links)
+		return NULL;
+	names = strv_join(t->stream_links, t->nr_stream_links, ", ");
+	msg = xasprintf("%s links each stream in its own directory by its name alone "
+			"(tsmN/streamH.R.E, the 6.19-rc1 flavour), and each host bridge numbers "
+			"its streams from stream0.0.0, so this stream's name is taken there already "
+			"(%s links %s) and the kernel refused the link: the reason upstream dropped "
+			"these links (731bb3118f85). Disconnect the device holding that name on the "
+			"other host bridge first, or run a kernel without them", t->name, t->name,
+			names);
+	free(names);
 	return msg;
 }
 
@@ -262,6 +317,13 @@ static char *connect_words(const struct action_plan *plan, const struct tsm_snap
 		break;
 	case ENODEV:
 		msg = xasprintf("the device or %s went away during the connect", plan->tsm);
+		break;
+	case EEXIST:
+		msg = explain_rc1_collision(snapshot_find_tsm(now, plan->tsm));
+		if (msg)
+			break;
+		msg = xasprintf("%s failed the connect: %s; see the kernel log", plan->tsm,
+				strerror(err));
 		break;
 	case EIO:
 		if (!plan->written) {
@@ -467,6 +529,11 @@ static char *accept_words(const struct action_plan *plan, const struct tsm_snaps
 				plan->bdf, *devsec && !strchr(devsec, ',') ? devsec : "TSM");
 		free(devsec);
 		return msg;
+	case EBUSY:
+		/* --strict of a device in RUN already: nothing was written, nothing to blame */
+		if (!plan->written && holder && func_accepted(f) == 1)
+			return xasprintf("already accepted (locked to %s)", holder);
+		/* fall through */
 	default:
 		return explain_busy_or_failed(plan, f, "the kernel accepts a device only before its "
 					      "driver binds; accept, then bind the driver again");
@@ -546,6 +613,16 @@ static char *connect_failed_words(const struct action_plan *plan, const struct t
 	return rollback_note(plan, now, f, connect_words(plan, now, f));
 }
 
+/* A store refused because the tree is no kernel's (action_apply(), ACTION_FORCE). */
+static char *refused_words(const char *attr)
+{
+	return xasprintf("not written: %s is neither a kernel's sysfs (its sys/ is no sysfs "
+			 "mount) nor a live tsm-sim mount, so no kernel would take the store: "
+			 "tsm/%s there is a plain file (a copy or a capture?) and writing it would "
+			 "show what no kernel did; --force writes it all the same",
+			 sysfs_root_path(), attr);
+}
+
 /* The errnos every verb's store can meet, as they apply to this one; NULL for the others. */
 static char *common_words(const struct action_plan *plan, const struct tsm_snapshot *now,
 			  const struct pci_func *f)
@@ -565,6 +642,11 @@ static char *common_words(const struct action_plan *plan, const struct tsm_snaps
 		return xasprintf("permission denied writing tsm/%s although running as root "
 				 "(a security module, or a read-only /sys?)", attr);
 	case EROFS:
+		if (plan->refused)
+			return refused_words(attr);
+		if (!sysfs_is_live())
+			return xasprintf("%s is on a read-only file system: tsm/%s cannot be "
+					 "written there", sysfs_root_path(), attr);
 		return xasprintf("/sys is mounted read-only here (inside a container?): tsm/%s "
 				 "cannot be written", attr);
 	case EINTR:

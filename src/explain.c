@@ -164,3 +164,22 @@ void explain_needs_root(const struct tsm_snapshot *snap, const char *cmd)
 		fprintf(stderr, "tsmctl %s: config space past 64 bytes needs root: IDE and TEE "
 			"fields are unknown (null), not absent\n", cmd);
 }
+
+void explain_not_ready(const char *cmd, const char *what, double seconds, int err)
+{
+	char *mods;
+
+	if (err != -ETIMEDOUT) {
+		print_error("tsmctl %s: cannot listen for kobject uevents (netlink): %s", cmd,
+			    strerror(-err));
+		return;
+	}
+	if (seconds == 0)
+		print_error("tsmctl %s: %s not ready (--timeout 0: checked once)", cmd, what);
+	else
+		print_error("tsmctl %s: %s not ready after %g s", cmd, what, seconds);
+	mods = provider_modules_summary();
+	if (mods && *mods)
+		print_error("tsmctl %s: TSM provider modules: %s", cmd, mods);
+	free(mods);
+}

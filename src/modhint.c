@@ -71,8 +71,25 @@ static size_t modules_state(const struct module_hint *table, size_t count,
 	return n;
 }
 
+/* A confidential guest: one of its drivers (the report providers) is loaded or built in. */
+static bool in_guest(void)
+{
+	bool found = false;
+
+	for (size_t i = 0; i < ARRAY_SIZE(report_providers) && !found; i++) {
+		char *dir = path_join("sys/module", report_providers[i].name);
+
+		found = sysfs_exists(dir);
+		free(dir);
+	}
+	return found;
+}
+
 size_t provider_modules(struct module_state *out, size_t max)
 {
+	/* inside a guest the guest driver registers the devsec TSM (ABI.md §1.1), not ccp or tdx_host */
+	if (in_guest())
+		return modules_state(report_providers, ARRAY_SIZE(report_providers), out, max);
 	return modules_state(providers, ARRAY_SIZE(providers), out, max);
 }
 
@@ -97,7 +114,7 @@ static char *modules_summary(const struct module_state *m, size_t n)
 
 char *provider_modules_summary(void)
 {
-	struct module_state m[ARRAY_SIZE(providers)];
+	struct module_state m[ARRAY_SIZE(providers) + ARRAY_SIZE(report_providers)];
 
 	return modules_summary(m, provider_modules(m, ARRAY_SIZE(m)));
 }

@@ -570,17 +570,6 @@ static int tsm_entry(const char *name, char **dir, char ***names, size_t *n)
 	return rc;
 }
 
-int snapshot_tsm_entry(const char *name)
-{
-	char *dir, **names;
-	size_t n;
-	int rc = tsm_entry(name, &dir, &names, &n);
-
-	strv_free(names, n);
-	free(dir);
-	return rc;
-}
-
 static void tsm_read(struct scan_ctx *ctx, const char *name, int id)
 {
 	struct tsm_snapshot *snap = ctx->snap;

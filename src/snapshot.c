@@ -85,6 +85,41 @@ bool tsm_is_tdx_connect(const struct tsm *t)
 	return t && streq(t->provider, "tdx_host");
 }
 
+enum tsm_pci_side tsm_pci_side(const struct tsm_snapshot *snap, const struct tsm *t)
+{
+	/* pci_mode appears after pci_tsm_register(), just before the change uevent (ABI.md §1.1) */
+	if (t->has_pci_mode)
+		return TSM_PCI_SHOWN;
+	for (size_t i = 0; i < snap->nr_tsms; i++)
+		if (snap->tsms[i]->has_pci_mode)
+			return TSM_PCI_NOT_YET;	/* a kernel with pci_mode, not shown for T yet */
+	/* v6.19: the first link TSM's registration shows tsm/ on every DSM candidate */
+	for (size_t i = 0; i < snap->nr_funcs; i++)
+		if (snap->funcs[i]->has_connect || snap->funcs[i]->has_lock)
+			return TSM_PCI_SHOWN;
+	return TSM_PCI_NO_GROUP;
+}
+
+bool func_dsm_candidate(const struct pci_func *f)
+{
+	const struct pci_func *rp = f ? f->root_port : NULL;
+	enum pcie_type type;
+
+	if (!func_cfg_known(f) || f->fn != 0 || f->physfn)
+		return false;
+	type = f->cfg.pcie_type;
+	if (type != PCIE_TYPE_ENDPOINT && type != PCIE_TYPE_UPSTREAM &&
+	    type != PCIE_TYPE_RC_ENDPOINT)
+		return false;
+	if (f->cfg.tee_io)
+		return true;
+	if (!f->cfg.ide.present || !f->cfg.ide.sel_streams)
+		return false;
+	/* pci_ide_init(): an endpoint's IDE counts only when its root port has Selective IDE too */
+	return type != PCIE_TYPE_ENDPOINT || !func_cfg_known(rp) ||
+	       (rp->cfg.ide.present && rp->cfg.ide.sel_streams);
+}
+
 bool tsm_is_sev_tio(const struct tsm *t)
 {
 	return t && streq(t->driver, "ccp");

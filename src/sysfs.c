@@ -26,6 +26,8 @@ static bool root_has_sys;
 static bool have_openat2 = true;
 
 #define SYSFS_MAGIC_NUMBER 0x62656572	/* linux/magic.h SYSFS_MAGIC */
+#define FUSE_MAGIC_NUMBER 0x65735546	/* linux/magic.h FUSE_SUPER_MAGIC */
+#define SIM_CONTROL_FILE "tsm-sim-control"	/* the top of a live tsm-sim mount (tests/sim) */
 
 /*
  * What can sit where an attribute belongs decides what a read must check:
@@ -40,6 +42,17 @@ enum tree_kind {
 	TREE_SYSFS,	/* ROOT/sys is the kernel's sysfs */
 };
 static enum tree_kind tree_kind = TREE_PLAIN;
+/* The root is a live tsm-sim mount: a FUSE file system with the simulator's control file. */
+static bool tree_sim_live;
+
+static bool is_sim_live(int fd)
+{
+	struct statfs fs;
+	struct stat st;
+
+	return !fstatfs(fd, &fs) && fs.f_type == FUSE_MAGIC_NUMBER &&
+	       !fstatat(fd, SIM_CONTROL_FILE, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode);
+}
 
 static enum tree_kind classify_tree(int fd)
 {
@@ -84,6 +97,7 @@ int sysfs_init(const char *sysroot)
 	if (getenv("TSMCTL_NO_OPENAT2") && *getenv("TSMCTL_NO_OPENAT2"))
 		have_openat2 = false;
 	tree_kind = classify_tree(root_fd);
+	tree_sim_live = tree_kind != TREE_SYSFS && is_sim_live(root_fd);
 	return 0;
 }
 
@@ -100,6 +114,11 @@ void sysfs_exit(void)
 const char *sysfs_root_path(void)
 {
 	return root_path ? root_path : "/";
+}
+
+bool sysfs_takes_stores(void)
+{
+	return tree_kind == TREE_SYSFS || tree_sim_live;
 }
 
 bool sysfs_is_live(void)

@@ -40,7 +40,7 @@ static void main_usage(FILE *out)
 		if (!commands[i]->hidden)
 			fprintf(out, " %-14s %s\n", commands[i]->name, commands[i]->summary);
 	fputs("\nOptions:\n"
-	      "     --sysroot DIR   use DIR as the root of /sys (env TSMCTL_SYSROOT)\n"
+	      "     --sysroot DIR   read DIR/sys: DIR stands for / (env TSMCTL_SYSROOT)\n"
 	      " -h, --help          display this help\n"
 	      " -V, --version       display version\n"
 	      "\nRun 'tsmctl <command> --help' for a command's options.\n"

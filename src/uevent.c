@@ -23,7 +23,7 @@
 
 #define UEVENT_GROUP_KERNEL	1	/* the kernel's own group; udev re-sends on 2 */
 #define UEVENT_RCVBUF		(1 << 20)	/* room for a burst such as a PCI rescan */
-#define TSM_CLASS		"sys/class/tsm"
+#define RECHECK_SECONDS		5	/* a look at sysfs without an event: none may come (a container) */
 
 int uevent_parse(const char *buf, size_t len, char msg[UEVENT_MSG_MAX + 1], struct uevent *ev)
 {
@@ -146,47 +146,68 @@ static void set_pending(struct tsm_waiter *w, const char *name, bool pending)
 	}
 }
 
-static bool tsm_present(const struct tsm_waiter *w, const char *name)
+/*
+ * Is T ready: registered, not "added, not announced" by the events seen, and
+ * its PCI side there (ABI.md §1.1, §2.8)? ALL: a scan of every function,
+ * taken on first need, for "no group because no DSM candidate".
+ */
+static bool tsm_ready(const struct tsm_waiter *w, const struct tsm_snapshot *snap,
+		      const struct tsm *t, struct tsm_snapshot *all, bool *all_scanned)
 {
-	/* what the views list as a TSM, nothing else (a file or an empty dir is none) */
-	return !snapshot_tsm_entry(name) && !is_pending(w, name);
+	if (!t || is_pending(w, t->name))
+		return false;
+	switch (tsm_pci_side(snap, t)) {
+	case TSM_PCI_SHOWN:
+		return true;
+	case TSM_PCI_NOT_YET:
+		return false;
+	case TSM_PCI_NO_GROUP:
+		break;
+	}
+	if (!*all_scanned) {
+		snapshot_scan(all, SCAN_ALL_FUNCS);
+		*all_scanned = true;
+	}
+	/* no tsm/ anywhere: ready only when no function would show one */
+	for (size_t i = 0; i < all->nr_funcs; i++)
+		if (func_dsm_candidate(all->funcs[i]))
+			return false;
+	return true;
 }
 
 /* Is the wait over? READY (when not NULL) gets the TSMs that are ready. */
 static bool check_ready(const struct tsm_waiter *w, struct tsm_ready *ready)
 {
-	char **names = NULL;
-	size_t count = 0, nr_ok = 0;
-	bool done;
-	int id;
+	struct tsm_snapshot snap, all = { 0 };
+	bool all_scanned = false, done;
+	char **names;
+	size_t nr_ok = 0;
 
 	sysfs_forget_cache();	/* the tree changed under us: no stale directory handles */
+	snapshot_scan(&snap, SCAN_TSMS | SCAN_DEVICES);
+	names = xcalloc((w->n ? w->n : snap.nr_tsms) + 1, sizeof(*names));
 	if (w->n) {
 		for (size_t i = 0; i < w->n; i++)
-			nr_ok += tsm_present(w, w->names[i]);
+			if (tsm_ready(w, &snap, snapshot_find_tsm(&snap, w->names[i]), &all,
+				      &all_scanned))
+				names[nr_ok++] = xstrdup(w->names[i]);
 		done = nr_ok == w->n;
-		if (done && ready) {
-			ready->names = xcalloc(w->n, sizeof(*ready->names));
-			for (size_t i = 0; i < w->n; i++)
-				ready->names[ready->n++] = xstrdup(w->names[i]);
-		}
-		return done;
+	} else {
+		/* any TSM: those ready, in the scan's order (by id) */
+		for (size_t i = 0; i < snap.nr_tsms; i++)
+			if (tsm_ready(w, &snap, snap.tsms[i], &all, &all_scanned))
+				names[nr_ok++] = xstrdup(snap.tsms[i]->name);
+		done = nr_ok > 0;
 	}
-	if (sysfs_list(TSM_CLASS, &names, &count))
-		return false;
-	for (size_t i = 0; i < count; i++) {
-		if (!tsm_name_parse(names[i], &id) && tsm_present(w, names[i]))
-			names[nr_ok++] = names[i];	/* keep, packed to the front */
-		else
-			free(names[i]);
-	}
-	done = nr_ok > 0;
 	if (done && ready) {
 		ready->names = names;
 		ready->n = nr_ok;
 	} else {
 		strv_free(names, nr_ok);
 	}
+	if (all_scanned)
+		snapshot_free(&all);
+	snapshot_free(&snap);
 	return done;
 }
 
@@ -288,21 +309,27 @@ int tsm_wait(char *const *names, size_t n, double seconds, volatile sig_atomic_t
 			rc = -EINTR;
 			break;
 		}
+		left = RECHECK_SECONDS;
 		if (seconds > 0) {
 			left = deadline - now_seconds();
 			if (left <= 0) {
-				rc = -ETIMEDOUT;
+				/* the deadline's own look: sysfs may say what no event did */
+				rc = check_ready(&w, ready) ? 0 : -ETIMEDOUT;
 				break;
 			}
-			ts.tv_sec = (time_t)left;
-			ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
-			tsp = &ts;
+			if (left > RECHECK_SECONDS)
+				left = RECHECK_SECONDS;
 		}
+		ts.tv_sec = (time_t)left;
+		ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
+		tsp = &ts;
 		rc = ppoll(&pfd, 1, tsp, &old);
 		if (rc < 0 && errno != EINTR) {
 			rc = -errno;
 			break;
 		}
+		/* no event within RECHECK_SECONDS: look again anyway */
+		recheck = rc == 0;
 		if (rc > 0 && (rc = drain(&l, &w, &recheck)))
 			break;
 	}

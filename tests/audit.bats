@@ -224,6 +224,11 @@ RIG_SKIPS='[["stream.enabled","pci10000:00/stream0.0.0","skip"],["stream.enabled
 	audit_json --require-connected 82:00.0,41:00.0
 	[ "$status" -eq 1 ]
 	has device.connected 0000:82:00.0 fail "required to be connected, but has no tsm/connect"
+	# a required device that does not exist: said so, not "has no tsm/connect"
+	audit_json --require-connected 99:00.0
+	[ "$status" -eq 1 ]
+	has device.connected 0000:99:00.0 fail "required to be connected, but there is no such PCI device"
+	[ "$(field_of hint device.connected 0000:99:00.0)" = "check the address: --require-connected names a device this host does not have (see 'tsmctl devices --all')" ]
 }
 
 @test "device.connected: connected to a TSM that is not registered fails; its stream check skips" {

@@ -338,3 +338,53 @@ setup() {
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == "tsmctl lock: this tree's kernel lacks the TDISP guest ABI"* ]]
 }
+
+@test "operands after -- are operands: never dropped (getopt's contract)" {
+	run --separate-stderr t wait --timeout 0 -- tsm9
+	expect_status 1
+	[ -z "$output" ]
+	[ "${stderr_lines[0]}" = "tsmctl wait: tsm9 not ready (--timeout 0: checked once)" ]
+	run --separate-stderr t connect --dry-run -- 81:00.0 tsm0
+	expect_status 0
+	[ "${lines[0]}" = "0000:81:00.0: would write 'tsm0' to $ROOT/sys/bus/pci/devices/0000:81:00.0/tsm/connect" ]
+	run --separate-stderr t devices -- extra
+	expect_status 2
+	[[ "$stderr" == *"unexpected argument 'extra'"* ]]
+	# an option's spelling after -- is an operand too
+	run --separate-stderr t connect --dry-run -- --all tsm0
+	expect_status 2
+	[[ "$stderr" == *"invalid PCI address '--all'"* ]]
+	for c in list streams host-bridges audit metrics report watch; do
+		run --separate-stderr t "$c" -- extra
+		expect_status 2
+	done
+}
+
+@test "help text says what each option does for its command, aligned" {
+	local c line bad=0
+	for c in $("$TSMCTL" --list-cmds); do
+		# every option's text starts in one column, or on its own line below a long option
+		while IFS= read -r line; do
+			[[ "$line" =~ ^\ [\ -][-\ a-zA-Z,]*--[a-z-]+(\ [A-Z|]+)?$ ]] && continue # its text below
+			if [[ "$line" =~ ^\ -.\ |^\ \ \ \ \ --[a-z] ]] && [ "${#line}" -gt 30 ] &&
+			   [ "${line:29:1}" != " " -o "${line:30:1}" = " " ]; then
+				echo "$c: misaligned: '$line'"
+				bad=$((bad + 1))
+			fi
+		done < <("$TSMCTL" "$c" --help)
+		# --sysroot DIR stands for /, not for /sys
+		"$TSMCTL" "$c" --help | grep -q -- '--sysroot DIR .*DIR stands for /' ||
+			{ echo "$c: --sysroot help"; bad=$((bad + 1)); }
+	done
+	"$TSMCTL" --help | grep -q -- '--sysroot DIR .*DIR stands for /' || bad=$((bad + 1))
+	! "$TSMCTL" --help | grep -q 'root of /sys' || bad=$((bad + 1))
+	! grep -l 'root of _/sys_' "$TOP"/man/*.scd || bad=$((bad + 1))
+	# devices -a shows, it does not act
+	"$TSMCTL" devices --help | grep -- '-a, --all' | grep -q 'every PCIe function with IDE or TEE-IO' ||
+		{ echo "devices -a"; bad=$((bad + 1)); }
+	! "$TSMCTL" devices --help | grep -q 'act on' || bad=$((bad + 1))
+	# audit --strict: warnings fail; nothing is "done already" in an audit
+	"$TSMCTL" audit --help | grep -q -- '--strict  *count warnings as failures' ||
+		{ echo "audit --strict"; bad=$((bad + 1)); }
+	[ "$bad" -eq 0 ]
+}

@@ -273,6 +273,41 @@ sel_reg() {
 	[ "$(stream_links)" = "" ]
 }
 
+@test "a TSM unregistered while the kernel held the connect is said to be gone" {
+	command -v strace >/dev/null || skip "strace not installed"
+	mount_live connect-generic
+	c=$(dev 0000:01:00.0)/tsm/connect
+	# hold tsmctl right after its store returns, then unregister tsm0 before it looks
+	strace -f -o /dev/null -P "$c" -e trace=write -e inject=write:delay_exit=3000000 \
+		"$TSMCTL" --sysroot "$ROOT" connect --no-syslog 01:00.0 tsm0 \
+		> "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	for _ in $(seq 200); do
+		[ "$(cat "$c")" = tsm0 ] && break
+		sleep 0.02
+	done
+	[ "$(cat "$c")" = tsm0 ]
+	sim_ctl unregister tsm0
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 1 ]
+	# (strace says on stderr too how it resolved the path)
+	[ "$(grep -v '^strace: ' "$BATS_TEST_TMPDIR/err")" = "tsmctl connect 0000:01:00.0: tsm0 went away during the connect: it is no longer registered (its provider module unloaded, or the platform shut it down), and what it held for the device went with it" ]
+	[ -z "$(cat "$c")" ]
+	[ ! -e "$ROOT/sys/class/tsm/tsm0" ]
+}
+
+@test "EEXIST on the 6.19-rc1 flavour: the TSM-directory stream names collide across host bridges, and that is said" {
+	mount_live devsec-staging-rc1
+	for m in devsec_bus devsec_tsm devsec_link_tsm; do "$SIM" modprobe "$ROOT" $m; done
+	t connect --no-syslog 10000:01:00.0 tsm1
+	[ -L "$ROOT/sys/class/tsm/tsm1/stream0.0.0" ]
+	run --separate-stderr t connect --no-syslog 10001:03:00.0 tsm1
+	expect_status 1
+	[ "$stderr" = "tsmctl connect 10001:03:00.0: tsm1 links each stream in its own directory by its name alone (tsmN/streamH.R.E, the 6.19-rc1 flavour), and each host bridge numbers its streams from stream0.0.0, so this stream's name is taken there already (tsm1 links stream0.0.0) and the kernel refused the link: the reason upstream dropped these links (731bb3118f85). Disconnect the device holding that name on the other host bridge first, or run a kernel without them; nothing is left behind (tsm/connect reads empty, no stream) (EEXIST)" ]
+	[ -z "$(cat "$(dev 10001:03:00.0)/tsm/connect")" ]
+}
+
 @test "ENOENT: no tsm/connect on a function 1, a dependent function, a device without IDE or TEE" {
 	mount_live sev-tio
 	before=$(tree_digest)
@@ -534,8 +569,11 @@ sel_reg() {
 	mount_late sev-tio 'del(.. | .connected?) | .tsms[0] += { "register_manually": true }'
 	run --separate-stderr in_ns "$TSMCTL" --sysroot "$ROOT" connect --wait 0.3 81:00.0 tsm0
 	expect_status 1
-	[ "${stderr_lines[0]}" = "tsmctl connect: gave up waiting after 0.3 s for tsm0 and the devices' tsm/connect" ]
-	[ "${stderr_lines[1]}" = "tsmctl connect tsm0: there is no TSM named tsm0: none is registered (see 'tsmctl list') (ENXIO)" ]
+	# not ready by then: as 'tsmctl wait' says it, and nothing is tried
+	[ "${stderr_lines[0]}" = "tsmctl connect: tsm0 not ready after 0.3 s" ]
+	[[ "${stderr_lines[1]}" == "tsmctl connect: TSM provider modules: "* ]]
+	[ "${stderr_lines[2]}" = "tsmctl connect: nothing written" ]
+	[ -z "$output" ]
 	nsenter --net="$NS" "$TSMCTL" --sysroot "$ROOT" -v connect --wait 20 81:00.0 tsm0 \
 		> "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" &
 	pid=$!
@@ -549,7 +587,7 @@ sel_reg() {
 	[ "$(cat "$(dev 0000:81:00.0)/tsm/connect")" = tsm0 ]
 }
 
-@test "--wait does not poll: a TSM registered without its uevent is not noticed" {
+@test "--wait agrees with wait: a TSM registered without its uevent is found at the deadline's look" {
 	netns_setup
 	mount_late sev-tio 'del(.. | .connected?) | .tsms[0] += { "register_manually": true, "uevents": false }'
 	nsenter --net="$NS" "$TSMCTL" --sysroot "$ROOT" -v connect --wait 1.5 81:00.0 tsm0 \
@@ -559,9 +597,11 @@ sel_reg() {
 	sim_ctl register tsm0
 	rc=0
 	wait $pid || rc=$?
-	[ "$rc" -eq 0 ]	# the connect itself then finds tsm0 ...
-	grep -q "gave up waiting after 1.5 s for tsm0" "$BATS_TEST_TMPDIR/err"	# ... after the timeout
+	[ "$rc" -eq 0 ]
+	! grep -q "not ready\|gave up" "$BATS_TEST_TMPDIR/err"
 	[ "$(cat "$(dev 0000:81:00.0)/tsm/connect")" = tsm0 ]
+	run in_ns "$TSMCTL" --sysroot "$ROOT" wait --timeout 0 tsm0
+	expect_status 0
 }
 
 @test "--wait: once the TSM is ready, a missing tsm/ group is reported at once" {
@@ -674,4 +714,62 @@ sel_reg() {
 	run --separate-stderr t connect 10000:01:00.0 tsm1
 	expect_status 1
 	[ "$stderr" = 'tsmctl connect tsm1: tsm1 is a devsec\x1b[2J\x5cx TSM (pci_mode), which secures devices inside a guest (lock/accept); connect needs a link TSM: tsm0 (ENXIO)' ]
+}
+
+@test "a store into a tree no kernel reads (a copy, a capture) is refused and said why, for every verb; --force writes" {
+	edit_tree sev-tio
+	why="is neither a kernel's sysfs (its sys/ is no sysfs mount) nor a live tsm-sim mount, so no kernel would take the store"
+	# (a copy's resource files are BAR-sized: what changed is found by time, not by digest)
+	touch "$BATS_TEST_TMPDIR/mark"
+	run --separate-stderr t connect 81:00.0 tsm0
+	expect_status 1
+	[ "$output" = $'0000:81:00.0: failed (EROFS)\nconnected 0 of 1 device (1 failed)' ]
+	[ "$stderr" = "tsmctl connect 0000:81:00.0: not written: $ROOT $why: tsm/connect there is a plain file (a copy or a capture?) and writing it would show what no kernel did; --force writes it all the same (EROFS)" ]
+	run --separate-stderr t connect -J 81:00.0 tsm0
+	expect_status 1
+	json_is '.results[0] | [.result, .errno, (.message | startswith("not written: "))]' '["failed","EROFS",true]'
+	run --separate-stderr t disconnect 41:00.0
+	expect_status 1
+	[[ "$stderr" == "tsmctl disconnect 0000:41:00.0: not written: $ROOT $why: tsm/disconnect there"*"(EROFS)" ]]
+	[ -z "$(find "$ROOT" -newer "$BATS_TEST_TMPDIR/mark")" ]
+	# a dry run writes nothing anyway: it still says what would be written
+	run --separate-stderr t connect --dry-run 81:00.0 tsm0
+	expect_status 0
+	# --force: the file takes the name, as a plain file does
+	run --separate-stderr t connect --force --no-syslog 81:00.0 tsm0
+	expect_status 0
+	[ "$(cat "$(dev 0000:81:00.0)/tsm/connect")" = tsm0 ]
+	# the guest's verbs, the same (accept and unlock on a device the capture shows locked)
+	edit_tree guest-sev
+	touch "$BATS_TEST_TMPDIR/mark"
+	run --separate-stderr t lock 00:05.0 tsm0
+	expect_status 1
+	[[ "$stderr" == *": not written: $ROOT $why: tsm/lock there"*"(EROFS)" ]]
+	[ -z "$(find "$ROOT" -newer "$BATS_TEST_TMPDIR/mark")" ]
+	echo tsm0 > "$(dev 0000:00:05.0)/tsm/lock"
+	touch "$BATS_TEST_TMPDIR/mark"
+	for verb in accept unlock; do
+		run --separate-stderr t $verb 00:05.0
+		expect_status 1
+		[[ "$stderr" == *": not written: $ROOT $why: tsm/$verb there"*"(EROFS)" ]]
+	done
+	[ -z "$(find "$ROOT" -newer "$BATS_TEST_TMPDIR/mark")" ]
+	# a live simulator mount takes stores, as sysfs does
+	mount_live sev-tio
+	run --separate-stderr t connect --no-syslog 81:00.0 tsm0
+	expect_status 0
+	[ "$(cat "$(dev 0000:81:00.0)/tsm/connect")" = tsm0 ]
+}
+
+@test "a read-only --sysroot is said to be one, not blamed on a read-only /sys in a container" {
+	mount_live sev-tio
+	ro=$BATS_TEST_TMPDIR/ro
+	mkdir "$ro"
+	mount --bind "$ROOT" "$ro" || skip "cannot bind-mount"
+	mount -o remount,ro,bind "$ro" || { umount "$ro"; skip "cannot remount read-only"; }
+	run --separate-stderr "$TSMCTL" --sysroot "$ro" connect --no-syslog 81:00.0 tsm0
+	umount "$ro"
+	expect_status 1
+	[ "$stderr" = "tsmctl connect 0000:81:00.0: $ro is on a read-only file system: tsm/connect cannot be written there (EROFS)" ]
+	[ -z "$(cat "$(dev 0000:81:00.0)/tsm/connect")" ]
 }

@@ -106,3 +106,22 @@ setup() {
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"tsmctl list: --output: unknown column 'BOGUS'"* ]]
 }
+
+@test "in a guest, list, devices and wait name the guest's TSM providers, not the host's ccp and tdx_host" {
+	ROOT=$(static_tree guest-tdx)
+	want="sev_guest (AMD SEV-SNP guest): not loaded; tdx_guest (Intel TDX guest): loaded; arm_cca_guest (Arm CCA realm): not loaded"
+	for c in list devices; do
+		run --separate-stderr t "$c"
+		[[ "$stderr" == *"[$want]" ]] || { echo "$c: $stderr"; return 1; }
+		[[ "$stderr" != *ccp* && "$stderr" != *tdx_host* ]]
+	done
+	run --separate-stderr t wait --timeout 0
+	expect_status 1
+	[ "${stderr_lines[1]}" = "tsmctl wait: TSM provider modules: $want" ]
+	run --separate-stderr t audit -J
+	[[ "$(jq -r '.checks[] | select(.id == "platform.tsm-class") | .hint' <<< "$output")" == *"$want"* ]]
+	# a host names its own
+	ROOT=$(static_tree sev-tio)
+	run --separate-stderr t wait --timeout 0 tsm3
+	[[ "${stderr_lines[1]}" == "tsmctl wait: TSM provider modules: ccp (AMD SEV-TIO): loaded; tdx_host"* ]]
+}

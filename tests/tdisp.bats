@@ -283,6 +283,12 @@ stores() {
 	[ "${lines[1]}" = "accepted 1 of 1 device (1 already)" ]
 	[ "$(stores)" -eq 0 ]
 	[ "$(tree_digest)" = "$before" ]
+	# --strict: the same words as lock's, nothing blamed on the kernel, nothing written
+	traced accept --strict 00:05.0
+	expect_status 1
+	[ "$stderr" = "tsmctl accept 0000:00:05.0: already accepted (locked to tsm0); a failure with --strict (EBUSY)" ]
+	[ "$(stores)" -eq 0 ]
+	[ "$(tree_digest)" = "$before" ]
 }
 
 # ---- unlock errnos ----

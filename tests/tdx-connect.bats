@@ -87,18 +87,30 @@ blk_off() {
 	[ -z "$stderr" ]
 }
 
-@test "connect --dry-run: a device below a host bridge without a pool gets a warning; nothing written" {
+@test "connect --dry-run: a device below a host bridge without a pool would fail, and counts as failing; nothing written" {
 	mount_live tdx-connect-tiny
 	before=$(tree_digest)
 	run --separate-stderr t connect --dry-run 38:00.0 tsm0
-	expect_status 0
-	[[ "${lines[0]}" == "0000:38:00.0: would write 'tsm0' to "*"/sys/bus/pci/devices/0000:38:00.0/tsm/connect; warning: its host bridge pci0000:37 has no IDE stream pool (no available_secure_streams), so tsm0 cannot set up an IDE stream and the connect would fail" ]]
+	expect_status 1
+	[ "${lines[0]}" = "0000:38:00.0: failed" ]
+	[ "${lines[1]}" = "would connect 0 of 1 device (1 failed)" ]
+	[[ "$stderr" == "tsmctl connect 0000:38:00.0: would write 'tsm0' to "*"/sys/bus/pci/devices/0000:38:00.0/tsm/connect, but the connect would fail: its host bridge pci0000:37 has no IDE stream pool (no available_secure_streams), so tsm0 cannot set up an IDE stream" ]]
 	run --separate-stderr t connect --dry-run -J 38:00.0 tsm0
-	json_is '.results[0] | [.result, .errno, .available_secure_streams]' '["dry-run",null,null]'
-	json_is '.results[0].message | test("warning: its host bridge pci0000:37 has no IDE stream pool")' true
-	# a device with a pool: no warning
+	expect_status 1
+	json_is '.results[0] | [.result, .errno, .available_secure_streams]' '["failed",null,null]'
+	json_is '.results[0].message | test("but the connect would fail: its host bridge pci0000:37 has no IDE stream pool")' true
+	# a batch stops there as it would for a real failure; --keep-going goes on
+	run --separate-stderr t connect --dry-run -J 38:00.0 16:00.0 tsm0
+	expect_status 1
+	json_is '[.results[].result]' '["failed","skipped"]'
+	run --separate-stderr t connect --dry-run -J --keep-going 38:00.0 16:00.0 tsm0
+	expect_status 1
+	json_is '[.results[].result]' '["failed","dry-run"]'
+	# a device with a pool: would connect
 	run --separate-stderr t connect --dry-run 16:00.0 tsm0
-	[[ "${lines[0]}" != *warning* ]]
+	expect_status 0
+	[[ "${lines[0]}" == "0000:16:00.0: would write 'tsm0' to "* ]]
+	[ -z "$stderr" ]
 	[ "$(tree_digest)" = "$before" ]
 }
 
@@ -170,9 +182,11 @@ no_pref() {
 @test "TDX's association rule: EFAULT explained after a connect, and predicted by --dry-run, --all, devices and audit" {
 	mount_variant "$(no_pref)"
 	why="the bridge above it (0000:15:01.0) has no prefetchable memory window, and TDX Connect refuses a stream whose root port has no address association left but that window (EFAULT): a device with non-prefetchable BARs alone cannot be connected"
+	# a dry run that knows the connect fails counts as failing (as a host bridge without a pool)
 	run --separate-stderr t connect --dry-run 16:00.0 tsm0
-	expect_status 0
-	[[ "${lines[0]}" == *"; warning: $why, so the connect to tsm0 would fail" ]]
+	expect_status 1
+	[ "${lines[0]}" = "0000:16:00.0: failed" ]
+	[[ "$stderr" == "tsmctl connect 0000:16:00.0: would write 'tsm0' to "*"/tsm/connect, but the connect would fail: $why" ]]
 	run --separate-stderr t devices
 	[[ "$stderr" == *"tsmctl devices: 0000:16:00.0 cannot be connected: $why"* ]]
 	run --separate-stderr t audit -J

@@ -92,18 +92,108 @@ wait_rc() {
 	[ -f "$ROOT/sys/bus/pci/devices/0000:81:00.0/tsm/connect" ]
 }
 
-@test "without the uevent it does not notice: a TSM registered silently times out (no polling)" {
+# wait_done_within SECONDS: the background wait ended by then (a cap far above the
+# 5-second re-check, so that a wait that would never end fails the test instead of hanging it)
+wait_done_within() {
+	for _ in $(seq $(($1 * 20))); do
+		kill -0 "$WPID" 2>/dev/null || return 0
+		sleep 0.05
+	done
+	echo "still waiting after $1 s"
+	return 1
+}
+
+@test "without a uevent (a container) it looks again: at the deadline, and every few seconds" {
 	netns_setup
 	mount_late sev-tio "$LATE"'{ "register_manually": true, "uevents": false }'
-	wait_bg --timeout 2 tsm0
-	sim_ctl register tsm0
-	[ -e "$ROOT/sys/class/tsm/tsm0" ]
+	wait_bg --timeout 1 tsm0
+	sim_ctl register tsm0	# silent
 	wait_rc
-	[ "$WRC" = 1 ]
-	grep -qx "tsmctl wait: tsm0 not ready after 2 s" "$ERR"
-	# the next run checks the state first and finds it
+	[ "$WRC" = 0 ]	# the deadline's own look found it
+	[ "$(cat "$OUT")" = tsm0 ]
+	sim_ctl unregister tsm0
+	wait_bg --timeout infinity tsm0
+	sim_ctl register tsm0	# silent again: only the periodic look can end this wait
+	wait_done_within 60
+	wait_rc
+	[ "$WRC" = 0 ]
+	[ "$(cat "$OUT")" = tsm0 ]
+	# connect --wait decides as wait does: ready, so it connects
+	run --separate-stderr in_ns "$TSMCTL" --sysroot "$ROOT" connect --no-syslog --wait 1 81:00.0 tsm0
+	expect_status 0
+	[ "$(cat "$ROOT/sys/bus/pci/devices/0000:81:00.0/tsm/connect")" = tsm0 ]
+	[[ "$stderr" != *"gave up"* ]]
+}
+
+@test "ready means the PCI side is there: registered, not yet taken on, is not ready (proposed ABI: pci_mode)" {
+	netns_setup
+	mount_late tdx-connect-tiny '.tsms[0] += { "register_after_ms": 300, "change_after_ms": 4000 }'
+	D=$ROOT/sys/bus/pci/devices/0000:16:00.0
+	for _ in $(seq 100); do
+		[ -e "$ROOT/sys/class/tsm/tsm0" ] && break
+		sleep 0.05
+	done
+	[ -e "$ROOT/sys/class/tsm/tsm0" ]	# registered ...
+	[ ! -e "$ROOT/sys/class/tsm/tsm0/pci_mode" ]	# ... not taken on for PCI yet
+	[ ! -e "$D/tsm" ]
+	run --separate-stderr in_ns "$TSMCTL" --sysroot "$ROOT" wait --timeout 0 tsm0
+	expect_status 1
+	[ "${stderr_lines[0]}" = "tsmctl wait: tsm0 not ready (--timeout 0: checked once)" ]
+	# the advice for the missing tsm/connect in that window
+	run --separate-stderr in_ns "$TSMCTL" --sysroot "$ROOT" connect --no-syslog 16:00.0 tsm0
+	expect_status 1
+	[[ "$stderr" == *"tsm0 is registered but not ready yet: "*"'tsmctl wait tsm0'"* ]]
+	# connect --wait that runs out writes nothing, as wait says not ready
+	run --separate-stderr in_ns "$TSMCTL" --sysroot "$ROOT" connect --no-syslog -J --wait 0.2 16:00.0 tsm0
+	expect_status 1
+	json_is '.results' '[]'
+	[ "${stderr_lines[0]}" = "tsmctl connect: tsm0 not ready after 0.2 s" ]
+	[ "${stderr_lines[-1]}" = "tsmctl connect: nothing written" ]
+	run --separate-stderr in_ns "$TSMCTL" --sysroot "$ROOT" wait --timeout 20 tsm0
+	expect_status 0
+	[ -f "$D/tsm/connect" ]
+	[ "$(cat "$ROOT/sys/class/tsm/tsm0/pci_mode")" = link ]
+}
+
+@test "ready means the PCI side is there: v6.19 without events, tsm/ on the DSM candidates decides" {
+	netns_setup
+	mount_late sev-tio "$LATE"'{ "register_manually": true, "uevents": false, "change_after_ms": 3000 }'
+	sim_ctl register tsm0 &
+	ctl=$!
+	for _ in $(seq 100); do
+		[ -e "$ROOT/sys/class/tsm/tsm0" ] && break
+		sleep 0.02
+	done
+	[ -e "$ROOT/sys/class/tsm/tsm0" ]
+	[ ! -e "$ROOT/sys/bus/pci/devices/0000:81:00.0/tsm" ]
+	run in_ns "$TSMCTL" --sysroot "$ROOT" wait --timeout 0 tsm0
+	expect_status 1
+	run in_ns "$TSMCTL" --sysroot "$ROOT" wait --timeout 0
+	expect_status 1
+	wait "$ctl"
 	run in_ns "$TSMCTL" --sysroot "$ROOT" wait --timeout 0 tsm0
 	expect_status 0
+	# a host without any DSM candidate shows no tsm/ at all, and its TSM is ready all the same
+	unmount_live
+	mount_late sev-tio 'del(.. | .connected?) | del(.. | .tee?) | del(.. | .ide?)'
+	[ -z "$(ls "$ROOT"/sys/bus/pci/devices/*/tsm/connect 2>/dev/null)" ]
+	run in_ns "$TSMCTL" --sysroot "$ROOT" wait --timeout 0 tsm0
+	expect_status 0
+}
+
+@test "a synthetic add (udevadm trigger at coldplug) of a ready TSM keeps it ready" {
+	netns_setup
+	mount_late devsec-proposed '.tsms[1] += { "register_manually": true }'
+	wait_bg --timeout 20 tsm0 tsm1
+	echo add > "$ROOT/sys/class/tsm/tsm0/uevent"	# SYNTH_UUID=0, after tsm0's real events
+	printf 'add 01234567-89ab-cdef-0123-456789abcdef\n' > "$ROOT/sys/class/tsm/tsm0/uevent"
+	sleep 0.3
+	kill -0 "$WPID"	# tsm1 is not there yet
+	sim_ctl register tsm1
+	wait_done_within 30
+	wait_rc
+	[ "$WRC" = 0 ]
+	[ "$(cat "$OUT")" = "$(printf 'tsm0\ntsm1')" ]
 }
 
 @test "KOBJ_ADD is not readiness: it waits for the KOBJ_CHANGE after the PCI registration" {

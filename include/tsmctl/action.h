@@ -37,6 +37,7 @@ struct action_plan {
 	char *path;		/* root-relative attribute path */
 	bool already;		/* done already (held, accepted): nothing written */
 	bool written;		/* the store reached the kernel */
+	bool refused;		/* not written: the tree is no kernel's (err -EROFS) */
 	int err;		/* 0 or -errno, from the checks or from the kernel's store */
 };
 
@@ -58,6 +59,7 @@ bool action_device_present(const char *bdf);
 enum action_flags {
 	ACTION_DRY_RUN = 1 << 0,	/* check only: nothing written, nothing logged */
 	ACTION_NO_SYSLOG = 1 << 1,	/* write without the audit line (auditlog.h) */
+	ACTION_FORCE = 1 << 2,		/* write even where no kernel takes it (sysfs_takes_stores()) */
 };
 
 /*
@@ -67,7 +69,9 @@ enum action_flags {
  * TSM may be NULL for a disconnect or an unlock (the TSM holding the device)
  * and is ignored by accept.
  * Check failures are the errno the kernel would give (ABI.md §1.2); a
- * pending SIGINT/SIGTERM (action_signal) abandons the store with -EINTR.
+ * pending SIGINT/SIGTERM (action_signal) abandons the store with -EINTR;
+ * a tree that takes no stores (a copy) refuses it with -EROFS and
+ * plan->refused, unless ACTION_FORCE.
  * Returns plan->err; release the plan with action_plan_release().
  */
 int action_apply(const struct tsm_snapshot *snap, enum tsm_action action, const char *bdf,
@@ -96,11 +100,10 @@ extern volatile sig_atomic_t action_signal;
 void action_catch_signals(void);
 
 /*
- * --wait: wait on the tsm uevents until TSM (or, when NULL, any TSM) is ready
- * (uevent.h), then check that every BDF's tsm/connect exists. 0, -ETIMEDOUT,
- * -EINTR on SIGINT/SIGTERM, -ENOENT when a tsm/connect is missing although
- * the TSM is ready, or the uevent socket's -errno.
+ * connect --wait: tsm_wait() (uevent.h) for TSM, the same readiness as
+ * tsmctl wait. 0, -ETIMEDOUT, -EINTR on SIGINT/SIGTERM, or the uevent
+ * socket's -errno.
  */
-int action_wait_ready(const char *tsm, char *const *bdfs, size_t n, double seconds);
+int action_wait_ready(const char *tsm, double seconds);
 
 #endif

@@ -79,6 +79,7 @@ struct audit_opts {
 	bool require_all;		/* --require-connected all */
 	char *const *require;		/* --require-connected BDFs (canonical) */
 	size_t nr_require;
+	const bool *require_absent;	/* per require[]: no such PCI device in sysfs (NULL: all exist) */
 	const struct module_state *modules;	/* provider modules, for hints */
 	size_t nr_modules;
 	/*

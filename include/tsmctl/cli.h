@@ -45,7 +45,7 @@
  */
 enum common_opt {
 	COMMON_NONE = 0,
-	COMMON_ALL,		/* -a: act on / show every candidate */
+	COMMON_ALL,		/* -a: act on (devices: show) every candidate */
 	COMMON_HOST_BRIDGE,	/* -b LIST */
 	COMMON_DEVICE,		/* -d LIST */
 	COMMON_TSM,		/* -t LIST */
@@ -88,6 +88,8 @@ struct opt_def {
 
 /* a shared option by its id; "" only keeps the table going (the words are cli.c's) */
 #define OPT_COMMON(id)	{ .name = "", .common = (id) }
+/* a shared option whose --help text is the command's own (devices -a shows, it does not act) */
+#define OPT_COMMON_HELP(id, h)	{ .name = "", .common = (id), .help = (h) }
 #define OPT_BOOLEAN(s, l, v, h)	{ .short_name = (s), .name = (l), .help = (h), .flag = (v) }
 #define OPT_STRING(s, l, v, a, h) \
 	{ .short_name = (s), .name = (l), .arg = (a), .help = (h), .value = (v) }

@@ -16,6 +16,12 @@
 void explain_no_tsm(const struct tsm_snapshot *snap, const char *cmd);
 void explain_no_devices(const struct tsm_snapshot *snap, const char *cmd);
 void explain_needs_root(const struct tsm_snapshot *snap, const char *cmd);
+/*
+ * tsm_wait() (uevent.h) came back with ERR (not -EINTR) after SECONDS for
+ * WHAT ("tsm0", "any TSM"; escaped by the caller): not ready, and the
+ * provider modules' state; or the uevent socket could not be opened.
+ */
+void explain_not_ready(const char *cmd, const char *what, double seconds, int err);
 /* Entries of sys/class/tsm that are no TSM, not listed: said once. */
 void explain_bad_tsms(const struct tsm_snapshot *snap, const char *cmd);
 /* Attributes that exist but could not be read, or read malformed: said once. */

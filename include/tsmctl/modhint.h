@@ -18,7 +18,11 @@ struct module_state {
 	int available;		/* 1 found by libkmod, 0 not found, -1 unknown */
 };
 
-/* The TSM provider modules and their state; never fails if kmod cannot initialise. */
+/*
+ * The TSM provider modules and their state: ccp and tdx_host on a host; inside
+ * a confidential guest (a guest driver loaded or built in) the guest drivers
+ * that register its devsec TSM. Never fails if kmod cannot initialise.
+ */
 size_t provider_modules(struct module_state *out, size_t max);
 /* One line such as "ccp (AMD SEV-TIO): not loaded, available; tdx_host (...)". */
 char *provider_modules_summary(void);

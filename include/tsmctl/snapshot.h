@@ -194,8 +194,6 @@ enum scan_flags {
 /* Scan sysfs into SNAP. Never fails: what cannot be read is absent (or -errno) in the model. */
 void snapshot_scan(struct tsm_snapshot *snap, unsigned int flags);
 void snapshot_free(struct tsm_snapshot *snap);
-/* Is sys/class/tsm/NAME a TSM (a directory with the TSM's files)? 0, or -errno (struct bad_entry). */
-int snapshot_tsm_entry(const char *name);
 
 /* qsort orders of the model's lists: BDF; domain and bus; H, R, E. */
 int func_cmp(const void *a, const void *b);
@@ -273,6 +271,19 @@ bool tsm_not_devsec(const struct tsm *t);
 bool tsm_is_tdx_connect(const struct tsm *t);
 /* AMD SEV-TIO's TSM: registered on the PSP's PCI function, driver ccp (ABI.md §2.5). */
 bool tsm_is_sev_tio(const struct tsm *t);
+
+/* Has the kernel taken a registered TSM on for PCI (ABI.md §1.1, §2.8)? */
+enum tsm_pci_side {
+	TSM_PCI_SHOWN,		/* its pci_mode, or (v6.19) a function's tsm/ group shows it */
+	TSM_PCI_NOT_YET,	/* other TSMs show pci_mode and this one not yet */
+	TSM_PCI_NO_GROUP,	/* v6.19 and no function shows tsm/: not yet, or no DSM candidate */
+};
+enum tsm_pci_side tsm_pci_side(const struct tsm_snapshot *snap, const struct tsm *t);
+/*
+ * Would the kernel show tsm/connect on F once a link TSM is registered
+ * (is_pci_tsm_pf0(), ABI.md §2.1)? False when its config space is unknown.
+ */
+bool func_dsm_candidate(const struct pci_func *f);
 
 /*
  * Does the TSM's provider link its streams into the TSM's directory (the

@@ -21,6 +21,12 @@ void sysfs_exit(void);
 /* The root as given by the user ("/" when live), for messages and libpci. */
 const char *sysfs_root_path(void);
 bool sysfs_is_live(void);
+/*
+ * Does a store here reach a kernel: ROOT/sys is sysfs, or ROOT is a live
+ * tsm-sim mount (FUSE, its control file at the top)? A copy or a capture
+ * would take a write as a plain file and show what no kernel did.
+ */
+bool sysfs_takes_stores(void);
 /* PATH as the user sees it: /sys/... live, DIR/sys/... under --sysroot. */
 char *sysfs_display_path(const char *path);
 /* "the running kernel", or under --sysroot "this tree's kernel": for messages. */

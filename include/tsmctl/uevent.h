@@ -54,10 +54,13 @@ void tsm_ready_free(struct tsm_ready *r);
 
 /*
  * Wait until every TSM in NAMES (or, with N 0, any TSM) is registered and
- * announced ready: sys/class/tsm/NAME exists, and a KOBJ_ADD seen for it while
- * listening has been followed by its KOBJ_CHANGE. A synthetic event (udevadm
- * trigger's coldplug) replays the present state, so it only causes a re-check. The state is checked first,
- * then again once the socket listens, then on every tsm uevent.
+ * ready for PCI operations: sys/class/tsm/NAME exists, its PCI side is there
+ * (tsm_pci_side(): its pci_mode, or on v6.19 the DSM candidates' tsm/, or
+ * no candidate at all), and a KOBJ_ADD seen for it while listening has been
+ * followed by its KOBJ_CHANGE (a synthetic event, udevadm trigger's coldplug,
+ * replays the present state: it only causes a re-check). The state is
+ * checked first, then again once the socket listens, on every tsm uevent,
+ * every RECHECK_SECONDS without one, and at the deadline.
  * SECONDS < 0 waits forever, 0 only checks. CMD names the command in the
  * -v line "listening for tsm uevents". Returns 0 (READY filled when not
  * NULL), -ETIMEDOUT, -EINTR when *STOP became non-zero (SIGINT/SIGTERM;

@@ -145,6 +145,9 @@ struct verdict {
 static struct verdict evidence = { AUDIT_PASS, "cert0 verified against the trust store", 0 };
 static char *const *require_verified;
 static size_t nr_require_verified;
+static char *const *require_connected;
+static size_t nr_require_connected;
+static const bool *require_absent;
 
 static enum audit_status judge(const struct pci_func *f, void *arg, char **message, char **hint)
 {
@@ -162,6 +165,8 @@ static void run(const struct host *h, bool strict, struct audit_report *rep)
 	const struct audit_opts opts = {
 		.strict = strict, .evidence = judge, .evidence_arg = &evidence,
 		.require_verified = require_verified, .nr_require_verified = nr_require_verified,
+		.require = require_connected, .nr_require = nr_require_connected,
+		.require_absent = require_absent,
 	};
 	struct streamed st = { .kept = rep };
 	struct audit_opts sopts = opts;
@@ -672,6 +677,29 @@ static void evidence_checks(void)
 	audit_report_free(&rep);
 }
 
+/* --require-connected: a device without tsm/connect, and one the command found absent from sysfs. */
+static void required_devices(void)
+{
+	static char *const required[] = { "0000:40:01.0", "0000:99:00.0" };
+	static const bool absent[] = { false, true };
+	struct audit_report rep;
+	struct host h;
+
+	host_init(&h);
+	require_connected = required;
+	nr_require_connected = 2;
+	require_absent = absent;
+	run(&h, false, &rep);
+	EXPECT(&rep, "device.connected", "0000:40:01.0", AUDIT_FAIL,
+	       "required to be connected, but has no tsm/connect");
+	EXPECT(&rep, "device.connected", "0000:99:00.0", AUDIT_FAIL,
+	       "required to be connected, but there is no such PCI device");
+	audit_report_free(&rep);
+	require_connected = NULL;
+	nr_require_connected = 0;
+	require_absent = NULL;
+}
+
 int main(void)
 {
 	healthy();
@@ -688,6 +716,7 @@ int main(void)
 	connect_blockers();
 	unreadable_tsm_dir();
 	evidence_checks();
+	required_devices();
 	printf("%lu passed, %lu failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

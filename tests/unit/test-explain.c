@@ -89,9 +89,29 @@ static void device_present(bool present)
 
 static void test_common(void)
 {
+	char *want;
+
 	reset_func(false);
-	check(ACTION_CONNECT, EROFS, false, "tsm0",
-	      "/sys is mounted read-only here (inside a container?): tsm/connect cannot be written");
+	/* under --sysroot: the tree is read-only, not /sys (the live wording needs root "/") */
+	want = xasprintf("%s is on a read-only file system: tsm/connect cannot be written there",
+			 root);
+	check(ACTION_CONNECT, EROFS, false, "tsm0", want);
+	free(want);
+	/* refused before the store: the tree is no kernel's (action_apply() without --force) */
+	{
+		struct action_plan plan = { .action = ACTION_LOCK, .bdf = BDF, .tsm = "tsm1",
+					    .err = -EROFS, .refused = true };
+		char *got = explain_action(&plan, &snap);
+
+		want = xasprintf("not written: %s is neither a kernel's sysfs (its sys/ is no sysfs "
+				 "mount) nor a live tsm-sim mount, so no kernel would take the "
+				 "store: tsm/lock there is a plain file (a copy or a capture?) and "
+				 "writing it would show what no kernel did; --force writes it all "
+				 "the same", root);
+		expect("lock EROFS (refused)", got, want);
+		free(got);
+		free(want);
+	}
 	check(ACTION_CONNECT, EINTR, false, "tsm0", "interrupted before writing; nothing was changed");
 	check(ACTION_CONNECT, EINTR, true, "tsm0",
 	      "interrupted while the kernel waited for its TSM lock; tsm/connect now reads empty");
@@ -105,9 +125,19 @@ static void test_common(void)
 		      "(a security module, or a read-only /sys?)");
 	check(ACTION_CONNECT, ENOENT, false, "tsm0", "the device is gone (removed or hot-unplugged)");
 	device_present(true);
+	/* tsm0 taken on for PCI (its pci_mode shown): the device is no DSM candidate */
+	tsm0.has_pci_mode = true;
+	tsm0.mode = "link";
 	check(ACTION_CONNECT, ENOENT, false, "tsm0",
 	      "has no tsm/connect: the kernel offers it only on function 0 of a PCIe endpoint, "
 	      "switch upstream port or RCiEP with IDE or TEE-IO (see 'tsmctl devices --all')");
+	/* tsm1 shows pci_mode and tsm0 not yet: registered, not ready (ABI.md §1.1) */
+	tsm0.has_pci_mode = false;
+	tsm0.mode = NULL;
+	check(ACTION_CONNECT, ENOENT, false, "tsm0",
+	      "tsm0 is registered but not ready yet: the kernel shows tsm/connect on the devices "
+	      "once it has taken tsm0 on for PCI operations (and says so with a change uevent); "
+	      "wait for that with 'tsmctl wait tsm0' or 'tsmctl connect --wait SECONDS'");
 	/* no function shows tsm/lock, and a devsec TSM is registered */
 	check(ACTION_LOCK, ENOENT, false, "tsm1",
 	      "the devsec TSM tsm1 is registered, but no PCI function shows tsm/lock: the kernel "

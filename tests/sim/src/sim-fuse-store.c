@@ -3,8 +3,8 @@
 #define FUSE_USE_VERSION 35
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fuse.h>
 #include <limits.h>
+#include <fuse.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,36 +13,46 @@
 #include "sim-fuse.h"
 
 /*
- * drivers/base/core.c uevent_store() → lib/kobject_uevent.c kobject_synth_uevent():
- * the event, with SYNTH_UUID, for the object whose uevent file PATH is. An object
- * without a bus or class is filtered (dev_uevent_filter()): nothing sent, no error.
+ * The subsystem a kobject's uevents name: dev_uevent_name() (drivers/base/core.c),
+ * its bus's or class's name, which the subsystem link names; a driver's is its
+ * kset's, "drivers". NULL: a device on no bus and in no class (a host bridge,
+ * the faux root), whose events dev_uevent_filter() drops.
+ */
+static char *kobject_subsystem(const char *dir)
+{
+	char *link = sim_xasprintf("%s/%s/subsystem", sim_fuse.root, dir), target[PATH_MAX];
+	const char *drivers = strstr(dir, "/drivers/");
+	ssize_t n = readlink(link, target, sizeof(target) - 1);
+	char *base;
+
+	free(link);
+	if (!strncmp(dir, "sys/bus/", 8) && drivers && !strchr(drivers + 9, '/'))
+		return strdup("drivers");
+	if (n <= 0)
+		return NULL;
+	target[n] = '\0';
+	base = strrchr(target, '/');
+	return strdup(base ? base + 1 : target);
+}
+
+/*
+ * A write to a kobject's uevent file: uevent_store() (drivers/base/core.c, and
+ * the drivers' in bus.c) -> kobject_synth_uevent() (lib/kobject_uevent.c):
+ * the action, SYNTH_UUID and SYNTH_ARG_* sent as a synthetic event.
  */
 static int uevent_store(const char *path, const char *buf, size_t len)
 {
-	char *dir, *link, target[PATH_MAX], **envp;
-	const char *action;
-	ssize_t n;
+	char *dir = strdup(path[0] == '/' ? path + 1 : path), *slash, *subsystem;
 	int rc;
 
-	rc = sim_uevent_synth_parse(buf, len, &action, &envp);
-	if (rc)
-		return rc;
-	dir = strndup(path + 1, strlen(path + 1) - strlen("/uevent"));
-	link = dir ? sim_xasprintf("%s/%s/subsystem", sim_fuse.root, dir) : NULL;
-	if (!link) {
-		sim_uevent_env_free(envp);
-		free(dir);
+	if (!dir)
 		return -ENOMEM;
-	}
-	pthread_rwlock_rdlock(&sim_fuse.rwsem);
-	n = readlink(link, target, sizeof(target) - 1);
-	pthread_rwlock_unlock(&sim_fuse.rwsem);
-	if (n > 0 && sim_fuse.uevents_ok) {
-		target[n] = '\0';
-		rc = sim_uevent_send(action, dir, sim_fuse_base_name(target), envp);
-	}
-	sim_uevent_env_free(envp);
-	free(link);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	subsystem = kobject_subsystem(dir);
+	rc = sim_uevent_synth(dir, subsystem, buf, len, sim_fuse.uevents_ok);
+	free(subsystem);
 	free(dir);
 	return rc;
 }
@@ -169,7 +179,7 @@ static void flush_events(void)
 	pthread_rwlock_unlock(&sim_fuse.rwsem);
 	for (size_t i = 0; i < n; i++) {
 		if (sim_fuse.uevents_ok)
-			sim_uevent_send(ev[i].action, ev[i].dir, ev[i].subsystem, NULL);
+			sim_uevent_send(ev[i].action, ev[i].dir, ev[i].subsystem);
 		free(ev[i].action);
 		free(ev[i].dir);
 		free(ev[i].subsystem);

@@ -22,7 +22,7 @@ void sim_fuse_sleep_ms(long ms)
 static void tsm_uevent(struct sim_tsm *t, const char *action)
 {
 	if (t->uevents)
-		sim_uevent_send(action, t->dir, "tsm", NULL);
+		sim_uevent_send(action, t->dir, "tsm");
 }
 
 /*

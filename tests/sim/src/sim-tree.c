@@ -763,7 +763,12 @@ static void write_tsm(struct tw *w, struct sim_tsm *t)
 	link_to(w, t->dir, "device", parent);
 	link_to(w, t->dir, "subsystem", "sys/class/tsm");
 	link_to(w, "sys/class/tsm", t->name, t->dir);
-	attr_opt(w, t->dir, "pci_mode", w->m->abi == ABI_PROPOSED,
+	/*
+	 * tsm_pci_visible(): pci_mode once pci_ops is set; tsm_register_pci_or_reset()
+	 * updates the group after pci_tsm_register(), just before KOBJ_CHANGE
+	 * (intel-staging/tdx da2ae199703c, drivers/virt/coco/tsm-core.c)
+	 */
+	attr_opt(w, t->dir, "pci_mode", w->m->abi == ABI_PROPOSED && t->pci_ready,
 		 t->kind == TSM_LINK ? "link\n" : "devsec\n", RO);
 	/* proposed: tsmN/pciDDDD:BB while this TSM has streams there */
 	prune_links(w, t->dir, "pci", keep_pci_link, t);

@@ -56,11 +56,14 @@ int sim_uevent_allowed(char **why)
 }
 
 /*
- * One kobject uevent for the object at DIR ("sys/devices/..."): ACTION, DEVPATH,
- * SUBSYSTEM, then ENVP's keys (NULL: none), then SEQNUM, as kobject_uevent_env() orders them.
+ * One kobject uevent for the object at DIR ("sys/devices/..."), its keys in
+ * kobject_uevent_env()'s order (lib/kobject_uevent.c): ACTION, DEVPATH,
+ * SUBSYSTEM, the caller's ENV (NULL-terminated, or NULL), SEQNUM. The kset's
+ * own keys (dev_uevent(): DRIVER, PCI_SLOT_NAME, ...) are left out: a guess
+ * that no listener of the simulator needs them.
  */
-int sim_uevent_send(const char *action, const char *dir, const char *subsystem,
-		    char *const *envp)
+static int send_env(const char *action, const char *dir, const char *subsystem,
+		    const char *const *env)
 {
 	struct sockaddr_nl dst = { .nl_family = AF_NETLINK, .nl_groups = UEVENT_GROUP };
 	const char *devpath = dir + 3;	/* kobject paths are relative to /sys */
@@ -71,20 +74,16 @@ int sim_uevent_send(const char *action, const char *dir, const char *subsystem,
 
 	pthread_mutex_lock(&send_lock);
 	f = open_memstream(&msg, &len);
-	if (!f) {
-		pthread_mutex_unlock(&send_lock);
-		return -ENOMEM;
-	}
-	fprintf(f, "%s@%s%cACTION=%s%cDEVPATH=%s%cSUBSYSTEM=%s%c",
-		action, devpath, 0, action, 0, devpath, 0, subsystem, 0);
-	for (size_t i = 0; envp && envp[i]; i++)
-		fprintf(f, "%s%c", envp[i], 0);
+	if (!f)
+		abort();
+	/* "ACTION@DEVPATH\0KEY=VALUE\0...": every string with its NUL */
+	fprintf(f, "%s@%s%cACTION=%s%cDEVPATH=%s%cSUBSYSTEM=%s%c", action, devpath, 0, action,
+		0, devpath, 0, subsystem, 0);
+	for (size_t i = 0; env && env[i]; i++)
+		fprintf(f, "%s%c", env[i], 0);
 	fprintf(f, "SEQNUM=%lu%c", ++seqnum, 0);
-	if (fclose(f)) {
-		pthread_mutex_unlock(&send_lock);
-		free(msg);
-		return -ENOMEM;
-	}
+	if (fclose(f))
+		abort();
 	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_KOBJECT_UEVENT);
 	if (fd < 0 || sendto(fd, msg, len, 0, (struct sockaddr *)&dst, sizeof(dst)) < 0)
 		rc = -errno;
@@ -95,123 +94,107 @@ int sim_uevent_send(const char *action, const char *dir, const char *subsystem,
 	return rc;
 }
 
-/* lib/uuid.c uuid_is_valid(): 36 characters, hyphens at 8, 13, 18, 23, hex digits elsewhere */
+int sim_uevent_send(const char *action, const char *dir, const char *subsystem)
+{
+	return send_env(action, dir, subsystem, NULL);
+}
+
+/* kobject_actions[] (lib/kobject_uevent.c): the words a uevent file takes */
+static const char *const synth_actions[] = {
+	"add", "remove", "change", "move", "online", "offline", "bind", "unbind", NULL,
+};
+
+/* uuid_is_valid() (lib/uuid.c): 8-4-4-4-12 hex digits */
 static bool uuid_valid(const char *s)
 {
-	for (int i = 0; i < UUID_STRING_LEN; i++) {
-		if (i == 8 || i == 13 || i == 18 || i == 23) {
-			if (s[i] != '-')
-				return false;
-		} else if (!isxdigit((unsigned char)s[i])) {
+	for (int i = 0; i < 36; i++)
+		if ((i == 8 || i == 13 || i == 18 || i == 23) ? s[i] != '-' : !isxdigit((unsigned char)s[i]))
 			return false;
-		}
-	}
 	return true;
 }
 
-/* lib/kobject_uevent.c action_arg_word_end(): alphanumerics up to DELIM, at least one */
-static const char *word_end(const char *buf, const char *buf_end, char delim)
+/* action_arg_word_end(): alphanumerics up to DELIM or past END; NULL if none or another byte */
+static const char *word_end(const char *p, const char *end, char delim)
 {
-	const char *next = buf;
+	const char *start = p;
 
-	while (next <= buf_end && *next != delim)
-		if (!isalnum((unsigned char)*next++))
+	while (p <= end && *p != delim)
+		if (!isalnum((unsigned char)*p++))
 			return NULL;
-	return next == buf ? NULL : next;
+	return p == start ? NULL : p;
 }
 
-/* append one key to a NULL-terminated list */
-static void env_add(char ***envp, size_t *n, char *key)
-{
-	char **grown = realloc(*envp, (*n + 2) * sizeof(**envp));
+#define UEVENT_NUM_ENVP		64	/* include/linux/kobject.h */
+#define UEVENT_BUFFER_SIZE	2048
 
-	if (!grown)
-		abort();	/* as sim_xasprintf() */
-	*envp = grown;
-	(*envp)[(*n)++] = key;
-	(*envp)[*n] = NULL;
-}
-
-/* lib/kobject_uevent.c kobject_action_args(): "UUID[ KEY=VALUE...]" into SYNTH_UUID, SYNTH_ARG_* */
-static int action_args(const char *buf, size_t count, char ***envp)
+/*
+ * kobject_action_args(): "UUID[ KEY=VALUE...]" (one trailing newline or NUL
+ * dropped) into ENV as SYNTH_UUID= and SYNTH_ARG_KEY=VALUE; 0 or -EINVAL,
+ * also when its kobj_uevent_env (64 keys, 2048 bytes) is full.
+ */
+static int synth_args(const char *buf, size_t count, char **env, size_t *n)
 {
-	const char *next, *buf_end, *key;
-	size_t n = 0;
+	const char *next, *end, *key;
+	size_t bytes = 48;	/* "SYNTH_UUID=" and 36 digits with their NUL */
 	int key_len;
 
-	if (count && (buf[count - 1] == '\n' || buf[count - 1] == '\0'))
+	if (count && (buf[count - 1] == '\n' || !buf[count - 1]))
 		count--;
-	if (!count)
+	if (count < 36 || !uuid_valid(buf))
 		return -EINVAL;
-	if (count < UUID_STRING_LEN || !uuid_valid(buf))
-		return -EINVAL;
-	env_add(envp, &n, sim_xasprintf("SYNTH_UUID=%.*s", UUID_STRING_LEN, buf));
-	next = buf + UUID_STRING_LEN;
-	buf_end = buf + count - 1;
-	while (next <= buf_end) {
-		if (*next != ' ')
+	env[(*n)++] = sim_xasprintf("SYNTH_UUID=%.36s", buf);
+	next = buf + 36;
+	end = buf + count - 1;
+	while (next <= end) {
+		if (*next != ' ' || (key = ++next) > end)
 			return -EINVAL;
-		key = ++next;
-		if (key > buf_end)
-			return -EINVAL;
-		next = word_end(key, buf_end, '=');
-		if (!next || next > buf_end || *next != '=')
+		next = word_end(key, end, '=');
+		if (!next || next > end || *next != '=')
 			return -EINVAL;
 		key_len = (int)(next - key);
-		if (++next > buf_end)
+		if (++next > end)
 			return -EINVAL;
 		buf = next;
-		next = word_end(buf, buf_end, ' ');
+		next = word_end(buf, end, ' ');
 		if (!next)
 			return -EINVAL;
-		env_add(envp, &n, sim_xasprintf("SYNTH_ARG_%.*s=%.*s", key_len, key,
-						(int)(next - buf), buf));
+		bytes += sizeof("SYNTH_ARG_=") + (size_t)key_len + (size_t)(next - buf);
+		if (*n >= UEVENT_NUM_ENVP || bytes > UEVENT_BUFFER_SIZE)
+			return -EINVAL;
+		env[(*n)++] = sim_xasprintf("SYNTH_ARG_%.*s=%.*s", key_len, key,
+					    (int)(next - buf), buf);
 	}
 	return 0;
 }
 
-void sim_uevent_env_free(char **envp)
+int sim_uevent_synth(const char *dir, const char *subsystem, const char *buf, size_t count,
+		     bool send)
 {
-	for (size_t i = 0; envp && envp[i]; i++)
-		free(envp[i]);
-	free(envp);
-}
+	const char *args = memchr(buf, ' ', count), *action = NULL;
+	size_t first, left = count, n = 0;
+	char *env[UEVENT_NUM_ENVP + 1] = { 0 };	/* NULL-terminated */
+	int rc = 0;
 
-int sim_uevent_synth_parse(const char *buf, size_t count, const char **action, char ***envp)
-{
-	static const char *const actions[] = { "add", "remove", "change", "move",
-					       "online", "offline", "bind", "unbind" };
-	const char *args = NULL;
-	size_t count_first, full = count;
-	int rc;
-
-	*action = NULL;
-	*envp = NULL;
-	/* kobject_action_type(): one trailing newline or NUL, then the first word */
-	if (count && (buf[count - 1] == '\n' || buf[count - 1] == '\0'))
-		count--;
-	if (!count)
+	/* kobject_action_type(): the exact word, one trailing newline or NUL dropped */
+	if (left && (buf[left - 1] == '\n' || !buf[left - 1]))
+		left--;
+	if (args && (size_t)(args - buf) >= left)
+		args = NULL;
+	first = args ? (size_t)(args - buf) : left;
+	for (const char *const *a = synth_actions; *a && left; a++)
+		if (strlen(*a) == first && !memcmp(*a, buf, first))
+			action = *a;
+	if (!action)
 		return -EINVAL;
-	args = memchr(buf, ' ', count);
-	count_first = args ? (size_t)(args - buf) : count;
-	if (args)
-		args++;
-	for (size_t i = 0; i < sizeof(actions) / sizeof(*actions); i++)
-		if (!strncmp(actions[i], buf, count_first) && !actions[i][count_first])
-			*action = actions[i];
-	if (!*action)
-		return -EINVAL;
-	/* kobject_synth_uevent(): no arguments is SYNTH_UUID=0 */
-	if (!args) {
-		size_t n = 0;
-
-		env_add(envp, &n, sim_xasprintf("SYNTH_UUID=0"));
-		return 0;
-	}
-	rc = action_args(args, full - (size_t)(args - buf), envp);
-	if (rc) {
-		sim_uevent_env_free(*envp);
-		*envp = NULL;
-	}
+	/* no arguments: SYNTH_UUID=0; else the arguments from the byte after the blank */
+	if (!args)
+		env[n++] = sim_xasprintf("SYNTH_UUID=0");
+	else
+		rc = synth_args(args + 1, count - (size_t)(args + 1 - buf), env, &n);
+	/* dev_uevent_filter(): a device on no bus and in no class sends nothing, and that is success */
+	if (!rc && subsystem && send)
+		rc = send_env(action, dir, subsystem, (const char *const *)env);
+	for (size_t i = 0; i < n; i++)
+		free(env[i]);
 	return rc;
 }

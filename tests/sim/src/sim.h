@@ -604,11 +604,14 @@ bool sim_fs_exists(const char *root, const char *rel);
 
 /* sim-uevent.c: kobject uevents on NETLINK_KOBJECT_UEVENT group 1 */
 int sim_uevent_allowed(char **why);
-int sim_uevent_send(const char *action, const char *dir, const char *subsystem,
-		    char *const *envp);
-/* A store to a uevent file (kobject_synth_uevent()): its action and keys (free them), or -EINVAL. */
-int sim_uevent_synth_parse(const char *buf, size_t count, const char **action, char ***envp);
-void sim_uevent_env_free(char **envp);
+int sim_uevent_send(const char *action, const char *dir, const char *subsystem);
+/*
+ * A write of BUF to DIR's uevent file: kobject_synth_uevent(), "ACTION [UUID
+ * [KEY=VALUE...]]", sent with SYNTH_UUID (and SYNTH_ARG_*) when SEND and the
+ * object has a SUBSYSTEM (NULL: no bus or class, filtered). 0 or -EINVAL.
+ */
+int sim_uevent_synth(const char *dir, const char *subsystem, const char *buf, size_t count,
+		     bool send);
 
 /* sim-control.c: the live mount's test-only control file (outside sys/) */
 #define CONTROL_FILE "tsm-sim-control"
