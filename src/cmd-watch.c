@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tsmctl watch: rescan TSMs, connections, IDE streams and stream pools at an
- * interval and print only what changed, one line (or one JSON object) per
- * event. The first scan is the baseline; events are the differences.
+ * tsmctl watch: look at TSMs, host bridges, connections, IDE streams and
+ * stream pools at an interval and print only what changed, one line (or one
+ * JSON object) per event. The first scan is the baseline; events are the
+ * differences. Between two scans only what can change without the
+ * structure moving is looked at again (rescan.c); a uevent, or a look that
+ * sees the structure move, takes a new scan.
  */
 #include <errno.h>
 #include <limits.h>
@@ -13,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "tsmctl/action.h"
@@ -20,8 +24,10 @@
 #include "tsmctl/metrics.h"
 #include "tsmctl/output.h"
 #include "tsmctl/render.h"
+#include "tsmctl/rescan.h"
 #include "tsmctl/snapshot.h"
 #include "tsmctl/sysfs.h"
+#include "tsmctl/uevent.h"
 #include "tsmctl/util.h"
 
 /* What the stream view also needs, no more: no root-port survey, no SR-IOV. */
@@ -29,6 +35,8 @@
 #define WATCH_DEFAULT_INTERVAL	2.0
 #define WATCH_MIN_INTERVAL	0.1
 #define WATCH_MAX_INTERVAL	86400.0
+#define WATCH_SPARE_FDS		64	/* kept free of the files a watch keeps open */
+#define WATCH_SETTLE		0.05	/* quiet after a uevent before the scan: a module adds many devices */
 
 /* watch's own options; parse_args() checks the values */
 static struct watch_param {
@@ -38,28 +46,31 @@ static struct watch_param {
 
 enum severity { SEV_INFO, SEV_FAIL };
 
-/* The part of a snapshot watch compares; owns its strings, so snapshots can go. */
+/*
+ * The part of a snapshot watch compares, in the snapshot's order. Strings
+ * are the snapshot's: the one compared with stays alive until the diff is
+ * done. What a look changes in place (the Status registers) is copied.
+ */
 struct w_dev {
-	char *bdf;
-	char *tsm;		/* connected TSM, NULL when not connected */
+	const struct pci_func *f;
+	const char *tsm;	/* connected TSM, NULL when not connected */
 };
 
 struct w_stream {
-	char *key;		/* "pciDDDD:BB/streamH.R.E" */
-	char *endpoint;
+	const struct ide_stream *s;
+	const char *endpoint;	/* its BDF, "dangling" or "unknown" */
 	const char *state;	/* metrics_stream_state(): secure / insecure / unknown */
-	char *ep_state, *rp_state;
 	bool ide_fail;
 	bool dangling;		/* the link names no device below its host bridge */
 };
 
 struct w_hb {
-	char *name;
+	const struct host_bridge *hb;
 	long long available;	/* -1: no pool file */
 };
 
 struct w_state {
-	char **tsms;
+	const struct tsm **tsms;
 	size_t nr_tsms;
 	struct w_dev *devs;
 	size_t nr_devs;
@@ -69,6 +80,12 @@ struct w_state {
 	size_t nr_hbs;
 };
 
+/* A snapshot being watched: the scan, and what the looks between scans read. */
+struct watched {
+	struct tsm_snapshot snap;
+	struct rescan *rescan;
+};
+
 struct watcher {
 	bool json;
 	bool failed;		/* a failure-class event was printed */
@@ -76,60 +93,72 @@ struct watcher {
 	bool baseline;		/* the first scan: only failures, each marked as found at start */
 };
 
+static int cmp_dev(const void *a, const void *b)
+{
+	return func_cmp(&((const struct w_dev *)a)->f, &((const struct w_dev *)b)->f);
+}
+
+/* Host bridge, then H.R.E: a 6.19-rc1 link found in a TSM's dir joins its host bridge's. */
+static int cmp_stream(const void *a, const void *b)
+{
+	const struct ide_stream *x = ((const struct w_stream *)a)->s;
+	const struct ide_stream *y = ((const struct w_stream *)b)->s;
+	int c = hb_cmp(&x->hb, &y->hb);
+
+	return c ? c : stream_cmp(&x, &y);
+}
+
+static int cmp_hb(const void *a, const void *b)
+{
+	return hb_cmp(&((const struct w_hb *)a)->hb, &((const struct w_hb *)b)->hb);
+}
+
+/* Each list in the order diff's merges walk: the snapshot's, without a sort where it has one. */
 static void state_take(struct w_state *w, const struct tsm_snapshot *snap)
 {
 	memset(w, 0, sizeof(*w));
 	w->tsms = xcalloc(snap->nr_tsms + 1, sizeof(*w->tsms));
 	for (size_t i = 0; i < snap->nr_tsms; i++)
-		w->tsms[w->nr_tsms++] = xstrdup(snap->tsms[i]->name);
+		w->tsms[w->nr_tsms++] = snap->tsms[i];
 	w->devs = xcalloc(snap->nr_funcs + 1, sizeof(*w->devs));
 	for (size_t i = 0; i < snap->nr_funcs; i++) {
 		const struct pci_func *f = snap->funcs[i];
 
 		if (!f->has_connect)
 			continue;
-		w->devs[w->nr_devs].bdf = xstrdup(f->bdf);
-		w->devs[w->nr_devs++].tsm = func_connected(f) ? xstrdup(f->connect) : NULL;
+		w->devs[w->nr_devs].f = f;
+		w->devs[w->nr_devs++].tsm = func_connected(f) ? f->connect : NULL;
 	}
-	w->streams = xcalloc(snap->nr_streams + 1, sizeof(*w->streams));
-	for (size_t i = 0; i < snap->nr_streams; i++) {
-		const struct ide_stream *s = snap->streams[i];
-		struct w_stream *ws = &w->streams[w->nr_streams++];
-
-		ws->key = xasprintf("%s/%s", s->hb->name, s->name);
-		ws->endpoint = xstrdup(s->endpoint ? s->endpoint->bdf : s->dangling ? "dangling" :
-				       "unknown");
-		ws->state = metrics_stream_state(s);
-		ws->ep_state = render_partner_state(s, true);
-		ws->rp_state = render_partner_state(s, false);
-		/* the model's answer: a stray link's blocks are its stream's, told once */
-		ws->ide_fail = stream_ide_fail(s);
-		ws->dangling = s->dangling;
-	}
+	/* host bridges a stream link led to come after the sorted ones */
 	w->hbs = xcalloc(snap->nr_hbs + 1, sizeof(*w->hbs));
 	for (size_t i = 0; i < snap->nr_hbs; i++) {
-		w->hbs[w->nr_hbs].name = xstrdup(snap->hbs[i]->name);
+		w->hbs[w->nr_hbs].hb = snap->hbs[i];
 		w->hbs[w->nr_hbs++].available = snap->hbs[i]->available_streams;
+	}
+	qsort(w->hbs, w->nr_hbs, sizeof(*w->hbs), cmp_hb);
+	/* each host bridge's streams are sorted by H.R.E */
+	w->streams = xcalloc(snap->nr_streams + 1, sizeof(*w->streams));
+	for (size_t i = 0; i < w->nr_hbs; i++) {
+		for (size_t j = 0; j < w->hbs[i].hb->nr_streams; j++) {
+			const struct ide_stream *s = w->hbs[i].hb->streams[j];
+			struct w_stream *ws = &w->streams[w->nr_streams++];
+
+			ws->s = s;
+			ws->endpoint = s->endpoint ? s->endpoint->bdf : s->dangling ? "dangling" :
+				       "unknown";
+			ws->state = metrics_stream_state(s);
+			/* the model's answer: a stray link's blocks are its stream's, told once */
+			ws->ide_fail = stream_ide_fail(s);
+			ws->dangling = s->dangling;
+		}
 	}
 }
 
 static void state_free(struct w_state *w)
 {
-	strv_free(w->tsms, w->nr_tsms);
-	for (size_t i = 0; i < w->nr_devs; i++) {
-		free(w->devs[i].bdf);
-		free(w->devs[i].tsm);
-	}
+	free(w->tsms);
 	free(w->devs);
-	for (size_t i = 0; i < w->nr_streams; i++) {
-		free(w->streams[i].key);
-		free(w->streams[i].endpoint);
-		free(w->streams[i].ep_state);
-		free(w->streams[i].rp_state);
-	}
 	free(w->streams);
-	for (size_t i = 0; i < w->nr_hbs; i++)
-		free(w->hbs[i].name);
 	free(w->hbs);
 	memset(w, 0, sizeof(*w));
 }
@@ -196,119 +225,192 @@ static void emit(struct watcher *w, enum severity sev, const char *event, const 
 	}
 }
 
-/* The element of ARRAY (N of SIZE bytes) whose char * at OFFSET is KEY, or NULL. */
-static const void *find_keyed(const void *array, size_t n, size_t size, size_t offset,
-			      const char *key)
-{
-	for (size_t i = 0; i < n; i++) {
-		const char *e = (const char *)array + i * size;
+/*
+ * Walk two lists in the same order side by side: each element of NOW with
+ * its match in OLD (NULL: new), then each element of OLD that NOW lacks.
+ */
+#define MERGE(old_v, old_n, now_v, now_n, cmp, on_now, on_gone)			\
+	do {									\
+		size_t i_ = 0, j_ = 0;						\
+										\
+		while (i_ < (now_n) || j_ < (old_n)) {				\
+			int c_ = i_ == (now_n) ? 1 : j_ == (old_n) ? -1 :	\
+				 cmp(&(now_v)[i_], &(old_v)[j_]);		\
+										\
+			if (c_ <= 0) {						\
+				on_now(&(now_v)[i_], c_ ? NULL : &(old_v)[j_]);	\
+				j_ += !c_;					\
+				i_++;						\
+			} else {						\
+				on_gone(&(old_v)[j_]);				\
+				j_++;						\
+			}							\
+		}								\
+	} while (0)
 
-		if (streq(*(char *const *)(e + offset), key))
-			return e;
-	}
-	return NULL;
+static struct watcher *wt;	/* the watcher the MERGE callbacks print through */
+
+static int cmp_tsm(const void *a, const void *b)
+{
+	const struct tsm *x = *(const struct tsm *const *)a, *y = *(const struct tsm *const *)b;
+
+	return (x->id > y->id) - (x->id < y->id);
 }
 
-static bool has_name(char **v, size_t n, const char *name)
+static void tsm_now(const struct tsm **t, const struct tsm **was)
 {
-	return find_keyed(v, n, sizeof(*v), 0, name);
+	if (!was)
+		emit(wt, SEV_INFO, "tsm-added", "tsm", (*t)->name, "registered");
 }
 
-static const struct w_dev *find_dev(const struct w_state *s, const char *bdf)
+static void tsm_gone(const struct tsm **t)
 {
-	return find_keyed(s->devs, s->nr_devs, sizeof(*s->devs), offsetof(struct w_dev, bdf), bdf);
-}
-
-static const struct w_stream *find_stream(const struct w_state *s, const char *key)
-{
-	return find_keyed(s->streams, s->nr_streams, sizeof(*s->streams),
-			  offsetof(struct w_stream, key), key);
-}
-
-static const struct w_hb *find_hb(const struct w_state *s, const char *name)
-{
-	return find_keyed(s->hbs, s->nr_hbs, sizeof(*s->hbs), offsetof(struct w_hb, name), name);
+	emit(wt, SEV_FAIL, "tsm-removed", "tsm", (*t)->name, "unregistered");
 }
 
 static void diff_tsms(struct watcher *w, const struct w_state *old, const struct w_state *now)
 {
-	for (size_t i = 0; i < now->nr_tsms; i++)
-		if (!has_name(old->tsms, old->nr_tsms, now->tsms[i]))
-			emit(w, SEV_INFO, "tsm-added", "tsm", now->tsms[i], "registered");
-	for (size_t i = 0; i < old->nr_tsms; i++)
-		if (!has_name(now->tsms, now->nr_tsms, old->tsms[i]))
-			emit(w, SEV_FAIL, "tsm-removed", "tsm", old->tsms[i], "unregistered");
+	wt = w;
+	MERGE(old->tsms, old->nr_tsms, now->tsms, now->nr_tsms, cmp_tsm, tsm_now, tsm_gone);
+}
+
+/* Where a host bridge lives, as the kernel shows it: what a bus module or VMD domain added. */
+static char *hb_place(const struct host_bridge *hb)
+{
+	const char *slash = strrchr(hb->dir, '/');
+
+	return xasprintf("/%.*s", slash ? (int)(slash - hb->dir) : 0, hb->dir);
+}
+
+static void hb_added(const struct w_hb *h, const struct w_hb *was)
+{
+	char *place;
+
+	if (was)
+		return;
+	place = hb_place(h->hb);
+	if (h->available >= 0)
+		emit(wt, SEV_INFO, "host-bridge-added", "host_bridge", h->hb->name,
+		     "below %s: available_secure_streams %lld", place, h->available);
+	else
+		emit(wt, SEV_INFO, "host-bridge-added", "host_bridge", h->hb->name,
+		     "below %s: no IDE stream pool", place);
+	free(place);
+}
+
+static void hb_kept(const struct w_hb *h)
+{
+	(void)h;
+}
+
+/* A pool used up (a new host bridge's too), or free again. */
+static void hb_pool(const struct w_hb *h, const struct w_hb *was)
+{
+	if (h->available == 0 && (!was || was->available != 0))
+		emit(wt, SEV_FAIL, "pool-exhausted", "host_bridge", h->hb->name,
+		     "available_secure_streams 0: no new IDE stream can be set up");
+	else if (h->available > 0 && was && was->available == 0)
+		emit(wt, SEV_INFO, "pool-available", "host_bridge", h->hb->name,
+		     "available_secure_streams %lld", h->available);
+}
+
+static void hb_gone(const struct w_hb *h)
+{
+	emit(wt, SEV_INFO, "host-bridge-removed", "host_bridge", h->hb->name,
+	     "gone, with its %zu stream link%s", h->hb->nr_streams, h->hb->nr_streams == 1 ? "" : "s");
+}
+
+/* Host bridges that came: before their devices' and streams' events. */
+static void diff_hbs_added(struct watcher *w, const struct w_state *old, const struct w_state *now)
+{
+	wt = w;
+	MERGE(old->hbs, old->nr_hbs, now->hbs, now->nr_hbs, cmp_hb, hb_added, hb_kept);
+}
+
+/* Pools, then the host bridges that went: after their devices' and streams' events. */
+static void diff_pools(struct watcher *w, const struct w_state *old, const struct w_state *now)
+{
+	wt = w;
+	MERGE(old->hbs, old->nr_hbs, now->hbs, now->nr_hbs, cmp_hb, hb_pool, hb_gone);
+}
+
+static void dev_now(const struct w_dev *d, const struct w_dev *was)
+{
+	const char *before = was ? was->tsm : NULL;
+
+	if (d->tsm && !streq(before, d->tsm))
+		emit(wt, SEV_INFO, "device-connected", "device", d->f->bdf, "to %s%s%s", d->tsm,
+		     before ? ", was " : "", before ? before : "");
+	else if (!d->tsm && before)
+		emit(wt, SEV_INFO, "device-disconnected", "device", d->f->bdf, "from %s", before);
+}
+
+/* a connected device whose tsm/connect went away: removed, or its TSM unregistered */
+static void dev_gone(const struct w_dev *d)
+{
+	if (d->tsm)
+		emit(wt, SEV_FAIL, "device-disconnected", "device", d->f->bdf,
+		     "from %s: tsm/connect is gone (device removed or TSM unregistered)", d->tsm);
 }
 
 static void diff_devices(struct watcher *w, const struct w_state *old, const struct w_state *now)
 {
-	for (size_t i = 0; i < now->nr_devs; i++) {
-		const struct w_dev *d = &now->devs[i], *was = find_dev(old, d->bdf);
-		const char *before = was ? was->tsm : NULL;
+	wt = w;
+	MERGE(old->devs, old->nr_devs, now->devs, now->nr_devs, cmp_dev, dev_now, dev_gone);
+}
 
-		if (d->tsm && !streq(before, d->tsm))
-			emit(w, SEV_INFO, "device-connected", "device", d->bdf, "to %s%s%s", d->tsm,
-			     before ? ", was " : "", before ? before : "");
-		else if (!d->tsm && before)
-			emit(w, SEV_INFO, "device-disconnected", "device", d->bdf, "from %s", before);
+/* "pciDDDD:BB/streamH.R.E" of a stream, into BUF */
+static const char *stream_key(const struct w_stream *s, char buf[128])
+{
+	snprintf(buf, 128, "%s/%s", s->s->hb->name, s->s->name);
+	return buf;
+}
+
+static void stream_now(const struct w_stream *s, const struct w_stream *was)
+{
+	char key[128], *ep = NULL, *rp = NULL;
+
+	stream_key(s, key);
+	if (!was || (streq(s->state, "insecure") && !streq(was->state, "insecure"))) {
+		ep = render_partner_state(s->s, true);
+		rp = render_partner_state(s->s, false);
 	}
-	/* a connected device whose tsm/connect went away: removed, or its TSM unregistered */
-	for (size_t i = 0; i < old->nr_devs; i++)
-		if (old->devs[i].tsm && !find_dev(now, old->devs[i].bdf))
-			emit(w, SEV_FAIL, "device-disconnected", "device", old->devs[i].bdf,
-			     "from %s: tsm/connect is gone (device removed or TSM unregistered)",
-			     old->devs[i].tsm);
+	if (!was)
+		emit(wt, SEV_INFO, "stream-added", "stream", key,
+		     "endpoint %s: endpoint %s, root port %s", s->endpoint, ep, rp);
+	if (streq(s->state, "insecure") && !(was && streq(was->state, "insecure")))
+		emit(wt, SEV_FAIL, "stream-insecure", "stream", key,
+		     "endpoint %s: endpoint %s, root port %s", s->endpoint, ep, rp);
+	else if (streq(s->state, "secure") && was && !streq(was->state, "secure"))
+		emit(wt, SEV_INFO, "stream-secure", "stream", key,
+		     "endpoint %s: secure on both partners again", s->endpoint);
+	if (s->ide_fail && !(was && was->ide_fail))
+		emit(wt, SEV_FAIL, "stream-ide-fail", "stream", key,
+		     "endpoint %s: IDE_FAIL set (an IDE Fail message was received)", s->endpoint);
+	if (s->dangling && !(was && was->dangling) && streq(s->endpoint, "dangling"))
+		emit(wt, SEV_FAIL, "stream-dangling", "stream", key, "the link's target does not exist");
+	else if (s->dangling && !(was && was->dangling))
+		emit(wt, SEV_FAIL, "stream-dangling", "stream", key,
+		     "the link names %s, which is not below this host bridge", s->endpoint);
+	else if (!s->ide_fail && was && was->ide_fail)
+		emit(wt, SEV_INFO, "stream-ide-fail-cleared", "stream", key,
+		     "endpoint %s: IDE_FAIL clear", s->endpoint);
+	free(ep);
+	free(rp);
+}
+
+static void stream_gone(const struct w_stream *s)
+{
+	char key[128];
+
+	emit(wt, SEV_INFO, "stream-removed", "stream", stream_key(s, key), "endpoint %s", s->endpoint);
 }
 
 static void diff_streams(struct watcher *w, const struct w_state *old, const struct w_state *now)
 {
-	for (size_t i = 0; i < now->nr_streams; i++) {
-		const struct w_stream *s = &now->streams[i], *was = find_stream(old, s->key);
-
-		if (!was)
-			emit(w, SEV_INFO, "stream-added", "stream", s->key,
-			     "endpoint %s: endpoint %s, root port %s", s->endpoint, s->ep_state,
-			     s->rp_state);
-		if (streq(s->state, "insecure") && !(was && streq(was->state, "insecure")))
-			emit(w, SEV_FAIL, "stream-insecure", "stream", s->key,
-			     "endpoint %s: endpoint %s, root port %s", s->endpoint, s->ep_state,
-			     s->rp_state);
-		else if (streq(s->state, "secure") && was && !streq(was->state, "secure"))
-			emit(w, SEV_INFO, "stream-secure", "stream", s->key,
-			     "endpoint %s: secure on both partners again", s->endpoint);
-		if (s->ide_fail && !(was && was->ide_fail))
-			emit(w, SEV_FAIL, "stream-ide-fail", "stream", s->key,
-			     "endpoint %s: IDE_FAIL set (an IDE Fail message was received)",
-			     s->endpoint);
-		if (s->dangling && !(was && was->dangling) && streq(s->endpoint, "dangling"))
-			emit(w, SEV_FAIL, "stream-dangling", "stream", s->key,
-			     "the link's target does not exist");
-		else if (s->dangling && !(was && was->dangling))
-			emit(w, SEV_FAIL, "stream-dangling", "stream", s->key,
-			     "the link names %s, which is not below this host bridge", s->endpoint);
-		else if (!s->ide_fail && was && was->ide_fail)
-			emit(w, SEV_INFO, "stream-ide-fail-cleared", "stream", s->key,
-			     "endpoint %s: IDE_FAIL clear", s->endpoint);
-	}
-	for (size_t i = 0; i < old->nr_streams; i++)
-		if (!find_stream(now, old->streams[i].key))
-			emit(w, SEV_INFO, "stream-removed", "stream", old->streams[i].key,
-			     "endpoint %s", old->streams[i].endpoint);
-}
-
-static void diff_pools(struct watcher *w, const struct w_state *old, const struct w_state *now)
-{
-	for (size_t i = 0; i < now->nr_hbs; i++) {
-		const struct w_hb *hb = &now->hbs[i], *was = find_hb(old, hb->name);
-		long long before = was ? was->available : -1;
-
-		if (hb->available == 0 && before != 0)
-			emit(w, SEV_FAIL, "pool-exhausted", "host_bridge", hb->name,
-			     "available_secure_streams 0: no new IDE stream can be set up");
-		else if (hb->available > 0 && before == 0)
-			emit(w, SEV_INFO, "pool-available", "host_bridge", hb->name,
-			     "available_secure_streams %lld", hb->available);
-	}
+	wt = w;
+	MERGE(old->streams, old->nr_streams, now->streams, now->nr_streams, cmp_stream, stream_now,
+	      stream_gone);
 }
 
 /* 0, or EXIT_USAGE */
@@ -333,30 +435,112 @@ static int parse_args(struct cmd_ctx *ctx, double *interval, long *count)
 	return 0;
 }
 
-/* Sleep SECONDS; signals are blocked outside, so one arriving now ends the sleep. */
-static void nap(double seconds, const sigset_t *unblocked)
+/* Is EV one that says the structure moved: a device, bus, driver or TSM came, went or changed? */
+static bool uevent_moves(const struct uevent *ev)
 {
-	struct timespec ts = { (time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9) };
+	static const char *const subsystems[] = { "pci", "pci_bus", "tsm", "faux", "platform" };
 
-	ppoll(NULL, 0, &ts, unblocked);
+	if (!ev->subsystem)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(subsystems); i++)
+		if (streq(ev->subsystem, subsystems[i]))
+			return true;
+	return false;
 }
 
-static void scan_into(struct w_state *w)
+/* Take every pending uevent: true when one (or an overrun: events lost) moved the structure. */
+static bool uevents_drain(struct uevent_listener *l)
 {
-	struct tsm_snapshot snap;
+	bool moved = false;
+	struct uevent ev;
+	int rc;
 
-	snapshot_scan(&snap, WATCH_SCAN);
-	state_take(w, &snap);
-	snapshot_free(&snap);
+	while ((rc = uevent_recv(l, &ev)) != -EAGAIN) {
+		if (rc == -ENOBUFS || (!rc && uevent_moves(&ev)))
+			moved = true;
+		else if (rc && rc != -EBADMSG)
+			break;
+	}
+	return moved;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Wait up to SECONDS for a signal or FD readable (-1: none); signals are blocked outside. */
+static bool wait_fd(int fd, double seconds, const sigset_t *unblocked)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct timespec ts;
+
+	if (seconds < 0)
+		seconds = 0;
+	ts.tv_sec = (time_t)seconds;
+	ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
+	return ppoll(&p, fd >= 0, &ts, unblocked) > 0;
+}
+
+/*
+ * Sleep until DEADLINE; a uevent that moves the structure ends it early,
+ * once the events have settled (a module adds many devices at once).
+ * true: take a new scan.
+ */
+static bool nap(double deadline, struct uevent_listener *l, const sigset_t *unblocked)
+{
+	bool moved = false;
+
+	while (!action_signal && !moved && now_s() < deadline)
+		if (wait_fd(l->fd, deadline - now_s(), unblocked))
+			moved = uevents_drain(l);
+	while (moved && !action_signal && wait_fd(l->fd, WATCH_SETTLE, unblocked))
+		uevents_drain(l);
+	return moved;
+}
+
+/* As many files as a watch may keep open: the soft limit raised to the hard one, less a margin. */
+static size_t open_files_budget(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return 0;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rlim_t want = rl.rlim_max == RLIM_INFINITY ? 1u << 20 : rl.rlim_max;
+
+		rl.rlim_cur = want;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	return rl.rlim_cur > WATCH_SPARE_FDS ? (size_t)(rl.rlim_cur - WATCH_SPARE_FDS) : 0;
+}
+
+static void take(struct watched *w, size_t budget)
+{
+	snapshot_scan(&w->snap, WATCH_SCAN);
+	w->rescan = rescan_start(&w->snap, budget);
+}
+
+static void drop(struct watched *w)
+{
+	rescan_stop(w->rescan);
+	snapshot_free(&w->snap);
 }
 
 static int run_watch(struct cmd_ctx *ctx)
 {
 	struct watcher w = { .json = ctx->out.json };
 	struct w_state old, now, empty = { 0 };
+	struct watched cur, next;
+	struct uevent_listener l = { .fd = -1 };
 	sigset_t block, unblocked;
-	double interval = WATCH_DEFAULT_INTERVAL;
+	double interval = WATCH_DEFAULT_INTERVAL, deadline;
 	long count = -1, done = 0;
+	size_t budget;
 	int rc = parse_args(ctx, &interval, &count);
 
 	if (rc)
@@ -366,7 +550,12 @@ static int run_watch(struct cmd_ctx *ctx)
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	sigprocmask(SIG_BLOCK, &block, &unblocked);
-	scan_into(&old);
+	budget = open_files_budget();
+	/* uevents only hasten a scan: without them the looks still see every move */
+	if (uevent_listen(&l))
+		l.fd = -1;
+	take(&cur, budget);
+	state_take(&old, &cur.snap);
 	/* what is failing already: as events against nothing, so --exit-on-fail sees them */
 	w.baseline = true;
 	diff_streams(&w, &empty, &old);
@@ -378,22 +567,40 @@ static int run_watch(struct cmd_ctx *ctx)
 			old.nr_tsms == 1 ? "" : "s", old.nr_streams, old.nr_streams == 1 ? "" : "s",
 			old.nr_hbs, old.nr_hbs == 1 ? "" : "s", w.nr_failed,
 			w.nr_failed == 1 ? "" : "s", interval);
+	deadline = now_s() + interval;
 	while (!action_signal && (count < 0 || done < count) && !(w.failed && param.exit_on_fail)) {
-		nap(interval, &unblocked);
+		bool early = nap(deadline, &l, &unblocked), moved;
+
 		if (action_signal)
 			break;
-		scan_into(&now);
+		moved = early || rescan_look(cur.rescan);
+		if (moved)
+			take(&next, budget);
+		state_take(&now, moved ? &next.snap : &cur.snap);
 		diff_tsms(&w, &old, &now);
+		diff_hbs_added(&w, &old, &now);
 		diff_devices(&w, &old, &now);
 		diff_streams(&w, &old, &now);
 		diff_pools(&w, &old, &now);
 		state_free(&old);
 		old = now;
-		done++;
+		if (moved) {
+			drop(&cur);
+			cur = next;
+		}
+		/* a uevent's scan keeps the interval's beat */
+		if (!early || now_s() >= deadline) {
+			deadline += interval;
+			if (deadline < now_s())
+				deadline = now_s() + interval;	/* a scan took longer than the interval */
+			done++;
+		}
 		if (w.failed && param.exit_on_fail)
 			break;
 	}
 	state_free(&old);
+	drop(&cur);
+	uevent_close(&l);
 	sigprocmask(SIG_SETMASK, &unblocked, NULL);
 	return w.failed && param.exit_on_fail ? EXIT_FAIL : EXIT_OK;
 }

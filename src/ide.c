@@ -855,6 +855,16 @@ void pci_cfg_release(struct pci_cfg *cfg)
 	cfg->ide.nr_link = 0;
 }
 
+size_t ide_sel_status_offset(const struct ide_sel_stream *sel)
+{
+	return (size_t)sel->offset + IDE_SEL_STATUS;
+}
+
+void ide_sel_set_status(struct ide_sel_stream *sel, uint32_t status)
+{
+	decode_stream_regs(sel->regs.ctl, status, &sel->regs);
+}
+
 const struct ide_sel_stream *ide_sel_block(const struct ide_cap *ide, unsigned int idx)
 {
 	if (!ide || !ide->sel || idx >= ide->nr_sel || !ide->sel[idx].decoded)

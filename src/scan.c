@@ -19,6 +19,8 @@
 #define TSM_CLASS	"sys/class/tsm"
 #define TDX_HOST_VERSION	"sys/devices/faux/tdx_host/version"
 
+static bool only_link_tsms(const struct tsm_snapshot *snap);
+
 /* ---- function cache: open hashing on the BDF string ---- */
 
 #define FUNC_HASH_SIZE 4096
@@ -31,6 +33,7 @@
 struct scan_func {
 	struct pci_func func;
 	struct scan_func *hash_next;
+	bool stream_endpoint;	/* a stream's endpoint: its VF geometry is judged (audit) */
 };
 
 struct scan_hb {
@@ -42,6 +45,8 @@ struct scan_ctx {
 	struct tsm_snapshot *snap;
 	unsigned int flags;
 	unsigned int plan, partner_plan;	/* enum cfg_part: see read_plan() */
+	bool audit_plan;	/* SCAN_IDE_PORTS: the files the checks judge, not all a view shows */
+	bool may_lock;		/* a TSM that may lock functions: devsec, or of unknown mode */
 	size_t cfg_funcs, cfg_reads, cfg_bytes, cfg_cycles;	/* what config reads cost */
 	size_t cap_tsms, cap_hbs, cap_funcs, cap_streams;	/* the snapshot's lists */
 	struct scan_func *hash[FUNC_HASH_SIZE];
@@ -243,6 +248,13 @@ static void read_plan(struct scan_ctx *ctx)
 {
 	unsigned int flags = ctx->flags;
 
+	/*
+	 * Of sysfs, audit and metrics read what the checks judge: the DOE
+	 * features of a device not connected (can it be?), the driver of one
+	 * with tsm/lock, a dependent's PF, a stream endpoint's VF geometry.
+	 */
+	ctx->audit_plan = flags & SCAN_IDE_PORTS;
+
 	ctx->plan = flags & SCAN_IDE_PORTS ? PLAN_AUDIT : PLAN_DEVICE;
 	if (!(flags & (SCAN_DEVICES | SCAN_ALL_FUNCS | SCAN_IDE_PORTS)))
 		ctx->partner_plan = PLAN_STREAMS;
@@ -322,7 +334,8 @@ static void func_read_config(struct scan_ctx *ctx, struct pci_func *f)
 		return;
 	}
 	f->ids_known = f->cfg.header_valid;
-	if (f->cfg.header_valid && f->cfg.vendor_id == 0xffff)
+	/* a VF's own IDs, for the views that name it; no check judges them */
+	if (f->cfg.header_valid && f->cfg.vendor_id == 0xffff && !ctx->audit_plan)
 		func_read_ids(f, false);
 	/* Non-root readers get the 64-byte header only (ABI.md §3, last line). */
 	if (f->cfg.len <= PCI_CFG_HDR_SIZE && f->cfg.header_valid) {
@@ -410,45 +423,15 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void func_read_tsm(struct tsm_snapshot *snap, struct pci_func *f)
+/* doe_features/, the features of a function's DOE mailboxes (its connectability). */
+static void func_read_doe(struct pci_func *f)
 {
-	char *tsmdir = path_join(f->dir, "tsm");
-	char **names, canon[BDF_MAX];
-	int dev_err = 0;
+	char *dir = path_join(f->dir, "doe_features"), **names;
 	size_t n;
 
-	func_read_connect(snap, f);
-	f->dsm = read_opt(tsmdir, "dsm", &f->has_dsm, &f->dsm_err, &f->tsm_err);
-	f->dsm_err = check_format(f->dsm, f->dsm_err, f->dsm && !bdf_canonical(f->dsm, canon) &&
-				  streq(canon, f->dsm));
-	f->bound = read_opt(tsmdir, "bound", &f->has_bound, &f->bound_err, &f->tsm_err);
-	f->bound_err = check_format(f->bound, f->bound_err, tsm_name_ok(f->bound));
-	f->lock = read_opt(tsmdir, "lock", &f->has_lock, &f->lock_err, &f->tsm_err);
-	f->lock_err = check_format(f->lock, f->lock_err, tsm_name_ok(f->lock));
-	f->accept = read_opt(tsmdir, "accept", &f->has_accept, &f->accept_err, &f->tsm_err);
-	/* even empty is no 0 or 1 */
-	if (f->accept && !f->accept_err && !streq(f->accept, "0") && !streq(f->accept, "1"))
-		f->accept_err = -EBADMSG;
-	/*
-	 * A provider's glue dir is also named tsm/: recognise the group by its
-	 * files (ABI.md §1.2). One whose files cannot be seen is kept, unknown.
-	 */
-	f->tsm_dir = f->has_connect || f->has_dsm || f->has_bound || f->has_lock ||
-		     (f->tsm_err && f->tsm_err != -ENOENT);
-	f->authenticated = read_opt(f->dir, "authenticated", &f->has_authenticated, &f->auth_err,
-				    &dev_err);
-	f->auth_err = check_format(f->authenticated, f->auth_err,
-				   tsm_name_ok(f->authenticated) || streq(f->authenticated, "1") ||
-				   streq(f->authenticated, "0"));
-	/* authenticated is connect_show() as well: a lock is no authentication by a link TSM */
-	if (names_devsec_tsm(snap, f->authenticated))
-		f->authenticated[0] = '\0';
-	free(tsmdir);
-
-	tsmdir = path_join(f->dir, "doe_features");
 	/* without doe_features/ the features are unknown, unless there is no DOE mailbox at all */
 	f->doe_known = func_cfg_known(f) && !f->cfg.nr_doe;
-	if (!sysfs_list(tsmdir, &names, &n)) {
+	if (!sysfs_list(dir, &names, &n)) {
 		f->doe_known = true;
 		for (size_t i = 0; i < n; i++) {
 			if (streq(names[i], "doe_discovery")) {
@@ -461,21 +444,72 @@ static void func_read_tsm(struct tsm_snapshot *snap, struct pci_func *f)
 		f->doe_features = names;
 		f->nr_doe_features = n;
 	}
-	free(tsmdir);
+	free(dir);
 }
 
-/* VF → PF (physfn) and a PF's VF RID geometry, for RID association audits. */
-static void func_read_sriov(struct pci_func *f)
+static void func_read_tsm(struct scan_ctx *ctx, struct pci_func *f)
+{
+	char *tsmdir = path_join(f->dir, "tsm");
+	char canon[BDF_MAX];
+	int dev_err = 0;
+
+	func_read_connect(ctx->snap, f);
+	f->dsm = read_opt(tsmdir, "dsm", &f->has_dsm, &f->dsm_err, &f->tsm_err);
+	f->dsm_err = check_format(f->dsm, f->dsm_err, f->dsm && !bdf_canonical(f->dsm, canon) &&
+				  streq(canon, f->dsm));
+	f->bound = read_opt(tsmdir, "bound", &f->has_bound, &f->bound_err, &f->tsm_err);
+	f->bound_err = check_format(f->bound, f->bound_err, tsm_name_ok(f->bound));
+	/* lock and accept exist only while a devsec TSM is registered (ABI.md §1.2) */
+	if (ctx->may_lock) {
+		f->lock = read_opt(tsmdir, "lock", &f->has_lock, &f->lock_err, &f->tsm_err);
+		f->lock_err = check_format(f->lock, f->lock_err, tsm_name_ok(f->lock));
+		f->accept = read_opt(tsmdir, "accept", &f->has_accept, &f->accept_err,
+				     &f->tsm_err);
+		/* even empty is no 0 or 1 */
+		if (f->accept && !f->accept_err && !streq(f->accept, "0") && !streq(f->accept, "1"))
+			f->accept_err = -EBADMSG;
+	}
+	/*
+	 * A provider's glue dir is also named tsm/: recognise the group by its
+	 * files (ABI.md §1.2). One whose files cannot be seen is kept, unknown.
+	 */
+	f->tsm_dir = f->has_connect || f->has_dsm || f->has_bound || f->has_lock ||
+		     (f->tsm_err && f->tsm_err != -ENOENT);
+	f->authenticated = read_opt(f->dir, "authenticated", &f->has_authenticated, &f->auth_err,
+				    &dev_err);
+	f->auth_err = check_format(f->authenticated, f->auth_err,
+				   tsm_name_ok(f->authenticated) || streq(f->authenticated, "1") ||
+				   streq(f->authenticated, "0"));
+	/* authenticated is connect_show() as well: a lock is no authentication by a link TSM */
+	if (names_devsec_tsm(ctx->snap, f->authenticated))
+		f->authenticated[0] = '\0';
+	free(tsmdir);
+	if (!ctx->audit_plan || (f->has_connect && !func_connected(f)))
+		func_read_doe(f);
+	else
+		f->doe_known = func_cfg_known(f) && !f->cfg.nr_doe;
+}
+
+/*
+ * A dependent's PF (physfn: which DSM relation it has), and a stream
+ * endpoint's VF RID geometry (do the RID associations cover its VFs).
+ */
+static void func_read_sriov(struct pci_func *f, bool dependent, bool stream_endpoint)
 {
 	static const char *const names[] = { "sriov_numvfs", "sriov_offset", "sriov_stride" };
 	unsigned long v[3];
-	char *path = path_join(f->dir, "physfn"), *target;
+	char *path, *target;
 
-	if (!sysfs_readlink(path, &target)) {
-		f->physfn = xstrdup(path_base(target));
-		free(target);
+	if (dependent) {
+		path = path_join(f->dir, "physfn");
+		if (!sysfs_readlink(path, &target)) {
+			f->physfn = xstrdup(path_base(target));
+			free(target);
+		}
+		free(path);
 	}
-	free(path);
+	if (!stream_endpoint)
+		return;
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 		char *value = NULL;
 		int rc;
@@ -505,10 +539,12 @@ static void func_read_detail(struct scan_ctx *ctx, struct pci_func *f)
 	if (!f->dir)
 		return;
 	func_read_config(ctx, f);
-	func_read_tsm(ctx->snap, f);
-	func_read_driver(f);
-	if (ctx->flags & SCAN_IDE_PORTS)
-		func_read_sriov(f);
+	func_read_tsm(ctx, f);
+	if (!ctx->audit_plan || f->has_lock)
+		func_read_driver(f);
+	if (ctx->audit_plan)
+		func_read_sriov(f, f->dsm && *f->dsm && !streq(f->dsm, f->bdf),
+				((struct scan_func *)f)->stream_endpoint);
 }
 
 /* ---- TSMs ---- */
@@ -683,40 +719,167 @@ static void scan_tsms(struct scan_ctx *ctx)
 /* ---- host bridges and streams ---- */
 
 /*
- * Host bridges are found from the PCI side: each root bus's class device
- * sys/class/pci_bus/DDDD:BB lives in OWNER/pci_bus/, and a root bus's owner
- * is its host bridge, wherever the platform put it (below sys/devices, a
- * faux or nested platform device, a VMD endpoint, ACPI dirs). One readlink
- * per bus, whatever the number of functions. false: no pci_bus class.
+ * Host bridges are found from the PCI side: each bus's class device
+ * sys/class/pci_bus/DDDD:BB lives in OWNER/pci_bus/, below its host bridge
+ * wherever the platform put it (below sys/devices, a faux or nested
+ * platform device, a VMD endpoint, ACPI dirs). A readlink per bus would
+ * cost a bridge-heavy host thousands of system calls, so each domain's
+ * buses are taken in order: the kernel gives each host bridge one range
+ * of bus numbers (drivers/pci/probe.c), so the lowest bus of a domain is a
+ * root bus, and a range ends where the next host bridge's root bus starts.
+ * Host bridges directly below sys/devices say where their root buses are
+ * (one listing); one readlink confirms each range and bisects one that
+ * holds a host bridge found nowhere else.
  */
-static bool find_hbs_by_bus(struct scan_ctx *ctx)
+struct bus_entry {
+	unsigned int domain, bus;
+	const char *name;	/* DDDD:BB, in the class listing */
+	struct host_bridge *root_of;	/* a host bridge listed below sys/devices with it as root bus */
+	struct host_bridge *hb;		/* the host bridge its link leads below, once read */
+	bool resolved;
+};
+
+static int bus_entry_cmp(const void *a, const void *b)
+{
+	const struct bus_entry *x = a, *y = b;
+
+	if (x->domain != y->domain)
+		return x->domain < y->domain ? -1 : 1;
+	return (x->bus > y->bus) - (x->bus < y->bus);
+}
+
+/* The host bridge nearest above a canonical path: its last pciDDDD:BB component. */
+static struct host_bridge *hb_above(struct scan_ctx *ctx, const char *path)
+{
+	struct host_bridge *hb = NULL;
+	const char *p = path, *at = NULL, *end = NULL;
+
+	while (*p) {
+		const char *stop = strchrnul(p, '/');
+		char *name = xstrndup(p, (size_t)(stop - p));
+		unsigned int d, b;
+
+		if (!hb_name_parse(name, &d, &b)) {
+			at = p;
+			end = stop;
+		}
+		free(name);
+		p = *stop ? stop + 1 : stop;
+	}
+	if (at) {
+		char *name = xstrndup(at, (size_t)(end - at)), *dir = xstrndup(path, (size_t)(end - path));
+
+		hb = hb_get(ctx, name, dir);
+		free(name);
+		free(dir);
+	}
+	return hb;
+}
+
+/* E's host bridge, from its link: OWNER/pci_bus/DDDD:BB below it (read once). */
+static struct host_bridge *bus_hb(struct scan_ctx *ctx, struct bus_entry *e)
+{
+	char *link, *target, *cut;
+
+	if (e->resolved)
+		return e->hb;
+	e->resolved = true;
+	link = path_join("sys/class/pci_bus", e->name);
+	if (!sysfs_resolve_link(link, &target)) {
+		cut = strrchr(target, '/');
+		if (cut && cut - target >= 8 && !strncmp(cut - 8, "/pci_bus", 8) &&
+		    streq(cut + 1, e->name)) {
+			cut[-8] = '\0';
+			e->hb = hb_above(ctx, target);
+		}
+		free(target);
+	}
+	free(link);
+	return e->hb;
+}
+
+/* Host bridges listed directly below sys/devices, marked on their root buses' entries. */
+static void mark_listed_roots(struct scan_ctx *ctx, struct bus_entry *e, size_t n)
 {
 	char **names;
-	size_t n;
+	size_t nr;
+
+	if (sysfs_list("sys/devices", &names, &nr))
+		return;
+	for (size_t i = 0; i < nr; i++) {
+		struct bus_entry key = { 0 }, *hit;
+		char *dir;
+
+		if (hb_name_parse(names[i], &key.domain, &key.bus))
+			continue;
+		hit = bsearch(&key, e, n, sizeof(*e), bus_entry_cmp);
+		if (!hit)
+			continue;
+		dir = path_join("sys/devices", names[i]);
+		hit->root_of = hb_get(ctx, names[i], dir);
+		free(dir);
+	}
+	strv_free(names, nr);
+}
+
+/* The buses E[0..N) of one domain: each range's host bridge, one readlink a range. */
+static void find_hbs_in_domain(struct scan_ctx *ctx, struct bus_entry *e, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		struct host_bridge *hb = e[i].root_of ? e[i].root_of : bus_hb(ctx, &e[i]);
+		size_t next = i + 1, lo, hi;
+
+		while (next < n && !e[next].root_of)
+			next++;
+		/* the bus before the next known root bus is in this range, or another one starts in it */
+		if (!hb || next - 1 == i || bus_hb(ctx, &e[next - 1]) == hb) {
+			i = next;
+			continue;
+		}
+		lo = i;
+		hi = next - 1;
+		while (hi - lo > 1) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (bus_hb(ctx, &e[mid]) == hb)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		i = hi;
+	}
+}
+
+/* false: no pci_bus class to find them by. */
+static bool find_hbs_by_bus(struct scan_ctx *ctx)
+{
+	struct bus_entry *e;
+	char **names;
+	size_t n, kept = 0;
 
 	if (sysfs_list("sys/class/pci_bus", &names, &n))
 		return false;
+	e = xcalloc(n ? n : 1, sizeof(*e));
 	for (size_t i = 0; i < n; i++) {
-		char *link = path_join("sys/class/pci_bus", names[i]), *target;
-		unsigned int d, b;
+		char *hb_name = xasprintf("pci%s", names[i]);
+		struct bus_entry one = { .name = names[i] };
 
-		if (!sysfs_resolve_link(link, &target)) {
-			/* target: OWNER/pci_bus/DDDD:BB; a root bus's OWNER is pciDDDD:BB */
-			char *cut = strrchr(target, '/');
-
-			if (cut) {
-				*cut = '\0';
-				cut = strrchr(target, '/');
-			}
-			if (cut && streq(cut + 1, "pci_bus")) {
-				*cut = '\0';
-				if (!hb_name_parse(path_base(target), &d, &b))
-					hb_get(ctx, path_base(target), target);
-			}
-			free(target);
-		}
-		free(link);
+		if (!hb_name_parse(hb_name, &one.domain, &one.bus))
+			e[kept++] = one;
+		else
+			bus_hb(ctx, &one);	/* no bus name: what its link says, alone */
+		free(hb_name);
 	}
+	qsort(e, kept, sizeof(*e), bus_entry_cmp);
+	mark_listed_roots(ctx, e, kept);
+	for (size_t i = 0, j; i < kept; i = j) {
+		for (j = i + 1; j < kept && e[j].domain == e[i].domain; j++)
+			;
+		find_hbs_in_domain(ctx, e + i, j - i);
+	}
+	free(e);
 	strv_free(names, n);
 	return true;
 }
@@ -798,6 +961,7 @@ static void stream_read_partners(struct scan_ctx *ctx, struct ide_stream *s)
 	}
 	if (s->endpoint->hb != s->hb)
 		s->dangling = true;	/* points below another host bridge */
+	((struct scan_func *)s->endpoint)->stream_endpoint = true;
 	s->root_port = s->endpoint->root_port;
 	if (s->root_port)
 		func_read_config(ctx, s->root_port);
@@ -1105,20 +1269,97 @@ static bool same_slot_name(const char *a, const char *b)
 	return dot && !strncmp(a, b, (size_t)(dot - a) + 1);
 }
 
+/* The index of NAME in NAMES (sorted as sysfs_list() sorts), or N. */
+static size_t name_index(char **names, size_t n, const char *name)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(names[mid], name);
+
+		if (!c)
+			return mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return n;
+}
+
+/* The directory holding DIR: a function's siblings (its slot's functions and their VFs). */
+static char *parent_dir(const char *dir)
+{
+	const char *slash = strrchr(dir, '/');
+
+	return slash ? xstrndup(dir, (size_t)(slash - dir)) : NULL;
+}
+
+/*
+ * Probe the functions a connected DSM D may give contexts (ABI.md §2.2):
+ * the other functions of its slot and all their VFs, which sysfs puts
+ * beside it. An upstream port's dependents are everything below it, and a
+ * DSM of unknown type may be one: false, probe everything then.
+ */
+static bool probe_dependents(struct scan_ctx *ctx, const struct pci_func *d, char **names,
+			     size_t n, bool *probed)
+{
+	char *parent = d->dir ? parent_dir(d->dir) : NULL, **sib;
+	size_t nr;
+
+	if (!parent || !func_cfg_known(d) || d->cfg.pcie_type == PCIE_TYPE_UPSTREAM ||
+	    sysfs_list(parent, &sib, &nr)) {
+		free(parent);
+		return false;
+	}
+	for (size_t k = 0; k < nr; k++) {
+		size_t i = name_index(names, n, sib[k]);
+
+		if (i < n && !probed[i]) {
+			probed[i] = true;
+			probe_func(ctx, names[i]);
+		}
+	}
+	strv_free(sib, nr);
+	free(parent);
+	return true;
+}
+
+/* A dependent F lies beside one of the connected DSMs DSMS: where probe_dependents() looked. */
+static bool dependent_placed(const struct pci_func *f, struct pci_func **dsms, size_t nr)
+{
+	char *mine = f->dir ? parent_dir(f->dir) : NULL;
+	bool placed = false;
+
+	for (size_t k = 0; k < nr && mine && !placed; k++) {
+		char *theirs = parent_dir(dsms[k]->dir);
+
+		placed = streq(f->dsm, dsms[k]->bdf) && theirs && streq(mine, theirs);
+		free(theirs);
+	}
+	free(mine);
+	return placed;
+}
+
 /*
  * Which functions can have a tsm/ group (ABI.md §1.2, §2.1, §2.2): function 0
  * of a slot while a link TSM is registered; any other function only as a
  * dependent of a connected DSM, or under a devsec TSM. So with link TSMs
- * only, the function 0s are probed, and one sibling of each connected DSM as
- * a sample of what its TSM does with dependents; only if a sample (or a
- * function 0) is a dependent is every function probed. SEV-TIO gives
- * dependents no context, so a 10,000-function host costs its slots, not
- * its VFs. Anything unusual (no TSM, a devsec TSM) probes everything.
+ * only, the function 0s are probed, then the dependents of each connected
+ * DSM with DEVCAP.TEE (the kernel probes no others): its siblings, one
+ * listing each. SEV-TIO gives dependents no context, so of its DSMs one
+ * sibling each is probed as a sample, and a 10,000-function host costs its
+ * slots, not its VFs. Anything unusual (no TSM, a devsec TSM, a DSM that is
+ * an upstream port or of unknown type, a dependent found elsewhere) probes
+ * everything.
  */
 static void probe_funcs(struct scan_ctx *ctx, char **names, size_t n)
 {
 	bool *probed = xcalloc(n ? n : 1, sizeof(*probed));
-	bool everything = !only_link_tsms(ctx->snap);
+	bool everything = !only_link_tsms(ctx->snap), dependents = false;
+	struct pci_func **dsms = NULL, **deps = NULL;
+	size_t nr_dsms = 0, cap_dsms = 0, nr_deps = 0, cap_deps = 0;
 
 	for (size_t i = 0; i < n && !everything; i++) {
 		struct pci_func *f;
@@ -1130,19 +1371,35 @@ static void probe_funcs(struct scan_ctx *ctx, char **names, size_t n)
 		f = cache_lookup(ctx, names[i]);
 		if (!f || !f->tsm_dir)
 			continue;
-		everything = is_dependent(f);
-		/* The kernel probes a DSM's dependents only when it has DEVCAP.TEE (unknown: sample). */
-		if (!everything && func_connected(f) &&
-		    (f->cfg.tee_io || f->needs_root || !f->cfg.header_valid) &&
-		    i + 1 < n && same_slot_name(names[i], names[i + 1])) {
+		/* a DSM candidate whose connection cannot be read: its dependents cannot be placed */
+		everything = f->has_connect && (!f->connect || f->connect_err);
+		if (is_dependent(f)) {
+			xgrow(&deps, &cap_deps, nr_deps, sizeof(*deps));
+			deps[nr_deps++] = f;
+		}
+		/* The kernel probes a DSM's dependents only when it has DEVCAP.TEE (unknown: as if). */
+		if (!func_connected(f) || !(f->cfg.tee_io || f->needs_root || !f->cfg.header_valid))
+			continue;
+		xgrow(&dsms, &cap_dsms, nr_dsms, sizeof(*dsms));
+		dsms[nr_dsms++] = f;
+		if (!tsm_is_sev_tio(f->connected_tsm))
+			dependents = true;
+		else if (i + 1 < n && same_slot_name(names[i], names[i + 1])) {
 			probed[i + 1] = true;
 			probe_func(ctx, names[i + 1]);
-			everything = is_dependent(cache_lookup(ctx, names[i + 1]));
+			dependents |= is_dependent(cache_lookup(ctx, names[i + 1]));
 		}
 	}
+	dependents |= nr_deps > 0;
+	for (size_t k = 0; k < nr_dsms && dependents && !everything; k++)
+		everything = !probe_dependents(ctx, dsms[k], names, n, probed);
+	for (size_t k = 0; k < nr_deps && !everything; k++)
+		everything = !dependent_placed(deps[k], dsms, nr_dsms);
 	for (size_t i = 0; i < n && everything; i++)
 		if (!probed[i])
 			probe_func(ctx, names[i]);
+	free(dsms);
+	free(deps);
 	free(probed);
 }
 
@@ -1256,6 +1513,7 @@ void snapshot_scan(struct tsm_snapshot *snap, unsigned int flags)
 	if (flags & SCAN_STREAMS)
 		flags |= SCAN_HBS;
 	scan_tsms(ctx);
+	ctx->may_lock = !only_link_tsms(snap);
 	if (flags & SCAN_HBS)
 		scan_hbs(ctx);
 	if (flags & (SCAN_DEVICES | SCAN_ALL_FUNCS))

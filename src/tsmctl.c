@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tsmctl/cli.h"
 #include "tsmctl/pci.h"
@@ -241,6 +242,11 @@ out:
 
 int main(int argc, char **argv)
 {
+	/* a document of a thousand streams in 64 KiB writes, not 4 KiB ones; a terminal keeps lines */
+	static char out_buf[65536];
+
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, out_buf, _IOFBF, sizeof(out_buf));
 	/* every path, --help and --version included, ends with stdout checked */
 	return close_stdout(run(argc, argv));
 }

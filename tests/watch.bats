@@ -139,6 +139,8 @@ watch_rc() {
 	ROOT=$(mktemp -d "$BATS_TEST_TMPDIR/live.XXXXXX")
 	"$SIM" mount "$J" "$ROOT"
 	watch_bg -J --exit-on-fail
+	# the watch keeps its files open: other readers' opens make the device go
+	while [ -e "$(dev 0000:41:00.0)" ]; do cat "$(dev 0000:41:00.0)/vendor" >/dev/null 2>&1 || true; done
 	watch_rc
 	[ "$WRC" -eq 1 ]
 	run jq -c '[.event, .severity, .object]' "$OUT"
@@ -178,4 +180,143 @@ watch_rc() {
 	expect_status 0
 	[ "$(jq -s '[.[] | select(.event == "stream-ide-fail")] | length' <<<"$output")" -eq 1 ]
 	[ "$(jq -rs '.[] | select(.event == "stream-ide-fail") | .object' <<<"$output")" = "pci0000:40/stream1.1.0" ]
+}
+
+# one_look CHANGE...: a watch takes its baseline, is held still while CHANGE
+# runs, then makes exactly one look (--count 1) and ends; its events land in
+# $OUT. What that one look reports is what the next interval would: the
+# watch was stopped before its look could come, so the change came first.
+one_look() {
+	OUT=$BATS_TEST_TMPDIR/look.out
+	ERR=$BATS_TEST_TMPDIR/look.err
+	"$TSMCTL" --sysroot "$ROOT" -v watch -i 3 --count 1 > "$OUT" 2> "$ERR" &
+	WPID=$!
+	wait_for_line "$ERR" "checking every"
+	kill -STOP "$WPID"
+	"$@"
+	kill -CONT "$WPID"
+	watch_rc
+	[ "$WRC" -eq 0 ]
+	cat "$OUT"
+}
+
+# events: "event object" of each line of $OUT the look printed (not the
+# baseline's failures, which a new watch reports "found at start")
+events() {
+	grep -v ' (found at start)$' "$OUT" | awk '{ print $2, $3 }' | tr '\n' ';'
+}
+
+@test "every change the simulator makes is seen by the first look after it: connect, drop, ide-fail, disconnect" {
+	mount_live sev-tio
+	one_look sh -c "echo tsm0 > '$(dev 0000:81:00.0)/tsm/connect'"
+	[ "$(events)" = "device-connected 0000:81:00.0;stream-added pci0000:80/stream0.0.0;" ]
+	one_look sim_ctl drop 0000:81:00.0 rp
+	[ "$(events)" = "stream-insecure pci0000:80/stream0.0.0;" ]
+	grep -q "endpoint secure, root port insecure$" "$OUT"
+	one_look sim_ctl ide-fail 0000:81:00.0 ep
+	[ "$(events)" = "stream-ide-fail pci0000:80/stream0.0.0;" ]
+	one_look sh -c "echo tsm0 > '$(dev 0000:81:00.0)/tsm/disconnect'"
+	[ "$(events)" = "device-disconnected 0000:81:00.0;stream-removed pci0000:80/stream0.0.0;" ]
+	# and a look at a host where nothing changed says nothing
+	one_look true
+	[ ! -s "$OUT" ]
+}
+
+@test "the first look after it sees a pool used up and free again" {
+	J=$BATS_TEST_TMPDIR/pool1.json
+	jq '(.host_bridges[] | select(.bus == "0x80")).streams = 1' "$TOPO/sev-tio.json" > "$J"
+	ROOT=$(mktemp -d "$BATS_TEST_TMPDIR/live.XXXXXX")
+	"$SIM" mount "$J" "$ROOT"
+	one_look sh -c "echo tsm0 > '$(dev 0000:81:00.0)/tsm/connect'"
+	[ "$(events)" = "device-connected 0000:81:00.0;stream-added pci0000:80/stream0.0.0;pool-exhausted pci0000:80;" ]
+	one_look sh -c "echo tsm0 > '$(dev 0000:81:00.0)/tsm/disconnect'"
+	[ "$(events)" = "device-disconnected 0000:81:00.0;stream-removed pci0000:80/stream0.0.0;pool-available pci0000:80;" ]
+}
+
+@test "the first look after it sees a TSM registered and unregistered, no uevent heard" {
+	netns_setup
+	mount_late sev-tio 'del(.. | .connected?) | .tsms[0] += { "register_manually": true }'
+	# the watch runs outside the simulator's namespace: its uevents never reach it
+	one_look sim_ctl register tsm0
+	[ "$(events)" = "tsm-added tsm0;" ]
+	echo tsm0 > "$(dev 0000:41:00.0)/tsm/connect"
+	one_look sim_ctl unregister tsm0
+	[ "$(events)" = "tsm-removed tsm0;device-disconnected 0000:41:00.0;stream-removed pci0000:40/stream0.0.0;" ]
+}
+
+@test "host bridges added and removed: a bus module loading and going, seen by the first look" {
+	mount_live devsec-staging
+	one_look sim_ctl modprobe devsec_bus
+	[ "$(events)" = "host-bridge-added pci10000:00;host-bridge-added pci10001:02;" ]
+	grep -Eq "^$TS host-bridge-added pci10000:00 below /sys/devices/faux/devsec_bus: available_secure_streams 4$" "$OUT"
+	sim_ctl modprobe devsec_link_tsm
+	echo tsm0 > "$(dev 10000:01:00.0)/tsm/connect"
+	one_look sim_ctl rmmod devsec_bus
+	[ "$(events)" = "device-disconnected 10000:01:00.0;stream-removed pci10000:00/stream0.0.0;host-bridge-removed pci10000:00;host-bridge-removed pci10001:02;" ]
+	grep -Eq "^$TS host-bridge-removed pci10000:00 gone, with its 1 stream link$" "$OUT"
+}
+
+@test "-J: host bridge events validate and say where" {
+	mount_live devsec-staging
+	"$TSMCTL" --sysroot "$ROOT" -v watch -J -i 0.1 > "$BATS_TEST_TMPDIR/w.out" 2> "$BATS_TEST_TMPDIR/w.err" &
+	WPID=$!
+	OUT=$BATS_TEST_TMPDIR/w.out
+	wait_for_line "$BATS_TEST_TMPDIR/w.err" "checking every"
+	sim_ctl modprobe devsec_bus
+	wait_for_line "$OUT" "pci10001:02"
+	sim_ctl rmmod devsec_bus
+	wait_for_line "$OUT" "host-bridge-removed.*pci10001:02"
+	kill -TERM "$WPID"
+	watch_rc
+	run jq -c 'del(.time)' "$OUT"
+	[ "${lines[0]}" = '{"schema_version":1,"event":"host-bridge-added","severity":"info","kind":"host_bridge","object":"pci10000:00","detail":"below /sys/devices/faux/devsec_bus: available_secure_streams 4"}' ]
+	[ "${lines[3]}" = '{"schema_version":1,"event":"host-bridge-removed","severity":"info","kind":"host_bridge","object":"pci10001:02","detail":"gone, with its 0 stream links"}' ]
+	[ "${#lines[@]}" -eq 4 ]
+	while read -r line; do
+		python3 -c 'import json, sys, jsonschema; jsonschema.validate(json.loads(sys.argv[1]), json.load(open(sys.argv[2])))' \
+			"$line" "$TOP/schema/watch.schema.json"
+	done < "$OUT"
+}
+
+@test "a uevent takes a new scan at once: a bus module's host bridges come without waiting for the look" {
+	netns_setup
+	mount_late devsec-staging '.'
+	OUT=$BATS_TEST_TMPDIR/w.out
+	# an hour between looks: only the module's uevents can bring the scan
+	# nsenter itself, not in_ns: a function would run in a subshell that keeps the pid
+	nsenter --net="$NS" "$TSMCTL" --sysroot "$ROOT" -v watch -i 3600 > "$OUT" 2> "$BATS_TEST_TMPDIR/w.err" &
+	WPID=$!
+	wait_for_line "$BATS_TEST_TMPDIR/w.err" "checking every"
+	sim_ctl modprobe devsec_bus
+	wait_for_line "$OUT" "host-bridge-added pci10001:02"
+	sim_ctl modprobe devsec_link_tsm
+	wait_for_line "$OUT" "tsm-added tsm0"
+	kill -TERM "$WPID"
+	watch_rc
+	[ "$WRC" -eq 0 ]
+}
+
+@test "between scans a look opens nothing: the files it reads stay open, and few descriptors still see every change" {
+	ROOT=$(static_tree sev-tio)
+	strace -f -qq -e trace=openat2,openat -o "$BATS_TEST_TMPDIR/one" "$TSMCTL" --sysroot "$ROOT" watch -i 0.1 --count 1
+	strace -f -qq -e trace=openat2,openat -o "$BATS_TEST_TMPDIR/ten" "$TSMCTL" --sysroot "$ROOT" watch -i 0.1 --count 10
+	# a look lists where TSMs and host bridges appear, and opens no file
+	one=$(grep -vc O_DIRECTORY "$BATS_TEST_TMPDIR/one")
+	ten=$(grep -vc O_DIRECTORY "$BATS_TEST_TMPDIR/ten")
+	echo "files opened: $one with one look, $ten with ten"
+	[ "$one" -eq "$ten" ]
+	# with descriptors for two files only, the others are opened for each look, and seen
+	mount_live sev-tio
+	OUT=$BATS_TEST_TMPDIR/look.out
+	prlimit --nofile=66:66 "$TSMCTL" --sysroot "$ROOT" -v watch -i 0.1 > "$OUT" 2> "$BATS_TEST_TMPDIR/err" &
+	WPID=$!
+	wait_for_line "$BATS_TEST_TMPDIR/err" "checking every"
+	echo tsm0 > "$(dev 0000:81:00.0)/tsm/connect"
+	wait_for_line "$OUT" "stream-added pci0000:80"
+	sim_ctl drop 0000:41:00.0 ep
+	wait_for_line "$OUT" "stream-insecure pci0000:40"
+	sim_ctl ide-fail 0000:81:00.0 rp
+	wait_for_line "$OUT" "stream-ide-fail pci0000:80"
+	kill -TERM "$WPID"
+	watch_rc
 }

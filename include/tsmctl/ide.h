@@ -196,6 +196,14 @@ int pci_cfg_decode(const uint8_t *buf, size_t len, struct pci_cfg *cfg);
 size_t pci_cfg_accesses(size_t off, size_t n);
 void pci_cfg_release(struct pci_cfg *cfg);
 
+/*
+ * A decoded Selective block's Status register, alone: where it lies, and
+ * its new value decoded into the block (state, IDE_FAIL), as a watch
+ * re-reads it. The control register stays as decoded.
+ */
+size_t ide_sel_status_offset(const struct ide_sel_stream *sel);
+void ide_sel_set_status(struct ide_sel_stream *sel, uint32_t status);
+
 /* Selective block by index if its registers were decoded, else NULL. */
 const struct ide_sel_stream *ide_sel_block(const struct ide_cap *ide, unsigned int idx);
 

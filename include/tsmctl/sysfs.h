@@ -63,6 +63,13 @@ int sysfs_open_bin(const char *path);
 /* One pread() of up to N bytes at OFF: the count (short only at the end) or -errno. */
 ssize_t sysfs_pread(int fd, void *buf, size_t n, off_t off);
 
+/*
+ * A text attribute opened with sysfs_open_bin() read again, as
+ * sysfs_read_text() reads it: sysfs shows the value afresh to every read
+ * from offset 0, so a file kept open costs one system call a look.
+ */
+int sysfs_pread_text(int fd, char **value);
+
 /* Target of a symbolic link, as stored. */
 int sysfs_readlink(const char *path, char **target);
 

@@ -17,7 +17,11 @@
  * stacked deeper, NICs with more Selective blocks (their stream on block
  * j mod K) and address associations, a TSM that gives a DSM's other
  * functions and VFs contexts, faulty streams and dangling links, IDE on
- * ports without streams, long extended-capability chains.
+ * ports without streams, long extended-capability chains; and tree shapes:
+ * a switch port for every other device (bridge-heavy), empty hot-plug
+ * slots (buses with nothing on them), every host bridge a VMD domain, and
+ * one host bridge crowded with streams. Host bridges that need more buses
+ * than 0x40 share a domain by two, or have one each.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,9 +35,15 @@
 
 #define STREAMS_PER_RP 8	/* Selective blocks of a root port */
 #define NIC_MAX_FNS 32		/* a stream NIC: 2 PFs and their VFs */
+#define NIC_FANOUT_FNS 2	/* --fanout: a stream NIC is its PF0 and one VF */
 #define FILLER_MAX_FNS 252	/* 4 PFs + 248 VFs fill one bus (ARI) */
-#define BUSES_PER_HB 0x40
-#define HBS_PER_DOMAIN 4
+#define SWITCH_PORTS 32		/* downstream ports of a switch: one bus of 32 devices */
+/* --fanout: root port, switch, a drive on each port (one with two functions) */
+#define FANOUT_MAX_FNS (2 + 2 * SWITCH_PORTS + 1)
+#define BUSES 0x100		/* bus numbers of a domain */
+#define MAX_CROWDED 255		/* Stream ID 255 is reserved on every host bridge */
+#define VMD_DOMAIN 0x10000	/* the vmd driver numbers its domains from here */
+#define VMD_TOP_BUSES 4		/* the root bus of a VMD endpoint's host bridge, and the PSP's */
 #define PSP_FNS 3		/* internal bridge, dummy function 0, the PSP */
 #define WINDOW (256ull << 20)	/* prefetchable window per endpoint bus */
 #define BAR_SIZE (32ull << 20)	/* BAR0 of each PF */
@@ -42,7 +52,8 @@
 
 struct hb_gen {
 	const struct sim_gen_params *p;
-	unsigned domain, bus0, next_bus, next_rp;
+	unsigned domain, bus0, bus_end, next_bus, next_rp;
+	unsigned first_slot;	/* root ports from this device number of the root bus */
 	unsigned long first_stream;	/* host-wide index of this host bridge's stream 0 */
 	unsigned next_stream;		/* streams made on this host bridge so far */
 	uint64_t pref_next;	/* next free endpoint window */
@@ -170,11 +181,11 @@ static void add_child(json_object *parent, json_object *child)
 	json_object_array_add(c, child);
 }
 
-/* A new root port on the root bus: slot 1 + k/8, function k%8 (function 0 first). */
+/* A new root port on the root bus: slot first + k/8, function k%8 (function 0 first). */
 static json_object *root_port(struct hb_gen *g, unsigned device)
 {
 	unsigned k = g->next_rp++;
-	json_object *rp = port(g, g->bus0, 1 + k / 8, k % 8, "root_port",
+	json_object *rp = port(g, g->bus0, g->first_slot + k / 8, k % 8, "root_port",
 			       g->p->tdx ? 0x8086 : 0x1022, g->p->tdx ? 0x352a : device);
 
 	json_object_array_add(g->devices, rp);
@@ -272,10 +283,22 @@ static void endpoint(struct hb_gen *g, json_object *parent, unsigned bus,
 
 static int take_bus(struct hb_gen *g, unsigned *bus)
 {
-	if (g->next_bus >= g->bus0 + BUSES_PER_HB)
+	if (g->next_bus >= g->bus_end)
 		return -ENOSPC;
 	*bus = g->next_bus++;
 	return 0;
+}
+
+/* Room for another root port on the root bus (devices up to 31). */
+static bool root_port_room(const struct hb_gen *g)
+{
+	return g->next_rp < (32 - g->first_slot) * 8;
+}
+
+/* The NIC of a stream: up to 32 functions as 2 PFs and their VFs, or PF0 and a VF (--fanout). */
+static unsigned nic_max_pfs(const struct sim_gen_params *p)
+{
+	return p->fanout ? 1 : 2;
 }
 
 /*
@@ -315,7 +338,7 @@ static int stream_tree(struct hb_gen *g, unsigned n, const unsigned *fns)
 		if (take_bus(g, &bus))
 			return -ENOSPC;
 		set(dsp, "pref_window", window(g->pref_next, WINDOW));
-		endpoint(g, dsp, bus, fns[i], 2, true, g->pref_next, i);
+		endpoint(g, dsp, bus, fns[i], nic_max_pfs(g->p), true, g->pref_next, i);
 		g->pref_next += WINDOW;
 		add_child(usp, dsp);
 	}
@@ -339,6 +362,98 @@ static int filler(struct hb_gen *g, unsigned fns)
 	set(rp, "pref_window", window(g->pref_next, WINDOW));
 	endpoint(g, rp, bus, fns - 1, 4, false, g->pref_next, 0);
 	g->pref_next += WINDOW;
+	return 0;
+}
+
+/* A root port with a switch below it: the switch's upstream port, the bus of its downstream ports in *DSP_BUS. */
+static int switch_below_rp(struct hb_gen *g, json_object **rp, json_object **usp, unsigned *dsp_bus)
+{
+	unsigned rp_bus;
+
+	if (!root_port_room(g) || take_bus(g, &rp_bus) || take_bus(g, dsp_bus))
+		return -ENOSPC;
+	*rp = root_port(g, 0x14ab);
+	*usp = idle_port(g, rp_bus, 0, "upstream_port");
+	add_child(*rp, *usp);
+	return 0;
+}
+
+/*
+ * --fanout, as storage servers are built: a root port and a switch with a
+ * single-function NVMe drive on each downstream port, the last drive with
+ * two functions when @fns (2 + 2 per drive, at most FANOUT_MAX_FNS) is odd.
+ */
+static int fanout_filler(struct hb_gen *g, unsigned fns)
+{
+	unsigned drives = (fns - 2) / 2, dsp_bus;
+	uint64_t first = g->pref_next;
+	json_object *rp, *usp;
+
+	if (fns < 4)
+		return filler(g, fns);
+	if (switch_below_rp(g, &rp, &usp, &dsp_bus))
+		return -ENOSPC;
+	if (g->p->port_ide)
+		set(rp, "ide", ide_cap(g, STREAMS_PER_RP, true));
+	for (unsigned i = 0; i < drives; i++) {
+		json_object *dsp = idle_port(g, dsp_bus, i, "downstream_port");
+		unsigned bus;
+
+		if (take_bus(g, &bus))
+			return -ENOSPC;
+		set(dsp, "pref_window", window(g->pref_next, WINDOW));
+		endpoint(g, dsp, bus, i + 1 == drives && fns % 2 ? 2 : 1, 4, false, g->pref_next, 0);
+		g->pref_next += WINDOW;
+		add_child(usp, dsp);
+	}
+	set(rp, "pref_window", window(first, g->pref_next - first));
+	set(usp, "pref_window", window(first, g->pref_next - first));
+	return 0;
+}
+
+/*
+ * --empty-slots: @n hot-plug downstream ports with nothing in their slot,
+ * up to 32 on a switch below a root port of its own. Each has its
+ * secondary bus all the same, as the kernel adds one for every bridge it
+ * scans (drivers/pci/probe.c pci_scan_bridge_extend(), torvalds/linux v6.19).
+ */
+static int hotplug_slots(struct hb_gen *g, unsigned long n)
+{
+	while (n) {
+		unsigned k = n < SWITCH_PORTS ? (unsigned)n : SWITCH_PORTS, dsp_bus;
+		json_object *rp, *usp;
+
+		if (switch_below_rp(g, &rp, &usp, &dsp_bus))
+			return -ENOSPC;
+		for (unsigned i = 0; i < k; i++) {
+			json_object *dsp = idle_port(g, dsp_bus, i, "downstream_port");
+			unsigned bus;
+
+			if (take_bus(g, &bus))
+				return -ENOSPC;
+			set(dsp, "secondary", jstr("0x%02x", bus));
+			add_child(usp, dsp);
+		}
+		n -= k;
+	}
+	return 0;
+}
+
+/* --crowded: @n root ports on the root bus, a stream NIC right below each. */
+static int crowded_tree(struct hb_gen *g, unsigned n, const unsigned *fns)
+{
+	for (unsigned i = 0; i < n; i++) {
+		json_object *rp;
+		unsigned bus;
+
+		if (!root_port_room(g) || take_bus(g, &bus))
+			return -ENOSPC;
+		rp = root_port(g, 0x14ab);
+		set(rp, "ide", ide_cap(g, STREAMS_PER_RP, true));
+		set(rp, "pref_window", window(g->pref_next, WINDOW));
+		endpoint(g, rp, bus, fns[i], nic_max_pfs(g->p), true, g->pref_next, 0);
+		g->pref_next += WINDOW;
+	}
 	return 0;
 }
 
@@ -394,36 +509,128 @@ static unsigned long share(unsigned long total, unsigned long parts,
 	return total / parts + (i < total % parts);
 }
 
-/* One host bridge with @fns functions and @streams connected NICs, stream 0 being the host's @first. */
-static int gen_hb(const struct sim_gen_params *p, unsigned long h, unsigned long fns,
-		  unsigned long streams, unsigned long first, json_object *hbs,
-		  char **psp_bdf, char **err)
+/* Streams of host bridge @h: --crowded puts that many on the last one, the others share the rest. */
+static unsigned long hb_streams(const struct sim_gen_params *p, unsigned long h)
 {
-	unsigned long rps = (streams + STREAMS_PER_RP - 1) / STREAMS_PER_RP;
-	unsigned long need = 2 * rps * p->switch_depth + 2 * streams + (h == 0 ? PSP_FNS : 0);
+	unsigned long last = p->host_bridges - 1;
+
+	if (!p->crowded)
+		return share(p->streams, p->host_bridges, h);
+	return h == last ? p->crowded : share(p->streams - p->crowded, last, h);
+}
+
+/* Functions of host bridge @h: an even share; the crowded one at least what its streams need. */
+static unsigned long hb_functions(const struct sim_gen_params *p, unsigned long h)
+{
+	unsigned long last = p->host_bridges - 1, crowd = 2 * p->crowded + p->vmd;
+
+	if (!p->crowded)
+		return share(p->functions, p->host_bridges, h);
+	if (crowd < p->functions / p->host_bridges)
+		crowd = p->functions / p->host_bridges;
+	if (h == last)
+		return crowd;
+	return share(p->functions > crowd ? p->functions - crowd : 0, last, h);
+}
+
+/*
+ * Where host bridge @h sits: @per_domain of them share a domain's buses
+ * (root bus (h mod per_domain) * 0x100/per_domain); the crowded one has
+ * a domain of its own, as has each VMD domain (from 10000, bus 0).
+ */
+static void hb_place(const struct sim_gen_params *p, unsigned long h, unsigned per_domain,
+		     struct hb_gen *g)
+{
+	unsigned span = BUSES / per_domain;
+
+	if (p->vmd) {
+		g->domain = VMD_DOMAIN + (unsigned)h;
+		g->bus0 = 0;
+		g->bus_end = BUSES;
+	} else if (p->crowded && h == p->host_bridges - 1) {
+		g->domain = (unsigned)((h + per_domain - 1) / per_domain);
+		g->bus0 = 0;
+		g->bus_end = BUSES;
+	} else {
+		g->domain = (unsigned)(h / per_domain);
+		g->bus0 = (unsigned)(h % per_domain) * span;
+		g->bus_end = g->bus0 + span;
+	}
+	g->next_bus = g->bus0 + 1;
+}
+
+/* The host bridges[] entry of @g, its devices to come. */
+static json_object *hb_object(struct hb_gen *g, json_object *hbs)
+{
+	json_object *o = json_object_new_object();
+
+	g->devices = json_object_new_array();
+	g->devices_hb = o;
+	set(o, "domain", json_object_new_int((int)g->domain));
+	set(o, "bus", jstr("0x%02x", g->bus0));
+	json_object_array_add(hbs, o);
+	return o;
+}
+
+/*
+ * --vmd: host bridge @h's devices are an Intel VMD domain below the VMD
+ * endpoint (8086:28c0, an RCiEP at 0e.0) on a host bridge of its own in
+ * domain h/64, whose root bus holds nothing else (but the PSP on the first).
+ */
+static void vmd_parent(struct hb_gen *top, unsigned long h, json_object *hbs)
+{
+	unsigned per_domain = BUSES / VMD_TOP_BUSES;
+	json_object *vmd = json_object_new_object(), *hb;
+
+	top->domain = (unsigned)(h / per_domain);
+	top->bus0 = (unsigned)(h % per_domain) * VMD_TOP_BUSES;
+	top->bus_end = top->bus0 + VMD_TOP_BUSES;
+	top->next_bus = top->bus0 + 1;
+	top->first_slot = 1;
+	hb = hb_object(top, hbs);
+	set(hb, "devices", top->devices);
+	set(vmd, "bdf", bdf(top, top->bus0, 0x0e, 0));
+	set(vmd, "type", json_object_new_string("rciep"));
+	set(vmd, "vendor", jstr("0x8086"));
+	set(vmd, "device", jstr("0x28c0"));
+	set(vmd, "class", jstr("0x010400"));
+	set(vmd, "driver", json_object_new_string("vmd"));
+	json_object_array_add(top->devices, vmd);
+}
+
+/* One host bridge, its stream 0 being the host's @first, laid out with @per_domain to a domain. */
+static int gen_hb(const struct sim_gen_params *p, unsigned long h, unsigned per_domain,
+		  unsigned long first, json_object *hbs, char **psp_bdf, char **err)
+{
+	unsigned long fns = hb_functions(p, h), streams = hb_streams(p, h);
+	bool crowded = p->crowded && h == p->host_bridges - 1;
+	unsigned long rps = crowded ? 0 : (streams + STREAMS_PER_RP - 1) / STREAMS_PER_RP;
+	unsigned long empty = share(p->empty_slots, p->host_bridges, h);
+	unsigned long need = 2 * rps * p->switch_depth + 2 * streams + (h == 0 ? PSP_FNS : 0) +
+			     p->vmd + 2 * ((empty + SWITCH_PORTS - 1) / SWITCH_PORTS) + empty;
 	unsigned long rest, extra, fillers;
 	struct hb_gen g = {
 		.p = p,
-		.domain = (unsigned)(h / HBS_PER_DOMAIN),
-		.bus0 = (unsigned)(h % HBS_PER_DOMAIN) * BUSES_PER_HB,
+		.first_slot = crowded ? 0 : 1,
 		.first_stream = first,
 		.pref_next = 0x10000000000ull + ((uint64_t)h << 36),
-		.devices = json_object_new_array(),
-	};
-	json_object *o = json_object_new_object();
+	}, top = { .p = p };
+	json_object *o;
 	unsigned *nic;
 	int rc = 0;
 
-	g.next_bus = g.bus0 + 1;
-	g.devices_hb = o;
-	set(o, "domain", json_object_new_int((int)g.domain));
-	set(o, "bus", jstr("0x%02x", g.bus0));
+	if (p->vmd)
+		vmd_parent(&top, h, hbs);
+	hb_place(p, h, per_domain, &g);
+	o = hb_object(&g, hbs);
+	if (p->vmd)
+		set(o, "parent", jstr("pci%04x:%02x/%04x:%02x:0e.0", top.domain, top.bus0,
+				      top.domain, top.bus0));
 	/* TDX: a KEYP entry (16 spare streams) where there are streams, none elsewhere */
 	if (p->tdx && streams)
 		set(o, "keyp_streams", json_object_new_int((int)(streams + 15 > 255 ? 255 :
 								  streams + 15)));
 	set(o, "devices", g.devices);
-	json_object_array_add(hbs, o);
 	if (fns < need) {
 		*err = sim_xasprintf("host bridge %lu: %lu functions cannot hold %lu streams (%lu needed)",
 				     h, fns, streams, need);
@@ -431,7 +638,7 @@ static int gen_hb(const struct sim_gen_params *p, unsigned long h, unsigned long
 	}
 	/* the budget beyond the minimum: first to the NICs, then to fillers */
 	rest = fns - need;
-	extra = streams * (NIC_MAX_FNS - 1);
+	extra = streams * ((p->fanout ? NIC_FANOUT_FNS : NIC_MAX_FNS) - 1);
 	if (extra > rest)
 		extra = rest;
 	rest -= extra;
@@ -440,6 +647,8 @@ static int gen_hb(const struct sim_gen_params *p, unsigned long h, unsigned long
 		abort();
 	for (unsigned long i = 0; i < streams; i++)
 		nic[i] = 1 + (unsigned)share(extra, streams, i);
+	if (crowded)
+		rc = crowded_tree(&g, (unsigned)streams, nic);
 	for (unsigned long r = 0; r < rps && !rc; r++) {
 		unsigned long first = r * STREAMS_PER_RP;
 		unsigned long n = streams - first < STREAMS_PER_RP ?
@@ -454,24 +663,57 @@ static int gen_hb(const struct sim_gen_params *p, unsigned long h, unsigned long
 			dangling_link(&g, (unsigned)(s - first), s * p->faulty / p->streams);
 	}
 	if (!rc && h == 0)
-		rc = psp(&g, psp_bdf);
-	fillers = (rest + FILLER_MAX_FNS) / (FILLER_MAX_FNS + 1);
+		rc = psp(p->vmd ? &top : &g, psp_bdf);
+	if (!rc)
+		rc = hotplug_slots(&g, empty);
+	fillers = p->fanout ? (rest + FANOUT_MAX_FNS - 1) / FANOUT_MAX_FNS :
+			      (rest + FILLER_MAX_FNS) / (FILLER_MAX_FNS + 1);
 	for (unsigned long j = 0; j < fillers && !rc; j++) {
-		if (g.next_rp >= 31 * 8)
+		unsigned fill = (unsigned)share(rest, fillers, j);
+
+		if (!root_port_room(&g))
 			rc = -ENOSPC;
 		else
-			rc = filler(&g, (unsigned)share(rest, fillers, j));
+			rc = p->fanout ? fanout_filler(&g, fill) : filler(&g, fill);
 	}
 	if (rc == -ENOSPC)
 		*err = sim_xasprintf("host bridge %lu: %lu functions and %lu streams need more than %u buses; use more host bridges",
-				     h, fns, streams, BUSES_PER_HB - 1);
+				     h, fns, streams, g.bus_end - g.bus0 - 1);
+	return rc;
+}
+
+/*
+ * Every host bridge, in an array of its own: with @per_domain host bridges
+ * to a domain first, and when one needs more buses than that leaves it, by
+ * two, then one (so gen-large's own shapes stay as they always were).
+ */
+static int gen_hbs(const struct sim_gen_params *p, json_object **hbs, char **psp_bdf, char **err)
+{
+	int rc = -ENOSPC;
+
+	for (unsigned per_domain = 4; per_domain && rc == -ENOSPC; per_domain /= 2) {
+		*hbs = json_object_new_array();
+		free(*psp_bdf);
+		free(*err);
+		*psp_bdf = NULL;
+		*err = NULL;
+		rc = 0;
+		for (unsigned long h = 0, first = 0; h < p->host_bridges && !rc; h++) {
+			rc = gen_hb(p, h, per_domain, first, *hbs, psp_bdf, err);
+			first += hb_streams(p, h);
+		}
+		if (rc == -ENOSPC && per_domain > 1) {
+			json_object_put(*hbs);
+			*hbs = NULL;
+		}
+	}
 	return rc;
 }
 
 /* tdx-connect on tdx_host; the module hands out Stream IDs from 32 while the most streams of a host bridge fit */
 static void tdx_tsm(const struct sim_gen_params *p, json_object *tsm)
 {
-	unsigned long most = share(p->streams, p->host_bridges, 0);
+	unsigned long most = p->crowded > hb_streams(p, 0) ? p->crowded : hb_streams(p, 0);
 	json_object *mod = json_object_new_object();
 
 	set(tsm, "provider", json_object_new_string("tdx-connect"));
@@ -489,9 +731,9 @@ static void tdx_tsm(const struct sim_gen_params *p, json_object *tsm)
 
 int sim_gen_large(const struct sim_gen_params *p, const char *out, char **err)
 {
-	json_object *root = json_object_new_object(), *hbs, *mods, *mod, *par,
+	json_object *root = json_object_new_object(), *hbs = NULL, *mods, *mod, *par,
 		    *tsms, *tsm;
-	char *psp_bdf = NULL;
+	char *psp_bdf = NULL, *shape = NULL;
 	int rc = 0;
 
 	*err = NULL;
@@ -515,13 +757,25 @@ int sim_gen_large(const struct sim_gen_params *p, const char *out, char **err)
 		rc = -EINVAL;
 		goto out;
 	}
+	/* one bus per crowded stream, and no Stream ID 255; dangling link names would collide */
+	if (p->crowded && (p->crowded > MAX_CROWDED || p->crowded > p->streams ||
+			   p->host_bridges < 2 || p->faulty)) {
+		*err = sim_xasprintf("--crowded must be 1..%u and at most --streams, with 2 or more "
+				     "host bridges and no --faulty", MAX_CROWDED);
+		rc = -EINVAL;
+		goto out;
+	}
+	/* the tree shapes, named only when asked for: the comment of the others stays as it was */
+	shape = sim_xasprintf("%s%s%s%.0lu%s%.0lu", p->fanout ? " --fanout" : "",
+			      p->vmd ? " --vmd" : "", p->empty_slots ? " --empty-slots " : "",
+			      p->empty_slots, p->crowded ? " --crowded " : "", p->crowded);
 	set(root, "comment",
 	    jstr("tsm-sim gen-large --functions %lu --host-bridges %lu --streams %lu "
-		 "--switch-depth %lu --sel-blocks %lu --addr-assoc %lu --faulty %lu --ext-caps %lu%s%s%s: "
+		 "--switch-depth %lu --sel-blocks %lu --addr-assoc %lu --faulty %lu --ext-caps %lu%s%s%s%s: "
 		 "a large %s; every stream is a TEE NIC's PF0 connected at boot",
 		 p->functions, p->host_bridges, p->streams, p->switch_depth, p->sel_blocks,
 		 p->addr_assoc, p->faulty, p->ext_caps, p->dependents ? " --dependents" : "",
-		 p->port_ide ? " --port-ide" : "", p->tdx ? " --tdx" : "",
+		 p->port_ide ? " --port-ide" : "", p->tdx ? " --tdx" : "", shape,
 		 p->tdx ? "Intel TDX Connect host, tsm0 on tdx_host" : "SEV-TIO host, tsm0 on the PSP"));
 	set(root, "abi", json_object_new_string(p->abi));
 	mods = json_object_new_array();
@@ -535,14 +789,8 @@ int sim_gen_large(const struct sim_gen_params *p, const char *out, char **err)
 	set(root, "modules", mods);
 	tsms = json_object_new_array();
 	set(root, "tsms", tsms);
-	hbs = json_object_new_array();
+	rc = gen_hbs(p, &hbs, &psp_bdf, err);
 	set(root, "host_bridges", hbs);
-	for (unsigned long h = 0, first = 0; h < p->host_bridges && !rc; h++) {
-		rc = gen_hb(p, h, share(p->functions, p->host_bridges, h),
-			    share(p->streams, p->host_bridges, h), first, hbs,
-			    &psp_bdf, err);
-		first += share(p->streams, p->host_bridges, h);
-	}
 	if (rc)
 		goto out;
 	tsm = json_object_new_object();
@@ -562,6 +810,7 @@ int sim_gen_large(const struct sim_gen_params *p, const char *out, char **err)
 		rc = -EIO;
 	}
 out:
+	free(shape);
 	free(psp_bdf);
 	json_object_put(root);
 	return rc;

@@ -19,7 +19,8 @@ static void usage(FILE *f)
 		" tsm-sim gen-large [--functions N] [--host-bridges H] [--streams S]\n"
 		"                   [--abi v6.19|proposed] [--switch-depth D] [--sel-blocks K]\n"
 		"                   [--addr-assoc A] [--faulty F] [--ext-caps X] [--dependents]\n"
-		"                   [--port-ide] [--tdx] OUT.json\n"
+		"                   [--port-ide] [--tdx] [--fanout] [--empty-slots E] [--vmd]\n"
+		"                   [--crowded C] OUT.json\n"
 		" tsm-sim modprobe MOUNT [-r] [-q] [--first-time] MODULE [PARAM=VALUE...]\n"
 		"\n"
 		"Lay out (build) or serve through FUSE (mount) the sysfs tree a\n"
@@ -31,8 +32,10 @@ static void usage(FILE *f)
 		"associations (1), F faulty streams and dangling links (0), X other\n"
 		"extended capabilities (0), contexts for a DSM's other functions and\n"
 		"VFs, IDE on every port without a stream, or an Intel TDX Connect\n"
-		"host (--tdx); or load and remove the topology's modules in a live\n"
-		"mount (modprobe).\n"
+		"host (--tdx); with a switch port for every other device (--fanout),\n"
+		"E empty hot-plug slots, every host bridge a VMD domain, or C of the\n"
+		"streams on one host bridge; or load and remove the topology's\n"
+		"modules in a live mount (modprobe).\n"
 		"\n"
 		"Options for mount:\n"
 		" -f  stay in the foreground\n"
@@ -124,6 +127,14 @@ static int gen_main(int argc, char **argv)
 		{ "--addr-assoc", offsetof(struct sim_gen_params, addr_assoc) },
 		{ "--faulty", offsetof(struct sim_gen_params, faulty) },
 		{ "--ext-caps", offsetof(struct sim_gen_params, ext_caps) },
+		{ "--empty-slots", offsetof(struct sim_gen_params, empty_slots) },
+		{ "--crowded", offsetof(struct sim_gen_params, crowded) },
+	};
+	static const struct { const char *name; size_t off; } flags[] = {
+		{ "--dependents", offsetof(struct sim_gen_params, dependents) },
+		{ "--port-ide", offsetof(struct sim_gen_params, port_ide) },
+		{ "--fanout", offsetof(struct sim_gen_params, fanout) },
+		{ "--vmd", offsetof(struct sim_gen_params, vmd) },
 	};
 	const char *out = NULL;
 	char *err = NULL;
@@ -134,6 +145,7 @@ static int gen_main(int argc, char **argv)
 		const char *a = argv[i], *v = NULL, *eq = strchr(a, '=');
 		size_t n = eq ? (size_t)(eq - a) : strlen(a);
 		unsigned long *dst = NULL;
+		bool *flag = NULL;
 
 		if (a[0] != '-' || !a[1]) {
 			if (out) {
@@ -143,8 +155,11 @@ static int gen_main(int argc, char **argv)
 			out = a;
 			continue;
 		}
-		if (!strcmp(a, "--dependents") || !strcmp(a, "--port-ide")) {
-			*(a[2] == 'd' ? &p.dependents : &p.port_ide) = true;
+		for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]); k++)
+			if (!strcmp(a, flags[k].name))
+				flag = (bool *)((char *)&p + flags[k].off);
+		if (flag) {
+			*flag = true;
 			continue;
 		}
 		if (!strcmp(a, "--tdx")) {

@@ -979,6 +979,11 @@ static unsigned set_buses(struct loader *L, struct sim_dev *d)
 	for (unsigned i = 0; i < d->nr_vfs; i++)
 		if (d->vfs[i]->bus > max)
 			max = d->vfs[i]->bus;
+	/* an empty slot's bridge: its bus all the same (pci_scan_bridge_extend(), v6.19) */
+	if (!d->nr_children && d->secondary) {
+		d->subordinate = d->secondary;
+		return d->subordinate > max ? d->subordinate : max;
+	}
 	if (!d->nr_children)
 		return max;
 	if (!d->secondary)

@@ -387,7 +387,7 @@ static void remove_dev(struct tw *w, struct sim_dev *d)
 {
 	char *bl = sim_xasprintf("sys/bus/pci/devices/%s", d->name);
 
-	if (sim_config_is_bridge(d) && d->nr_children)
+	if (sim_config_is_bridge(d) && d->secondary)
 		write_pci_bus(w, d->dir, d->domain, d->secondary, false);
 	rm(w, d->dir, NULL);
 	rm(w, bl, NULL);
@@ -697,7 +697,8 @@ static void write_dev(struct tw *w, struct sim_dev *d)
 	attrf(w, d->dir, "driver_override", RW, "%s\n",
 	      d->driver_override ? d->driver_override : "(null)");
 	write_std_attrs(w, d);
-	if (sim_config_is_bridge(d) && d->nr_children)
+	/* every bridge scanned has its secondary bus, an empty slot's too (set_buses()) */
+	if (sim_config_is_bridge(d) && d->secondary)
 		write_pci_bus(w, d->dir, d->domain, d->secondary, true);
 	write_sriov(w, d);
 	write_doe(w, d);

@@ -580,6 +580,10 @@ struct sim_gen_params {
 	bool dependents;	/* the TSM gives a DSM's other functions and VFs contexts */
 	bool port_ide;		/* every port without a stream has IDE too */
 	bool tdx;		/* an Intel TDX Connect host instead (proposed ABI) */
+	bool fanout;		/* every other device behind a switch port of its own */
+	unsigned long empty_slots;	/* hot-plug downstream ports with nothing below */
+	bool vmd;		/* every host bridge a VMD domain below a VMD endpoint */
+	unsigned long crowded;	/* streams on the last host bridge, each on a root port of its own */
 };
 int sim_gen_large(const struct sim_gen_params *p, const char *out, char **err);
 

@@ -109,3 +109,87 @@ links() {
 	run "$SIM" gen-large --port-ide=1 "$J"
 	[ "$status" -eq 2 ]
 }
+
+# bridges: how many functions are PCI-to-PCI bridges (class 0604xx)
+bridges() {
+	cat "$T"/sys/bus/pci/devices/*/class | grep -c '^0x0604'
+}
+
+# empty_buses: buses whose bridge has no function below it
+empty_buses() {
+	local b d n=0
+	for b in "$T"/sys/class/pci_bus/*; do
+		d=$(readlink -f "$b")
+		d=${d%/pci_bus/*}
+		ls "$d" | grep -qE '^[0-9a-f]{4,}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$' || n=$((n + 1))
+	done
+	echo "$n"
+}
+
+@test "gen shapes: --fanout puts a switch port in front of every other function" {
+	shape
+	[ "$(bridges)" -eq 41 ]
+	shape --fanout
+	[ "$(ls "$T/sys/bus/pci/devices" | wc -l)" -eq 600 ]
+	[ "$(links | wc -l)" -eq 32 ]
+	# a root or switch port for about every two functions, each bridge with its bus
+	local n
+	n=$(bridges)
+	[ "$n" -ge 280 ] && [ "$n" -le 300 ]
+	[ "$(ls "$T/sys/class/pci_bus" | wc -l)" -eq $((n + 4)) ]
+	# a filler drive alone on its downstream port's bus, a single function
+	local dsp
+	# (01.0 holds the streams, 01.1 the PSP, the fillers from 01.2)
+	dsp=$(ls -d "$T"/sys/devices/pci0000:00/0000:00:01.2/0000:*/0000:*/ | head -1)
+	[ "$(cat "$dsp/class")" = 0x060400 ]
+	[ "$(ls "$dsp" | grep -cE '^0000:')" -eq 1 ]
+}
+
+@test "gen shapes: --empty-slots lays buses with nothing on them" {
+	shape
+	[ "$(empty_buses)" -eq 0 ]
+	shape --empty-slots 40
+	[ "$(ls "$T/sys/bus/pci/devices" | wc -l)" -eq 600 ]
+	[ "$(links | wc -l)" -eq 32 ]
+	[ "$(empty_buses)" -eq 40 ]
+	# the empty slot's port still has its secondary bus, as the kernel gives it
+	local b
+	b=$(readlink -f "$T"/sys/class/pci_bus/* | while read -r d; do
+		ls "${d%/pci_bus/*}" | grep -qE '^[0-9a-f]{4}:' || { echo "$d"; break; }; done)
+	[ "$(ls "${b%/pci_bus/*}" | grep -c pci_bus)" -eq 1 ]
+	[ "$(cat "${b%/pci_bus/*}/class")" = 0x060400 ]
+}
+
+@test "gen shapes: --vmd puts every host bridge below a VMD endpoint, domains from 10000" {
+	shape --vmd
+	[ "$(ls "$T/sys/bus/pci/devices" | wc -l)" -eq 600 ]
+	local h vmd n=0
+	for h in 0 1 2 3; do
+		vmd=$(ls -d "$T"/sys/devices/pci0000:*/0000:*:0e.0/pci1000$h:00)
+		[ "$(cat "${vmd%/*}/vendor") $(cat "${vmd%/*}/device")" = "0x8086 0x28c0" ]
+		n=$((n + $(ls -d "$vmd"/stream* | wc -l)))
+		[ -e "$vmd/available_secure_streams" ]
+	done
+	[ "$n" -eq 32 ]
+	# no stream link directly below sys/devices
+	! ls -d "$T"/sys/devices/pci*/stream* 2>/dev/null
+}
+
+@test "gen shapes: --crowded puts C streams on the last host bridge, each on a root port of its own" {
+	shape --crowded 20
+	[ "$(ls "$T/sys/bus/pci/devices" | wc -l)" -eq 600 ]
+	[ "$(links | wc -l)" -eq 32 ]
+	local hb
+	hb=$(ls -d "$T"/sys/devices/pci* | tail -1)
+	[ "$(ls -d "$hb"/stream* | wc -l)" -eq 20 ]
+	# root port / NIC, every root port a different one, every Stream ID different
+	[ "$(for l in "$hb"/stream*; do readlink "$l"; done | awk -F/ 'NF == 2 { print $1 }' | sort -u | wc -l)" -eq 20 ]
+	[ "$(ls "$hb" | sed -n 's/^stream\([0-9]*\)\..*/\1/p' | sort -u | wc -l)" -eq 20 ]
+	J=$(mktemp --suffix=.json)
+	for o in "--crowded 256" "--crowded 40" "--crowded 8 --host-bridges 1" "--crowded 8 --faulty 1"; do
+		# shellcheck disable=SC2086
+		run "$SIM" gen-large --functions 600 --host-bridges 4 --streams 32 $o "$J"
+		[ "$status" -eq 1 ] || { echo "$o: $status"; return 1; }
+		[[ "$output" == *"--crowded must be 1..255"* ]]
+	done
+}
