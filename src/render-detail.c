@@ -27,7 +27,7 @@ static const char *doe_feature_name(const char *f)
 	       streq(f, DOE_FEATURE_SSESSION) ? "secure CMA/SPDM" : NULL;
 }
 
-/* One line at DEPTH tabs; everything after the tabs is escaped (it holds tree text). */
+/* One line indented DEPTH levels (spaces, as ip -d: no control byte reaches the terminal); escaped. */
 static void line(int depth, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void line(int depth, const char *fmt, ...)
 {
@@ -38,8 +38,7 @@ static void line(int depth, const char *fmt, ...)
 	if (vasprintf(&s, fmt, ap) < 0)
 		out_of_memory();
 	va_end(ap);
-	while (depth-- > 0)
-		putchar('\t');
+	printf("%*s", 4 * depth, "");
 	fputs_escaped(s, stdout);
 	putchar('\n');
 	free(s);
