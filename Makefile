@@ -26,6 +26,9 @@ LIBEXECDIR ?= $(PREFIX)/libexec/tsmctl
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
 SCHEMADIR ?= $(DATADIR)/tsmctl/schema
+# Ansible's default collections path holds /usr/share/ansible/collections.
+ANSIBLECOLLDIR ?= $(DATADIR)/ansible/collections
+PROMRULESDIR ?= $(DATADIR)/tsmctl/prometheus
 SYSCONFDIR ?= /etc
 DESTDIR ?=
 
@@ -46,7 +49,10 @@ HDRS := $(wildcard include/tsmctl/*.h src/*.h)
 BUILD_DEBS := gcc make pkg-config libpci-dev libkmod-dev libjson-c-dev libsmartcols-dev \
 	libssl-dev libmnl-dev libfuse3-dev pciutils openssl scdoc
 TEST_DEBS := bats jq fuse3 xz-utils util-linux perl valgrind strace man-db groff-base \
-	python3 python3-prometheus-client python3-jsonschema systemd udev
+	python3 python3-prometheus-client python3-jsonschema python3-yaml systemd udev clang libclang-rt-14-dev
+# The engines of tests/ansible.bats and tests/prometheus.bats, without their
+# Recommends (ansible-core's is the 250 MB "ansible" collection set).
+FLEET_DEBS := ansible-core prometheus prometheus-node-exporter
 DEPS_STAMP := $(BUILDDIR)/.deps-build
 # Package builds have their build dependencies already: NEED_PACKAGES=true skips the apt-get.
 NEED_PACKAGES ?= tests/lib/need-packages
@@ -63,8 +69,10 @@ $(DEPS_STAMP):
 	@$(NEED_PACKAGES) $(BUILD_DEBS)
 	@mkdir -p $(BUILDDIR) && touch $@
 
-$(BUILDDIR)/.deps-test: $(DEPS_STAMP)
+# (again when the Makefile changes: it may name a new package)
+$(BUILDDIR)/.deps-test: $(DEPS_STAMP) Makefile
 	@$(NEED_PACKAGES) $(TEST_DEBS)
+	@$(NEED_PACKAGES) --no-install-recommends $(FLEET_DEBS)
 	@touch $@
 
 # The goals that may install packages put that first; any other build only
@@ -87,9 +95,12 @@ need-scdoc:
 need-fuse:
 	@pkg-config --exists json-c fuse3 2>/dev/null || $(call missing,development files of json-c fuse3)
 
-$(BUILDDIR)/obj/%.o: src/%.c $(HDRS) | $(NEED_LIBS)
+# Each object depends on the headers it includes, as the compiler lists them
+# (-MMD); -MP keeps a deleted header from breaking the build.
+$(BUILDDIR)/obj/%.o: src/%.c | $(NEED_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(TSM_CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(TSM_CFLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
+-include $(OBJS:.o=.d)
 
 # --version is compiled into cli.o: rebuild it whenever the version or git description changes.
 VERSION_STAMP := $(BUILDDIR)/.version
@@ -104,7 +115,8 @@ $(BUILDDIR)/tsmctl: $(OBJS)
 # Unit tests: tests/unit/test-NAME.c with the sources UNIT_SRCS_NAME (and
 # libraries UNIT_LIBS_NAME) becomes test-NAME; make unit runs them all, make
 # unit-NAME one.
-UNIT_TESTS := ide names sha256 audit explain util spdm-cert spdm-vca spdm-meas tdisp-report evreply
+UNIT_TESTS := ide names sha256 audit explain util spdm-cert spdm-vca spdm-meas tdisp-report evreply \
+	evidence-verify
 UNIT_SRCS_ide := src/ide.c tests/fuzz/cfg-ranged.h
 UNIT_SRCS_names := src/names.c
 UNIT_SRCS_sha256 := src/sha256.c
@@ -126,6 +138,13 @@ UNIT_SRCS_spdm-meas := src/spdm-meas.c src/spdm-vca.c $(EV_DECODE_SRCS) tests/un
 UNIT_SRCS_tdisp-report := src/tdisp-report.c $(EV_DECODE_SRCS)
 UNIT_SRCS_evreply := src/evidence-reply.c src/util.c
 UNIT_LIBS_evreply = $(shell pkg-config --libs libmnl)
+# The evidence checks (evidence-verify*.c) on objects built in memory, with what they read.
+UNIT_SRCS_evidence-verify := $(wildcard src/evidence-verify*.c) src/evidence-decoded.c \
+	src/evidence-device.c src/evidence-reference.c src/evidence-set.c src/evidence-netlink.c \
+	src/evidence-reply.c src/evidence-trust.c src/outfile.c src/userfile.c src/sysfs.c src/names.c \
+	src/util.c src/spdm-cert.c src/spdm-vca.c \
+	src/spdm-meas.c src/tdisp-report.c $(EV_DECODE_SRCS)
+UNIT_LIBS_evidence-verify = $(PKG_LIBS)
 
 .SECONDEXPANSION:
 $(BUILDDIR)/test-%: tests/unit/test-%.c $$(UNIT_SRCS_$$*) $(HDRS) tests/unit/unit.h | $(NEED_LIBS)
@@ -159,27 +178,103 @@ sim: | $(NEED_FUSE)
 	$(MAKE) -C tests/sim
 
 
-# The suite: decoder unit tests, the simulator's own tests, then tsmctl's.
-check: $(BUILDDIR)/.deps-test all unit check-man check-abi-refs
-	$(MAKE) -C tests/sim check
-	TSMCTL=$(abspath $(BUILDDIR)/tsmctl) bats --tap tests
-	$(MAKE) soak SOAK_SECONDS=10 SOAK_DIGEST=state
-	$(MAKE) check-valgrind
-	$(MAKE) check-asan
-	$(MAKE) check-package
+# make check: every part of the suite (the builds, unit tests, the fuzz
+# corpora replayed, the simulator's tests, tsmctl's bats files, soak, valgrind,
+# the packages, and the bats files again against an ASan+UBSan build) run at
+# once, CHECK_JOBS at a time: most of a bats file's time is spent waiting on
+# the simulator's FUSE round trips, not on the CPU. Each bats file is a part of
+# its own (bats/FILE, sim/FILE, asan/FILE), so its output shows in one piece
+# when it ends; a table of every part's duration closes the run, failed or not
+# (tests/lib/check-part, tests/lib/check-summary; the logs stay in CHECK_LOG).
+# make check-quick: the edit loop's part of it: unit tests, the fuzz corpora
+# replayed and tsmctl's bats files against the normal build.
+CHECK_JOBS ?= 6
+CHECK_BUILD_JOBS ?= 2
+CHECK_LOG := $(BUILDDIR)/build-check
+# $(call CHECK_RUN,PARTS): run the PARTS, then the table, whatever happened.
+define CHECK_RUN
+	@rm -rf $(CHECK_LOG) && mkdir -p $(CHECK_LOG)
+	@CHECK_PARTS="$(strip $(1))" $(MAKE) --no-print-directory -k -j$(CHECK_JOBS) check-run; rc=$$?; \
+		tests/lib/check-summary $(CHECK_LOG) "make $@" "$(strip $(1))" || rc=1; exit $$rc
+endef
+check: $(BUILDDIR)/.deps-test
+	$(call CHECK_RUN,$(CHECK_ALL))
+
+check-quick: $(BUILDDIR)/.deps-test
+	$(call CHECK_RUN,$(CHECK_QUICK))
+
+# The second build of make check: sanitizers in a directory of its own.
+ASAN_DIR := build-asan
+ASAN_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+# A part's recipe runs a make of its own (not $(MAKE): under make -n, as
+# tests/install.bats runs it, a part is shown, never run), with its own -j.
+PART_MAKE = env MAKEFLAGS="$(filter-out -j% --jobserver%,$(MAKEFLAGS))" $(MAKE) --no-print-directory
+PART = @tests/lib/check-part $(CHECK_LOG)
+PART_DONE = $(CHECK_LOG)/$(1).time
+ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+UNIT_BINS = $(addprefix $(BUILDDIR)/test-,$(UNIT_TESTS))
+ASAN_UNIT_BINS := $(addprefix $(ASAN_DIR)/test-,$(UNIT_TESTS))
+
+# The bats files that take longest, started first so that none of them
+# starts last (only a schedule: the other files follow in any order).
+CHECK_FIRST := ansible hostile schema connect dist gen-large disconnect devices evidence audit gen-shapes
+MAIN_BATS := $(basename $(notdir $(wildcard tests/*.bats)))
+SIM_BATS := $(basename $(notdir $(wildcard tests/sim/test/*.bats)))
+# The ASan pass leaves out the files that never run TSMCTL (they build,
+# install and package from the tree): they would check the same thing twice.
+# So too the collection's and the rules' (Ansible, promtool and the servers
+# would run twice): the tsmctl commands they run are the connect, tdisp,
+# audit, evidence and metrics files', which the pass covers.
+ASAN_SKIP := dist install contrib ansible prometheus
+ASAN_BATS := $(filter-out $(ASAN_SKIP),$(MAIN_BATS))
+
+# The order is the schedule: the long files and the CPU-heavy parts first.
+first_of = $(addprefix $(1)/,$(filter $(2),$(CHECK_FIRST)))
+rest_of = $(addprefix $(1)/,$(filter-out $(CHECK_FIRST),$(2)))
+CHECK_QUICK = build $(call first_of,bats,$(MAIN_BATS)) fuzz-replay $(call rest_of,bats,$(MAIN_BATS)) unit
+CHECK_ALL = build asan-build $(call first_of,asan,$(ASAN_BATS)) $(call first_of,bats,$(MAIN_BATS)) \
+	package valgrind $(call first_of,sim,$(SIM_BATS)) fuzz-replay $(call rest_of,bats,$(MAIN_BATS)) \
+	$(call rest_of,sim,$(SIM_BATS)) $(call rest_of,asan,$(ASAN_BATS)) unit asan-unit man abi-refs soak
+
+check-run: $(foreach p,$(CHECK_PARTS),$(call PART_DONE,$(p)))
+
+$(call PART_DONE,build):
+	$(PART) build $(PART_MAKE) -j$(CHECK_BUILD_JOBS) all $(UNIT_BINS)
+$(call PART_DONE,asan-build):
+	$(PART) asan-build $(PART_MAKE) -j$(CHECK_BUILD_JOBS) BUILDDIR=$(ASAN_DIR) SAN="$(ASAN_SAN)" \
+		CFLAGS="-O1 -g" $(ASAN_DIR)/tsmctl $(ASAN_UNIT_BINS)
+$(call PART_DONE,unit): $(call PART_DONE,build)
+	$(PART) unit $(PART_MAKE) unit
+$(call PART_DONE,asan-unit): $(call PART_DONE,asan-build)
+	$(PART) asan-unit sh -c 'for t in $(ASAN_UNIT_BINS); do echo "$$t"; $$t || exit 1; done'
+$(call PART_DONE,fuzz-replay):
+	$(PART) fuzz-replay $(PART_MAKE) -j$(CHECK_BUILD_JOBS) fuzz-replay
+$(call PART_DONE,man): $(call PART_DONE,build)
+	$(PART) man $(PART_MAKE) check-man
+$(call PART_DONE,abi-refs):
+	$(PART) abi-refs tests/lib/check-abi-refs
+$(call PART_DONE,soak): $(call PART_DONE,build)
+	$(PART) soak $(PART_MAKE) soak SOAK_SECONDS=10 SOAK_DIGEST=state
+$(call PART_DONE,valgrind): $(call PART_DONE,build)
+	$(PART) valgrind tests/lib/valgrind-views $(abspath $(BUILDDIR)/tsmctl)
+$(call PART_DONE,package): $(call PART_DONE,build)
+	$(PART) package $(PART_MAKE) check-package
+$(CHECK_LOG)/bats/%.time: $(call PART_DONE,build)
+	$(PART) bats/$* env TSMCTL=$(abspath $(BUILDDIR)/tsmctl) bats --tap --timing tests/$*.bats
+$(CHECK_LOG)/sim/%.time: $(call PART_DONE,build)
+	$(PART) sim/$* bats --tap --timing tests/sim/test/$*.bats
+$(CHECK_LOG)/asan/%.time: $(call PART_DONE,build) $(call PART_DONE,asan-build)
+	$(PART) asan/$* env $(ASAN_ENV) TSMCTL=$(abspath $(ASAN_DIR)/tsmctl) bats --tap --timing tests/$*.bats
 
 # The read views once under valgrind: any error or definite leak fails.
 check-valgrind: $(BUILDDIR)/tsmctl $(BUILDDIR)/.deps-test
 	@tests/lib/valgrind-views $(abspath $(BUILDDIR)/tsmctl)
 
-# A second build with sanitizers in its own directory; any report fails the run.
-ASAN_DIR := build-asan
+# make check-asan: make check's second build, with sanitizers in its own
+# directory, its unit tests and tsmctl's bats files against it; any report fails.
 check-asan: $(BUILDDIR)/.deps-test
-	$(MAKE) BUILDDIR=$(ASAN_DIR) SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-		CFLAGS="-O1 -g" $(ASAN_DIR)/tsmctl $(addprefix $(ASAN_DIR)/test-,$(UNIT_TESTS))
-	for t in $(UNIT_TESTS); do $(ASAN_DIR)/test-$$t || exit 1; done
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		TSMCTL=$(abspath $(ASAN_DIR)/tsmctl) bats --tap tests
+	$(call CHECK_RUN,build asan-build asan-unit $(addprefix asan/,$(ASAN_BATS)))
 
 # make soak [SOAK_SECONDS=N] [SOAK_SEED=N] [TSMCTL=path]: concurrent connect,
 # disconnect, lock, accept, unlock, readers, watch, module removal and injected
@@ -194,10 +289,8 @@ soak: $(BUILDDIR)/.deps-test all
 		--seconds $(SOAK_SECONDS) --digest $(SOAK_DIGEST) $(if $(SOAK_SEED),--seed $(SOAK_SEED))
 
 soak-asan: $(BUILDDIR)/.deps-test
-	$(MAKE) BUILDDIR=$(ASAN_DIR) SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-		CFLAGS="-O1 -g" $(ASAN_DIR)/tsmctl
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		$(MAKE) soak TSMCTL=$(abspath $(ASAN_DIR)/tsmctl)
+	$(MAKE) BUILDDIR=$(ASAN_DIR) SAN="$(ASAN_SAN)" CFLAGS="-O1 -g" $(ASAN_DIR)/tsmctl
+	$(ASAN_ENV) $(MAKE) soak TSMCTL=$(abspath $(ASAN_DIR)/tsmctl)
 
 # Figures, not pass/fail: see bench/RESULTS.md for the last run.
 bench: $(BUILDDIR)/.deps-test all
@@ -207,6 +300,8 @@ bench: $(BUILDDIR)/.deps-test all
 demo: $(BUILDDIR)/.deps-test all
 	@tests/lib/demo $(abspath $(BUILDDIR)/tsmctl)
 
+# The collection tsmctl.tsm (contrib/ansible) and the Prometheus rules.
+ANSIBLE_TSM_DIR = $(ANSIBLECOLLDIR)/ansible_collections/tsmctl/tsm
 CONTRIB_UNITS := tsmctl-autoconnect.service tsmctl-audit.service tsmctl-audit.timer \
 	tsmctl-metrics.service tsmctl-metrics.timer
 define INSTALL_CONTRIB
@@ -218,12 +313,19 @@ define INSTALL_CONTRIB
 			> $(DESTDIR)$(UNITDIR)/$$u; chmod 0644 $(DESTDIR)$(UNITDIR)/$$u; \
 	done
 	install -D -m 0644 contrib/90-tsmctl.rules $(DESTDIR)$(UDEVRULESDIR)/90-tsmctl.rules
+	cd contrib/ansible && find . -type f ! -path '*/__pycache__/*' ! -name '*.pyc' | sort | \
+		while read -r f; do install -D -m 0644 "$$f" "$(DESTDIR)$(ANSIBLE_TSM_DIR)/$$f" || exit 1; done
+	install -D -m 0644 contrib/prometheus/tsmctl.rules.yml $(DESTDIR)$(PROMRULESDIR)/tsmctl.rules.yml
 	test -e $(DESTDIR)$(SYSCONFDIR)/tsmctl/connect.conf || \
 		install -D -m 0644 contrib/connect.conf $(DESTDIR)$(SYSCONFDIR)/tsmctl/connect.conf
 endef
 # connect.conf goes only while it is the sample as shipped: an edited one is the admin's.
 define UNINSTALL_CONTRIB
 	rm -f $(DESTDIR)$(LIBEXECDIR)/tsmctl-autoconnect $(DESTDIR)$(UDEVRULESDIR)/90-tsmctl.rules
+	rm -rf $(DESTDIR)$(ANSIBLE_TSM_DIR)
+	rmdir $(DESTDIR)$(ANSIBLECOLLDIR)/ansible_collections/tsmctl 2>/dev/null || true
+	rm -f $(DESTDIR)$(PROMRULESDIR)/tsmctl.rules.yml
+	rmdir $(DESTDIR)$(PROMRULESDIR) $(DESTDIR)$(DATADIR)/tsmctl 2>/dev/null || true
 	rm -f $(DESTDIR)$(BINDIR)/tsmctl-collect
 	for u in $(CONTRIB_UNITS); do rm -f $(DESTDIR)$(UNITDIR)/$$u; done
 	if cmp -s contrib/connect.conf $(DESTDIR)$(SYSCONFDIR)/tsmctl/connect.conf; then \
@@ -297,7 +399,7 @@ distcheck: dist
 		$(MAKE) -C $$d/$(DIST_NAME) check && rm -rf $$d
 
 .PHONY: soak soak-asan
-.PHONY: all deps need-libs need-scdoc need-fuse sim man unit check check-man check-abi-refs check-valgrind check-asan demo bench install uninstall clean \
+.PHONY: all deps need-libs need-scdoc need-fuse sim man unit check check-quick check-run check-man check-abi-refs check-valgrind check-asan demo bench install uninstall clean \
 	dist distcheck version deb check-package FORCE
 
 # fuzzing
@@ -337,8 +439,8 @@ $(FUZZ_DIR)/fuzz-evreply: tests/fuzz/fuzz-evreply.c tests/fuzz/fuzz-assert.h src
 $(FUZZ_DIR)/fuzz-topology: tests/fuzz/fuzz-topology.c $(FUZZ_SIM_SRCS) $(wildcard tests/sim/src/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_SAN) -D_FILE_OFFSET_BITS=64 -Itests/sim/src \
-		$(shell pkg-config --cflags json-c fuse3) -o $@ tests/fuzz/fuzz-topology.c \
-		$(FUZZ_SIM_SRCS) $(shell pkg-config --libs json-c fuse3) -lpthread
+		$(shell pkg-config --cflags json-c fuse3 libcrypto) -o $@ tests/fuzz/fuzz-topology.c \
+		$(FUZZ_SIM_SRCS) $(shell pkg-config --libs json-c fuse3 libcrypto) -lpthread
 
 # The evidence decoders (ABI.md §1.7): fuzz-NAME.c with src/NAME.c and what they share.
 EV_FUZZ := spdm-cert spdm-vca spdm-meas tdisp-report
@@ -352,5 +454,15 @@ $(addprefix $(FUZZ_DIR)/fuzz-,$(EV_FUZZ)): $(FUZZ_DIR)/fuzz-%: tests/fuzz/fuzz-%
 fuzz: $(addprefix $(FUZZ_DIR)/fuzz-,$(FUZZ_TARGETS))
 	tests/fuzz/run $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
+# make fuzz-replay: each target once over every seed of its corpus, without
+# fuzzing (libFuzzer runs the files named and stops): a seed that crashes or
+# fails a target's checks fails. make check and check-quick run it.
+fuzz-replay: $(addprefix $(FUZZ_DIR)/fuzz-,$(FUZZ_TARGETS))
+	@for t in $(FUZZ_TARGETS); do \
+		$(FUZZ_DIR)/fuzz-$$t tests/fuzz/corpus/$$t/* >$(FUZZ_DIR)/replay-$$t.log 2>&1 || \
+			{ cat $(FUZZ_DIR)/replay-$$t.log; echo "fuzz-replay: $$t failed"; exit 1; }; \
+		echo "fuzz-replay: $$t: $$(ls tests/fuzz/corpus/$$t | wc -l) seeds"; \
+	done
 
-.PHONY: fuzz $(UNIT_RUNS)
+
+.PHONY: fuzz fuzz-replay $(UNIT_RUNS)

@@ -56,6 +56,13 @@ else
 	result platform.tsm-class platform fail
 fi
 result platform.tsm-present platform $present
+# SEV-TIO (the ccp driver's TSM) also needs secure SPDM; it matters when every TSM is one
+sev_only=0
+for t in "${tsms[@]}"; do
+	drv=$(readlink "$t/device/driver")
+	[ "${drv##*/}" = ccp ] || { sev_only=0; break; }
+	sev_only=1
+done
 # skip_unless_present ID OBJECT: record a skip and return 1 unless a TSM is present
 skip_unless_present() {
 	[ $present = pass ] && return 0
@@ -76,6 +83,7 @@ connectable() {
 	local off=256 n=0 dir
 	if [ -d "$1/doe_features" ]; then
 		[ -e "$1/doe_features/0001:01" ] || return 1
+		[ $sev_only = 1 ] && [ ! -e "$1/doe_features/0001:02" ] && return 1
 	elif [ "${#W[@]}" -ge 1024 ]; then
 		while [ "$off" -ge 256 ] && [ $n -lt 100 ]; do	# a DOE capability (0x2e) at all?
 			word $off
@@ -100,15 +108,19 @@ for c in "$root"/sys/bus/pci/devices/*/tsm/connect; do
 	else
 		load_config "$d/config"
 		# DEVCAP (PCIe capability + 4): TEE-IO capable but idle is worth a warning
-		off=$(((${W[13]:-0}) & 0xfc)) tee=0 n=0
+		off=$(((${W[13]:-0}) & 0xfc)) tee=0 n=0 type=0
 		while [ "$off" -ge 64 ] && [ $n -lt 48 ]; do
 			word "$off"
-			if [ $((REPLY & 0xff)) -eq $((0x10)) ]; then word $((off + 4)); tee=$(((REPLY >> 30) & 1)); break; fi
+			if [ $((REPLY & 0xff)) -eq $((0x10)) ]; then
+				type=$(((REPLY >> 20) & 15))	# device/port type: 0 is an endpoint
+				word $((off + 4)); tee=$(((REPLY >> 30) & 1)); break
+			fi
 			off=$(((REPLY >> 8) & 0xfc)) n=$((n + 1))
 		done
+		ide_offset
 		if [ $tee -eq 0 ]; then
 			result device.connected "$bdf" pass
-		elif locked "$d" || ! connectable "$d"; then
+		elif [ $type -ne 0 ] || [ "$REPLY" -eq 0 ] || locked "$d" || ! connectable "$d"; then
 			result device.connected "$bdf" skip
 		else
 			result device.connected "$bdf" warn

@@ -3,6 +3,8 @@
 # Walk the host bridges' stream links, readlink, read tsm/connect, decode both
 # partners' Selective IDE block from config with od and shell arithmetic.
 # Usage: streams.sh [ROOT]   (prints compact JSON; compare with jq -S)
+# It does not look for stray links: duplicate_of is always null (the trees it
+# is compared on have none).
 root=${1:-/}
 shopt -s nullglob
 
@@ -51,16 +53,16 @@ partner() {	# bdf block config → JSON object
 	local bdf=$1 blk=$2 cfg=$3 ide off ctl sts r1 r2 naddr a1 a2 a3 i addr=""
 	local nulls='"enabled":null,"state":null,"ide_fail":null,"stream_id":null,"tc":null,"algorithm":null,"default_stream":null,"tee_limited":null,"cfg_requests":null,"pcrc":null,"rid":null,"address":[]'
 	if ! load_config "$cfg" || [ "${#W[@]}" -le 16 ]; then
-		local nr=false
-		[ "${#W[@]}" -eq 16 ] && nr=true
-		printf '{"bdf":"%s","block":%d,%s,"needs_root":%s}' "$bdf" "$blk" "$nulls" $nr
+		local nr=false sum=unreadable
+		[ "${#W[@]}" -eq 16 ] && { nr=true; sum=needs-root; }
+		printf '{"bdf":"%s","block":%d,"summary":"%s",%s,"needs_root":%s}' "$bdf" "$blk" "$sum" "$nulls" $nr
 		return
 	fi
 	ide_offset; ide=$REPLY
 	off=0
 	[ "$ide" -ne 0 ] && { sel_block "$ide" "$blk"; off=$REPLY; }
 	if [ "$off" -eq 0 ]; then
-		printf '{"bdf":"%s","block":%d,%s,"needs_root":false}' "$bdf" "$blk" "$nulls"
+		printf '{"bdf":"%s","block":%d,"summary":"no-block",%s,"needs_root":false}' "$bdf" "$blk" "$nulls"
 		return
 	fi
 	word $((off + 4)); ctl=$REPLY
@@ -79,22 +81,24 @@ partner() {	# bdf block config → JSON object
 	case $st in 0) state=insecure ;; 2) state=secure ;; *) state="reserved($st)" ;; esac
 	local alg=null
 	[ $(((ctl >> 14) & 31)) -eq 0 ] && alg='"aes-gcm-256-96b"'
-	local en fail dflt teel cfgr pcrc rv
+	local en fail dflt teel cfgr pcrc rv sum=$state
 	bool $((ctl & 1)); en=$B
 	bool $(((sts >> 31) & 1)); fail=$B
+	[ "$en" = true ] || sum=disabled
+	[ "$fail" = true ] && sum+=+ide-fail
 	bool $(((ctl >> 22) & 1)); dflt=$B
 	bool $(((ctl >> 23) & 1)); teel=$B
 	bool $(((ctl >> 9) & 1)); cfgr=$B
 	bool $(((ctl >> 8) & 1)); pcrc=$B
 	bool $((r2 & 1)); rv=$B
-	printf '{"bdf":"%s","block":%d,"enabled":%s,"state":"%s","ide_fail":%s,"stream_id":%d,"tc":%d,"algorithm":%s,"default_stream":%s,"tee_limited":%s,"cfg_requests":%s,"pcrc":%s,"rid":{"valid":%s,"base":%d,"limit":%d,"segment":%d},"address":[%s],"needs_root":false}' \
-		"$bdf" "$blk" "$en" "$state" "$fail" $(((ctl >> 24) & 255)) $(((ctl >> 19) & 7)) "$alg" \
+	printf '{"bdf":"%s","block":%d,"enabled":%s,"state":"%s","summary":"%s","ide_fail":%s,"stream_id":%d,"tc":%d,"algorithm":%s,"default_stream":%s,"tee_limited":%s,"cfg_requests":%s,"pcrc":%s,"rid":{"valid":%s,"base":%d,"limit":%d,"segment":%d},"address":[%s],"needs_root":false}' \
+		"$bdf" "$blk" "$en" "$state" "$sum" "$fail" $(((ctl >> 24) & 255)) $(((ctl >> 19) & 7)) "$alg" \
 		"$dflt" "$teel" "$cfgr" "$pcrc" "$rv" $(((r2 >> 8) & 0xffff)) $(((r1 >> 8) & 0xffff)) \
 		$(((r2 >> 24) & 255)) "$addr"
 }
 
 partner_null() {
-	printf '{"bdf":null,"block":%d,"enabled":null,"state":null,"ide_fail":null,"stream_id":null,"tc":null,"algorithm":null,"default_stream":null,"tee_limited":null,"cfg_requests":null,"pcrc":null,"rid":null,"address":[],"needs_root":false}' "$1"
+	printf '{"bdf":null,"block":%d,"summary":"dangling","enabled":null,"state":null,"ide_fail":null,"stream_id":null,"tc":null,"algorithm":null,"default_stream":null,"tee_limited":null,"cfg_requests":null,"pcrc":null,"rid":null,"address":[],"needs_root":false}' "$1"
 }
 
 # The main loop; bench/audit.sh sources this file for the decoder above.
@@ -115,7 +119,7 @@ for hb in "$root"/sys/devices/pci* "$root"/sys/devices/{faux,platform}/*/pci*; d
 		[ $first -eq 1 ] || printf ','
 		first=0
 		if [ ! -d "$hb/$target" ]; then
-			printf '{"name":"%s","host_bridge":"%s","h":%d,"r":%d,"e":%d,"stream_id":null,"tsm":null,"dangling":true,"target":"%s",' "$name" "$hbname" "$h" "$r" "$e" "$ep"
+			printf '{"name":"%s","host_bridge":"%s","h":%d,"r":%d,"e":%d,"stream_id":null,"tsm":null,"dangling":true,"link_error":"missing","duplicate_of":null,"target":"%s",' "$name" "$hbname" "$h" "$r" "$e" "$ep"
 			printf '"endpoint":%s,"root_port":%s}' \
 				"$(partner_null "$e")" "$(partner_null "$r")"
 			continue
@@ -127,7 +131,7 @@ for hb in "$root"/sys/devices/pci* "$root"/sys/devices/{faux,platform}/*/pci*; d
 		[[ $epj =~ \"stream_id\":([0-9]+) ]] && sid=${BASH_REMATCH[1]}
 		tj=null
 		[ -n "$tsm" ] && tj="\"$tsm\""
-		printf '{"name":"%s","host_bridge":"%s","h":%d,"r":%d,"e":%d,"stream_id":%s,"tsm":%s,"dangling":false,"target":"%s","endpoint":%s,"root_port":' \
+		printf '{"name":"%s","host_bridge":"%s","h":%d,"r":%d,"e":%d,"stream_id":%s,"tsm":%s,"dangling":false,"link_error":null,"duplicate_of":null,"target":"%s","endpoint":%s,"root_port":' \
 			"$name" "$hbname" "$h" "$r" "$e" "$sid" "$tj" "$ep" "$epj"
 		partner "$rp" "$r" "$hb/$rp/config"
 		printf '}'

@@ -88,9 +88,14 @@ _tsmctl() {
 		esac
 	fi
 	case $prev in
-	--sysroot)
+	--sysroot|--from)
 		compopt -o dirnames 2>/dev/null
 		COMPREPLY=($(compgen -d -- "$cur"))
+		return ;;
+	# evidence --verify's, accept --verify's and audit's inputs: files (a trust store may be a directory)
+	--trust|--reference|--pin)
+		compopt -o filenames 2>/dev/null
+		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
 	-o|--output)
 		local prefix="" last=$cur

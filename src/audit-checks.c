@@ -566,17 +566,66 @@ static void check_tdisp(struct audit_run *run, const struct audit_check *c)
 		} else if (d->driver) {
 			result_done(run, f, AUDIT_FAIL,
 				    xasprintf("unbind the driver (echo %s > "
-					      "/sys/bus/pci/drivers/%s/unbind), verify the device's "
-					      "evidence, tsmctl accept %s, then bind the driver again",
-					      d->bdf, d->driver, d->bdf),
+					      "/sys/bus/pci/drivers/%s/unbind), tsmctl accept --verify "
+					      "%s (it checks the device's evidence first), then bind the "
+					      "driver again", d->bdf, d->driver, d->bdf),
 				    "driver %s bound while locked to %s but not accepted: the device runs "
 				    "without private DMA/MMIO (TDISP LOCKED, not RUN)", d->driver, holder);
 		} else {
 			result_done(run, f, AUDIT_WARN,
-				    xasprintf("verify the device's evidence, then tsmctl accept %s (or "
-					      "tsmctl unlock %s)", d->bdf, d->bdf),
+				    xasprintf("tsmctl accept --verify %s (it checks the device's "
+					      "evidence first), or tsmctl unlock %s", d->bdf, d->bdf),
 				    "locked to %s, waiting for accept", holder);
 		}
+	}
+}
+
+/* A device the kernel keeps evidence for: a connected DSM, or a TDI locked to a devsec TSM (ABI.md §1.6). */
+static bool has_evidence(const struct pci_func *f)
+{
+	return func_connected(f) || func_lock_holder(f);
+}
+
+static bool verified_required(const struct audit_opts *o, const char *bdf)
+{
+	for (size_t i = 0; i < o->nr_require_verified; i++)
+		if (streq(o->require_verified[i], bdf))
+			return true;
+	return o->require_verified_all;
+}
+
+static void check_evidence(struct audit_run *run, const struct audit_check *c)
+{
+	for (size_t i = 0; i < run->snap->nr_funcs; i++) {
+		const struct pci_func *d = run->snap->funcs[i];
+		bool req = verified_required(run->opts, d->bdf);
+		struct subject s = subject_func(d);
+		struct audit_finding *f;
+		enum audit_status st = AUDIT_SKIP;
+		char *msg = NULL, *hint = NULL;
+
+		if ((!has_evidence(d) && !req) || (run->opts->require_verified_all && !has_evidence(d)))
+			continue;
+		f = result_start(run, c, &s);
+		if (!f)
+			continue;
+		if (!has_evidence(d)) {
+			result_done(run, f, AUDIT_FAIL, xasprintf("connect it (host) or lock it (guest): "
+				    "only then has it evidence to verify"), "required to be verified "
+				    "(--require-verified), but it has no evidence: neither a connected "
+				    "DSM nor a locked TDI");
+			continue;
+		}
+		if (run->opts->evidence)
+			st = run->opts->evidence(d, run->opts->evidence_arg, &msg, &hint);
+		else
+			msg = xstrdup("the evidence was not examined");
+		if (req && st != AUDIT_PASS)
+			result_done(run, f, AUDIT_FAIL, hint, "required to be verified "
+				    "(--require-verified): %s", msg);
+		else
+			result_done(run, f, st, hint, "%s", msg);
+		free(msg);
 	}
 }
 
@@ -1463,9 +1512,15 @@ const struct audit_check audit_checks[] = {
 	  check_has_stream, NULL },
 	{ "device.tdisp", "device", "platform.tsm-present", AUDIT_SCOPE_FUNC,
 	  "A device locked to a devsec TSM is accepted before a driver binds to it.",
-	  "in a guest, bring a device up as: tsmctl lock BDF TSM, verify its evidence, tsmctl "
-	  "accept BDF, then bind its driver",
+	  "in a guest, bring a device up as: tsmctl lock BDF TSM, tsmctl accept --verify BDF "
+	  "(it checks the evidence first), then bind its driver",
 	  check_tdisp, NULL },
+	{ "device.evidence", "device", "platform.tsm-present", AUDIT_SCOPE_FUNC,
+	  "Each device with evidence (a connected DSM, a locked TDI) has certificate chains that "
+	  "verify against the trust store; --require-verified devices must.",
+	  "put the device vendors' root CA certificates (PEM) in /etc/tsmctl/trust.d/ (or name a "
+	  "store with --trust), then see tsmctl evidence --verify BDF",
+	  check_evidence, NULL },
 	{ "stream.link", "stream", "platform.tsm-present", AUDIT_SCOPE_STREAM,
 	  "streamH.R.E resolves to an existing endpoint below the same host bridge; H, R and E "
 	  "lie within the pool and the partners' Selective stream counts.",

@@ -15,6 +15,7 @@
 
 #include "tsmctl/action.h"
 #include "tsmctl/cli.h"
+#include "tsmctl/evidence-gate.h"
 #include "tsmctl/explain.h"
 #include "tsmctl/names.h"
 #include "tsmctl/output.h"
@@ -32,7 +33,12 @@
 static struct action_param {
 	bool dry_run, no_syslog, keep_going, strict;
 	double wait_seconds;
+	bool verify;			/* accept --verify */
+	struct ev_judge_opts judge;
 } param = { .wait_seconds = -1 };
+
+/* accept --verify: the inputs and the transport, for every target (evidence-gate.c) */
+static struct ev_gate *accept_gate;
 
 enum result {
 	RESULT_OK,
@@ -86,6 +92,7 @@ struct target {
 	/* lock/accept/unlock: the TDISP state the kernel shows afterwards */
 	char *locked, *driver;
 	int accepted;		/* 1, 0, or -1 for absent/unknown */
+	char *verified;		/* accept --verify: what the evidence checks said */
 };
 
 struct batch {
@@ -125,6 +132,7 @@ static void batch_free(struct batch *b)
 		free(t->streams_text);
 		free(t->locked);
 		free(t->driver);
+		free(t->verified);
 		json_object_put(t->streams);
 	}
 	free(b->targets);
@@ -424,6 +432,37 @@ static char *no_pool_warning(const struct pci_func *f, const char *tsm)
 	return s;
 }
 
+/*
+ * accept --verify: the TDI's evidence judged, and still the generation judged
+ * just before the store (not for a dry run, which stores nothing). False
+ * with T's result set when the accept must not be written.
+ */
+static bool evidence_passes(const struct tsm_snapshot *snap, struct target *t)
+{
+	const struct pci_func *f = snapshot_find_func(snap, t->bdf);
+	char *msg = NULL;
+	int rc;
+
+	/* not locked, or accepted already: the store's own checks say so */
+	if (!f || !func_lock_holder(f) || func_accepted(f) != 0)
+		return true;
+	rc = ev_gate_verify(accept_gate, snap, t->bdf, &msg);
+	if (!rc && !param.dry_run) {
+		free(msg);
+		rc = ev_gate_confirm(accept_gate, snap, t->bdf, &msg);
+	}
+	if (!rc) {
+		t->verified = xasprintf("evidence of generation %lld verified: %s",
+					accept_gate->generation, accept_gate->summary);
+		free(msg);
+		return true;
+	}
+	set_result(t, RESULT_FAILED, rc == -EACCES || rc == -ESTALE ? 0 : rc, msg);
+	t->tsm = xstrdup(func_lock_holder(f));
+	report_tdisp(t, f);
+	return false;
+}
+
 /* Check, write once, rescan, and judge what the kernel shows; SNAP becomes the rescan. */
 static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target *t)
 {
@@ -434,6 +473,8 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 	const struct pci_func *f;
 	char *note = NULL, *tsm, *value;
 
+	if (action == ACTION_ACCEPT && accept_gate && !evidence_passes(snap, t))
+		return;
 	action_apply(snap, action, t->bdf, b->tsm,
 		     (param.dry_run ? ACTION_DRY_RUN : 0) | (param.no_syslog ? ACTION_NO_SYSLOG : 0),
 		     &plan);
@@ -502,6 +543,16 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 	free(note);
 	free(tsm);
 	free(value);
+	if ((t->result == RESULT_OK || t->result == RESULT_DRY_RUN) && t->verified) {
+		t->message = with_note(t->message, t->verified);
+		t->verified = NULL;
+	} else if (t->result == RESULT_OK && action == ACTION_ACCEPT) {
+		t->message = with_note(t->message, xstrdup("its evidence was not checked ('tsmctl "
+							   "accept --verify' checks it first)"));
+	} else if (t->result == RESULT_OK && action == ACTION_LOCK) {
+		t->message = with_note(t->message, xasprintf("next: tsmctl accept --verify %s",
+							     t->bdf));
+	}
 	if (action_is_tdisp(action))
 		report_tdisp(t, f);
 	else
@@ -635,6 +686,23 @@ static char *skipped_tsm(const struct batch *b, const struct tsm_snapshot *snap,
 	return f && func_connected(f) ? xstrdup(f->connect) : NULL;
 }
 
+/* accept --verify's inputs, loaded once before any device: 0, or the failure said. */
+static int open_gate(const struct batch *b)
+{
+	static struct ev_gate gate;
+	char *why = NULL;
+	int rc;
+
+	if (ev_gate_init(&gate, &param.judge, &why)) {
+		rc = fail_up_front(b, "tsmctl accept: --verify: %s", why);
+		free(why);
+		ev_gate_release(&gate);
+		return rc;
+	}
+	accept_gate = &gate;
+	return 0;
+}
+
 /* The verb a command runs: its name is the attribute it writes (action_name()). */
 static const struct verb *verb_of(const struct cmd_def *cmd)
 {
@@ -686,6 +754,8 @@ static int run_action(struct cmd_ctx *ctx)
 		}
 	}
 	rc = check_tsm(&b, &snap);
+	if (!rc && param.verify)
+		rc = open_gate(&b);
 	if (rc) {
 		snapshot_free(&snap);
 		goto out;
@@ -719,6 +789,9 @@ static int run_action(struct cmd_ctx *ctx)
 		print_summary(&b);
 	}
 	snapshot_free(&snap);
+	if (accept_gate)
+		ev_gate_release(accept_gate);
+	accept_gate = NULL;
 	if (action_signal)
 		rc = 128 + action_signal;
 	else
@@ -755,6 +828,15 @@ static const struct opt_def connect_opts[] = {
 		     "wait up to SECONDS for the TSM and device", parse_wait),
 	OPT_NO_SYSLOG_JSON(), OPT_END()
 };
+/* accept's: disconnect's, and --verify with the evidence checks' inputs */
+static const struct opt_def accept_opts[] = {
+	OPT_COMMON(COMMON_ALL), OPT_DRY_RUN(), OPT_KEEP_GOING_STRICT(),
+	OPT_BOOLEAN(0, "verify", &param.verify,
+		    "accept only when the device's evidence verifies (tsmctl-evidence(8) --verify)"),
+	OPT_EV_JUDGE(param.judge),
+	OPT_NO_SYSLOG_JSON(), OPT_END()
+};
+
 /* disconnect's, and the TDISP verbs' */
 static const struct opt_def disconnect_opts[] = {
 	OPT_COMMON(COMMON_ALL), OPT_DRY_RUN(), OPT_KEEP_GOING_STRICT(), OPT_NO_SYSLOG_JSON(),
@@ -793,7 +875,8 @@ const struct cmd_def cmd_lock = {
 	.description = "Inside a confidential guest: lock each device's TDISP interface to the\n"
 		       "devsec TSM by writing its name once to tsm/lock (UNLOCKED -> LOCKED; the\n"
 		       "device's configuration is frozen), then report what the kernel shows.\n"
-		       "The device must have no driver bound. --all locks every unlocked device\n"
+		       "The device must have no driver bound. Then 'tsmctl accept --verify'\n"
+		       "checks its evidence and accepts it. --all locks every unlocked device\n"
 		       "with tsm/lock that has no driver",
 	.opts = disconnect_opts,
 	VERB_CMD,
@@ -805,10 +888,11 @@ const struct cmd_def cmd_accept = {
 	.summary = "accept locked devices into the guest's TCB (TDISP RUN)",
 	.description = "Inside a confidential guest: accept each locked device by writing 1 once\n"
 		       "to tsm/accept (LOCKED -> RUN: private DMA and MMIO enabled), then report\n"
-		       "what the kernel shows. Accept only after verifying the device's evidence,\n"
-		       "and before binding its driver. --all accepts every locked, unaccepted\n"
-		       "device that has no driver",
-	.opts = disconnect_opts,
+		       "what the kernel shows. With --verify the device's evidence is read and\n"
+		       "checked first, and the accept written only when no check fails and the\n"
+		       "evidence is still the generation checked. Accept before binding its\n"
+		       "driver. --all accepts every locked, unaccepted device that has no driver",
+	.opts = accept_opts,
 	VERB_CMD,
 };
 

@@ -13,6 +13,7 @@
 
 #include "tsmctl/audit.h"
 #include "tsmctl/cli.h"
+#include "tsmctl/evidence-gate.h"
 #include "tsmctl/modhint.h"
 #include "tsmctl/names.h"
 #include "tsmctl/output.h"
@@ -31,41 +32,69 @@ struct audit_view {
 /* audit's own options */
 static struct audit_param {
 	bool shrt, strict, list_checks;
-	const char *require_connected;
+	const char *require_connected, *require_verified, *trust;
 } param;
 
-/* ---- --require-connected ---- */
+/* ---- --require-connected, --require-verified ---- */
 
-/* 0, or EXIT_USAGE */
-static int parse_required(struct cmd_ctx *ctx, struct audit_opts *o, char ***list)
+/* ARG of OPT (NULL: not given) as canonical BDFs or 'all': 0, or EXIT_USAGE */
+static int parse_bdf_list(struct cmd_ctx *ctx, const char *opt, const char *arg, bool *all,
+			  char ***list, size_t *n)
 {
 	char *copy, *save = NULL;
 	int rc = 0;
 
 	*list = NULL;
-	if (!param.require_connected)
+	if (!arg)
 		return 0;
-	copy = xstrdup(param.require_connected);
+	copy = xstrdup(arg);
 	for (char *tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
 		char canon[BDF_MAX];
 
 		if (streq(tok, "all")) {
-			o->require_all = true;
+			*all = true;
 			continue;
 		}
 		if (bdf_canonical(tok, canon)) {
-			rc = usage_error(ctx->cmd, "invalid PCI address '%s' in --require-connected "
-					 "(expected [DDDD:]BB:DD.F or 'all')", tok);
+			rc = usage_error(ctx->cmd, "invalid PCI address '%s' in %s "
+					 "(expected [DDDD:]BB:DD.F or 'all')", tok, opt);
 			break;
 		}
-		*list = xrealloc(*list, (o->nr_require + 1) * sizeof(**list));
-		(*list)[o->nr_require++] = xstrdup(canon);
+		*list = xrealloc(*list, (*n + 1) * sizeof(**list));
+		(*list)[(*n)++] = xstrdup(canon);
 	}
-	if (!rc && !o->require_all && !o->nr_require)
-		rc = usage_error(ctx->cmd, "--require-connected needs a BDF list or 'all'");
+	if (!rc && !*all && !*n)
+		rc = usage_error(ctx->cmd, "%s needs a BDF list or 'all'", opt);
 	free(copy);
-	o->require = *list;
 	return rc;
+}
+
+static int parse_required(struct cmd_ctx *ctx, struct audit_opts *o, char ***list, char ***verified)
+{
+	int rc = parse_bdf_list(ctx, "--require-connected", param.require_connected,
+				&o->require_all, list, &o->nr_require);
+
+	o->require = *list;
+	if (!rc)
+		rc = parse_bdf_list(ctx, "--require-verified", param.require_verified,
+				    &o->require_verified_all, verified, &o->nr_require_verified);
+	o->require_verified = *verified;
+	return rc;
+}
+
+/* ---- device.evidence: the evidence read and judged here, for the check (evidence-gate.c) ---- */
+
+struct evidence_judging {
+	struct ev_gate gate;
+	const struct tsm_snapshot *snap;
+};
+
+static enum audit_status judge_evidence(const struct pci_func *f, void *arg, char **message,
+					char **hint)
+{
+	struct evidence_judging *j = arg;
+
+	return ev_gate_audit(&j->gate, j->snap, f, message, hint);
 }
 
 /* ---- filters ---- */
@@ -447,7 +476,9 @@ static int run_audit(struct cmd_ctx *ctx)
 	struct audit_view v = { .rep = &rep, .verbose = ctx->verbose };
 	struct tsm_snapshot snap;
 	size_t count[AUDIT_NR_STATUS] = { 0 }, total = 0;
-	char **required;
+	struct evidence_judging judging = { .snap = &snap };
+	const struct ev_judge_opts trust = { .trust = param.trust };
+	char **required = NULL, **verified = NULL, *why = NULL;
 	int rc;
 
 	if (param.list_checks)
@@ -457,9 +488,17 @@ static int run_audit(struct cmd_ctx *ctx)
 	/* -H, and -o's columns: as every view */
 	if (table_wanted(ctx) && !view_columns(ctx, &audit_table_view, &rc))
 		return rc;
-	rc = parse_required(ctx, &opts, &required);
+	rc = parse_required(ctx, &opts, &required, &verified);
 	if (rc)
 		goto out_required;
+	if (ev_gate_init(&judging.gate, &trust, &why)) {
+		print_error("tsmctl audit: --trust %s", why);
+		free(why);
+		rc = EXIT_FAIL;
+		goto out_gate;
+	}
+	opts.evidence = judge_evidence;
+	opts.evidence_arg = &judging;
 
 	snapshot_scan(&snap, SCAN_TSMS | SCAN_STREAMS | SCAN_DEVICES | SCAN_IDE_PORTS);
 	rc = filters_check(ctx, &snap);
@@ -511,8 +550,11 @@ static int run_audit(struct cmd_ctx *ctx)
 	audit_report_free(&rep);
 out_snap:
 	snapshot_free(&snap);
+out_gate:
+	ev_gate_release(&judging.gate);
 out_required:
 	strv_free(required, opts.nr_require);
+	strv_free(verified, opts.nr_require_verified);
 	return rc;
 }
 
@@ -523,6 +565,10 @@ static const struct opt_def audit_options[] = {
 	OPT_BOOLEAN(0, "strict", &param.strict, "treat 'already done' (or warnings) as failure"),
 	OPT_STRING(0, "require-connected", &param.require_connected, "LIST",
 		   "devices that must be connected (BDF list or 'all')"),
+	OPT_STRING(0, "require-verified", &param.require_verified, "LIST",
+		   "devices whose evidence must verify (BDF list or 'all' with evidence)"),
+	OPT_STRING(0, "trust", &param.trust, "FILE|DIR",
+		   "trust anchors for device.evidence (default " EV_TRUST_DEFAULT ")"),
 	OPT_BOOLEAN(0, "list-checks", &param.list_checks,
 		    "list the checks: id, category, parent, description"),
 	OPT_COMMON(COMMON_OUTPUT), OPT_COMMON(COMMON_OUTPUT_ALL), OPT_COMMON(COMMON_LIST_COLUMNS),

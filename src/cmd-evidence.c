@@ -4,8 +4,11 @@
  * measurements, TDISP interface report) over the proposed device-evidence
  * generic netlink family (ABI.md §1.6, evidence-netlink.c). Each object is
  * streamed as it arrives: hashed (SHA-384, SHA-256) and, with -o DIR,
- * written to its own file, never held whole. A dependent function resolves
- * to its DSM; explain-evidence.c turns a failure into advice from state.
+ * written to its own file, never held whole, unless -v (decoded views,
+ * evidence-view.c) or --verify (evidence-judge.c) needs it in memory. --from
+ * DIR reads a saved directory instead, with no kernel involved. A dependent
+ * function resolves to its DSM; explain-evidence.c turns a failure into
+ * advice from state.
  */
 #include <errno.h>
 #include <signal.h>
@@ -22,6 +25,8 @@
 #include "tsmctl/action.h"
 #include "tsmctl/cli.h"
 #include "tsmctl/evidence.h"
+#include "tsmctl/evidence-judge.h"
+#include "tsmctl/evidence-view.h"
 #include "tsmctl/explain.h"
 #include "tsmctl/names.h"
 #include "tsmctl/outfile.h"
@@ -34,16 +39,10 @@
 #define MANIFEST "manifest.json"
 
 static struct evidence_param {
-	const char *types, *nonce, *nonce_file, *dir;
-	bool fresh;
+	const char *types, *nonce, *nonce_file, *dir, *from;
+	bool fresh, verify;
+	struct ev_judge_opts judge;
 } param;
-
-/* The file each object is saved as in -o DIR (tsmctl-evidence(8), FILES). */
-static const char *const file_names[EVIDENCE_NR_TYPES] = {
-	"cert0.spdm-chain", "cert1.spdm-chain", "cert2.spdm-chain", "cert3.spdm-chain",
-	"cert4.spdm-chain", "cert5.spdm-chain", "cert6.spdm-chain", "cert7.spdm-chain",
-	"vca.bin", "measurements.bin", "report.bin",
-};
 
 struct object {
 	bool seen;
@@ -58,6 +57,7 @@ struct fetch {
 	struct object obj[EVIDENCE_NR_TYPES];
 	const char *dir;
 	int failed_type;	/* the object a write failed for, else -1 */
+	struct evidence_set *keep;	/* -v, --verify: the objects held whole too */
 };
 
 /* ---- the sink: digests and files as the bytes arrive ---- */
@@ -101,10 +101,12 @@ static int sink_begin(void *data, unsigned int type, uint32_t generation, uint32
 	if (!o->sha256 || !o->sha384 || !EVP_DigestInit_ex(o->sha256, EVP_sha256(), NULL) ||
 	    !EVP_DigestInit_ex(o->sha384, EVP_sha384(), NULL))
 		out_of_memory();
+	if (f->keep && (rc = evset_begin(f->keep, type, generation, length)))
+		return rc;
 	/* an empty object is no file: the manifest says its length is 0 */
 	if (!f->dir || !length)
 		return 0;
-	o->path = path_join(f->dir, file_names[type]);
+	o->path = path_join(f->dir, evset_file_name(type));
 	rc = outfile_open(&o->out, o->path, 0644);
 	if (rc)
 		f->failed_type = (int)type;
@@ -119,6 +121,8 @@ static int sink_chunk(void *data, unsigned int type, const uint8_t *buf, size_t 
 
 	if (!EVP_DigestUpdate(o->sha256, buf, len) || !EVP_DigestUpdate(o->sha384, buf, len))
 		out_of_memory();
+	if (f->keep && (rc = evset_chunk(f->keep, type, buf, len)))
+		return rc;
 	if (o->path)
 		rc = outfile_write(&o->out, buf, len);
 	if (rc)
@@ -143,6 +147,26 @@ static void sink_restart(void *data)
 
 	for (int t = 0; t < EVIDENCE_NR_TYPES; t++)
 		object_drop(&f->obj[t]);
+	if (f->keep)
+		evset_restart(f->keep);
+}
+
+/* The digests of an object held whole (one loaded from a directory). */
+static void object_from_set(struct object *o, const struct evset_object *so)
+{
+	*o = (struct object){ .seen = true, .length = so->length, .generation = so->generation,
+			      .received = so->length, .out = { .fd = -1 } };
+	o->sha256 = EVP_MD_CTX_new();
+	o->sha384 = EVP_MD_CTX_new();
+	if (!o->sha256 || !o->sha384 || !EVP_DigestInit_ex(o->sha256, EVP_sha256(), NULL) ||
+	    !EVP_DigestInit_ex(o->sha384, EVP_sha384(), NULL) ||
+	    !EVP_DigestUpdate(o->sha256, so->data ? so->data : (const uint8_t *)"", so->length) ||
+	    !EVP_DigestUpdate(o->sha384, so->data ? so->data : (const uint8_t *)"", so->length))
+		out_of_memory();
+	digest_hex(o->sha256, o->hex256);
+	digest_hex(o->sha384, o->hex384);
+	if (so->length)
+		o->path = xstrdup(so->file);
 }
 
 /* ---- options ---- */
@@ -268,46 +292,39 @@ static int resolve_target(struct cmd_ctx *ctx, char *requested, char *bdf)
 
 /* ---- output ---- */
 
-static struct json_object *hex_json(const uint8_t *b, size_t n)
-{
-	char *hex = xmalloc(2 * n + 1);
-	struct json_object *o;
-
-	for (size_t i = 0; i < n; i++)
-		sprintf(hex + 2 * i, "%02x", b[i]);
-	hex[2 * n] = '\0';
-	o = js_str(hex);
-	free(hex);
-	return o;
-}
-
 struct result {
 	const char *requested, *bdf;
-	const struct evidence_family *fam;
+	const struct evidence_family *fam;	/* NULL: read from a directory */
 	const struct evidence_stats *st;
 	const uint8_t *nonce;
 	size_t nonce_len;
 	const char *nonce_source;
 	uint32_t mask;
 	const struct fetch *f;
+	const struct ev_decoded *decoded;	/* -v: each object's "decoded", else null */
 };
 
 static struct json_object *document(const struct result *res)
 {
-	struct json_object *o = json_object_new_object(), *fam = json_object_new_object();
+	struct json_object *o = json_object_new_object(), *fam = NULL;
 	struct json_object *objs = json_object_new_array();
 	long long generation = -1;
+	char *nonce = res->nonce_len ? ev_hex(res->nonce, res->nonce_len) : NULL;
 
 	json_object_object_add(o, "bdf", js_str(res->bdf));
 	json_object_object_add(o, "requested", js_str(res->requested));
 	json_object_object_add(o, "subsys", js_str("pci"));
-	json_object_object_add(fam, "id", js_u64(res->fam->id));
-	json_object_object_add(fam, "version", js_u64(res->fam->version));
-	json_object_object_add(fam, "validate", js_bool(res->fam->has_validate));
+	json_object_object_add(o, "source", js_str(res->fam ? "kernel" : "directory"));
+	if (res->fam) {
+		fam = json_object_new_object();
+		json_object_object_add(fam, "id", js_u64(res->fam->id));
+		json_object_object_add(fam, "version", js_u64(res->fam->version));
+		json_object_object_add(fam, "validate", js_bool(res->fam->has_validate));
+	}
 	json_object_object_add(o, "family", fam);
-	json_object_object_add(o, "nonce", res->nonce_len ? hex_json(res->nonce, res->nonce_len) : NULL);
+	json_object_object_add(o, "nonce", js_str(nonce));
 	json_object_object_add(o, "nonce_source", js_str(res->nonce_source));
-	json_object_object_add(o, "attempts", js_u64(res->st->attempts));
+	json_object_object_add(o, "attempts", res->st ? js_u64(res->st->attempts) : NULL);
 	for (int t = 0; t < EVIDENCE_NR_TYPES; t++) {
 		const struct object *ob = &res->f->obj[t];
 		struct json_object *j;
@@ -322,11 +339,14 @@ static struct json_object *document(const struct result *res)
 		json_object_object_add(j, "generation", js_u64(ob->generation));
 		json_object_object_add(j, "sha256", js_str(ob->length ? ob->hex256 : NULL));
 		json_object_object_add(j, "sha384", js_str(ob->length ? ob->hex384 : NULL));
-		json_object_object_add(j, "file", js_str(ob->path ? file_names[t] : NULL));
+		json_object_object_add(j, "file", js_str(ob->path ? evset_file_name((unsigned)t) : NULL));
+		json_object_object_add(j, "decoded",
+				       res->decoded ? ev_view_json(res->decoded, (unsigned)t) : NULL);
 		json_object_array_add(objs, j);
 	}
 	json_object_object_add(o, "generation", js_num(generation));
 	json_object_object_add(o, "objects", objs);
+	free(nonce);
 	return o;
 }
 
@@ -370,19 +390,38 @@ static int print_table(const struct result *res, const struct output_opts *base)
 		row[COL_SHA384] = cell_str(ob->length ? ob->hex384 : "-");
 		row[COL_SHA256] = cell_str(ob->length ? ob->hex256 : "-");
 		if (res->f->dir)
-			row[COL_FILE] = cell_str(ob->path ? file_names[ty] : "-");
+			row[COL_FILE] = cell_str(ob->path ? evset_file_name((unsigned)ty) : "-");
 		table_add_row(t, row);
 	}
 	return table_print_free(t);
 }
 
-/* The files into place, then the manifest (the -J document) beside them. */
-static int commit_files(struct fetch *f, const struct result *res)
+/* BUF into DIR/NAME through a temporary file: 0, or EXIT_FAIL said. */
+static int save_file(const char *dir, const char *name, const void *buf, size_t len)
 {
 	struct outfile m;
-	char *path, *why;
+	char *path = path_join(dir, name), *why;
+	int rc = outfile_open(&m, path, 0644);
+
+	if (!rc)
+		rc = outfile_write(&m, buf, len);
+	if (!rc)
+		rc = outfile_commit(&m);
+	if (rc) {
+		why = outfile_error(&m, rc);
+		print_error(CMD ": --output %s", why);
+		free(why);
+		outfile_discard(&m);
+	}
+	free(path);
+	return rc ? EXIT_FAIL : 0;
+}
+
+/* The files into place, the function's resource and config, then the manifest (the -J document). */
+static int commit_files(struct fetch *f, const struct result *res, const struct evidence_set *dev)
+{
 	FILE *mem;
-	char *text = NULL;
+	char *text = NULL, *why;
 	size_t len = 0;
 	int rc = 0;
 
@@ -395,26 +434,26 @@ static int commit_files(struct fetch *f, const struct result *res)
 	}
 	if (rc)
 		return EXIT_FAIL;
+	/* what evidence.report-ranges checks the report against, for --from DIR */
+	if (dev->resource) {
+		/* as the kernel prints it: sysfs_read_text() took its last newline */
+		text = xasprintf("%s\n", dev->resource);
+		rc = save_file(f->dir, EVSET_RESOURCE, text, strlen(text));
+		free(text);
+		text = NULL;
+	}
+	if (!rc && dev->config)
+		rc = save_file(f->dir, EVSET_CONFIG, dev->config, dev->config_len);
+	if (rc)
+		return rc;
 	mem = open_memstream(&text, &len);
 	if (!mem)
 		out_of_memory();
 	print_document(mem, res);
 	fclose(mem);
-	path = path_join(f->dir, MANIFEST);
-	rc = outfile_open(&m, path, 0644);
-	if (!rc)
-		rc = outfile_write(&m, text, len);
-	if (!rc)
-		rc = outfile_commit(&m);
-	if (rc) {
-		why = outfile_error(&m, rc);
-		print_error(CMD ": --output %s", why);
-		free(why);
-		outfile_discard(&m);
-	}
-	free(path);
+	rc = save_file(f->dir, EVSET_MANIFEST, text, len);
 	free(text);
-	return rc ? EXIT_FAIL : 0;
+	return rc;
 }
 
 static void print_verbose(const struct evidence_conn *c, const struct evidence_stats *st)
@@ -429,6 +468,142 @@ static void print_verbose(const struct evidence_conn *c, const struct evidence_s
 		st->attempts, st->attempts == 1 ? "" : "s", st->datagrams, st->messages, st->bytes);
 }
 
+/* The objects (and -v's decoded views) as a table or the -J document. */
+static int show(const struct cmd_ctx *ctx, struct result *res, const struct evidence_set *set)
+{
+	struct ev_decoded d;
+	int rc;
+
+	if (ctx->verbose)
+		ev_decode_set(set, &d);
+	res->decoded = ctx->verbose ? &d : NULL;
+	if (ctx->out.json) {
+		print_document(stdout, res);
+		rc = 0;
+	} else {
+		rc = print_table(res, &ctx->out) ? EXIT_FAIL : 0;
+		if (!rc && ctx->verbose)
+			rc = ev_view_print(&d, res->mask) ? EXIT_FAIL : 0;
+	}
+	if (ctx->verbose)
+		ev_decoded_release(&d);
+	return rc;
+}
+
+/* --verify: the checks, their exit status (1 when one failed), the pins of a first use saved. */
+static int show_verdict(const struct cmd_ctx *ctx, struct ev_judge *j, const struct evidence_set *set)
+{
+	struct ev_results r;
+	char *why = NULL;
+	int rc;
+
+	ev_judge_run(j, set, !set->from_dir, &r);
+	if (ctx->out.json) {
+		struct json_object *doc = ev_results_json(&r, set);
+
+		fputs(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+						     JSON_C_TO_STRING_NOSLASHESCAPE), stdout);
+		fputc('\n', stdout);
+		json_object_put(doc);
+	} else {
+		ev_results_print(stdout, &r, ctx->verbose);
+	}
+	rc = ev_results_count(&r, AUDIT_FAIL) ? EXIT_FAIL : 0;
+	if (ev_judge_save_pins(j, &why)) {
+		print_error(CMD ": --pin %s", why);
+		rc = EXIT_FAIL;
+	}
+	free(why);
+	ev_results_free(&r);
+	return rc;
+}
+
+/* ---- the modes ---- */
+
+/* Options that belong to one mode only. 0 or EXIT_USAGE. */
+static int check_modes(struct cmd_ctx *ctx)
+{
+	const struct ev_judge_opts *j = &param.judge;
+
+	if (param.from && (param.dir || param.nonce || param.nonce_file || param.fresh))
+		return usage_error(ctx->cmd, "--from reads a saved directory: -o, --nonce, "
+				   "--nonce-file and --fresh need the kernel");
+	if (!param.verify && (j->trust || j->reference || j->pin || j->partial_chain))
+		return usage_error(ctx->cmd, "--trust, --reference, --pin and --partial-chain go "
+				   "with --verify");
+	if (param.verify && param.types)
+		return usage_error(ctx->cmd, "--verify judges every object: drop --type");
+	return 0;
+}
+
+/* --verify's inputs, loaded before the kernel is asked anything. 0 or EXIT_FAIL said. */
+static int load_judge(struct ev_judge *j)
+{
+	char *why = NULL;
+
+	if (ev_judge_load(j, &param.judge, &why)) {
+		print_error(CMD ": %s", why);
+		free(why);
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* --from DIR [BDF]: a saved directory, no kernel involved. */
+static int run_from(struct cmd_ctx *ctx, struct ev_judge *j)
+{
+	struct evidence_set set;
+	struct fetch f = { .failed_type = -1 };
+	char bdf[BDF_MAX], *why = NULL;
+	uint32_t mask = 0;
+	int rc;
+
+	if (ctx->nargs > 1)
+		return usage_error(ctx->cmd, "one device at a time ('%s' too)", ctx->args[1]);
+	if (ctx->nargs && bdf_canonical(ctx->args[0], bdf))
+		return usage_error(ctx->cmd, "invalid PCI address '%s' (expected [DDDD:]BB:DD.F)",
+				   ctx->args[0]);
+	evset_init(&set);
+	rc = parse_types(ctx, &mask);
+	if (rc)
+		return rc;
+	if (evset_load_dir(&set, param.from, ctx->nargs ? bdf : NULL, &why)) {
+		print_error(CMD ": --from %s", why);
+		free(why);
+		evset_release(&set);
+		return EXIT_FAIL;
+	}
+	f.dir = param.from;
+	for (unsigned int t = 0; t < EVIDENCE_NR_TYPES; t++)
+		if (set.obj[t].present)
+			object_from_set(&f.obj[t], &set.obj[t]);
+		else
+			mask &= ~(1u << t);
+	if (param.verify) {
+		rc = show_verdict(ctx, j, &set);
+	} else {
+		struct result res = { set.bdf, set.bdf, NULL, NULL, set.nonce, set.nonce_len, NULL,
+				      mask, &f, NULL };
+
+		rc = show(ctx, &res, &set);
+	}
+	sink_restart(&f);
+	evset_release(&set);
+	return rc;
+}
+
+/* The generation before a nonce's refresh, for evidence.generation (-1 when it cannot be read). */
+static long long generation_before(struct evidence_conn *conn, const char *bdf)
+{
+	struct evidence_error e = { .miss_type = -1 };
+	long long g = -1;
+
+	if (evset_peek_generation(conn, bdf, EVIDENCE_NR_TYPES - 1, &g, &e))
+		g = -1;
+	evidence_error_free(&e);
+	return g;
+}
+
 static int run_evidence(struct cmd_ctx *ctx)
 {
 	uint8_t nonce[EVIDENCE_NONCE_MAX];
@@ -439,22 +614,36 @@ static int run_evidence(struct cmd_ctx *ctx)
 	struct evidence_stats st = { 0 };
 	struct evidence_request req = { .subsys = "pci", .stop = &cmd_signal };
 	const struct evidence_sink sink = { &f, sink_begin, sink_chunk, sink_end, sink_restart };
+	struct evidence_set set;
+	struct ev_judge judge = { 0 };
 	char requested[BDF_MAX], bdf[BDF_MAX];
 	const char *source;
 	size_t nonce_len;
-	int rc;
+	int rc = check_modes(ctx);
 
-	if (ctx->nargs != 1)
-		return usage_error(ctx->cmd, ctx->nargs ? "one device at a time ('%s' too)" :
-				   "no device given (BDF)", ctx->nargs ? ctx->args[1] : "");
-	rc = parse_types(ctx, &req.type_mask) ?: get_nonce(ctx, nonce, &nonce_len, &source);
+	evset_init(&set);
+	if (!rc && param.verify)
+		rc = load_judge(&judge);
+	if (!rc && param.from) {
+		rc = run_from(ctx, &judge);
+		goto out_judge;
+	}
 	if (rc)
-		return rc;
-	if (param.dir && (rc = prepare_dir(ctx->cmd, param.dir)))
-		return rc;
+		goto out_judge;
+	if (ctx->nargs != 1) {
+		rc = usage_error(ctx->cmd, ctx->nargs ? "one device at a time ('%s' too)" :
+				 "no device given (BDF)", ctx->nargs ? ctx->args[1] : "");
+		goto out_judge;
+	}
+	rc = parse_types(ctx, &req.type_mask) ?: get_nonce(ctx, nonce, &nonce_len, &source);
+	if (!rc && param.dir)
+		rc = prepare_dir(ctx->cmd, param.dir);
+	if (rc)
+		goto out_judge;
 	for (int t = 0; t < EVIDENCE_NR_TYPES; t++)
 		f.obj[t].out.fd = -1;
 	f.dir = param.dir;
+	f.keep = ctx->verbose || param.verify ? &set : NULL;
 	rc = resolve_target(ctx, requested, bdf);
 	if (rc)
 		goto out;
@@ -470,6 +659,8 @@ static int run_evidence(struct cmd_ctx *ctx)
 	}
 	cmd_catch_signals();
 	rc = evidence_open(&conn, &e);
+	if (!rc && param.verify && nonce_len)
+		set.generation_before = generation_before(conn, bdf);
 	if (!rc)
 		rc = evidence_fetch(conn, &req, &sink, &st, &e);
 	if (conn && ctx->verbose)
@@ -494,21 +685,30 @@ static int run_evidence(struct cmd_ctx *ctx)
 		rc = EXIT_FAIL;
 		goto out;
 	}
+	snprintf(set.bdf, sizeof(set.bdf), "%s", bdf);
+	set.source = xstrdup(evidence_transport(conn));
+	memcpy(set.nonce, nonce, nonce_len);
+	set.nonce_len = nonce_len;
+	evset_read_device(&set);
 	{
 		struct result res = { requested, bdf, evidence_family(conn), &st, nonce, nonce_len,
-				      source, req.type_mask, &f };
+				      source, req.type_mask, &f, NULL };
 
-		rc = param.dir ? commit_files(&f, &res) : 0;
-		if (!rc && ctx->out.json)
-			print_document(stdout, &res);
+		rc = param.dir ? commit_files(&f, &res, &set) : 0;
+		if (!rc && param.verify)
+			rc = show_verdict(ctx, &judge, &set);
 		else if (!rc)
-			rc = print_table(&res, &ctx->out) ? EXIT_FAIL : 0;
+			rc = show(ctx, &res, &set);
 	}
 out:
 	sink_restart(&f);
 	evidence_close(conn);
 	evidence_error_free(&e);
 	snapshot_free(&snap);
+out_judge:
+	evset_release(&set);
+	if (param.verify)
+		ev_judge_release(&judge);
 	return rc;
 }
 
@@ -520,21 +720,28 @@ static const struct opt_def evidence_opts[] = {
 		   "refresh first with the nonce in FILE ('-': stdin)"),
 	OPT_BOOLEAN(0, "fresh", &param.fresh, "refresh first with a random 32-byte nonce"),
 	OPT_STRING('o', "output", &param.dir, "DIR", "save each object and a manifest in DIR"),
+	OPT_STRING(0, "from", &param.from, "DIR",
+		   "read a directory saved with -o (or a tsmctl-collect capture), not the kernel"),
+	OPT_BOOLEAN(0, "verify", &param.verify,
+		    "judge the evidence: chains, root hash, algorithms, measurements, report ranges"),
+	OPT_EV_JUDGE(param.judge),
 	OPT_COMMON(COMMON_JSON), OPT_END()
 };
 
 const struct cmd_def cmd_evidence = {
 	.name = "evidence",
 	.args = "BDF",
-	.summary = "read a device's evidence: certificates, measurements, interface report",
+	.summary = "read and verify a device's evidence: certificates, measurements, interface report",
 	.description = "Read a device's evidence objects over the proposed device-evidence generic\n"
 		       "netlink family in one dump: the SPDM certificate chain of each slot, the\n"
 		       "VCA transcript, the measurements and the TDISP interface report. A host\n"
 		       "has them for a connected DSM, a guest for a locked TDI; a dependent\n"
 		       "function reads its DSM's. With a nonce the provider refreshes them first.\n"
-		       "Shows each object's size, generation and digests, or saves the objects\n"
-		       "and a manifest in DIR. The evidence is not verified here",
+		       "Shows each object's size, generation and digests (-v: decoded), saves the\n"
+		       "objects and a manifest in DIR, or judges them (--verify) in named checks;\n"
+		       "--from DIR reads a saved directory instead of the kernel",
 	.opts = evidence_opts,
-	.verbose_help = "say the family, the dumps and what was received on stderr",
+	.verbose_help = "decode each object; say the family and the dumps on stderr; with --verify, "
+			"each result's hint",
 	.run = run_evidence,
 };

@@ -204,10 +204,44 @@ static int family_attr(const struct nlattr *a, void *data)
 	return 0;
 }
 
-/* The controller's answers: NEWFAMILY, then the ACK; 1 when that ACK came. */
-static int family_message(struct evidence_conn *c, const struct nlmsghdr *nlh,
-			  struct family_parse *fp, struct evidence_error *e)
+/*
+ * Send the request NLH (with NLM_F_ACK) and hand every message of the
+ * answer to EACH (0 more, 1 done, -errno) until one ends it. WHO names the
+ * answering side in errors.
+ */
+static int transact(struct evidence_conn *c, struct nlmsghdr *nlh, const char *who,
+		    int (*each)(struct evidence_conn *c, const struct nlmsghdr *m, void *arg,
+				struct evidence_error *e),
+		    void *arg, struct evidence_error *e)
 {
+	int rc = send_request(c, nlh, e);
+
+	while (!rc) {
+		bool trunc = false;
+		ssize_t n = recv_datagram(c, &trunc, NULL, e);
+		size_t off = 0;
+
+		if (n < 0)
+			return (int)n;
+		if (trunc)
+			return ev_malformed(e, "%s's answer does not fit %d bytes", who, EVIDENCE_RECV_SIZE);
+		while (!rc && off + NLMSG_HDRLEN <= (size_t)n) {
+			const struct nlmsghdr *m = (const struct nlmsghdr *)(c->buf + off);
+
+			if (m->nlmsg_len < NLMSG_HDRLEN || m->nlmsg_len > (size_t)n - off)
+				return ev_malformed(e, "%s's answer has a bad message length", who);
+			rc = each(c, m, arg, e);
+			off += NLMSG_ALIGN(m->nlmsg_len);
+		}
+	}
+	return rc;
+}
+
+/* The controller's answers: NEWFAMILY, then the ACK; 1 when that ACK came. */
+static int family_message(struct evidence_conn *c, const struct nlmsghdr *nlh, void *arg,
+			  struct evidence_error *e)
+{
+	struct family_parse *fp = arg;
 	const struct nlmsgerr *err;
 	const char *why;
 
@@ -247,25 +281,7 @@ static int resolve_family(struct evidence_conn *c, struct evidence_error *e)
 	g->cmd = CTRL_CMD_GETFAMILY;
 	g->version = 1;
 	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, EV_FAMILY_NAME);
-	rc = send_request(c, nlh, e);
-	while (!rc) {
-		bool trunc = false;
-		ssize_t n = recv_datagram(c, &trunc, NULL, e);
-		size_t off = 0;
-
-		if (n < 0)
-			return (int)n;
-		if (trunc)
-			return ev_malformed(e, "nlctrl's answer does not fit %d bytes", EVIDENCE_RECV_SIZE);
-		while (!rc && off + NLMSG_HDRLEN <= (size_t)n) {
-			const struct nlmsghdr *m = (const struct nlmsghdr *)(c->buf + off);
-
-			if (m->nlmsg_len < NLMSG_HDRLEN || m->nlmsg_len > (size_t)n - off)
-				return ev_malformed(e, "nlctrl's answer has a bad message length");
-			rc = family_message(c, m, &fp, e);
-			off += NLMSG_ALIGN(m->nlmsg_len);
-		}
-	}
+	rc = transact(c, nlh, "nlctrl", family_message, &fp, e);
 	if (rc < 0)
 		return rc;
 	if (!fp.has_id)
@@ -276,6 +292,68 @@ static int resolve_family(struct evidence_conn *c, struct evidence_error *e)
 		return -EOPNOTSUPP;
 	}
 	return 0;
+}
+
+/* A request of the family's command CMD in BUF, with the next sequence number. */
+static struct nlmsghdr *family_request(struct evidence_conn *c, char *buf, uint8_t cmd,
+				       uint16_t flags)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *g;
+
+	nlh->nlmsg_type = c->fam.id;
+	nlh->nlmsg_flags = flags;
+	nlh->nlmsg_seq = ++c->seq;
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->cmd = cmd;
+	g->version = EV_FAMILY_VERSION;
+	return nlh;
+}
+
+/* validate's answers: its reply (nothing in it is needed), then the ACK. */
+static int validate_message(struct evidence_conn *c, const struct nlmsghdr *nlh, void *arg,
+			    struct evidence_error *e)
+{
+	const struct nlmsgerr *err;
+
+	(void)arg;
+	if (nlh->nlmsg_seq != c->seq || nlh->nlmsg_pid != c->portid)
+		return ev_malformed(e, "validate's answer has sequence %u and port %u, not %u and %u",
+				    nlh->nlmsg_seq, nlh->nlmsg_pid, c->seq, c->portid);
+	if (nlh->nlmsg_type != NLMSG_ERROR)
+		return nlh->nlmsg_type == c->fam.id ? 0 :
+		       ev_malformed(e, "message type %u in validate's answer", nlh->nlmsg_type);
+	err = mnl_nlmsg_get_payload(nlh);
+	if (nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(*err))
+		return ev_malformed(e, "validate's NLMSG_ERROR is too short");
+	if (!err->error)
+		return 1;
+	e->stage = EVIDENCE_REFUSED;
+	ev_ext_ack(nlh, NLMSG_HDRLEN + sizeof(*err), err->error, c->request, c->request_len, e);
+	return err->error;
+}
+
+int evidence_validate(struct evidence_conn *c, const char *subsys, const char *dev,
+		      uint32_t generation, struct evidence_error *e)
+{
+	char req[REQUEST_MAX] = { 0 };	/* attribute padding is sent too */
+	struct nlmsghdr *nlh;
+	int rc;
+
+	evidence_error_free(e);
+	if (!c->fam.has_validate) {
+		e->stage = EVIDENCE_NO_READ;
+		e->err = -EOPNOTSUPP;
+		return -EOPNOTSUPP;
+	}
+	if (strlen(dev) >= EV_NAME_LEN || strlen(subsys) >= EV_NAME_LEN)
+		return socket_error(e, -EINVAL, "a request the kernel would refuse");
+	nlh = family_request(c, req, EV_CMD_VALIDATE, NLM_F_REQUEST | NLM_F_ACK);
+	mnl_attr_put_strz(nlh, EV_A_SUBSYS, subsys);
+	mnl_attr_put_strz(nlh, EV_A_DEV_NAME, dev);
+	mnl_attr_put_u32(nlh, EV_A_GENERATION, generation);
+	rc = transact(c, nlh, "validate", validate_message, NULL, e);
+	return rc < 0 ? rc : 0;
 }
 
 int evidence_open(struct evidence_conn **out, struct evidence_error *e)
@@ -330,15 +408,8 @@ void evidence_close(struct evidence_conn *c)
 
 static void build_read(struct evidence_conn *c, const struct evidence_request *req, char *buf)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct genlmsghdr *g;
+	struct nlmsghdr *nlh = family_request(c, buf, EV_CMD_READ, NLM_F_REQUEST | NLM_F_DUMP);
 
-	nlh->nlmsg_type = c->fam.id;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = ++c->seq;
-	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
-	g->cmd = EV_CMD_READ;
-	g->version = EV_FAMILY_VERSION;
 	mnl_attr_put_u32(nlh, EV_A_TYPE_MASK, req->type_mask);
 	mnl_attr_put_strz(nlh, EV_A_SUBSYS, req->subsys);
 	mnl_attr_put_strz(nlh, EV_A_DEV_NAME, req->dev);
@@ -351,7 +422,7 @@ static int one_dump(struct evidence_conn *c, const struct evidence_request *req,
 		    const struct evidence_sink *sink, struct evidence_stats *st,
 		    struct evidence_error *e)
 {
-	char buf[REQUEST_MAX];
+	char buf[REQUEST_MAX] = { 0 };	/* attribute padding is sent too */
 	struct evidence_reply r;
 	unsigned long before = st->messages;
 	int rc;

@@ -56,8 +56,9 @@ static char *no_evidence(const struct tsm_snapshot *snap, const char *bdf)
 
 	if (f && f->has_lock && !holder && !func_connected(f))
 		return xasprintf("it is not locked: in a guest a TDI has evidence only while it is "
-				 "locked; lock it first ('tsmctl lock %s %s'), read the evidence, "
-				 "then accept it", bdf, only_tsm(snap, true));
+				 "locked; lock it first ('tsmctl lock %s %s'), then 'tsmctl accept "
+				 "--verify %s' reads and checks the evidence before it accepts",
+				 bdf, only_tsm(snap, true), bdf);
 	if (holder)
 		return xasprintf("it is locked to %s, whose provider gives a locked TDI no evidence "
 				 "(the devsec sample's TSM does not)", holder);
@@ -135,35 +136,30 @@ static char *context_gone(const struct tsm_snapshot *snap, const char *bdf)
 			 "removal); read again once it is back");
 }
 
-void explain_evidence(const struct tsm_snapshot *snap, const char *bdf,
-		      const struct evidence_error *e, bool nonce, unsigned int attempts,
-		      const char *file)
+char *explain_evidence_text(const struct tsm_snapshot *snap, const char *bdf,
+			    const struct evidence_error *e, bool nonce, unsigned int attempts,
+			    const char *file)
 {
 	const char *name = errno_symbol(-e->err);
-	char *why = NULL, *kernel = NULL;
+	char *why = NULL, *kernel = NULL, *text;
 
 	switch (e->stage) {
 	case EVIDENCE_NO_FAMILY:
-		print_error("tsmctl evidence %s: the kernel has no device-evidence generic netlink "
-			    "family: it was built without CONFIG_DEVICE_EVIDENCE (which the TSM "
-			    "staging tree's CONFIG_PCI_TSM selects; no released kernel has it, "
-			    "ABI.md §1.6) (ENOENT)", bdf);
-		return;
+		return xstrdup("the kernel has no device-evidence generic netlink family: it was "
+			       "built without CONFIG_DEVICE_EVIDENCE (which the TSM staging tree's "
+			       "CONFIG_PCI_TSM selects; no released kernel has it, ABI.md §1.6) "
+			       "(ENOENT)");
 	case EVIDENCE_NO_READ:
-		print_error("tsmctl evidence %s: the kernel's device-evidence family offers no read "
-			    "dump: a version of the interface tsmctl does not know", bdf);
-		return;
+		return xstrdup("the kernel's device-evidence family offers no read dump: a version "
+			       "of the interface tsmctl does not know");
 	case EVIDENCE_MALFORMED:
-		print_error("tsmctl evidence %s: the kernel's answer breaks the device-evidence "
-			    "protocol: %s; nothing was saved", bdf, e->why);
-		return;
+		return xasprintf("the kernel's answer breaks the device-evidence protocol: %s; "
+				 "nothing was saved", e->why);
 	case EVIDENCE_SOCKET:
-		print_error("tsmctl evidence %s: %s: %s", bdf, e->why, strerror(-e->err));
-		return;
+		return xasprintf("%s: %s", e->why, strerror(-e->err));
 	case EVIDENCE_SINK:
-		print_error("tsmctl evidence %s: --output %s: %s; nothing was saved", bdf,
-			    file ? file : "DIR", strerror(-e->err));
-		return;
+		return xasprintf("--output %s: %s; nothing was saved", file ? file : "DIR",
+				 strerror(-e->err));
 	default:
 		break;
 	}
@@ -173,11 +169,22 @@ void explain_evidence(const struct tsm_snapshot *snap, const char *bdf,
 		why = context_gone(snap, bdf);
 	else
 		why = kernel_refusal(e, nonce, attempts);
-	/* print_error() escapes the whole line, the kernel's text with it */
 	if (e->ext_msg)
 		kernel = xasprintf("; the kernel says: \"%s\"", e->ext_msg);
-	print_error("tsmctl evidence %s: no evidence: %s%s (%s)", bdf, why, kernel ? kernel : "",
-		    name ? name : strerror(-e->err));
+	text = xasprintf("no evidence: %s%s (%s)", why, kernel ? kernel : "",
+			 name ? name : strerror(-e->err));
 	free(why);
 	free(kernel);
+	return text;
+}
+
+void explain_evidence(const struct tsm_snapshot *snap, const char *bdf,
+		      const struct evidence_error *e, bool nonce, unsigned int attempts,
+		      const char *file)
+{
+	char *text = explain_evidence_text(snap, bdf, e, nonce, attempts, file);
+
+	/* print_error() escapes the whole line, the kernel's text with it */
+	print_error("tsmctl evidence %s: %s", bdf, text);
+	free(text);
 }

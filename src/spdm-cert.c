@@ -291,14 +291,18 @@ static void add_oid(struct spdm_cert *c, const ASN1_OBJECT *obj, enum spdm_oid_p
 	o->value_len = value_len;
 }
 
-/* One SPDMExtension ::= SEQUENCE { id OID, critical BOOLEAN DEFAULT FALSE, extnValue OCTET STRING } */
+/*
+ * One SPDMExtension ::= SEQUENCE { id OID, critical BOOLEAN DEFAULT FALSE,
+ * extnValue OCTET STRING OPTIONAL }: the id alone is the usual form (the one
+ * libspdm's test certificates carry for id-DMTF-hardware-identity).
+ */
 static bool decode_spdm_entry(struct spdm_cert *c, const ASN1_TYPE *t)
 {
 	const unsigned char *p;
 	STACK_OF(ASN1_TYPE) *fields;
-	const ASN1_TYPE *id, *crit = NULL, *value;
-	bool ok = false;
-	int n;
+	const ASN1_TYPE *id, *crit = NULL, *value = NULL;
+	bool ok;
+	int n, i = 1;
 
 	if (t->type != V_ASN1_SEQUENCE)
 		return false;
@@ -309,18 +313,15 @@ static bool decode_spdm_entry(struct spdm_cert *c, const ASN1_TYPE *t)
 		return false;
 	}
 	n = sk_ASN1_TYPE_num(fields);
-	if (n == 2 || n == 3) {
-		id = sk_ASN1_TYPE_value(fields, 0);
-		if (n == 3)
-			crit = sk_ASN1_TYPE_value(fields, 1);
-		value = sk_ASN1_TYPE_value(fields, n - 1);
-		ok = id->type == V_ASN1_OBJECT && value->type == V_ASN1_OCTET_STRING &&
-		     (!crit || crit->type == V_ASN1_BOOLEAN);
-		if (ok)
-			add_oid(c, id->value.object, SPDM_OID_IN_SPDM_EXTENSION,
-				crit && crit->value.boolean,
-				(size_t)ASN1_STRING_length(value->value.octet_string));
-	}
+	id = n ? sk_ASN1_TYPE_value(fields, 0) : NULL;
+	if (i < n && sk_ASN1_TYPE_value(fields, i)->type == V_ASN1_BOOLEAN)
+		crit = sk_ASN1_TYPE_value(fields, i++);
+	if (i < n && sk_ASN1_TYPE_value(fields, i)->type == V_ASN1_OCTET_STRING)
+		value = sk_ASN1_TYPE_value(fields, i++);
+	ok = id && id->type == V_ASN1_OBJECT && i == n;
+	if (ok)
+		add_oid(c, id->value.object, SPDM_OID_IN_SPDM_EXTENSION, crit && crit->value.boolean,
+			value ? (size_t)ASN1_STRING_length(value->value.octet_string) : 0);
 	sk_ASN1_TYPE_pop_free(fields, ASN1_TYPE_free);
 	return ok;
 }

@@ -215,6 +215,25 @@ const char *errno_symbol(int err)
 	return name ? name : strerrorname_np(err);
 }
 
+ssize_t read_full(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, p + got, len - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
 int write_full(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;

@@ -156,3 +156,23 @@ complete_words() {
 	run complete_words tsmctl host-bridges --ex
 	[ "$output" = "--exhausted" ]
 }
+
+@test "evidence --from completes directories; --trust, --reference and --pin files, for evidence, accept and audit" {
+	mkdir -p "$BATS_TEST_TMPDIR/saved.d"
+	touch "$BATS_TEST_TMPDIR/ref.json"
+	run complete_words tsmctl evidence --from "$BATS_TEST_TMPDIR/sa"
+	[ "$output" = "$BATS_TEST_TMPDIR/saved.d" ]
+	run complete_words tsmctl evidence --from "$BATS_TEST_TMPDIR/re"
+	[ -z "$output" ]
+	for c in "evidence --trust" "evidence --reference" "accept --pin" "audit --trust"; do
+		# shellcheck disable=SC2086 # the command and its option
+		run complete_words tsmctl $c "$BATS_TEST_TMPDIR/re"
+		[ "$output" = "$BATS_TEST_TMPDIR/ref.json" ] || { echo "$c: $output"; return 1; }
+	done
+	for c in evidence accept; do
+		run complete_words tsmctl $c --verif
+		[ "$output" = "--verify" ] || { echo "$c: $output"; return 1; }
+	done
+	run complete_words tsmctl audit --require-v
+	[ "$output" = "--require-verified" ]
+}

@@ -68,7 +68,10 @@ obj() {
 	diff <(printf '%s\n' "$output" | jq -S .) <(jq -S . "$d/manifest.json")
 	json_is '[.evidence[0].objects[] | select(.file) | .file]' \
 		'["cert0.spdm-chain","cert1.spdm-chain","vca.bin","measurements.bin","report.bin"]'
-	[ "$(ls -A "$d" | wc -l)" -eq 6 ]	# no temporary file left
+	# the objects, the function's resource and config (for --from --verify), no temporary file
+	[ "$(ls -A "$d" | tr '\n' ' ')" = "cert0.spdm-chain cert1.spdm-chain config manifest.json measurements.bin report.bin resource vca.bin " ]
+	cmp "$d/resource" "$(dev 0000:41:00.0)/resource"
+	cmp "$d/config" "$(dev 0000:41:00.0)/config"
 	# measurements: MEASUREMENTS (0x60) of SPDM 1.2 with five blocks
 	[ "$(od -An -tx1 -N5 "$d/measurements.bin" | tr -d ' ')" = 1260000005 ]
 	# report: one MMIO range, FIRST_PAGE and NUMBER_OF_PAGES of BAR0

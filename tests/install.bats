@@ -39,6 +39,25 @@ load lib/helpers
 	[ -z "$output" ]
 }
 
+@test "make install: the Ansible collection where Ansible looks, the Prometheus rules beside the schemas" {
+	D=$(mktemp -d "$BATS_TEST_TMPDIR/dest.XXXXXX")
+	make -s -C "$TOP" install DESTDIR="$D" PREFIX=/usr
+	C=$D/usr/share/ansible/collections/ansible_collections/tsmctl/tsm
+	# every file of contrib/ansible, 0644, nothing else (no bytecode)
+	diff <(cd "$TOP/contrib/ansible" && find . -type f ! -path '*/__pycache__/*' | sort) <(cd "$C" && find . -type f | sort)
+	[ -z "$(find "$C" -type f ! -perm 0644)" ]
+	# ansible-core loads it from there (/usr/share/ansible/collections is its default path)
+	if command -v ansible-doc >/dev/null; then
+		run env ANSIBLE_CONFIG=/dev/null ANSIBLE_HOME="$BATS_TEST_TMPDIR/ah" \
+			ANSIBLE_COLLECTIONS_PATH="$D/usr/share/ansible/collections" ansible-doc -l tsmctl.tsm
+		[ "$status" -eq 0 ] && [ "${#lines[@]}" -eq 3 ]
+	fi
+	cmp "$TOP/contrib/prometheus/tsmctl.rules.yml" "$D/usr/share/tsmctl/prometheus/tsmctl.rules.yml"
+	! command -v promtool >/dev/null || promtool check rules "$D/usr/share/tsmctl/prometheus/tsmctl.rules.yml"
+	make -s -C "$TOP" uninstall DESTDIR="$D" PREFIX=/usr
+	[ ! -e "$D/usr/share/ansible/collections/ansible_collections/tsmctl" ] && [ ! -e "$D/usr/share/tsmctl" ]
+}
+
 @test "make uninstall removes what install put there, keeps the edited config" {
 	D=$(mktemp -d "$BATS_TEST_TMPDIR/dest.XXXXXX")
 	make -s -C "$TOP" install DESTDIR="$D" PREFIX=/usr

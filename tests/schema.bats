@@ -198,7 +198,7 @@ check() {
 	[ "$(wc -l <"$MAN")" -eq 5 ]
 }
 
-@test "evidence -J and the -o manifest validate (host DSM, guest TDI, with nonce and files)" {
+@test "evidence -J and the -o manifest validate (host DSM, guest TDI, with nonce and files); -v, --verify, --from, reference manifests" {
 	MAN=$MANIFESTS/evidence
 	mount_live sev-tio
 	WHERE="live sev-tio.json"
@@ -213,8 +213,27 @@ check() {
 	TSMCTL_EVIDENCE_SOCKET=$(cat "$ROOT/tsm-sim-evidence")
 	"$TSMCTL" --sysroot "$ROOT" lock 00:05.0 tsm0 >/dev/null
 	rec evidence evidence 00:05.0 --nonce 00112233 -J
+	unmount_live
+	# decoded (-v), judged (--verify), live and from a saved copy; the reference manifests
+	mount_live evidence-host
+	WHERE="live evidence-host.json"
+	TSMCTL_EVIDENCE_SOCKET=$(cat "$ROOT/tsm-sim-evidence")
+	certs=$TOP/tests/sim/certs
+	mkdir -p "$BATS_TEST_TMPDIR/trust"
+	cp "$certs"/*.root.pem "$BATS_TEST_TMPDIR/trust"
+	rec evidence evidence 01:00.0 -J -v
+	rec evidence evidence 0a:00.0 -J -v -o "$BATS_TEST_TMPDIR/ev0a"
+	rec evidence evidence --from "$BATS_TEST_TMPDIR/ev0a" -J -v
+	for b in 01 02 06 07 08 09 0a; do
+		rec evidence-verify evidence $b:00.0 --verify -J --trust "$BATS_TEST_TMPDIR/trust" \
+			--reference "$certs/all-types.reference.json"
+	done
+	rec evidence-verify evidence --from "$BATS_TEST_TMPDIR/ev0a" --verify -J
+	for f in "$certs"/*.reference.json; do
+		printf 'reference\tdoc\t%s\t%s\n' "$f" "$WHERE: $(basename "$f")" >>"$MAN"
+	done
 	check "$MAN"
-	[ "$(wc -l <"$MAN")" -eq 4 ]
+	[ "$(wc -l <"$MAN")" -eq 23 ]
 }
 
 @test "watch -J: every event line validates (TSM, device, stream and pool events)" {
@@ -260,7 +279,7 @@ check() {
 	run --separate-stderr "$CHECK" --doctor "$SCHEMAS" <(cat "$MANIFESTS"/*)
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" =~ against\ 13\ schemas,\ ([0-9]+)\ doctored\ copies:\ 0\ problems$ ]]
+	[[ "$output" =~ against\ 15\ schemas,\ ([0-9]+)\ doctored\ copies:\ 0\ problems$ ]]
 	[ "${BASH_REMATCH[1]}" -gt 300 ]
 	# and the check itself reports a document that does not fit
 	bad=$BATS_TEST_TMPDIR/bad.json

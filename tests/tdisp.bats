@@ -51,7 +51,7 @@ stores() {
 	[ "$(lockf 0000:00:05.0)" = "" ]
 	traced lock 00:05.0 tsm0
 	expect_status 0
-	[ "${lines[0]}" = "0000:00:05.0: locked to tsm0" ]
+	[ "${lines[0]}" = "0000:00:05.0: locked to tsm0; next: tsmctl accept --verify 0000:00:05.0" ]
 	[ "${lines[1]}" = "locked 1 of 1 device" ]
 	[ "$(stores)" -eq 1 ]
 	grep -q 'write([0-9]*, "tsm0", 4) *= 4' "$BATS_TEST_TMPDIR/trace"
@@ -60,7 +60,7 @@ stores() {
 
 	traced accept 00:05.0
 	expect_status 0
-	[ "${lines[0]}" = "0000:00:05.0: accepted (locked to tsm0)" ]
+	[ "${lines[0]}" = "0000:00:05.0: accepted (locked to tsm0); its evidence was not checked ('tsmctl accept --verify' checks it first)" ]
 	[ "${lines[1]}" = "accepted 1 of 1 device" ]
 	[ "$(stores)" -eq 1 ]
 	grep -q 'write([0-9]*, "1", 1) *= 1' "$BATS_TEST_TMPDIR/trace"
@@ -87,7 +87,7 @@ stores() {
 	json_is '.schema_version' 1
 	json_is '.results[0] | keys' '["accepted","action","bdf","driver","errno","locked","message","result","tsm"]'
 	json_is '.results[0] | [.bdf, .action, .result, .errno, .message, .tsm, .locked, .accepted, .driver]' \
-		'["0000:00:05.0","lock","ok",null,"locked to tsm0","tsm0","tsm0",false,null]'
+		'["0000:00:05.0","lock","ok",null,"locked to tsm0; next: tsmctl accept --verify 0000:00:05.0","tsm0","tsm0",false,null]'
 	[ -z "$stderr" ]
 	run --separate-stderr t accept -J 00:05.0
 	json_is '.results[0] | [.action, .result, .tsm, .locked, .accepted]' '["accept","ok","tsm0","tsm0",true]'
@@ -327,7 +327,7 @@ stores() {
 	mount_guest "$THIRD"
 	run --separate-stderr t lock 00:05.0 00:06.0 00:07.0 tsm0
 	expect_status 1
-	[ "${lines[0]}" = "0000:00:05.0: locked to tsm0" ]
+	[ "${lines[0]}" = "0000:00:05.0: locked to tsm0; next: tsmctl accept --verify 0000:00:05.0" ]
 	[ "${lines[1]}" = "0000:00:06.0: failed (EBUSY)" ]
 	[ "${lines[2]}" = "0000:00:07.0: skipped (not attempted after 0000:00:06.0 failed; --keep-going goes on)" ]
 	[ "${lines[3]}" = "locked 1 of 3 devices (1 failed, 1 skipped)" ]
@@ -350,7 +350,7 @@ stores() {
 	mount_guest "$THIRD"
 	run t lock --all tsm0
 	expect_status 0
-	[ "${lines[*]}" = "0000:00:05.0: locked to tsm0 0000:00:07.0: locked to tsm0 locked 2 of 2 devices" ]
+	[ "${lines[*]}" = "0000:00:05.0: locked to tsm0; next: tsmctl accept --verify 0000:00:05.0 0000:00:07.0: locked to tsm0; next: tsmctl accept --verify 0000:00:07.0 locked 2 of 2 devices" ]
 	[ "$(lockf 0000:00:06.0)" = "" ]
 	run t accept --all
 	expect_status 0
@@ -377,7 +377,7 @@ stores() {
 	wait $pid || rc=$?
 	[ "$rc" -eq 130 ]
 	mapfile -t out < "$BATS_TEST_TMPDIR/out"
-	[ "${out[0]}" = "0000:00:05.0: locked to tsm0" ]
+	[ "${out[0]}" = "0000:00:05.0: locked to tsm0; next: tsmctl accept --verify 0000:00:05.0" ]
 	[ "${out[1]}" = "0000:00:07.0: skipped (not attempted: interrupted by SIGINT)" ]
 	[ "${out[2]}" = "locked 1 of 2 devices (1 skipped)" ]
 	[ "$(lockf 0000:00:05.0)" = tsm0 ]
@@ -502,7 +502,7 @@ tdisp_result() {
 	expect_status 0
 	[ "$(tdisp_result 0000:00:05.0)" = "warn: locked to tsm0, waiting for accept" ]
 	json_is '[.checks[] | select(.id == "device.tdisp" and .object == "0000:00:05.0") | [.parent, .category, .hint]][0]' \
-		'["platform.tsm-present","device","verify the device'"'"'s evidence, then tsmctl accept 0000:00:05.0 (or tsmctl unlock 0000:00:05.0)"]'
+		'["platform.tsm-present","device","tsmctl accept --verify 0000:00:05.0 (it checks the device'"'"'s evidence first), or tsmctl unlock 0000:00:05.0"]'
 	run --separate-stderr t audit --strict -J
 	expect_status 1
 	# the driver binds before the accept
@@ -511,7 +511,7 @@ tdisp_result() {
 	expect_status 1
 	[ "$(tdisp_result 0000:00:05.0)" = "fail: driver vfio-pci bound while locked to tsm0 but not accepted: the device runs without private DMA/MMIO (TDISP LOCKED, not RUN)" ]
 	json_is '[.checks[] | select(.id == "device.tdisp" and .object == "0000:00:05.0") | .hint][0]' \
-		'"unbind the driver (echo 0000:00:05.0 > /sys/bus/pci/drivers/vfio-pci/unbind), verify the device'"'"'s evidence, tsmctl accept 0000:00:05.0, then bind the driver again"'
+		'"unbind the driver (echo 0000:00:05.0 > /sys/bus/pci/drivers/vfio-pci/unbind), tsmctl accept --verify 0000:00:05.0 (it checks the device'"'"'s evidence first), then bind the driver again"'
 	# the hint's way out
 	echo 0000:00:05.0 > "$ROOT/sys/bus/pci/drivers/vfio-pci/unbind"
 	t accept 00:05.0

@@ -88,6 +88,16 @@ struct audit_opts {
 	 */
 	void (*emit)(const struct audit_finding *f, void *arg);
 	void *emit_arg;
+	/*
+	 * device.evidence: F's evidence judged (I/O, the command's: evidence-gate.c),
+	 * *MESSAGE and *HINT allocated. NULL: not examined (skip).
+	 */
+	enum audit_status (*evidence)(const struct pci_func *f, void *arg, char **message,
+				      char **hint);
+	void *evidence_arg;
+	bool require_verified_all;		/* --require-verified all */
+	char *const *require_verified;		/* --require-verified BDFs (canonical) */
+	size_t nr_require_verified;
 };
 
 struct audit_report {

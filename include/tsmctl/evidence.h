@@ -106,6 +106,14 @@ int evidence_fetch(struct evidence_conn *c, const struct evidence_request *req,
 void evidence_close(struct evidence_conn *c);
 
 /*
+ * The family's validate command (where its ops list it): record GENERATION
+ * of DEV's evidence as the one verified. 0; -ESTALE when the evidence moved
+ * on; -EOPNOTSUPP without the command; other -errno with E filled.
+ */
+int evidence_validate(struct evidence_conn *c, const char *subsys, const char *dev,
+		      uint32_t generation, struct evidence_error *e);
+
+/*
  * The reply parser, pure (the unit tests and the fuzz target feed it
  * datagrams). It checks every message's sequence and port, attribute
  * lengths, one first message per requested type in ascending order, chunks

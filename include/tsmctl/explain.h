@@ -64,5 +64,9 @@ struct evidence_error;
 void explain_evidence(const struct tsm_snapshot *snap, const char *bdf,
 		      const struct evidence_error *e, bool nonce, unsigned int attempts,
 		      const char *file);
+/* The same words, allocated and not escaped, after "tsmctl evidence BDF: " (accept --verify's). */
+char *explain_evidence_text(const struct tsm_snapshot *snap, const char *bdf,
+			    const struct evidence_error *e, bool nonce, unsigned int attempts,
+			    const char *file);
 
 #endif

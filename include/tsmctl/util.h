@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -66,6 +67,8 @@ static inline bool startswith(const char *s, const char *prefix)
 }
 
 /* Write all LEN bytes of BUF to FD (short writes and EINTR retried); 0 or -errno. */
+/* Read until LEN bytes or end of file (EINTR retried): the count, or -errno. */
+ssize_t read_full(int fd, void *buf, size_t len);
 int write_full(int fd, const void *buf, size_t len);
 
 /* "EBUSY" for EBUSY; NULL for an errno we do not name. */

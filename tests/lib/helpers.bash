@@ -8,10 +8,16 @@ SIM=$TOP/tests/sim/tsm-sim
 TOPO=$TOP/tests/topologies
 
 # Build a static tree for topology NAME (without .json) once per test file; prints its root.
+# Tests of one file may run at once (bats --jobs): each builds aside and renames
+# it into place, so a reader never sees a half-built tree.
 static_tree() {
-	local name=$1 dir="$BATS_FILE_TMPDIR/static-$1"
+	local name=$1 dir="$BATS_FILE_TMPDIR/static-$1" tmp
 	if [ ! -d "$dir/sys" ]; then
-		"$SIM" build "$TOPO/$name.json" "$dir" >/dev/null || return 1
+		tmp=$(mktemp -d "$BATS_FILE_TMPDIR/.static-$1.XXXXXX") || return 1
+		"$SIM" build "$TOPO/$name.json" "$tmp/tree" >/dev/null || return 1
+		# the first rename wins; a later builder finds the target there and drops its own
+		mv -T "$tmp/tree" "$dir" 2>/dev/null || [ -d "$dir/sys" ] || return 1
+		rm -rf "$tmp"
 	fi
 	echo "$dir"
 }

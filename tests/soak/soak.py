@@ -848,6 +848,12 @@ class Soak:
             left = [n for n in os.listdir(os.path.dirname(self.metrics_file)) if n.startswith(".")]
             if left:
                 self.violation(f"metrics temporary files left behind: {left}")
+            if os.path.exists(self.metrics_file):
+                # the last file the loops wrote, through promtool and the client's parser
+                lint = subprocess.run([os.path.join(TOP, "tests/lib/promtext-check"), self.metrics_file],
+                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                if lint.returncode != 0:
+                    self.violation(f"metrics file rejected: {lint.stdout[:500]}")
             self.stop.set()
             checker.join()
             self.check()

@@ -135,12 +135,40 @@ static void collect(const struct audit_finding *f, void *arg)
  * hand out the same results in the same order, parents' verdicts included,
  * and keep none of them.
  */
+/* device.evidence's judge (the command's I/O in tsmctl): what EVIDENCE says, for every device. */
+struct verdict {
+	enum audit_status status;
+	const char *message;
+	unsigned int calls;
+};
+
+static struct verdict evidence = { AUDIT_PASS, "cert0 verified against the trust store", 0 };
+static char *const *require_verified;
+static size_t nr_require_verified;
+
+static enum audit_status judge(const struct pci_func *f, void *arg, char **message, char **hint)
+{
+	struct verdict *v = arg;
+
+	(void)f;
+	v->calls++;
+	*message = strdup(v->message);
+	*hint = v->status == AUDIT_PASS ? NULL : strdup("see tsmctl evidence --verify");
+	return v->status;
+}
+
 static void run(const struct host *h, bool strict, struct audit_report *rep)
 {
-	const struct audit_opts opts = { .strict = strict };
+	const struct audit_opts opts = {
+		.strict = strict, .evidence = judge, .evidence_arg = &evidence,
+		.require_verified = require_verified, .nr_require_verified = nr_require_verified,
+	};
 	struct streamed st = { .kept = rep };
-	struct audit_opts sopts = { .strict = strict, .emit = collect, .emit_arg = &st };
+	struct audit_opts sopts = opts;
 	struct audit_report srep;
+
+	sopts.emit = collect;
+	sopts.emit_arg = &st;
 
 	audit_run(&h->snap, &opts, rep);
 	audit_run(&h->snap, &sopts, &srep);
@@ -504,6 +532,54 @@ static void unreadable_tsm_dir(void)
 	audit_report_free(&rep);
 }
 
+/* device.evidence: the judge's verdict on each device with evidence; --require-verified makes anything but pass a failure. */
+static void evidence_checks(void)
+{
+	static char *const required_ep[] = { EP }, *const required_rp[] = { "0000:40:01.0" };
+	struct audit_report rep;
+	struct host h;
+
+	host_init(&h);
+	evidence = (struct verdict){ AUDIT_FAIL, "cert0: certificate has expired", 0 };
+	run(&h, false, &rep);
+	EXPECT(&rep, "device.evidence", EP, AUDIT_FAIL, "certificate has expired");
+	/* the root port has no evidence: no result, and the judge asked about the endpoint alone */
+	if (!finding(&rep, "device.evidence", "0000:40:01.0") && evidence.calls == 2) {
+		passed++;
+	} else {
+		failed++;
+		printf("FAIL line %d: the judge was asked %u times, or about the root port\n", __LINE__,
+		       evidence.calls);
+	}
+	audit_report_free(&rep);
+	evidence = (struct verdict){ AUDIT_SKIP, "no trust store", 0 };
+	run(&h, false, &rep);
+	EXPECT(&rep, "device.evidence", EP, AUDIT_SKIP, "no trust store");
+	audit_report_free(&rep);
+	require_verified = required_ep;
+	nr_require_verified = 1;
+	run(&h, false, &rep);
+	EXPECT(&rep, "device.evidence", EP, AUDIT_FAIL, "required to be verified (--require-verified): "
+	       "no trust store");
+	audit_report_free(&rep);
+	require_verified = required_rp;
+	evidence = (struct verdict){ AUDIT_PASS, "cert0 verified", 0 };
+	run(&h, false, &rep);
+	EXPECT(&rep, "device.evidence", "0000:40:01.0", AUDIT_FAIL, "but it has no evidence");
+	EXPECT(&rep, "device.evidence", EP, AUDIT_PASS, "cert0 verified");
+	audit_report_free(&rep);
+	require_verified = NULL;
+	nr_require_verified = 0;
+	/* a TDI locked to a devsec TSM has evidence too */
+	h.ep.connect = "";
+	h.ep.dsm = "";
+	h.ep.lock = "tsm0";
+	h.ep.has_lock = true;
+	run(&h, false, &rep);
+	EXPECT(&rep, "device.evidence", EP, AUDIT_PASS, "cert0 verified");
+	audit_report_free(&rep);
+}
+
 int main(void)
 {
 	healthy();
@@ -518,6 +594,7 @@ int main(void)
 	tsm_links();
 	connect_blockers();
 	unreadable_tsm_dir();
+	evidence_checks();
 	printf("%lu passed, %lu failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

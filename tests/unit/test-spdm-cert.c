@@ -104,6 +104,17 @@ static ASN1_STRING *spdm_ext_value(const char *const *oids, unsigned int n)
 	return sequence_der(list);
 }
 
+/* The same with the id alone in each entry, as extnValue is OPTIONAL (libspdm's test certificates). */
+static ASN1_STRING *spdm_ext_ids(const char *const *oids, unsigned int n)
+{
+	STACK_OF(ASN1_TYPE) *list = need(sk_ASN1_TYPE_new_null(), "sk_ASN1_TYPE_new_null");
+
+	for (unsigned int i = 0; i < n; i++)
+		sk_ASN1_TYPE_push(list, type_of(V_ASN1_SEQUENCE, sequence_der(items(oid_type(oids[i]),
+										     NULL))));
+	return sequence_der(list);
+}
+
 /* DEPTH SEQUENCEs, each holding the next, around one OCTET STRING. */
 static ASN1_STRING *nested_der(unsigned int depth)
 {
@@ -436,6 +447,57 @@ static void test_variants(void)
 	}
 }
 
+/* A leaf whose id-DMTF-SPDM-extension value is VALUE, in the standard chain, decoded. */
+static int decode_with_spdm_value(ASN1_STRING *value, const char *seed, struct spdm_chain *c,
+				  struct ev_error *err)
+{
+	X509 *leaf = make_cert(&(struct cert_spec){
+		.cn = "tsmctl test device", .key = leaf_key, .issuer = inter, .issuer_key = ec_key,
+		.serial = 78, .not_before = T0, .not_after = T_END, .spdm_value = value });
+	struct bytes b = { 0 };
+	int rc;
+
+	standard_chain(&b, leaf, EVP_sha384());
+	write_seed(seed, b.buf, b.len);
+	rc = decode(&b, 48, c, err);
+	bytes_free(&b);
+	X509_free(leaf);
+	return rc;
+}
+
+/* SPDMExtension's extnValue is OPTIONAL and critical DEFAULT FALSE: every legal field list decodes. */
+static void test_spdm_entry_forms(void)
+{
+	static const char *const hw[] = { OID_SPDM "2" };
+	STACK_OF(ASN1_TYPE) *entry, *list;
+	struct spdm_chain c;
+	struct ev_error err;
+	ASN1_TYPE *yes;
+
+	/* the id alone (libspdm's test certificates) */
+	CHECK(decode_with_spdm_value(spdm_ext_ids(hw, 1), "spdm-extension-id-only", &c, &err) == 0);
+	CHECK(spdm_chain_leaf(&c)->hardware_identity);
+	CHECK(has_oid(spdm_chain_leaf(&c), SPDM_OID_HARDWARE_IDENTITY, SPDM_OID_IN_SPDM_EXTENSION));
+	spdm_chain_release(&c);
+	/* id and critical TRUE, no value */
+	yes = need(ASN1_TYPE_new(), "ASN1_TYPE_new");
+	ASN1_TYPE_set(yes, V_ASN1_BOOLEAN, (void *)1);
+	entry = items(oid_type(hw[0]), yes);
+	list = items(type_of(V_ASN1_SEQUENCE, sequence_der(entry)), NULL);
+	CHECK(decode_with_spdm_value(sequence_der(list), "spdm-extension-critical", &c, &err) == 0);
+	CHECK(spdm_chain_leaf(&c)->oids[1].critical && !spdm_chain_leaf(&c)->oids[1].value_len);
+	spdm_chain_release(&c);
+	/* the value before the critical flag is no SPDMExtension */
+	yes = need(ASN1_TYPE_new(), "ASN1_TYPE_new");
+	ASN1_TYPE_set(yes, V_ASN1_BOOLEAN, (void *)1);
+	entry = items(oid_type(hw[0]), octets_type("v", 1));
+	sk_ASN1_TYPE_push(entry, yes);
+	list = items(type_of(V_ASN1_SEQUENCE, sequence_der(entry)), NULL);
+	CHECK(decode_with_spdm_value(sequence_der(list), "spdm-extension-swapped", &c, &err) == -EBADMSG);
+	CHECK(strstr(err.why, "id-DMTF-SPDM-extension is not a SEQUENCE OF SPDMExtension") != NULL);
+	spdm_chain_release(&c);
+}
+
 /* Header form: no prefix decodes. Bare form: only prefixes ending at a certificate do. */
 static void test_truncations(void)
 {
@@ -602,6 +664,7 @@ int main(int argc, char **argv)
 	test_header_chain();
 	test_rsa_leaf_and_hash_sizes();
 	test_variants();
+	test_spdm_entry_forms();
 	test_truncations();
 	test_lying_header();
 	test_deep_nesting();

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * sim-config.c: the bytes of a function's config space, generated from the model:
- * type 0/1 header, PCIe capability at 0x40, extended capabilities from 0x100
+ * type 0/1 header, PCIe capability at 0x40 (then MSI-X at 0x80 when the
+ * topology gives one), extended capabilities from 0x100
  * (the topology's "ext_caps" others, then DOE 0x2E, SR-IOV 0x10, IDE 0x30 laid
  * out as in ABI.md §3).
  */
@@ -11,6 +12,7 @@
 
 #define CAP_PCIE_OFF 0x40
 #define PCIE_CAP_SIZE 0x3c
+#define CAP_MSIX_OFF 0x80	/* after the PCIe capability */
 #define EXT_DOE_SIZE 0x18
 #define EXT_SRIOV_SIZE 0x40
 
@@ -228,6 +230,19 @@ static unsigned ext_layout(const struct sim_dev *d, unsigned *doe,
 	return off;
 }
 
+/* MSI-X (PCI Local Bus 3.0 6.8.2, pci_regs.h PCI_MSIX_*): Message Control, Table and PBA Offset/BIR. */
+static void msix_cap(const struct sim_dev *d, uint8_t *b)
+{
+	const struct sim_msix *x = &d->msix;
+
+	b[CAP_PCIE_OFF + 1] = CAP_MSIX_OFF;
+	b[CAP_MSIX_OFF] = 0x11;
+	b[CAP_MSIX_OFF + 1] = 0;
+	put16(b, CAP_MSIX_OFF + 2, (uint16_t)(x->vectors - 1));
+	put32(b, CAP_MSIX_OFF + 4, x->table_offset | x->table_bar);
+	put32(b, CAP_MSIX_OFF + 8, x->pba_offset | x->pba_bar);
+}
+
 void sim_config_build(const struct sim_dev *d, uint8_t *b)
 {
 	unsigned doe, sriov, ide;
@@ -237,6 +252,8 @@ void sim_config_build(const struct sim_dev *d, uint8_t *b)
 	if (!sim_dev_is_pcie(d))
 		return;
 	pcie_cap(d, b);
+	if (d->msix.present)
+		msix_cap(d, b);
 	ext_layout(d, &doe, &sriov, &ide);
 	for (unsigned i = 0, off = 0x100; i < d->ext_caps; i++) {
 		unsigned next = off + ext_filler_size(i);

@@ -14,6 +14,11 @@
  *   evidence-validate on|off   the device-evidence family offers validate or not
  *   evidence-sockopt ext_ack|cap_ack on|off  the options new connections have
  *   evidence-refresh tsmN on|off   its provider has refresh_evidence or not
+ *   evidence-fault BDF refresh AFTER [TIMES]        after AFTER whole dumps of
+ *                                                   BDF (and then after each of
+ *                                                   TIMES - 1 more), its evidence
+ *                                                   is refreshed, as another
+ *                                                   reader's nonce refreshes it
  *   evidence-fault BDF eagain|remove-tsm AFTER [TIMES]  the next TIMES (1)
  *                          dumps of BDF's evidence, after AFTER messages, see
  *                          a refresh race them (EAGAIN) or its TSM unregistered
@@ -83,18 +88,19 @@ static int count(const char *s, long *v)
 	return errno || *end || *s < '0' || *s > '9' ? -EINVAL : 0;
 }
 
-/* evidence-fault BDF eagain|remove-tsm AFTER [TIMES]: ENODEV without such a device or evidence */
+/* evidence-fault BDF eagain|remove-tsm|refresh AFTER [TIMES]: ENODEV without such a device or evidence */
 static int evidence_fault(struct sim_model *m, char **w, int n)
 {
 	struct sim_dev *d = sim_model_find_dev(m, w[1]);
 	long after, times = 1;
 
-	if ((strcmp(w[2], "eagain") && strcmp(w[2], "remove-tsm")) || count(w[3], &after) ||
-	    (n == 5 && (count(w[4], &times) || !times)))
+	if ((strcmp(w[2], "eagain") && strcmp(w[2], "remove-tsm") && strcmp(w[2], "refresh")) ||
+	    count(w[3], &after) || (n == 5 && (count(w[4], &times) || !times)))
 		return -EINVAL;
 	if (!d || !sim_evidence_present(m, d))
 		return -ENODEV;
-	d->ev.fault = strcmp(w[2], "eagain") ? EVF_REMOVE_TSM : EVF_EAGAIN;
+	d->ev.fault = !strcmp(w[2], "eagain") ? EVF_EAGAIN :
+		      !strcmp(w[2], "refresh") ? EVF_REFRESH : EVF_REMOVE_TSM;
 	d->ev.fault_after = after;
 	d->ev.fault_times = times;
 	return 0;

@@ -427,7 +427,8 @@ static void dump_faults(struct dump *du)
 	struct sim_tsm *t = NULL;
 
 	pthread_rwlock_wrlock(&sim_fuse.rwsem);
-	if (d->ev.fault != EVF_NONE && d->ev.fault_times > 0 && du->messages == d->ev.fault_after) {
+	if ((d->ev.fault == EVF_EAGAIN || d->ev.fault == EVF_REMOVE_TSM) &&
+	    d->ev.fault_times > 0 && du->messages == d->ev.fault_after) {
 		d->ev.fault_times--;
 		if (d->ev.fault == EVF_EAGAIN)
 			d->ev.generation++;	/* a refresh racing the dump */
@@ -440,6 +441,25 @@ static void dump_faults(struct dump *du)
 	/* tsm_unregister() while the dump is between two calls */
 	if (t)
 		sim_fuse_tsm_unregister(t);
+}
+
+/*
+ * EVF_REFRESH: once AFTER whole dumps were read, the evidence is refreshed
+ * (as another reader's nonce refreshes it), before this dump's NLMSG_DONE
+ * goes out, so the next request is sure to see the new generation.
+ */
+static void dump_done_faults(struct dump *du)
+{
+	struct sim_dev *d = du->d;
+
+	pthread_rwlock_wrlock(&sim_fuse.rwsem);
+	if (d->ev.fault == EVF_REFRESH && d->ev.fault_times > 0 && --d->ev.fault_after <= 0) {
+		if (sim_evidence_refresh(sim_fuse.m, d, NULL, 0))
+			d->ev.generation++;	/* a provider without refresh: the generation alone */
+		if (!--d->ev.fault_times)
+			d->ev.fault = EVF_NONE;
+	}
+	pthread_rwlock_unlock(&sim_fuse.rwsem);
 }
 
 static int run_dump(struct conn *c, struct dump *du)
@@ -477,6 +497,8 @@ static int run_dump(struct conn *c, struct dump *du)
 			dump_faults(du);
 		}
 	}
+	if (!err)
+		dump_done_faults(du);
 	/* the end: NLMSG_DONE in the same datagram when it fits, else its own */
 	if (s.len && DUMP_SKB - s.len < NLMSG_HDRLEN + sizeof(int32_t))
 		send_skb(c, &s);

@@ -18,7 +18,14 @@
  *                 (DSP0274 1.2, MEASUREMENTS response and measurement block
  *                 tables, DMTF measurement specification)
  *   report        a TDISP TDI report (PCIe Base 6.x §11.3, DEVICE_INTERFACE_REPORT's
- *                 TDI report structure) whose MMIO ranges are the function's BARs
+ *                 TDI report structure) whose MMIO ranges are the function's BARs,
+ *                 its MSI-X table and PBA pages ranges of their own (marked, and
+ *                 non-TEE: a guess of how a device leaves them to the host), or
+ *                 broken on purpose (a range past its BAR, a misplaced table)
+ *
+ * or, where the topology names one, the VCA or MEASUREMENTS that
+ * tests/sim/gen-evidence built (SPDM 1.2 and 1.3, every DMTF value type),
+ * its responder nonce replaced at each refresh as a responder's would be.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -189,11 +196,31 @@ static void meas_digest(struct bytes *b, unsigned index, unsigned type, const ch
 	meas_block(b, index, type, false, md, sizeof(md));
 }
 
+/* The responder's Nonce: a stand-in for a random value, new at each refresh. */
+static void responder_nonce(const struct sim_dev *d, unsigned generation, uint8_t nonce[32])
+{
+	char seed[96];
+
+	snprintf(seed, sizeof(seed), "tsm-sim responder nonce %s %u", d->name, generation);
+	digest(EVP_sha256(), seed, strlen(seed), nonce);
+}
+
+/* A gen-evidence MEASUREMENTS response, its Nonce (after the record) this generation's. */
+static void file_measurements(const struct sim_dev *d, const struct sim_chain *f,
+			      unsigned generation, struct bytes *b)
+{
+	size_t at = 8 + (f->len >= 8 ? (size_t)(f->data[5] | f->data[6] << 8 | f->data[7] << 16) : 0);
+
+	put(b, f->data, f->len);
+	if (at + 32 <= f->len)
+		responder_nonce(d, generation, b->p + at);
+}
+
 static void make_measurements(const struct sim_dev *d, unsigned generation, struct bytes *b)
 {
 	const char *fw = d->ev_spec->firmware ? d->ev_spec->firmware : "1.0.0";
 	struct bytes rec = { 0 };
-	char *text, seed[96];
+	char *text;
 	uint8_t nonce[32];
 
 	text = sim_xasprintf("%04x:%04x immutable ROM", d->vendor, d->device);
@@ -210,9 +237,7 @@ static void make_measurements(const struct sim_dev *d, unsigned generation, stru
 	meas_digest(&rec, 4, MT_FW_CONFIG, text);
 	free(text);
 	meas_block(&rec, 5, MT_VERSION, true, fw, strlen(fw));
-	/* the responder's Nonce: a stand-in for a random value, new at each refresh */
-	snprintf(seed, sizeof(seed), "tsm-sim responder nonce %s %u", d->name, generation);
-	digest(EVP_sha256(), seed, strlen(seed), nonce);
+	responder_nonce(d, generation, nonce);
 	spdm_hdr(b, SPDM_12, 0x60, 0, 0);	/* MEASUREMENTS: Param1/2 reserved without a signature */
 	u8(b, 5);				/* NumberOfBlocks */
 	le(b, rec.len, 3);			/* MeasurementRecordLength */
@@ -224,29 +249,104 @@ static void make_measurements(const struct sim_dev *d, unsigned generation, stru
 
 /* INTERFACE_INFO bit 1: the TDI issues DMA without PASID */
 #define TDI_DMA_NO_PASID (1u << 1)
+/* MMIO_RANGE attributes: MSI-X table, PBA, non-TEE; range ID in 31:16 */
+#define RANGE_MSIX_TABLE (1u << 0)
+#define RANGE_MSIX_PBA (1u << 1)
+#define RANGE_NON_TEE (1u << 2)
+#define PAGE 4096u
+
+static void report_range(struct bytes *b, unsigned *nr, uint64_t first_page, uint64_t pages,
+			 unsigned bar, unsigned attrs)
+{
+	le(b, first_page, 8);		/* FIRST_PAGE (MMIO reporting offset 0) */
+	le(b, pages, 4);		/* NUMBER_OF_PAGES */
+	le(b, (uint64_t)bar << 16 | attrs, 4);	/* RANGE_ATTRIBUTES: range ID (the BAR) in 31:16 */
+	(*nr)++;
+}
+
+static void add_cut(uint64_t *cuts, unsigned *n, uint64_t page)
+{
+	for (unsigned i = 0; i < *n; i++)
+		if (cuts[i] == page)
+			return;
+	cuts[(*n)++] = page;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * BAR I's ranges: the whole BAR, or pieces cut at the pages of the MSI-X
+ * table and PBA it holds (those pieces marked, and non-TEE). A misplaced
+ * table is reported one page after where the capability puts it.
+ */
+static void bar_ranges(const struct sim_dev *d, unsigned i, bool misplace, struct bytes *b,
+		       unsigned *nr)
+{
+	const struct sim_bar *bar = &d->bars[i];
+	const struct sim_msix *x = &d->msix;
+	uint64_t pages = bar->size / PAGE, cuts[6], t0 = 0, t1 = 0, p0 = 0, p1 = 0;
+	unsigned n = 0;
+
+	add_cut(cuts, &n, 0);
+	add_cut(cuts, &n, pages);
+	if (x->present && x->table_bar == i) {
+		t0 = x->table_offset / PAGE + (misplace ? 1 : 0);
+		t1 = (x->table_offset + 16ull * x->vectors + PAGE - 1) / PAGE + (misplace ? 1 : 0);
+		t1 = t1 > pages ? pages : t1;
+		add_cut(cuts, &n, t0);
+		add_cut(cuts, &n, t1);
+	}
+	if (x->present && x->pba_bar == i) {
+		p0 = x->pba_offset / PAGE;
+		p1 = (x->pba_offset + (x->vectors + 63ull) / 64 * 8 + PAGE - 1) / PAGE;
+		add_cut(cuts, &n, p0);
+		add_cut(cuts, &n, p1);
+	}
+	qsort(cuts, n, sizeof(*cuts), cmp_u64);
+	for (unsigned k = 0; k + 1 < n; k++) {
+		uint64_t a = cuts[k], z = cuts[k + 1];
+		unsigned attrs = 0;
+
+		if (t1 > t0 && a >= t0 && z <= t1)
+			attrs |= RANGE_MSIX_TABLE | RANGE_NON_TEE;
+		if (p1 > p0 && a >= p0 && z <= p1)
+			attrs |= RANGE_MSIX_PBA | RANGE_NON_TEE;
+		if (z > a)
+			report_range(b, nr, bar->base / PAGE + a, z - a, i, attrs);
+	}
+}
 
 static void make_report(const struct sim_dev *d, struct bytes *b)
 {
-	unsigned nr = 0;
+	enum sim_ev_report kind = d->ev_spec->report_kind;
+	struct bytes ranges = { 0 };
+	unsigned nr = 0, first = 6;
 
-	for (int i = 0; i < 6; i++)
-		nr += d->bars[i].present;
+	for (unsigned i = 0; i < 6; i++) {
+		if (!d->bars[i].present)
+			continue;
+		first = first < i ? first : i;
+		bar_ranges(d, i, kind == SIM_REPORT_MSIX_MISPLACED, &ranges, &nr);
+	}
+	/* a page just past the first BAR, in that BAR's name */
+	if (kind == SIM_REPORT_OUTSIDE_BAR && first < 6)
+		report_range(&ranges, &nr, (d->bars[first].base + d->bars[first].size) / PAGE, 1,
+			     first, 0);
 	le(b, TDI_DMA_NO_PASID, 2);	/* INTERFACE_INFO */
 	le(b, 0, 2);			/* Reserved */
-	le(b, 0, 2);			/* MSI_X_MESSAGE_CONTROL */
+	/* MSI_X_MESSAGE_CONTROL as the capability has it (table size N - 1) */
+	le(b, d->msix.present ? d->msix.vectors - 1 : 0, 2);
 	le(b, 0, 2);			/* LNR_CONTROL */
 	le(b, 0, 4);			/* TPH_CONTROL */
 	le(b, nr, 4);			/* MMIO_RANGE_COUNT */
-	for (int i = 0; i < 6; i++) {
-		const struct sim_bar *bar = &d->bars[i];
-
-		if (!bar->present)
-			continue;
-		le(b, bar->base >> 12, 8);	/* FIRST_PAGE (MMIO reporting offset 0) */
-		le(b, bar->size >> 12, 4);	/* NUMBER_OF_PAGES */
-		le(b, (uint64_t)i << 16, 4);	/* RANGE_ATTRIBUTES: range ID (the BAR) in 31:16 */
-	}
+	put(b, ranges.p, ranges.len);
 	le(b, 0, 4);			/* DEVICE_SPECIFIC_INFO_LEN */
+	free(ranges.p);
 }
 
 static const struct sim_chain *find_chain(const struct sim_model *m, const char *name)
@@ -280,34 +380,64 @@ static int read_file(const char *path, uint8_t **data, size_t *len)
 	return 0;
 }
 
+/* The file DIR/NAME.EXT once, under KEY ("NAME" for chains, "vca:NAME", "meas:NAME"). */
+static int load_one(struct sim_model *m, const char *dir, const char *key, const char *name,
+		    const char *ext, const struct sim_dev *d, char **err)
+{
+	struct sim_chain c = { 0 };
+	char *path;
+	int rc;
+
+	if (find_chain(m, key))
+		return 0;
+	path = sim_xasprintf("%s/%s.%s", dir, name, ext);
+	rc = read_file(path, &c.data, &c.len);
+	if (rc) {
+		*err = sim_xasprintf("%s: evidence %s: %s (make -C tests/sim builds it)", d->name, path,
+				     strerror(-rc));
+		free(path);
+		return rc;
+	}
+	free(path);
+	c.name = strdup(key);
+	m->chains = realloc(m->chains, (m->nr_chains + 1) * sizeof(*m->chains));
+	if (!m->chains || !c.name)
+		abort();
+	m->chains[m->nr_chains++] = c;
+	return 0;
+}
+
+static void generate(const struct sim_model *m, struct sim_dev *d);
+static const struct sim_tsm *holder(const struct sim_dev *d);
+static bool is_sample(const struct sim_tsm *t);
+
 int sim_evidence_load_chains(struct sim_model *m, const char *dir, char **err)
 {
 	for (size_t i = 0; i < m->nr_devs; i++) {
 		const struct sim_ev_spec *s = m->devs[i]->ev_spec;
+		char *key;
+		int rc = 0;
 
-		for (int k = 0; s && k < SIM_EV_SLOTS; k++) {
-			struct sim_chain c = { 0 };
-			char *path;
-			int rc;
-
-			if (!s->chain[k] || find_chain(m, s->chain[k]))
-				continue;
-			path = sim_xasprintf("%s/%s.spdm-chain", dir, s->chain[k]);
-			rc = read_file(path, &c.data, &c.len);
-			if (rc) {
-				*err = sim_xasprintf("%s: certificate chain %s: %s (make -C tests/sim "
-						     "builds it)", m->devs[i]->name, path, strerror(-rc));
-				free(path);
-				return rc;
-			}
-			free(path);
-			c.name = strdup(s->chain[k]);
-			m->chains = realloc(m->chains, (m->nr_chains + 1) * sizeof(*m->chains));
-			if (!m->chains || !c.name)
-				abort();
-			m->chains[m->nr_chains++] = c;
+		for (int k = 0; s && k < SIM_EV_SLOTS && !rc; k++)
+			if (s->chain[k])
+				rc = load_one(m, dir, s->chain[k], s->chain[k], "spdm-chain", m->devs[i], err);
+		if (!rc && s && s->vca_file) {
+			key = sim_xasprintf("vca:%s", s->vca_file);
+			rc = load_one(m, dir, key, s->vca_file, "vca", m->devs[i], err);
+			free(key);
 		}
+		if (!rc && s && s->meas_file) {
+			key = sim_xasprintf("meas:%s", s->meas_file);
+			rc = load_one(m, dir, key, s->meas_file, "meas", m->devs[i], err);
+			free(key);
+		}
+		if (rc)
+			return rc;
 	}
+	/* contexts of the boot state (connected, locked) were made before the files were read */
+	for (size_t i = 0; i < m->nr_devs; i++)
+		if (sim_evidence_present(m, m->devs[i]) && !is_sample(holder(m->devs[i])))
+			generate(m, m->devs[i]);
 	return 0;
 }
 
@@ -357,10 +487,25 @@ static void generate(const struct sim_model *m, struct sim_dev *d)
 	if (d->ev_spec) {
 		struct bytes b[SIM_EV_TYPES] = { 0 };
 
-		if (d->ev_spec->vca)
+		const struct sim_chain *f;
+		char *key;
+
+		if (d->ev_spec->vca_file) {
+			key = sim_xasprintf("vca:%s", d->ev_spec->vca_file);
+			if ((f = find_chain(m, key)))
+				put(&b[SIM_EV_VCA], f->data, f->len);
+			free(key);
+		} else if (d->ev_spec->vca) {
 			make_vca(d, &b[SIM_EV_VCA]);
-		if (d->ev_spec->measurements)
+		}
+		if (d->ev_spec->meas_file) {
+			key = sim_xasprintf("meas:%s", d->ev_spec->meas_file);
+			if ((f = find_chain(m, key)))
+				file_measurements(d, f, ev->generation, &b[SIM_EV_MEASUREMENTS]);
+			free(key);
+		} else if (d->ev_spec->measurements) {
 			make_measurements(d, ev->generation, &b[SIM_EV_MEASUREMENTS]);
+		}
 		if (d->ev_spec->report)
 			make_report(d, &b[SIM_EV_REPORT]);
 		for (int t = SIM_EV_VCA; t < SIM_EV_TYPES; t++) {
@@ -446,6 +591,8 @@ void sim_evidence_free(struct sim_dev *d)
 		for (int k = 0; k < SIM_EV_SLOTS; k++)
 			free(d->ev_spec->chain[k]);
 		free(d->ev_spec->firmware);
+		free(d->ev_spec->vca_file);
+		free(d->ev_spec->meas_file);
 		free(d->ev_spec);
 	}
 }

@@ -596,10 +596,53 @@ static int parse_doe(struct loader *L, json_object *arr, struct sim_dev *d,
 static int parse_dev(struct loader *L, json_object *o, struct sim_host_bridge *hb,
 		     struct sim_dev *parent);
 
+static bool ev_file_name(const char *n)
+{
+	return *n && strspn(n, "abcdefghijklmnopqrstuvwxyz0123456789-.") == strlen(n) && *n != '.';
+}
+
+/* KEY: true/false (generated or none), or the name of a file gen-evidence built. */
+static int bool_or_file(struct loader *L, json_object *o, const char *key, bool *on, char **file,
+			const char *what)
+{
+	json_object *v = get(o, key);
+
+	*on = false;
+	if (v && json_object_is_type(v, json_type_string)) {
+		if (!ev_file_name(json_object_get_string(v)))
+			return fail(L, "%s: evidence %s: a file name ([a-z0-9.-]) or true/false", what, key);
+		*file = strdup(json_object_get_string(v));
+		*on = true;
+		return 0;
+	}
+	return get_bool(L, o, key, false, on, what);
+}
+
+/* "report": true (the BARs), false, or a broken one for verifiers to refuse. */
+static int parse_report_kind(struct loader *L, json_object *o, struct sim_ev_spec *s, const char *what)
+{
+	json_object *v = get(o, "report");
+	const char *k;
+
+	if (!v || !json_object_is_type(v, json_type_string))
+		return get_bool(L, o, "report", false, &s->report, what);
+	k = json_object_get_string(v);
+	s->report = true;
+	if (!strcmp(k, "range-outside-bar"))
+		s->report_kind = SIM_REPORT_OUTSIDE_BAR;
+	else if (!strcmp(k, "msix-misplaced"))
+		s->report_kind = SIM_REPORT_MSIX_MISPLACED;
+	else
+		return fail(L, "%s: evidence report: true, false, \"range-outside-bar\" or "
+			    "\"msix-misplaced\"", what);
+	return 0;
+}
+
 /*
  * "evidence": what the device's provider reports once it has a context
  * (sim-evidence.c): "certs" (per slot a chain name gen-cert-chain built,
- * or null), "vca", "measurements", "report", "firmware".
+ * or null), "vca", "measurements" (true or a gen-evidence file's name),
+ * "report" (true or a broken kind), "firmware".
  */
 static int parse_evidence(struct loader *L, json_object *o, struct sim_dev *d, const char *what)
 {
@@ -614,9 +657,9 @@ static int parse_evidence(struct loader *L, json_object *o, struct sim_dev *d, c
 		abort();
 	d->ev_spec = s;
 	rc = check_keys(L, o, what, keys) ?:
-	     get_bool(L, o, "vca", false, &s->vca, what) ?:
-	     get_bool(L, o, "measurements", false, &s->measurements, what) ?:
-	     get_bool(L, o, "report", false, &s->report, what) ?:
+	     bool_or_file(L, o, "vca", &s->vca, &s->vca_file, what) ?:
+	     bool_or_file(L, o, "measurements", &s->measurements, &s->meas_file, what) ?:
+	     parse_report_kind(L, o, s, what) ?:
 	     get_str(L, o, "firmware", &fw, what);
 	if (rc)
 		return rc;
@@ -639,6 +682,35 @@ static int parse_evidence(struct loader *L, json_object *o, struct sim_dev *d, c
 			return fail(L, "%s: evidence certs: a chain name ([a-z0-9-]) or null", what);
 		s->chain[k] = strdup(n);
 	}
+	return 0;
+}
+
+/*
+ * "msix": { "vectors", "table_bar", "table_offset", "pba_bar", "pba_offset" }:
+ * an MSI-X capability whose table and PBA lie inside memory BARs the
+ * device has (offsets QWORD aligned, PCI Local Bus 3.0 6.8.2).
+ */
+static int parse_msix(struct loader *L, json_object *o, struct sim_dev *d, const char *what)
+{
+	static const char *const keys[] = { "vectors", "table_bar", "table_offset", "pba_bar",
+					    "pba_offset", NULL };
+	struct sim_msix *x = &d->msix;
+	uint64_t n, tb, to, pb, po;
+	int rc = check_keys(L, o, what, keys) ?:
+		 get_u64(L, o, "vectors", 1, 2048, &n, what) ?:
+		 get_u64(L, o, "table_bar", 0, 5, &tb, what) ?:
+		 get_u64(L, o, "table_offset", 0, 0xfffffff8, &to, what) ?:
+		 get_u64(L, o, "pba_bar", tb, 5, &pb, what) ?:
+		 get_u64(L, o, "pba_offset", to + 16 * n, 0xfffffff8, &po, what);
+
+	if (rc)
+		return rc;
+	if (!sim_dev_is_pcie(d) || !n || to % 8 || po % 8 || !d->bars[tb].present || !d->bars[pb].present ||
+	    to + 16 * n > d->bars[tb].size || po + (n + 63) / 64 * 8 > d->bars[pb].size)
+		return fail(L, "%s: msix: a PCIe function's 1..2048 vectors whose table and PBA lie "
+			    "QWORD aligned inside BARs it has", what);
+	*x = (struct sim_msix){ true, (unsigned)n, (unsigned)tb, (unsigned)pb, (uint32_t)to,
+				(uint32_t)po };
 	return 0;
 }
 
@@ -718,7 +790,7 @@ static int parse_dev(struct loader *L, json_object *o, struct sim_host_bridge *h
 		"subsystem_vendor", "subsystem_device", "driver", "tee", "flr",
 		"link", "mem_window", "pref_window", "secondary", "bars", "doe",
 		"ide", "vfs", "children", "connected", "bound", "locked",
-		"accepted", "preset_streams", "faults", "ext_caps", "evidence", NULL
+		"accepted", "preset_streams", "faults", "ext_caps", "evidence", "msix", NULL
 	};
 	static const char *const link_keys[] = { "port", "speed", "width", NULL };
 	struct sim_dev *d = calloc(1, sizeof(*d));
@@ -824,6 +896,8 @@ static int parse_dev(struct loader *L, json_object *o, struct sim_host_bridge *h
 		goto out;
 	}
 	if ((v = get(o, "bars")) && (rc = parse_bars(L, v, d, what)))
+		goto out;
+	if ((v = get(o, "msix")) && (rc = parse_msix(L, v, d, what)))
 		goto out;
 	if ((v = get(o, "doe")) && (rc = parse_doe(L, v, d, what)))
 		goto out;

@@ -114,11 +114,24 @@ struct sim_ide_stream;
 #define SIM_EV_MAX_OBJECT 0x01000000u	/* DEVICE_EVIDENCE_MAX_OBJECT_SIZE */
 #define SIM_EV_DIGEST 48	/* SHA-384, the providers' digest */
 
+/* The interface report the provider makes (sim-evidence.c): the BARs as they are, or broken. */
+enum sim_ev_report { SIM_REPORT_BARS, SIM_REPORT_OUTSIDE_BAR, SIM_REPORT_MSIX_MISPLACED };
+
 /* What a device's provider reports, from the topology's "evidence" (sim-evidence.c). */
 struct sim_ev_spec {
 	char *chain[SIM_EV_SLOTS];	/* certificate chain per slot (tests/sim/certs/NAME...), NULL: empty */
 	bool vca, measurements, report;
+	char *vca_file, *meas_file;	/* NAME.vca / NAME.meas gen-evidence built, instead of generated */
+	enum sim_ev_report report_kind;
 	char *firmware;		/* the firmware version the measurements carry */
+};
+
+/* An MSI-X capability (config space 0x80) and where its table and PBA live. */
+struct sim_msix {
+	bool present;
+	unsigned vectors;		/* table entries, 1..2048 */
+	unsigned table_bar, pba_bar;
+	uint32_t table_offset, pba_offset;
 };
 
 /* pdev->tsm->evidence while the context lasts: made at connect (DSM) or lock (TDI). */
@@ -129,8 +142,8 @@ struct sim_evidence {
 	size_t len[SIM_EV_TYPES];
 	uint8_t digest[SIM_EV_TYPES][SIM_EV_DIGEST];
 	/* control-file knobs for the dumps of this device */
-	enum { EVF_NONE, EVF_EAGAIN, EVF_REMOVE_TSM } fault;
-	long fault_after;	/* messages of a dump before it hits */
+	enum { EVF_NONE, EVF_EAGAIN, EVF_REMOVE_TSM, EVF_REFRESH } fault;
+	long fault_after;	/* messages of a dump before it hits; for EVF_REFRESH, whole dumps */
 	long fault_times;	/* dumps it hits */
 };
 
@@ -177,6 +190,7 @@ struct sim_dev {
 
 	struct sim_dev_faults faults;
 	struct sim_ev_spec *ev_spec;	/* "evidence": what the provider reports, NULL: nothing */
+	struct sim_msix msix;		/* "msix" */
 	struct sim_evidence ev;
 
 	/* build-time connect request */

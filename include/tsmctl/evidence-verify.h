@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Judging decoded evidence (evidence-decoded.h): named checks in audit's
+ * style, each result pass, warn, fail, skip or needs-root with a message
+ * and, unless it passed, a hint. What the evidence cannot show is skip
+ * ("cannot be verified from this evidence: why"), never pass. The inputs
+ * (trust store, pins, reference manifest) are loaded by their own modules;
+ * nothing here reads a file.
+ *
+ *   evidence.decode          every object decodes
+ *   ├ evidence.chain         chains against the trust store (or a pin)
+ *   ├ evidence.root-hash     RootHash = digest of the root certificate
+ *   ├ evidence.algorithms    leaf key fits BaseAsymAlgo; algorithms allowed
+ *   ├ evidence.measurements  blocks against the reference manifest
+ *   └ evidence.report-ranges MMIO ranges inside their BARs, MSI-X in place
+ *   evidence.generation      one generation; refreshed for the nonce
+ */
+#ifndef TSMCTL_EVIDENCE_VERIFY_H
+#define TSMCTL_EVIDENCE_VERIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <json.h>
+
+#include "tsmctl/audit.h"
+#include "tsmctl/evidence-decoded.h"
+
+struct x509_store_st;
+struct ev_pins;
+struct ev_reference;
+
+/* One check of the table: the id tests and the man page pin. */
+struct ev_check_def {
+	const char *id;
+	const char *parent;
+	const char *description;
+	const char *hint;		/* the generic fix */
+};
+
+extern const struct ev_check_def ev_checks[];
+extern const size_t ev_nr_checks;
+
+struct ev_result {
+	const struct ev_check_def *check;
+	char *object;		/* "cert0", "measurements/3", "report", "evidence" */
+	enum audit_status status;
+	char *message;
+	char *hint;		/* NULL when passing */
+};
+
+struct ev_results {
+	struct ev_result *v;
+	size_t n, cap;
+};
+
+struct ev_verify_opts {
+	struct x509_store_st *store;	/* trust anchors; NULL: no trust store */
+	const char *store_path;		/* named in messages */
+	const char *store_missing;	/* why there is none ("does not exist") */
+	bool partial_chain;		/* a trust anchor need not be self-signed */
+	struct ev_pins *pins;		/* --pin: compared, and added to on first use */
+	const struct ev_reference *ref;	/* NULL: no reference manifest */
+	bool live;			/* read from the kernel just now, not a saved copy */
+};
+
+void ev_verify(const struct ev_decoded *d, const struct ev_verify_opts *o, struct ev_results *r);
+void ev_results_free(struct ev_results *r);
+size_t ev_results_count(const struct ev_results *r, enum audit_status st);
+
+/* "pass", "warn", "fail", "skip", "needs-root" (audit's words). */
+const char *ev_status_name(enum audit_status st);
+
+/* The results as audit --short prints them, the hints with VERBOSE, and a summary line. */
+void ev_results_print(FILE *out, const struct ev_results *r, bool verbose);
+/* {"schema_version": 1, "bdf", "source", "generation", "checks": [...], "summary": {...}} */
+struct json_object *ev_results_json(const struct ev_results *r, const struct evidence_set *s);
+/* The failed results in one line ("evidence.chain cert0: ...; ..."), NULL when none failed. */
+char *ev_results_failures(const struct ev_results *r);
+/* "9 pass, 2 skip" */
+char *ev_results_summary(const struct ev_results *r);
+
+#endif

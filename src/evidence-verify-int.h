@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Between the verification engine (evidence-verify.c) and the checks in
+ * evidence-verify-*.c: recording a result, and the parent rule (a check of
+ * an object that did not decode is skip).
+ */
+#ifndef TSMCTL_EVIDENCE_VERIFY_INT_H
+#define TSMCTL_EVIDENCE_VERIFY_INT_H
+
+#include "tsmctl/evidence-verify.h"
+
+#define EV_UNVERIFIABLE	"cannot be verified from this evidence: "
+
+/* Record a result; HINT is taken over (NULL: the check's generic hint, none for pass). */
+void ev_add(struct ev_results *r, const char *id, const char *object, enum audit_status st,
+	    char *hint, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* Object TYPE decoded (or is empty); else a skip of check ID for OBJECT is recorded. */
+bool ev_parent_ok(const struct ev_decoded *d, unsigned int type, struct ev_results *r,
+		  const char *id, const char *object);
+
+/* The checks, one function each, in evidence-verify-*.c */
+void ev_check_chains(const struct ev_decoded *d, const struct ev_verify_opts *o,
+		     struct ev_results *r);
+void ev_check_root_hash(const struct ev_decoded *d, struct ev_results *r);
+void ev_check_algorithms(const struct ev_decoded *d, const struct ev_verify_opts *o,
+			 struct ev_results *r);
+void ev_check_measurements(const struct ev_decoded *d, const struct ev_verify_opts *o,
+			   struct ev_results *r);
+void ev_check_report(const struct ev_decoded *d, const struct ev_verify_opts *o,
+		     struct ev_results *r);
+
+#endif

@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The verification engine (evidence-verify.h): the check table, recording
+ * results, and the checks that need nothing but the decoded objects:
+ * evidence.decode, evidence.root-hash, evidence.algorithms and
+ * evidence.generation. The chain, measurement and report checks are in
+ * evidence-verify-{chain,meas,report}.c.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "evidence-verify-int.h"
+#include "tsmctl/evidence-reference.h"
+#include "tsmctl/util.h"
+
+const struct ev_check_def ev_checks[] = {
+	{ "evidence.decode", NULL,
+	  "Each evidence object decodes as its format (DSP0274 certificate chain, VCA transcript, "
+	  "MEASUREMENTS; TDISP interface report) with every length consistent.",
+	  "the device or its TSM handed out malformed evidence: save it (tsmctl evidence BDF -o DIR) "
+	  "and report it to the device's vendor; do not accept the device" },
+	{ "evidence.chain", "evidence.decode",
+	  "Each certificate chain verifies against the trust store (signatures, validity times, CA "
+	  "constraints) and its leaf may authenticate an SPDM responder; with --pin its root is the "
+	  "one recorded at first use.",
+	  "put the device vendor's root CA certificate (PEM) in " "/etc/tsmctl/trust.d/ or name it "
+	  "with --trust FILE|DIR; a chain that does not verify is not proof of the vendor's device" },
+	{ "evidence.root-hash", "evidence.decode",
+	  "Each chain's RootHash is the digest of its root certificate under the negotiated hash "
+	  "algorithm.",
+	  "the chain's header does not describe its own root certificate: the evidence is "
+	  "inconsistent; report it to the device's vendor" },
+	{ "evidence.algorithms", "evidence.decode",
+	  "The leaf certificate's key fits the negotiated BaseAsymAlgo, and the negotiated "
+	  "algorithms are among those the reference manifest allows.",
+	  "the device negotiated algorithms its certificate or the reference does not allow: "
+	  "update the device's firmware or the reference manifest's \"algorithms\"" },
+	{ "evidence.measurements", "evidence.decode",
+	  "Each measurement block matches the reference manifest: digests or values per index, the "
+	  "device mode required, the minimum security version; unknown and missing indices are "
+	  "reported.",
+	  "the device does not run what the reference manifest accepts: update its firmware, or the "
+	  "manifest (from the vendor's reference values)" },
+	{ "evidence.report-ranges", "evidence.decode",
+	  "Every MMIO range of the TDISP interface report lies inside the BAR its range ID names, "
+	  "and the MSI-X table and PBA ranges are where the MSI-X capability puts them; non-TEE "
+	  "ranges are listed.",
+	  "the interface report describes MMIO the function does not have: do not accept the "
+	  "device; unlock it and report it" },
+	{ "evidence.generation", NULL,
+	  "Every object came from one generation of the evidence; with a nonce, the evidence was "
+	  "refreshed for it.",
+	  "read the evidence again in one dump (tsmctl evidence BDF -o DIR), with --fresh for a "
+	  "refresh of its own" },
+};
+const size_t ev_nr_checks = ARRAY_SIZE(ev_checks);
+
+static const struct ev_check_def *check_lookup(const char *id)
+{
+	for (size_t i = 0; i < ev_nr_checks; i++)
+		if (streq(ev_checks[i].id, id))
+			return &ev_checks[i];
+	return NULL;
+}
+
+const char *ev_status_name(enum audit_status st)
+{
+	static const char *const names[] = {
+		[AUDIT_PASS] = "pass", [AUDIT_WARN] = "warn", [AUDIT_FAIL] = "fail",
+		[AUDIT_SKIP] = "skip", [AUDIT_NEEDS_ROOT] = "needs-root",
+	};
+
+	return st < AUDIT_NR_STATUS ? names[st] : "?";
+}
+
+void ev_add(struct ev_results *r, const char *id, const char *object, enum audit_status st,
+	    char *hint, const char *fmt, ...)
+{
+	struct ev_result *res;
+	va_list ap;
+
+	xgrow(&r->v, &r->cap, r->n, sizeof(*r->v));
+	res = &r->v[r->n++];
+	res->check = check_lookup(id);
+	res->object = xstrdup(object);
+	res->status = st;
+	va_start(ap, fmt);
+	res->message = xvasprintf(fmt, ap);
+	va_end(ap);
+	if (st == AUDIT_PASS) {
+		free(hint);
+		hint = NULL;
+	} else if (!hint) {
+		hint = xstrdup(res->check->hint);
+	}
+	res->hint = hint;
+}
+
+bool ev_parent_ok(const struct ev_decoded *d, unsigned int type, struct ev_results *r,
+		  const char *id, const char *object)
+{
+	const struct ev_part *p = ev_decoded_part(d, type);
+
+	if (!p->present || !p->rc)
+		return true;
+	ev_add(r, id, object, AUDIT_SKIP, xstrdup("resolve evidence.decode first"),
+	       "parent check evidence.decode failed (%s)", evidence_type_name(type));
+	return false;
+}
+
+void ev_results_free(struct ev_results *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->v[i].object);
+		free(r->v[i].message);
+		free(r->v[i].hint);
+	}
+	free(r->v);
+	memset(r, 0, sizeof(*r));
+}
+
+size_t ev_results_count(const struct ev_results *r, enum audit_status st)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->n; i++)
+		n += r->v[i].status == st;
+	return n;
+}
+
+/* ---- evidence.decode ---- */
+
+static char *part_summary(const struct ev_decoded *d, unsigned int type)
+{
+	if (type < EV_NR_SLOTS) {
+		const struct spdm_chain *c = &d->chain[type];
+
+		return xasprintf("%u certificate%s, %s", c->nr_certs, c->nr_certs == 1 ? "" : "s",
+				 c->form == SPDM_CHAIN_HEADER ? "with the DSP0274 header" :
+				 "bare DER (no DSP0274 header)");
+	}
+	if (type == EV_VCA_TYPE)
+		return xasprintf("SPDM %u.%u, %zu bytes after ALGORITHMS", d->vca.version >> 4,
+				 d->vca.version & 15, d->vca.trailing);
+	if (type == EV_MEAS_TYPE)
+		return xasprintf("%u measurement block%s, %s", d->meas->nr_blocks,
+				 d->meas->nr_blocks == 1 ? "" : "s",
+				 d->meas->sig == SPDM_SIG_PRESENT ? "signed" :
+				 d->meas->sig == SPDM_SIG_NONE ? "unsigned" :
+				 "followed by bytes no negotiated algorithm delimits");
+	return xasprintf("%u MMIO range%s%s", d->report.nr_ranges, d->report.nr_ranges == 1 ? "" : "s",
+			 d->report.form == TDISP_FORM_RESPONSE ? ", in its TDISP response message" : "");
+}
+
+static void check_decode(const struct ev_decoded *d, struct ev_results *r)
+{
+	unsigned int seen = 0;
+
+	for (unsigned int t = 0; t < EVIDENCE_NR_TYPES; t++) {
+		const struct ev_part *p = ev_decoded_part(d, t);
+		char why[EV_WHY_SIZE + 64], *sum;
+
+		if (!p->present)
+			continue;
+		seen++;
+		if (p->rc) {
+			ev_add(r, "evidence.decode", evidence_type_name(t), AUDIT_FAIL, NULL, "%s",
+			       ev_error_str(&p->err, why, sizeof(why)));
+			continue;
+		}
+		sum = part_summary(d, t);
+		ev_add(r, "evidence.decode", evidence_type_name(t), AUDIT_PASS, NULL,
+		       "well-formed: %s", sum);
+		free(sum);
+	}
+	if (!seen)
+		ev_add(r, "evidence.decode", "evidence", AUDIT_SKIP,
+		       xstrdup("read the evidence of a connected DSM (host) or a locked TDI (guest)"),
+		       "every object is empty: there is nothing to verify");
+}
+
+/* ---- evidence.root-hash ---- */
+
+/* The digest of P under OpenSSL's MD name into OUT; its length, 0 when unavailable. */
+static unsigned int digest_of(const char *md_name, const uint8_t *p, size_t n, uint8_t *out)
+{
+	EVP_MD *md = EVP_MD_fetch(NULL, md_name, NULL);
+	unsigned int len = 0;
+
+	if (!md || !EVP_Digest(p, n, out, &len, md, NULL))
+		len = 0;
+	EVP_MD_free(md);
+	return len;
+}
+
+/* Hash algorithms by digest size, for a chain read without the VCA. */
+static const char *const candidates[][2] = {
+	{ "sha256", "SHA256" }, { "sha3_256", "SHA3-256" }, { "sm3_256", "SM3" },
+	{ "sha384", "SHA384" }, { "sha3_384", "SHA3-384" },
+	{ "sha512", "SHA512" }, { "sha3_512", "SHA3-512" },
+};
+
+static void root_hash_without_vca(const struct spdm_chain *c, const char *obj, struct ev_results *r)
+{
+	const struct spdm_cert *root = spdm_chain_root(c);
+	uint8_t md[EVP_MAX_MD_SIZE];
+	char *fits = NULL;
+
+	for (unsigned int i = 0; i < 3; i++)
+		if (c->root_hash_fits & (1u << i))
+			str_join(&fits, ", ", "%u", i == 0 ? 32 : i == 1 ? 48 : 64);
+	for (size_t i = 0; i < ARRAY_SIZE(candidates); i++) {
+		if (digest_of(candidates[i][1], root->der, root->der_len, md) != c->root_hash_len ||
+		    memcmp(md, c->root_hash, c->root_hash_len))
+			continue;
+		ev_add(r, "evidence.root-hash", obj, AUDIT_PASS, NULL,
+		       "without the VCA the hash algorithm is not known: the %zu-byte RootHash is the "
+		       "root certificate's %s (header lengths that fitted: %s)", c->root_hash_len,
+		       candidates[i][0], fits);
+		free(fits);
+		return;
+	}
+	ev_add(r, "evidence.root-hash", obj, AUDIT_FAIL, NULL,
+	       "the %zu-byte RootHash is no digest of the root certificate (no VCA: tried every "
+	       "%zu-byte DSP0274 hash; header lengths that fitted: %s)", c->root_hash_len,
+	       c->root_hash_len, fits);
+	free(fits);
+}
+
+void ev_check_root_hash(const struct ev_decoded *d, struct ev_results *r)
+{
+	const struct spdm_hash_alg *hash = ev_vca_ok(d) ? spdm_vca_hash(&d->vca) : NULL;
+
+	for (unsigned int k = 0; k < EV_NR_SLOTS; k++) {
+		const struct spdm_chain *c = &d->chain[k];
+		const char *obj = evidence_type_name(k);
+		uint8_t md[EVP_MAX_MD_SIZE];
+		char *got, *want;
+
+		if (!d->chain_part[k].present || !ev_parent_ok(d, k, r, "evidence.root-hash", obj))
+			continue;
+		if (c->form == SPDM_CHAIN_BARE) {
+			ev_add(r, "evidence.root-hash", obj, AUDIT_SKIP,
+			       xstrdup("a provider that hands out the DSP0274 CERT_CHAIN whole lets the "
+				       "root hash be checked"),
+			       EV_UNVERIFIABLE "the chain came without its DSP0274 header, so it "
+			       "carries no RootHash");
+			continue;
+		}
+		if (!hash) {
+			root_hash_without_vca(c, obj, r);
+			continue;
+		}
+		if (digest_of(hash->md, spdm_chain_root(c)->der, spdm_chain_root(c)->der_len, md) ==
+		    c->root_hash_len && !memcmp(md, c->root_hash, c->root_hash_len)) {
+			ev_add(r, "evidence.root-hash", obj, AUDIT_PASS, NULL,
+			       "RootHash is the root certificate's %s (negotiated BaseHashAlgo)",
+			       hash->name);
+			continue;
+		}
+		got = ev_hex(c->root_hash, c->root_hash_len);
+		want = ev_hex(md, hash->size);
+		ev_add(r, "evidence.root-hash", obj, AUDIT_FAIL, NULL,
+		       "RootHash %s is not the root certificate's %s %s", got, hash->name, want);
+		free(got);
+		free(want);
+	}
+}
+
+/* ---- evidence.algorithms ---- */
+
+/* Does the certificate's key make the signatures ASYM names? NULL, or why not. */
+static char *key_misfit(const struct spdm_cert *leaf, const struct spdm_asym_alg *asym)
+{
+	bool kind = leaf->key_type == asym->key ||
+		    (asym->key == SPDM_KEY_RSA && leaf->key_type == SPDM_KEY_RSA_PSS &&
+		     strstr(asym->name, "rsapss"));
+
+	if (kind && leaf->key_bits == asym->key_bits &&
+	    (!asym->group || streq(leaf->key_group, asym->group)))
+		return NULL;
+	return xasprintf("the leaf's key is %s %u%s%s, the negotiated BaseAsymAlgo %s needs %s %u%s%s",
+			 spdm_key_type_name(leaf->key_type), leaf->key_bits,
+			 *leaf->key_group ? " " : "", leaf->key_group, asym->name,
+			 spdm_key_type_name(asym->key), asym->key_bits, asym->group ? " " : "",
+			 asym->group ? asym->group : "");
+}
+
+/* The names the reference does not allow, "; "-joined, or NULL. */
+static char *disallowed(const struct ev_decoded *d, const struct ev_reference *ref)
+{
+	const struct spdm_hash_alg *h = spdm_vca_hash(&d->vca), *mh = spdm_vca_meas_hash(&d->vca);
+	const struct spdm_asym_alg *a = spdm_vca_asym(&d->vca);
+	char *bad = NULL;
+
+	if (!ref)
+		return NULL;
+	if (a && !ev_ref_allows(&ref->base_asym, a->name))
+		str_join(&bad, "; ", "BaseAsymAlgo %s is not among the reference's", a->name);
+	if (h && !ev_ref_allows(&ref->base_hash, h->name))
+		str_join(&bad, "; ", "BaseHashAlgo %s is not among the reference's", h->name);
+	if (mh && !ev_ref_allows(&ref->meas_hash, mh->name))
+		str_join(&bad, "; ", "MeasurementHashAlgo %s is not among the reference's", mh->name);
+	return bad;
+}
+
+void ev_check_algorithms(const struct ev_decoded *d, const struct ev_verify_opts *o,
+			 struct ev_results *r)
+{
+	const struct spdm_asym_alg *asym;
+	const struct spdm_hash_alg *hash;
+	unsigned int slot = 0;
+	char *misfit, *bad;
+
+	if (!d->vca_part.present) {
+		ev_add(r, "evidence.algorithms", "vca", AUDIT_SKIP,
+		       xstrdup("a provider that hands out the VCA transcript lets the algorithms be "
+			       "checked"),
+		       EV_UNVERIFIABLE "the VCA transcript is empty, so the negotiated algorithms "
+		       "are not known");
+		return;
+	}
+	if (!ev_parent_ok(d, EV_VCA_TYPE, r, "evidence.algorithms", "vca"))
+		return;
+	asym = spdm_vca_asym(&d->vca);
+	hash = spdm_vca_hash(&d->vca);
+	/* the slot that signed the measurements, else slot 0 (the one the kernel's TSMs use) */
+	if (d->meas_part.present && !d->meas_part.rc && d->meas->sig == SPDM_SIG_PRESENT)
+		slot = d->meas->slot_id;
+	bad = disallowed(d, o->ref);
+	if (!asym) {
+		ev_add(r, "evidence.algorithms", "vca", bad ? AUDIT_FAIL : AUDIT_WARN, NULL,
+		       "no BaseAsymAlgo was selected: the device signs nothing%s%s",
+		       bad ? "; " : "", bad ? bad : "");
+	} else if (slot >= EV_NR_SLOTS || !d->chain_part[slot].present) {
+		ev_add(r, "evidence.algorithms", "vca", bad ? AUDIT_FAIL : AUDIT_SKIP, NULL,
+		       "%s%s" EV_UNVERIFIABLE "slot %u, whose key signs, has no certificate chain",
+		       bad ? bad : "", bad ? "; " : "", slot);
+	} else if (d->chain_part[slot].rc) {
+		ev_parent_ok(d, slot, r, "evidence.algorithms", "vca");
+	} else if ((misfit = key_misfit(spdm_chain_leaf(&d->chain[slot]), asym)) || bad) {
+		ev_add(r, "evidence.algorithms", "vca", AUDIT_FAIL, NULL, "%s%s%s",
+		       misfit ? misfit : "", misfit && bad ? "; " : "", bad ? bad : "");
+		free(misfit);
+	} else {
+		ev_add(r, "evidence.algorithms", "vca", AUDIT_PASS, NULL,
+		       "SPDM %u.%u: %s with the %s %u key of slot %u's leaf, %s%s%s%s", d->vca.version >> 4,
+		       d->vca.version & 15, asym->name, spdm_key_type_name(asym->key), asym->key_bits,
+		       slot, hash ? hash->name : "no BaseHashAlgo",
+		       spdm_vca_meas_hash(&d->vca) ? ", measurements " : "",
+		       spdm_vca_meas_hash(&d->vca) ? spdm_vca_meas_hash(&d->vca)->name : "",
+		       o->ref ? "; all allowed by the reference" : "");
+	}
+	free(bad);
+}
+
+/* ---- evidence.generation ---- */
+
+static void check_generation(const struct ev_decoded *d, const struct ev_verify_opts *o,
+			     struct ev_results *r)
+{
+	const struct evidence_set *s = d->set;
+	long long g = evset_generation(s), lo = -1, hi = -1;
+	unsigned int n = 0;
+
+	for (unsigned int t = 0; t < EVIDENCE_NR_TYPES; t++) {
+		if (!s->obj[t].present)
+			continue;
+		n++;
+		lo = lo < 0 || s->obj[t].generation < lo ? s->obj[t].generation : lo;
+		hi = s->obj[t].generation > hi ? s->obj[t].generation : hi;
+	}
+	if (!n)
+		ev_add(r, "evidence.generation", "evidence", AUDIT_SKIP, NULL, "no object was read");
+	else if (g < 0)
+		ev_add(r, "evidence.generation", "evidence", AUDIT_FAIL, NULL,
+		       "the objects are of generations %lld to %lld: %s", lo, hi,
+		       s->from_dir ? "the directory mixes reads" : "they were not read in one dump");
+	else
+		ev_add(r, "evidence.generation", "evidence", AUDIT_PASS, NULL,
+		       "all %u objects are of generation %lld%s", n, g,
+		       s->from_dir ? " (as the saved manifest records)" : ", read in one dump");
+	if (!s->nonce_len) {
+		ev_add(r, "evidence.generation", "nonce", AUDIT_SKIP,
+		       xstrdup("--fresh (or --nonce) has the provider refresh the evidence for a nonce "
+			       "of this reader's"),
+		       "no nonce was sent: the evidence is as old as generation %lld", g);
+		return;
+	}
+	if (!o->live || s->generation_before < 0)
+		ev_add(r, "evidence.generation", "refresh", AUDIT_SKIP, NULL,
+		       EV_UNVERIFIABLE "%s", s->from_dir ?
+		       "a saved directory does not record the generation before the nonce's refresh" :
+		       "the generation before the refresh was not read");
+	else if (g > s->generation_before)
+		ev_add(r, "evidence.generation", "refresh", AUDIT_PASS, NULL,
+		       "the nonce refreshed the evidence: generation %lld before, %lld after",
+		       s->generation_before, g);
+	else
+		ev_add(r, "evidence.generation", "refresh", AUDIT_FAIL, NULL,
+		       "a nonce was sent but the generation did not move (%lld before, %lld after)",
+		       s->generation_before, g);
+	ev_add(r, "evidence.generation", "nonce", AUDIT_SKIP,
+	       xstrdup("only the signed SPDM exchange binds a nonce: a verifier needs the whole "
+		       "transcript, which the kernel's evidence does not include"),
+	       EV_UNVERIFIABLE "the responder signs the requester's nonce inside the "
+	       "GET_MEASUREMENTS request, which the kernel does not hand out");
+}
+
+void ev_verify(const struct ev_decoded *d, const struct ev_verify_opts *o, struct ev_results *r)
+{
+	memset(r, 0, sizeof(*r));
+	check_decode(d, r);
+	ev_check_chains(d, o, r);
+	ev_check_root_hash(d, r);
+	ev_check_algorithms(d, o, r);
+	ev_check_measurements(d, o, r);
+	ev_check_report(d, o, r);
+	check_generation(d, o, r);
+}
