@@ -120,6 +120,12 @@ _tsmctl() {
 		return ;;
 	--wait|--require-connected)
 		return ;;
+	--state)
+		local sprefix="" slast=$cur
+		case $cur in *,*) sprefix=${cur%,*},; slast=${cur##*,} ;; esac
+		COMPREPLY=($(compgen -P "$sprefix" -W "secure insecure ide-fail dangling" -- "$slast"))
+		compopt -o nospace 2>/dev/null
+		return ;;
 	--inblob|--outblob|--auxblob|--manifestblob)
 		compopt -o filenames 2>/dev/null
 		COMPREPLY=($(compgen -f -- "$cur"))
@@ -156,8 +162,10 @@ _tsmctl() {
 		COMPREPLY=($(compgen -W "$(_tsmctl_run list -n -r -o NAME)" -- "$cur")) ;;
 	lock|accept|unlock)
 		COMPREPLY=($(compgen -W "$(_tsmctl_tdisp "$cmd")" -- "$cur")) ;;
-	evidence)
+	evidence|devices)
 		COMPREPLY=($(compgen -W "$(_tsmctl_bdfs any)" -- "$cur")) ;;
+	help)
+		COMPREPLY=($(compgen -W "$(_tsmctl_meta --list-cmds)" -- "$cur")) ;;
 	esac
 }
 complete -F _tsmctl tsmctl

@@ -429,6 +429,11 @@ static int common_option(struct cmd_ctx *ctx, enum common_opt id, const char *ar
 	return 0;
 }
 
+int filter_add_arg(struct cmd_ctx *ctx, enum common_opt id, const char *arg)
+{
+	return common_option(ctx, id, arg);
+}
+
 /* A command's own option into its parameter struct: 0, or EXIT_USAGE. */
 static int own_option(const struct cmd_def *cmd, const struct opt_def *o, const char *arg)
 {

@@ -20,6 +20,7 @@
 #include "tsmctl/names.h"
 #include "tsmctl/output.h"
 #include "tsmctl/render.h"
+#include "tsmctl/slot.h"
 #include "tsmctl/snapshot.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
@@ -162,15 +163,23 @@ static int fail_up_front(const struct batch *b, const char *fmt, ...)
 static int add_bdf_arg(struct batch *b, const char *arg)
 {
 	const struct cmd_def *cmd = b->ctx->cmd;
-	char canon[BDF_MAX];
+	char canon[BDF_MAX], targets[SLOT_MAX_FUNCS][BDF_MAX];
+	size_t n = 1;
 
 	if (!*arg || strspn(arg, "0123456789abcdefABCDEF:.") != strlen(arg) || strstr(arg, "..") ||
-	    bdf_canonical(arg, canon))
-		return usage_error(cmd, "invalid PCI address '%s' (expected [DDDD:]BB:DD.F)", arg);
-	for (size_t i = 0; i < b->n; i++)
-		if (streq(b->targets[i].bdf, canon))
-			return usage_error(cmd, "%s is given twice", canon);
-	target_add(b, canon);
+	    (bdf_canonical(arg, canon) && slot_canonical(arg, canon)))
+		return usage_error(cmd, "invalid PCI address '%s' (expected [DDDD:]BB:DD.F, or "
+				   "[DDDD:]BB:DD for a slot)", arg);
+	if (bdf_is_slot(canon))
+		n = slot_targets(cmd->name, arg, canon, !action_is_tdisp(b->verb->action), targets);
+	else
+		memcpy(targets[0], canon, BDF_MAX);
+	for (size_t k = 0; k < n; k++) {
+		for (size_t i = 0; i < b->n; i++)
+			if (streq(b->targets[i].bdf, targets[k]))
+				return usage_error(cmd, "%s is given twice", targets[k]);
+		target_add(b, targets[k]);
+	}
 	return 0;
 }
 

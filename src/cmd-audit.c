@@ -300,6 +300,74 @@ static void print_short(struct audit_view *v)
 	}
 }
 
+/* ---- a table (-o, --output-all, -n, -r, -P, -y), as the other views print ---- */
+
+enum { ACOL_STATUS, ACOL_CHECK, ACOL_CATEGORY, ACOL_PARENT, ACOL_OBJECT, ACOL_MESSAGE, ACOL_HINT,
+       ACOL_DESCRIPTION };
+
+static const struct column audit_columns[] = {
+	[ACOL_STATUS] = { "STATUS", 6, 0, "pass, warn, fail, skip or needs-root" },
+	[ACOL_CHECK] = { "CHECK", 18, 0, "check id (audit --list-checks)" },
+	[ACOL_CATEGORY] = { "CATEGORY", 8, 0, "the check's category" },
+	[ACOL_PARENT] = { "PARENT", 18, 0, "the check it depends on" },
+	[ACOL_OBJECT] = { "OBJECT", 14, 0, "what was checked: platform, tsmN, BDF, stream, host bridge" },
+	[ACOL_MESSAGE] = { "MESSAGE", 40, 0, "the result, with the values observed" },
+	[ACOL_HINT] = { "HINT", 30, 0, "how to fix it (results that did not pass)" },
+	[ACOL_DESCRIPTION] = { "DESCRIPTION", 30, 0, "what the check tests" },
+};
+
+static const int audit_defaults[] = { ACOL_STATUS, ACOL_CHECK, ACOL_OBJECT, ACOL_MESSAGE };
+/* -v: the hint too, as the tree shows it */
+static const int audit_verbose[] = { ACOL_HINT };
+
+static const struct view audit_table_view = {
+	.defaults = audit_defaults,
+	.ndefaults = ARRAY_SIZE(audit_defaults),
+	.verbose_extra = audit_verbose,
+	.nverbose_extra = ARRAY_SIZE(audit_verbose),
+};
+
+/* Any option that chooses a table rather than the tree? */
+static bool table_wanted(const struct cmd_ctx *ctx)
+{
+	return ctx->list_columns || ctx->output_arg || ctx->output_all || ctx->out.noheadings ||
+	       ctx->out.raw || ctx->out.pairs || ctx->out.shellvar;
+}
+
+static char *finding_cell(const struct audit_finding *f, int col)
+{
+	const struct audit_check *c = f->check;
+
+	switch (col) {
+	case ACOL_STATUS: return cell_str(audit_status_name(f->status));
+	case ACOL_CHECK: return cell_str(c->id);
+	case ACOL_CATEGORY: return cell_str(c->category);
+	case ACOL_PARENT: return cell_str(c->parent);
+	case ACOL_OBJECT: return cell_str(f->object);
+	case ACOL_MESSAGE: return cell_str(f->message);
+	case ACOL_HINT: return cell_str(f->hint);
+	case ACOL_DESCRIPTION: return cell_str(c->description);
+	}
+	return NULL;
+}
+
+/* One row per result shown, in the order the checks made them; no summary line (scripts parse it). */
+static void print_table(const struct cmd_ctx *ctx, const struct audit_view *v)
+{
+	struct table *tb = table_new(&ctx->out, ctx->cmd->cols);
+
+	for (size_t i = 0; i < v->rep->n; i++) {
+		char *values[OUTPUT_MAX_COLUMNS];
+
+		if (!v->shown[i])
+			continue;
+		for (size_t c = 0; c < ctx->out.ncols; c++)
+			values[c] = finding_cell(&v->rep->findings[i], ctx->out.cols[c]);
+		table_add_row(tb, values);
+	}
+	table_print_free(tb);
+}
+
 /* ---- JSON ---- */
 
 static struct json_object *finding_json(const struct audit_finding *f)
@@ -433,6 +501,9 @@ static int run_audit(struct cmd_ctx *ctx)
 		return list_checks(ctx);
 	if (ctx->nargs)
 		return usage_error(ctx->cmd, "unexpected argument '%s'", ctx->args[0]);
+	/* -H, and -o's columns: as every view */
+	if (table_wanted(ctx) && !view_columns(ctx, &audit_table_view, &rc))
+		return rc;
 	rc = parse_required(ctx, &opts, &required, &verified);
 	if (rc)
 		goto out_required;
@@ -482,13 +553,16 @@ static int run_audit(struct cmd_ctx *ctx)
 			v.obj_width = strlen(f->object);
 	}
 	v.utf8 = utf8_locale();
-	if (param.shrt)
+	if (table_wanted(ctx))
+		print_table(ctx, &v);
+	else if (param.shrt)
 		print_short(&v);
 	else
 		print_tree(&v);
-	printf("%zu result%s: %zu pass, %zu warn, %zu fail, %zu skip, %zu needs-root\n",
-	       total, total == 1 ? "" : "s", count[AUDIT_PASS], count[AUDIT_WARN],
-	       count[AUDIT_FAIL], count[AUDIT_SKIP], count[AUDIT_NEEDS_ROOT]);
+	if (!table_wanted(ctx))
+		printf("%zu result%s: %zu pass, %zu warn, %zu fail, %zu skip, %zu needs-root\n",
+		       total, total == 1 ? "" : "s", count[AUDIT_PASS], count[AUDIT_WARN],
+		       count[AUDIT_FAIL], count[AUDIT_SKIP], count[AUDIT_NEEDS_ROOT]);
 	rc = count[AUDIT_FAIL] ? EXIT_FAIL : EXIT_OK;
 	free(v.shown);
 	audit_report_free(&rep);
@@ -516,6 +590,9 @@ static const struct opt_def audit_options[] = {
 		   "trust anchors for device.evidence (default " EV_TRUST_DEFAULT ")"),
 	OPT_BOOLEAN(0, "list-checks", &param.list_checks,
 		    "list the checks: id, category, parent, description"),
+	OPT_COMMON(COMMON_OUTPUT), OPT_COMMON(COMMON_OUTPUT_ALL), OPT_COMMON(COMMON_LIST_COLUMNS),
+	OPT_COMMON(COMMON_NOHEADINGS), OPT_COMMON(COMMON_RAW), OPT_COMMON(COMMON_PAIRS),
+	OPT_COMMON(COMMON_SHELL),
 	OPT_END()
 };
 
@@ -526,6 +603,8 @@ const struct cmd_def cmd_audit = {
 		       "A check whose parent failed or was skipped is skipped. Exit status 0 when\n"
 		       "nothing failed (warnings allowed, unless --strict), 1 when a check failed",
 	.opts = audit_options,
-	.verbose_help = "show each check's description and each result's hint",
+	.cols = audit_columns,
+	.ncols = ARRAY_SIZE(audit_columns),
+	.verbose_help = "show each check's description and each result's hint (a table: HINT)",
 	.run = run_audit,
 };

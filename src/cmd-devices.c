@@ -6,15 +6,18 @@
 
 #include "tsmctl/cli.h"
 #include "tsmctl/explain.h"
-#include "tsmctl/pci.h"
 #include "tsmctl/render.h"
 #include "tsmctl/snapshot.h"
 #include "tsmctl/util.h"
 #include "tsmctl/view.h"
 
-enum { COL_BDF, COL_VENDOR_ID, COL_DEVICE_ID, COL_VENDOR, COL_DEVICE, COL_TYPE, COL_TEE,
-       COL_IDE, COL_DOE, COL_TSMDIR, COL_CONNECTED, COL_DSM, COL_BOUND, COL_AUTH,
-       COL_LOCKED, COL_ACCEPTED, COL_DRIVER, COL_ROOT_PORT, COL_HB };
+/* The columns are the function cells render.c makes for devices and tree alike. */
+enum { COL_BDF = FC_BDF, COL_VENDOR_ID = FC_VENDOR_ID, COL_DEVICE_ID = FC_DEVICE_ID,
+       COL_VENDOR = FC_VENDOR, COL_DEVICE = FC_DEVICE, COL_TYPE = FC_TYPE, COL_TEE = FC_TEE,
+       COL_IDE = FC_IDE, COL_DOE = FC_DOE, COL_TSMDIR = FC_TSMDIR, COL_CONNECTED = FC_CONNECTED,
+       COL_DSM = FC_DSM, COL_BOUND = FC_BOUND, COL_AUTH = FC_AUTH, COL_LOCKED = FC_LOCKED,
+       COL_ACCEPTED = FC_ACCEPTED, COL_DRIVER = FC_DRIVER, COL_ROOT_PORT = FC_ROOT_PORT,
+       COL_HB = FC_HB, COL_STATE = FC_STATE };
 
 static const struct column dev_columns[] = {
 	[COL_BDF] = { "BDF", 12, 0, "PCI address" },
@@ -36,6 +39,7 @@ static const struct column dev_columns[] = {
 	[COL_DRIVER] = { "DRIVER", 8, 0, "bound kernel driver" },
 	[COL_ROOT_PORT] = { "ROOT-PORT", 12, 0, "root port above the device" },
 	[COL_HB] = { "HOST-BRIDGE", 10, 0, "host bridge" },
+	[COL_STATE] = { "STATE", 10, 0, "TSM state in words: connected, locked, dependent, ..." },
 };
 
 static const int dev_defaults[] = { COL_BDF, COL_DEVICE, COL_TYPE, COL_TEE, COL_IDE,
@@ -48,62 +52,63 @@ static const int dev_defaults_both[] = { COL_BDF, COL_DEVICE, COL_TYPE, COL_TEE,
 					 COL_CONNECTED, COL_DSM, COL_BOUND, COL_LOCKED,
 					 COL_ACCEPTED };
 
-static char *empty_null(const char *s)
-{
-	return s && *s ? xstrdup(s) : NULL;
-}
-
 static char *cell(const struct tsm_snapshot *snap, const void *item, int col)
 {
-	const struct pci_func *f = item;
-	char *s;
-
 	(void)snap;
-	switch (col) {
-	case COL_BDF: return cell_str(f->bdf);
-	case COL_VENDOR_ID: return f->ids_known ? cell_fmt("%04x", f->cfg.vendor_id) : NULL;
-	case COL_DEVICE_ID: return f->ids_known ? cell_fmt("%04x", f->cfg.device_id) : NULL;
-	case COL_VENDOR: return f->ids_known ? pci_vendor_name(f->cfg.vendor_id) : NULL;
-	case COL_DEVICE:
-		if (!f->ids_known)
-			return NULL;
-		s = pci_device_name(f->cfg.vendor_id, f->cfg.device_id);
-		return s ? s : cell_fmt("[%04x:%04x]", f->cfg.vendor_id, f->cfg.device_id);
-	case COL_TYPE: return cell_str(render_pcie_type(f));
-	case COL_TEE:
-		return func_cfg_known(f) ? cell_bool(f->cfg.tee_io) :
-		       cell_str(f->needs_root || f->cfg_err ? "?" : NULL);
-	case COL_IDE:
-		s = render_ide_cap_text(f);
-		return s ? s : cell_str(f->needs_root ? "needs-root" : f->cfg_err ? "unreadable" : NULL);
-	case COL_DOE:
-		return strv_join(f->doe_features, f->nr_doe_features, ",");
-	case COL_TSMDIR: return cell_bool(f->tsm_dir);
-	/* tsm/ there, its files unseen: the link part's cells are unknown, not empty */
-	case COL_CONNECTED: return render_attr_cell(f->connect, f->connect_err ?: f->tsm_err);
-	case COL_DSM: return render_attr_cell(f->dsm, f->dsm_err ?: f->tsm_err);
-	case COL_BOUND: return render_attr_cell(f->bound, f->bound_err ?: f->tsm_err);
-	case COL_AUTH: return render_attr_cell(f->authenticated, f->auth_err);
-	case COL_LOCKED:
-		return f->lock_err ? render_attr_cell(NULL, f->lock_err) : empty_null(func_lock_holder(f));
-	case COL_ACCEPTED:
-		if (f->accept_err)
-			return render_attr_cell(NULL, f->accept_err);
-		return func_accepted(f) < 0 ? NULL : cell_bool(func_accepted(f));
-	case COL_DRIVER: return cell_str(f->driver);
-	case COL_ROOT_PORT: return cell_str(f->root_port ? f->root_port->bdf : NULL);
-	case COL_HB: return cell_str(f->hb ? f->hb->name : NULL);
-	}
-	return NULL;
+	return render_func_cell(item, (enum func_cell)col);
 }
 
-static bool dev_selected(const struct cmd_ctx *ctx, const void *item)
+/* devices' own options: the state filters */
+static struct dev_param {
+	bool connected, not_connected, locked, accepted, can_connect;
+} param;
+
+/* --can-connect: not connected, and nothing the tree shows rules a connect out (the model's judgement). */
+static bool can_connect(const struct tsm_snapshot *snap, const struct pci_func *f)
+{
+	char *why;
+
+	if (!func_not_connected(f) || !snapshot_first_link_tsm(snap))
+		return false;
+	why = snapshot_connect_blocker(snap, f);
+	free(why);
+	return !why;
+}
+
+/* The state filters (tsmctl-devices(8), STATE FILTERS), ANDed. */
+static bool state_selected(const struct tsm_snapshot *snap, const struct pci_func *f)
+{
+	return (!param.connected || func_connected(f)) &&
+	       (!param.not_connected || func_not_connected(f)) &&
+	       (!param.locked || func_lock_holder(f)) &&
+	       (!param.accepted || func_accepted(f) == 1) &&
+	       (!param.can_connect || can_connect(snap, f));
+}
+
+/* "connected and locked": the state filters given, for messages; "" without one. */
+static char *state_words(void)
+{
+	const struct { bool on; const char *word; } flags[] = {
+		{ param.connected, "connected" }, { param.not_connected, "not connected" },
+		{ param.locked, "locked" }, { param.accepted, "accepted" },
+		{ param.can_connect, "connectable" },
+	};
+	struct strbuf s = STRBUF_INIT;
+
+	for (size_t i = 0; i < ARRAY_SIZE(flags); i++)
+		if (flags[i].on)
+			strbuf_join(&s, " and ", "%s", flags[i].word);
+	return strbuf_take(&s);
+}
+
+static bool dev_selected(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap,
+			 const void *item)
 {
 	const struct pci_func *f = item;
 
 	return f->listed && filter_match(&ctx->devices, f->bdf) &&
 	       filter_match(&ctx->tsms, func_tsm(f)) &&
-	       filter_match(&ctx->hbs, f->hb ? f->hb->name : NULL);
+	       filter_match(&ctx->hbs, f->hb ? f->hb->name : NULL) && state_selected(snap, f);
 }
 
 /* Default columns follow the tree: lock state where the kernel shows tsm/lock. */
@@ -128,7 +133,7 @@ static const int *tree_defaults(const struct tsm_snapshot *snap, size_t *n)
 /* The filters selected nothing: the first -d device that exists but is not in this view says why. */
 static void explain_filtered(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap)
 {
-	char *reason = NULL;
+	char *reason = NULL, *states = state_words(), *what;
 
 	for (size_t i = 0; i < ctx->devices.n && !reason; i++) {
 		const struct pci_func *f = snapshot_find_func(snap, ctx->devices.v[i]);
@@ -143,8 +148,21 @@ static void explain_filtered(const struct cmd_ctx *ctx, const struct tsm_snapsho
 					   "(nor a connected DSM's dependent); 'tsmctl devices --all' "
 					   "shows every IDE or TEE-IO capable function", ctx->devices.v[i]);
 	}
-	filters_matched_nothing(ctx, "device", reason);
+	what = *states ? xasprintf("device that is %s", states) : xstrdup("device");
+	if (filters_active(ctx))
+		filters_matched_nothing(ctx, what, reason);
+	else
+		print_error("tsmctl devices: no %s", what);
+	free(what);
+	free(states);
 	free(reason);
+}
+
+/* Any state filter given? */
+static bool states_active(void)
+{
+	return param.connected || param.not_connected || param.locked || param.accepted ||
+	       param.can_connect;
 }
 
 /* Said on stderr, after the view: shown devices that a connect would fail for (the model's judgement). */
@@ -154,7 +172,7 @@ static void explain_unconnectable(const struct cmd_ctx *ctx, const struct tsm_sn
 		const struct pci_func *f = snap->funcs[i];
 		char *why;
 
-		if (!dev_selected(ctx, f) || !f->has_connect || func_connected(f))
+		if (!dev_selected(ctx, snap, f) || !f->has_connect || func_connected(f))
 			continue;
 		why = snapshot_connect_blocker(snap, f);
 		if (why)
@@ -171,13 +189,29 @@ static const void *func_item(const struct tsm_snapshot *snap, size_t i)
 static struct json_object *func_json(const struct tsm_snapshot *snap, const void *item)
 {
 	(void)snap;
-	return render_device_json(item);
+	return render_device_json(item, NULL);
+}
+
+static struct json_object *func_detail_json(const struct tsm_snapshot *snap, const void *item)
+{
+	return render_device_json(item, render_device_detail_json(snap, item));
+}
+
+static void func_detail_text(const struct tsm_snapshot *snap, const void *item)
+{
+	static bool first = true;
+
+	/* a blank line between devices, as lspci -v */
+	if (!first)
+		putchar('\n');
+	first = false;
+	render_device_detail_text(snap, item);
 }
 
 static void explain_devices(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap,
 			    size_t shown)
 {
-	if (!shown && filters_active(ctx))
+	if (!shown && (filters_active(ctx) || states_active()))
 		explain_filtered(ctx, snap);
 	else if (!shown && snap->pci_devices_err)
 		explain_no_devices(snap, "devices");
@@ -187,7 +221,8 @@ static void explain_devices(const struct cmd_ctx *ctx, const struct tsm_snapshot
 			    " that tsmctl could read (see below)" : "");
 	else if (!shown)
 		explain_no_devices(snap, "devices");
-	explain_unconnectable(ctx, snap);
+	if (!ctx->verbose)	/* -v says it in each device's "Connect:" */
+		explain_unconnectable(ctx, snap);
 	explain_bad_tsms(snap, "devices");
 	explain_read_errors(snap, "devices");
 	explain_needs_root(snap, "devices");
@@ -205,27 +240,71 @@ static const struct view dev_view = {
 	.explain = explain_devices,
 };
 
+/* -v: each device in full (text, or the document with "detail"); the same selection. */
+static const struct view dev_detail_view = {
+	.scan = SCAN_TSMS | SCAN_HBS | SCAN_STREAMS | SCAN_DETAIL,
+	.defaults = dev_defaults,
+	.ndefaults = ARRAY_SIZE(dev_defaults),
+	.item = func_item,
+	.selected = dev_selected,
+	.cell = cell,
+	.json = func_detail_json,
+	.text = func_detail_text,
+	.explain = explain_devices,
+};
+
 static int run_devices(struct cmd_ctx *ctx)
 {
-	return view_run(ctx, &dev_view, ctx->all ? SCAN_ALL_FUNCS : SCAN_DEVICES);
+	const struct cmd_ctx *c = ctx;
+	int rc;
+
+	if (param.connected && (param.not_connected || param.can_connect))
+		return usage_error(ctx->cmd, "--connected excludes --%s",
+				   param.not_connected ? "not-connected" : "can-connect");
+	/* -v prints every field: the table options have nothing to choose */
+	if (ctx->verbose && !ctx->out.json && !ctx->list_columns &&
+	    (c->output_arg || c->output_all || c->out.noheadings || c->out.raw || c->out.pairs ||
+	     c->out.shellvar))
+		return usage_error(ctx->cmd, "-v prints each device in full: it takes no %s (they "
+				   "choose table columns)", c->output_arg ? "--output" :
+				   c->output_all ? "--output-all" : c->out.noheadings ? "--noheadings" :
+				   c->out.raw ? "--raw" : c->out.pairs ? "--pairs" : "--shell");
+	/* BDF... as -d BDF...: "devices -v 41:00.0" */
+	for (int i = 0; i < ctx->nargs; i++) {
+		rc = filter_add_arg(ctx, COMMON_DEVICE, ctx->args[i]);
+		if (rc)
+			return rc;
+	}
+	ctx->nargs = 0;
+	return view_run(ctx, ctx->verbose ? &dev_detail_view : &dev_view,
+			ctx->all ? SCAN_ALL_FUNCS : SCAN_DEVICES);
 }
 
 static const struct opt_def dev_options[] = {
 	OPT_COMMON_HELP(COMMON_ALL, "every PCIe function with IDE or TEE-IO, with or without tsm/"),
-	OPT_COMMON(COMMON_DEVICE), OPT_COMMON(COMMON_TSM),
-	OPT_COMMON(COMMON_HOST_BRIDGE), OPT_VIEW_OUTPUT(), OPT_END()
+	OPT_COMMON(COMMON_DEVICE), OPT_COMMON(COMMON_TSM), OPT_COMMON(COMMON_HOST_BRIDGE),
+	OPT_BOOLEAN(0, "connected", &param.connected, "only devices tsm/connect names a TSM for"),
+	OPT_BOOLEAN(0, "not-connected", &param.not_connected,
+		    "only devices whose tsm/connect reads empty"),
+	OPT_BOOLEAN(0, "locked", &param.locked, "only devices locked to a devsec TSM (TDISP)"),
+	OPT_BOOLEAN(0, "accepted", &param.accepted, "only devices whose tsm/accept reads 1"),
+	OPT_BOOLEAN(0, "can-connect", &param.can_connect,
+		    "only unconnected devices nothing rules a connect out for"),
+	OPT_VIEW_OUTPUT(), OPT_END()
 };
 
 const struct cmd_def cmd_devices = {
 	.name = "devices",
-	.summary = "list TSM-capable PCI functions",
+	.args = "[BDF...]",
+	.summary = "list TSM-capable PCI functions, or show them in full (-v)",
 	.description = "List PCI functions with the tsm/ attribute group (connectable device\n"
 		       "security managers and their dependent functions), or with --all every\n"
-		       "PCIe function whose config space shows IDE or TEE-IO",
+		       "PCIe function whose config space shows IDE or TEE-IO. BDF... selects as -d\n"
+		       "does; -v shows each selected function in full",
 	.opts = dev_options,
 	.cols = dev_columns,
 	.ncols = ARRAY_SIZE(dev_columns),
 	.json_name = "devices",
-	.verbose_help = "report links that leave a --sysroot tree, on stderr",
+	.verbose_help = "every field of each device (IDE registers, BARs, streams)",
 	.run = run_devices,
 };

@@ -28,16 +28,6 @@ static const struct column hb_columns[] = {
 
 static const int hb_defaults[] = { COL_NAME, COL_AVAILABLE, COL_NSTREAMS, COL_STREAMS, COL_TSM };
 
-/* "tsm0,tsm1": a pool may serve several TSMs' streams. */
-static char *hb_tsm_names(const struct host_bridge *hb)
-{
-	struct strbuf names = STRBUF_INIT;
-
-	for (size_t i = 0; i < hb->nr_tsms; i++)
-		strbuf_join(&names, ",", "%s", hb->tsms[i]->name);
-	return strbuf_take(&names);
-}
-
 static char *cell(const struct tsm_snapshot *snap, const void *item, int col)
 {
 	const struct host_bridge *hb = item;
@@ -47,12 +37,7 @@ static char *cell(const struct tsm_snapshot *snap, const void *item, int col)
 	case COL_NAME: return cell_str(hb->name);
 	case COL_DOMAIN: return cell_fmt("%04x", hb->domain);
 	case COL_BUS: return cell_fmt("%02x", hb->bus);
-	case COL_AVAILABLE:
-		/* no file: no pool at all, unlike a full one (0) */
-		if (hb->available_err)
-			return render_attr_cell(NULL, hb->available_err);
-		return hb->available_streams >= 0 ? cell_fmt("%lld", hb->available_streams) :
-		       cell_str(hb_no_pool(hb) ? "none" : NULL);
+	case COL_AVAILABLE: return render_pool_cell(hb);
 	case COL_NSTREAMS: return cell_fmt("%zu", hb->nr_streams);
 	case COL_STREAMS: {
 		/* a growing buffer, not one copy per link: a host bridge can hold thousands */
@@ -62,32 +47,15 @@ static char *cell(const struct tsm_snapshot *snap, const void *item, int col)
 			strbuf_join(&names, ",", "%s", hb->streams[i]->name);
 		return strbuf_take(&names);
 	}
-	case COL_TSM: return hb_tsm_names(hb);
+	case COL_TSM: return render_hb_tsms(hb);
 	}
 	return NULL;
 }
 
 static struct json_object *hb_json(const struct tsm_snapshot *snap, const void *item)
 {
-	const struct host_bridge *hb = item;
-	struct json_object *o = json_object_new_object(), *arr = json_object_new_array();
-	struct json_object *tsms = json_object_new_array(), *errors;
-
 	(void)snap;
-	for (size_t i = 0; i < hb->nr_streams; i++)
-		json_object_array_add(arr, js_str(hb->streams[i]->name));
-	for (size_t i = 0; i < hb->nr_tsms; i++)
-		json_object_array_add(tsms, js_str(hb->tsms[i]->name));
-	json_object_object_add(o, "name", js_str(hb->name));
-	json_object_object_add(o, "domain", js_u64(hb->domain));
-	json_object_object_add(o, "bus", js_u64(hb->bus));
-	json_object_object_add(o, "available_secure_streams", js_num(hb->available_streams));
-	json_object_object_add(o, "streams", arr);
-	json_object_object_add(o, "tsms", tsms);
-	errors = json_object_new_object();
-	render_read_error(errors, "available_secure_streams", hb->available_err);
-	json_object_object_add(o, "read_errors", errors);
-	return o;
+	return render_hb_json(item);
 }
 
 static const void *hb_item(const struct tsm_snapshot *snap, size_t i)
@@ -95,11 +63,42 @@ static const void *hb_item(const struct tsm_snapshot *snap, size_t i)
 	return i < snap->nr_hbs ? snap->hbs[i] : NULL;
 }
 
-static bool hb_selected(const struct cmd_ctx *ctx, const void *item)
+/* host-bridges' own options */
+static struct hb_param {
+	bool exhausted;
+} param;
+
+/* -d: the host bridges of the functions it names (prepare_hbs()), one slot for each of the tree's */
+static struct {
+	const struct host_bridge **v;
+	size_t n;
+} named;
+
+static void prepare_hbs(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap)
+{
+	free(named.v);
+	named.v = xcalloc(snap->nr_hbs + 1, sizeof(*named.v));
+	named.n = 0;
+	for (size_t i = 0; i < ctx->devices.n; i++)
+		snapshot_device_hbs(snap, ctx->devices.v[i], named.v, &named.n);
+}
+
+static bool hb_named(const struct host_bridge *hb)
+{
+	for (size_t i = 0; i < named.n; i++)
+		if (named.v[i] == hb)
+			return true;
+	return false;
+}
+
+static bool hb_selected(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap, const void *item)
 {
 	const struct host_bridge *hb = item;
 
-	return filter_match(&ctx->hbs, hb->name) && filter_match_hb_tsms(&ctx->tsms, hb);
+	(void)snap;
+	return filter_match(&ctx->hbs, hb->name) && filter_match_hb_tsms(&ctx->tsms, hb) &&
+	       (!filter_active(&ctx->devices) || hb_named(hb)) &&
+	       (!param.exhausted || hb_exhausted(hb));
 }
 
 static void explain_hbs(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap, size_t shown)
@@ -114,9 +113,18 @@ static void explain_hbs(const struct cmd_ctx *ctx, const struct tsm_snapshot *sn
 		print_error("tsmctl host-bridges: no PCI host bridge (pciDDDD:BB) found below %s",
 			    devices);
 		free(devices);
-	} else if (!shown)
+	} else if (!shown && filter_active(&ctx->devices) && !named.n) {
+		filters_matched_nothing(ctx, "host bridge", "no PCI host bridge holds that device");
+	} else if (!shown && param.exhausted) {
+		print_error("tsmctl host-bridges: no host bridge%s has an exhausted pool "
+			    "(available_secure_streams 0)", filters_active(ctx) ? " that matches" : "");
+	} else if (!shown) {
 		filters_matched_nothing(ctx, "host bridge", filter_active(&ctx->tsms) ?
 					"no stream of that TSM uses one" : NULL);
+	}
+	free(named.v);
+	named.v = NULL;
+	named.n = 0;
 }
 
 static const struct view hb_view = {
@@ -124,6 +132,7 @@ static const struct view hb_view = {
 	.defaults = hb_defaults,
 	.ndefaults = ARRAY_SIZE(hb_defaults),
 	.item = hb_item,
+	.prepare = prepare_hbs,
 	.selected = hb_selected,
 	.cell = cell,
 	.json = hb_json,
@@ -136,14 +145,17 @@ static int run_host_bridges(struct cmd_ctx *ctx)
 }
 
 static const struct opt_def hb_options[] = {
-	OPT_COMMON(COMMON_TSM), OPT_COMMON(COMMON_HOST_BRIDGE), OPT_VIEW_OUTPUT(), OPT_END()
+	OPT_COMMON(COMMON_DEVICE), OPT_COMMON(COMMON_TSM), OPT_COMMON(COMMON_HOST_BRIDGE),
+	OPT_BOOLEAN(0, "exhausted", &param.exhausted,
+		    "only host bridges whose pool is used up (available_secure_streams 0)"),
+	OPT_VIEW_OUTPUT(), OPT_END()
 };
 
 const struct cmd_def cmd_host_bridges = {
 	.name = "host-bridges",
 	.summary = "list host bridges with their IDE stream pools",
 	.description = "List PCI host bridges with available_secure_streams, the stream links\n"
-		       "they hold and the TSM using them",
+		       "they hold and the TSMs using them; -d names the host bridge of a device",
 	.opts = hb_options,
 	.cols = hb_columns,
 	.ncols = ARRAY_SIZE(hb_columns),

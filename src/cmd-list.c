@@ -150,8 +150,9 @@ static const void *tsm_item(const struct tsm_snapshot *snap, size_t i)
 	return i < snap->nr_tsms ? snap->tsms[i] : NULL;
 }
 
-static bool tsm_selected(const struct cmd_ctx *ctx, const void *t)
+static bool tsm_selected(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap, const void *t)
 {
+	(void)snap;
 	return filter_match(&ctx->tsms, ((const struct tsm *)t)->name);
 }
 

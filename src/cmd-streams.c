@@ -2,6 +2,7 @@
 /* tsmctl streams: every streamH.R.E link with both partners' Selective IDE registers. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <libsmartcols.h>
 
@@ -103,14 +104,60 @@ static char *cell(const struct tsm_snapshot *snap, const void *item, int col)
 	return NULL;
 }
 
-static bool stream_selected(const struct cmd_ctx *ctx, const void *item)
+/* --state: the stream states asked for (one bit each), OR among them */
+enum { STATE_SECURE = 1, STATE_INSECURE = 2, STATE_IDE_FAIL = 4, STATE_DANGLING = 8 };
+
+static struct stream_param {
+	unsigned int states;
+} param;
+
+static const char *const state_words[] = { "secure", "insecure", "ide-fail", "dangling" };
+
+/* --state LIST, checked as it is read: 0 or EXIT_USAGE */
+static int parse_states(const struct cmd_def *cmd, const char *arg, void *dest)
+{
+	char *copy = xstrdup(arg), *save = NULL;
+	unsigned int *states = dest;
+	int rc = 0;
+
+	for (char *w = strtok_r(copy, ", \t", &save); w && !rc; w = strtok_r(NULL, ", \t", &save)) {
+		size_t i = 0;
+
+		while (i < ARRAY_SIZE(state_words) && !streq(w, state_words[i]))
+			i++;
+		if (i == ARRAY_SIZE(state_words))
+			rc = usage_error(cmd, "invalid --state '%s' (expected secure, insecure, "
+					 "ide-fail or dangling)", w);
+		else
+			*states |= 1u << i;
+	}
+	if (!rc && !*states)
+		rc = usage_error(cmd, "--state needs a value (secure, insecure, ide-fail, dangling)");
+	free(copy);
+	return rc;
+}
+
+/* The stream is in one of the --state states (tsmctl-streams(8), STATE FILTER). */
+static bool state_selected(const struct ide_stream *s)
+{
+	return !param.states ||
+	       ((param.states & STATE_SECURE) && stream_secure(s) && !stream_ide_fail(s)) ||
+	       ((param.states & STATE_INSECURE) && stream_insecure(s)) ||
+	       ((param.states & STATE_IDE_FAIL) && stream_ide_fail(s)) ||
+	       ((param.states & STATE_DANGLING) && stream_dangling(s));
+}
+
+static bool stream_selected(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap,
+			    const void *item)
 {
 	const struct ide_stream *s = item;
 	bool dev = filter_match(&ctx->devices, s->endpoint ? s->endpoint->bdf : NULL) ||
 		   (s->root_port && filter_match(&ctx->devices, s->root_port->bdf));
 
+	(void)snap;
 	return dev && filter_match(&ctx->hbs, s->hb->name) &&
-	       filter_match(&ctx->tsms, s->endpoint ? s->endpoint->connect : NULL);
+	       filter_match(&ctx->tsms, s->endpoint ? s->endpoint->connect : NULL) &&
+	       state_selected(s);
 }
 
 static const void *stream_item(const struct tsm_snapshot *snap, size_t i)
@@ -133,8 +180,11 @@ static void explain_streams(const struct cmd_ctx *ctx, const struct tsm_snapshot
 		else
 			fprintf(stderr, "tsmctl streams: no IDE stream links on any host bridge: "
 				"no device is connected (see 'tsmctl devices')\n");
+	} else if (!shown && param.states && !filters_active(ctx)) {
+		print_error("tsmctl streams: no stream is in the --state asked for");
 	} else if (!shown) {
-		filters_matched_nothing(ctx, "stream", NULL);
+		filters_matched_nothing(ctx, param.states ? "stream in the --state asked for" :
+					"stream", NULL);
 	}
 	explain_bad_stream_links(snap, "streams");
 	explain_needs_root(snap, "streams");
@@ -160,6 +210,9 @@ static int run_streams(struct cmd_ctx *ctx)
 
 static const struct opt_def stream_options[] = {
 	OPT_COMMON(COMMON_DEVICE), OPT_COMMON(COMMON_TSM), OPT_COMMON(COMMON_HOST_BRIDGE),
+	OPT_CALLBACK(0, "state", &param.states, "LIST",
+		     "only streams in these states: secure, insecure, ide-fail, dangling",
+		     parse_states),
 	OPT_VIEW_OUTPUT(), OPT_END()
 };
 

@@ -407,7 +407,12 @@ static void decode_stream_regs(uint32_t ctl, uint32_t status, struct ide_stream_
 	regs->ctl = ctl;
 	regs->status = status;
 	regs->enabled = ctl & BIT(0);
+	regs->xt = ctl & BIT(1);
+	regs->aggr_npr = field(ctl, 3, 2);
+	regs->aggr_pr = field(ctl, 5, 4);
+	regs->aggr_cpl = field(ctl, 7, 6);
 	regs->pcrc = ctl & BIT(8);
+	regs->partial_header = field(ctl, 13, 10);
 	regs->algorithm = field(ctl, 18, 14);
 	regs->tc = field(ctl, 21, 19);
 	regs->stream_id = field(ctl, 31, 24);

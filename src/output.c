@@ -113,8 +113,10 @@ struct table *table_new(const struct output_opts *o, const struct column *cols)
 	scols_table_enable_shellvar(t->tb, o->shellvar);
 	for (size_t i = 0; i < o->ncols; i++) {
 		const struct column *c = &cols[o->cols[i]];
+		/* raw and pairs list a tree's rows in its order, without drawing it (lsblk -r) */
+		int flags = o->raw || o->pairs ? c->flags & ~SCOLS_FL_TREE : c->flags;
 
-		if (!scols_table_new_column(t->tb, c->name, c->whint, c->flags))
+		if (!scols_table_new_column(t->tb, c->name, c->whint, flags))
 			out_of_memory();
 	}
 	return t;
@@ -122,7 +124,12 @@ struct table *table_new(const struct output_opts *o, const struct column *cols)
 
 void table_add_row(struct table *t, char **values)
 {
-	struct libscols_line *ln = scols_table_new_line(t->tb, NULL);
+	table_add_child_row(t, NULL, values);
+}
+
+struct table_row *table_add_child_row(struct table *t, struct table_row *parent, char **values)
+{
+	struct libscols_line *ln = scols_table_new_line(t->tb, (struct libscols_line *)parent);
 
 	if (!ln)
 		out_of_memory();
@@ -134,6 +141,7 @@ void table_add_row(struct table *t, char **values)
 			free(v);
 		values[i] = NULL;
 	}
+	return (struct table_row *)ln;
 }
 
 int table_print_free(struct table *t)

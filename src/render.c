@@ -125,7 +125,7 @@ static struct json_object *opt_str(bool present, const char *v)
 	return present && v && *v ? js_str(v) : NULL;
 }
 
-struct json_object *render_device_json(const struct pci_func *f)
+struct json_object *render_device_json(const struct pci_func *f, struct json_object *detail)
 {
 	struct json_object *o = json_object_new_object();
 	bool known = func_cfg_known(f);
@@ -159,19 +159,22 @@ struct json_object *render_device_json(const struct pci_func *f)
 			       f->cfg_err ? "unreadable" : f->needs_root ? "needs_root" :
 			       f->cfg.malformed ? "malformed" : "full"));
 	json_object_object_add(o, "read_errors", func_read_errors(f));
+	json_object_object_add(o, "detail", detail);
 	free(vendor);
 	free(device);
 	return o;
 }
 
+char *render_state_word(unsigned int state)
+{
+	const char *name = ide_state_name(state);
+
+	return name ? xstrdup(name) : xasprintf("reserved(%u)", state);
+}
+
 char *render_state(const struct ide_sel_stream *b)
 {
-	const char *name;
-
-	if (!b)
-		return NULL;
-	name = ide_state_name(b->regs.state);
-	return name ? xstrdup(name) : xasprintf("reserved(%u)", b->regs.state);
+	return b ? render_state_word(b->regs.state) : NULL;
 }
 
 /* The words of enum partner_state (tsmctl-streams(8), STATES); reserved(N) is built. */
@@ -214,11 +217,8 @@ static const char *link_error_word(const struct ide_stream *s)
 	}
 }
 
-static struct json_object *partner_json(const struct ide_stream *s, bool endpoint)
+void render_sel_block_json(struct json_object *o, const struct ide_sel_stream *b)
 {
-	const struct pci_func *f = stream_partner(s, endpoint);
-	const struct ide_sel_stream *b = stream_partner_block(s, endpoint);
-	struct json_object *o = json_object_new_object();
 	struct json_object *rid = NULL, *addr = json_object_new_array();
 	const struct ide_stream_regs *r = b ? &b->regs : NULL;
 
@@ -237,11 +237,8 @@ static struct json_object *partner_json(const struct ide_stream *s, bool endpoin
 			json_object_array_add(addr, a);
 		}
 	}
-	json_object_object_add(o, "bdf", js_str(f ? f->bdf : NULL));
-	json_object_object_add(o, "block", js_u64(endpoint ? s->e : s->r));
 	json_object_object_add(o, "enabled", r ? js_bool(r->enabled) : NULL);
 	json_object_object_add(o, "state", js_str_take(render_state(b)));
-	json_object_object_add(o, "summary", js_str_take(render_partner_state(s, endpoint)));
 	json_object_object_add(o, "ide_fail", r ? js_bool(r->ide_fail) : NULL);
 	json_object_object_add(o, "stream_id", r ? js_u64(r->stream_id) : NULL);
 	json_object_object_add(o, "tc", r ? js_u64(r->tc) : NULL);
@@ -252,6 +249,17 @@ static struct json_object *partner_json(const struct ide_stream *s, bool endpoin
 	json_object_object_add(o, "pcrc", r ? js_bool(r->pcrc) : NULL);
 	json_object_object_add(o, "rid", rid);
 	json_object_object_add(o, "address", addr);
+}
+
+static struct json_object *partner_json(const struct ide_stream *s, bool endpoint)
+{
+	const struct pci_func *f = stream_partner(s, endpoint);
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "bdf", js_str(f ? f->bdf : NULL));
+	json_object_object_add(o, "block", js_u64(endpoint ? s->e : s->r));
+	render_sel_block_json(o, stream_partner_block(s, endpoint));
+	json_object_object_add(o, "summary", js_str_take(render_partner_state(s, endpoint)));
 	json_object_object_add(o, "needs_root", js_bool(f && f->needs_root));
 	return o;
 }
@@ -293,5 +301,124 @@ struct json_object *render_stream_brief_json(const struct ide_stream *s)
 
 	json_object_object_add(o, "endpoint_state", js_str_take(render_partner_state(s, true)));
 	json_object_object_add(o, "root_port_state", js_str_take(render_partner_state(s, false)));
+	return o;
+}
+
+/* ---- cells a function shows in devices and tree ---- */
+
+static char *empty_null(const char *s)
+{
+	return s && *s ? xstrdup(s) : NULL;
+}
+
+char *render_func_cell(const struct pci_func *f, enum func_cell col)
+{
+	char *s;
+
+	switch (col) {
+	case FC_BDF: return cell_str(f->bdf);
+	case FC_VENDOR_ID: return f->ids_known ? cell_fmt("%04x", f->cfg.vendor_id) : NULL;
+	case FC_DEVICE_ID: return f->ids_known ? cell_fmt("%04x", f->cfg.device_id) : NULL;
+	case FC_VENDOR: return f->ids_known ? pci_vendor_name(f->cfg.vendor_id) : NULL;
+	case FC_DEVICE:
+		if (!f->ids_known)
+			return NULL;
+		s = pci_device_name(f->cfg.vendor_id, f->cfg.device_id);
+		return s ? s : cell_fmt("[%04x:%04x]", f->cfg.vendor_id, f->cfg.device_id);
+	case FC_TYPE: return cell_str(render_pcie_type(f));
+	case FC_TEE:
+		return func_cfg_known(f) ? cell_bool(f->cfg.tee_io) :
+		       cell_str(f->needs_root || f->cfg_err ? "?" : NULL);
+	case FC_IDE:
+		s = render_ide_cap_text(f);
+		return s ? s : cell_str(f->needs_root ? "needs-root" : f->cfg_err ? "unreadable" : NULL);
+	case FC_DOE:
+		return strv_join(f->doe_features, f->nr_doe_features, ",");
+	case FC_TSMDIR: return cell_bool(f->tsm_dir);
+	/* tsm/ there, its files unseen: the link part's cells are unknown, not empty */
+	case FC_CONNECTED: return render_attr_cell(f->connect, f->connect_err ?: f->tsm_err);
+	case FC_DSM: return render_attr_cell(f->dsm, f->dsm_err ?: f->tsm_err);
+	case FC_BOUND: return render_attr_cell(f->bound, f->bound_err ?: f->tsm_err);
+	case FC_AUTH: return render_attr_cell(f->authenticated, f->auth_err);
+	case FC_LOCKED:
+		return f->lock_err ? render_attr_cell(NULL, f->lock_err) : empty_null(func_lock_holder(f));
+	case FC_ACCEPTED:
+		if (f->accept_err)
+			return render_attr_cell(NULL, f->accept_err);
+		return func_accepted(f) < 0 ? NULL : cell_bool(func_accepted(f));
+	case FC_DRIVER: return cell_str(f->driver);
+	case FC_ROOT_PORT: return cell_str(f->root_port ? f->root_port->bdf : NULL);
+	case FC_HB: return cell_str(f->hb ? f->hb->name : NULL);
+	case FC_STATE: return render_func_state(f);
+	}
+	return NULL;
+}
+
+char *render_func_state(const struct pci_func *f)
+{
+	const char *holder = func_lock_holder(f);
+	bool dependent = f->dsm && *f->dsm && !streq(f->dsm, f->bdf);
+	int errs[] = { f->tsm_err, f->connect_err, f->dsm_err, f->lock_err, f->accept_err,
+		       f->bound_err };
+	struct strbuf s = STRBUF_INIT;
+	int err = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(errs) && !err; i++)
+		err = errs[i];
+	if (func_connected(f) && !dependent)
+		strbuf_join(&s, ",", "connected");
+	else if (dependent)
+		strbuf_join(&s, ",", "dependent");
+	else if (func_not_connected(f))
+		strbuf_join(&s, ",", "not-connected");
+	if (holder)
+		strbuf_join(&s, ",", func_accepted(f) == 1 ? "accepted" : "locked");
+	else if (f->has_lock && !f->lock_err && !func_connected(f) && !dependent)
+		strbuf_join(&s, ",", "unlocked");
+	if (f->bound && *f->bound && !f->bound_err)
+		strbuf_join(&s, ",", "bound");
+	if (err)
+		strbuf_join(&s, ",", err == -EBADMSG ? "(malformed)" : "(unreadable)");
+	return strbuf_take(&s);
+}
+
+/* ---- host bridges ---- */
+
+char *render_pool_cell(const struct host_bridge *hb)
+{
+	/* no file: no pool at all, unlike a full one (0) */
+	if (hb->available_err)
+		return render_attr_cell(NULL, hb->available_err);
+	return hb->available_streams >= 0 ? cell_fmt("%lld", hb->available_streams) :
+	       cell_str(hb_no_pool(hb) ? "none" : NULL);
+}
+
+char *render_hb_tsms(const struct host_bridge *hb)
+{
+	struct strbuf names = STRBUF_INIT;
+
+	for (size_t i = 0; i < hb->nr_tsms; i++)
+		strbuf_join(&names, ",", "%s", hb->tsms[i]->name);
+	return strbuf_take(&names);
+}
+
+struct json_object *render_hb_json(const struct host_bridge *hb)
+{
+	struct json_object *o = json_object_new_object(), *arr = json_object_new_array();
+	struct json_object *tsms = json_object_new_array(), *errors;
+
+	for (size_t i = 0; i < hb->nr_streams; i++)
+		json_object_array_add(arr, js_str(hb->streams[i]->name));
+	for (size_t i = 0; i < hb->nr_tsms; i++)
+		json_object_array_add(tsms, js_str(hb->tsms[i]->name));
+	json_object_object_add(o, "name", js_str(hb->name));
+	json_object_object_add(o, "domain", js_u64(hb->domain));
+	json_object_object_add(o, "bus", js_u64(hb->bus));
+	json_object_object_add(o, "available_secure_streams", js_num(hb->available_streams));
+	json_object_object_add(o, "streams", arr);
+	json_object_object_add(o, "tsms", tsms);
+	errors = json_object_new_object();
+	render_read_error(errors, "available_secure_streams", hb->available_err);
+	json_object_object_add(o, "read_errors", errors);
 	return o;
 }

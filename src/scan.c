@@ -14,6 +14,7 @@
 #include "tsmctl/snapshot.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
+#include "scan-extra.h"
 
 #define PCI_DEVICES	"sys/bus/pci/devices"
 #define TSM_CLASS	"sys/class/tsm"
@@ -261,6 +262,8 @@ static void read_plan(struct scan_ctx *ctx)
 	else
 		ctx->partner_plan = ctx->plan | CFG_PART_SEL |
 				    (flags & SCAN_IDE_PORTS ? 0 : CFG_PART_ADDR);
+	if (flags & SCAN_DETAIL)	/* devices -v: every register there is */
+		ctx->plan = ctx->partner_plan = CFG_PART_ALL;
 }
 
 /* Selective block IDX of F is shown: ask for it before F's config is read (once). */
@@ -542,9 +545,13 @@ static void func_read_detail(struct scan_ctx *ctx, struct pci_func *f)
 	func_read_tsm(ctx, f);
 	if (!ctx->audit_plan || f->has_lock)
 		func_read_driver(f);
-	if (ctx->audit_plan)
+	if (ctx->flags & SCAN_DETAIL) {	/* devices -v: all there is */
+		func_read_sriov(f, true, true);
+		scan_read_func_extras(f);
+	} else if (ctx->audit_plan) {
 		func_read_sriov(f, f->dsm && *f->dsm && !streq(f->dsm, f->bdf),
 				((struct scan_func *)f)->stream_endpoint);
+	}
 }
 
 /* ---- TSMs ---- */
@@ -1104,21 +1111,6 @@ static void hb_scan(struct scan_ctx *ctx, struct host_bridge *hb)
 	strv_free(names, n);
 }
 
-/* The host bridge whose dir holds @dir (the deepest, for VMD domains). */
-static struct host_bridge *hb_holding(const struct tsm_snapshot *snap, const char *dir)
-{
-	struct host_bridge *best = NULL;
-
-	for (size_t i = 0; i < snap->nr_hbs; i++) {
-		size_t n = strlen(snap->hbs[i]->dir);
-
-		if (!strncmp(dir, snap->hbs[i]->dir, n) && dir[n] == '/' &&
-		    (!best || n > strlen(best->dir)))
-			best = snap->hbs[i];
-	}
-	return best;
-}
-
 /*
  * The 6.19-rc1 flavour also names a TSM's streams in its own dir
  * (tsmN/streamH.R.E -> endpoint). Such a link gives its host bridge's
@@ -1136,7 +1128,7 @@ static void tsm_read_stream_links(struct scan_ctx *ctx, struct tsm *t)
 		unsigned int h, r, e;
 
 		if (!sysfs_resolve_link(link, &target)) {
-			hb = hb_holding(snap, target);
+			hb = snapshot_hb_holding(snap, target);
 			free(target);
 		}
 		free(link);
@@ -1439,6 +1431,28 @@ static void scan_funcs(struct scan_ctx *ctx)
 	}
 }
 
+/* SCAN_TREE: each function's bridges up to its host bridge, config read, parent set. */
+static void scan_ancestors(struct scan_ctx *ctx)
+{
+	struct tsm_snapshot *snap = ctx->snap;
+
+	/* the list grows as parents join it, and they get theirs in turn */
+	for (size_t i = 0; i < snap->nr_funcs; i++) {
+		struct pci_func *f = snap->funcs[i];
+		char *up, *cut, canon[BDF_MAX];
+
+		if (!f->dir || f->parent || !(cut = strrchr(f->dir, '/')))
+			continue;
+		up = xstrndup(f->dir, (size_t)(cut - f->dir));
+		if (!bdf_canonical(path_base(up), canon) && streq(canon, path_base(up))) {
+			f->parent = func_get(ctx, canon);
+			func_set_dir(ctx, f->parent, up);
+			func_read_config(ctx, f->parent);
+		}
+		free(up);
+	}
+}
+
 /* T in HB's list of TSMs, by id, once. */
 static void hb_add_tsm(struct host_bridge *hb, struct tsm *t)
 {
@@ -1519,6 +1533,8 @@ void snapshot_scan(struct tsm_snapshot *snap, unsigned int flags)
 	if (flags & (SCAN_DEVICES | SCAN_ALL_FUNCS))
 		scan_funcs(ctx);
 	funcs_read_upstream(ctx);
+	if (flags & SCAN_TREE)
+		scan_ancestors(ctx);
 	if (snap->nr_funcs)
 		qsort(snap->funcs, snap->nr_funcs, sizeof(*snap->funcs), func_cmp);
 	link_model(snap, flags & SCAN_STREAMS);

@@ -50,6 +50,36 @@ int func_accepted(const struct pci_func *f)
 	return streq(f->accept, "1") ? 1 : streq(f->accept, "0") ? 0 : -1;
 }
 
+bool func_not_connected(const struct pci_func *f)
+{
+	return f && f->has_connect && f->connect && !f->connect_err && !*f->connect;
+}
+
+bool func_is_ancestor(const struct pci_func *a, const struct pci_func *b)
+{
+	for (const struct pci_func *p = b->parent; p; p = p->parent)
+		if (p == a)
+			return true;
+	return false;
+}
+
+const struct pci_func *func_dsm_of(const struct tsm_snapshot *snap, const struct pci_func *f)
+{
+	const struct pci_func *pf = f, *pf0;
+	char name[BDF_MAX];
+
+	if (f->dsm_func && f->dsm_func != f)
+		return f->dsm_func;
+	if (nonempty(f->dsm))
+		return NULL;	/* itself, or a function the scan did not read */
+	/* pf0_dev_get(), find_dsm_dev() (drivers/pci/tsm.c): the slot's function 0; a VF's is its PF's */
+	if (f->physfn && !(pf = snapshot_find_func(snap, f->physfn)))
+		return NULL;
+	bdf_format(&(struct bdf){ pf->domain, pf->bus, pf->dev, 0 }, name);
+	pf0 = snapshot_find_func(snap, name);
+	return pf0 && pf0 != f && pf0->has_connect ? pf0 : NULL;
+}
+
 const char *func_tsm(const struct pci_func *f)
 {
 	if (nonempty(f->connect))
@@ -170,6 +200,11 @@ bool hb_has_tsm(const struct host_bridge *hb, const struct tsm *t)
 bool hb_no_pool(const struct host_bridge *hb)
 {
 	return hb && hb->available_streams < 0 && !hb->available_err;
+}
+
+bool hb_exhausted(const struct host_bridge *hb)
+{
+	return hb && hb->available_streams == 0 && !hb->available_err;
 }
 
 char *func_no_pool_reason(const struct pci_func *f)
@@ -307,6 +342,17 @@ bool stream_partner_ide_fail(const struct ide_stream *s, bool endpoint)
 bool stream_ide_fail(const struct ide_stream *s)
 {
 	return stream_partner_ide_fail(s, true) || stream_partner_ide_fail(s, false);
+}
+
+bool stream_insecure(const struct ide_stream *s)
+{
+	return stream_is_real(s) && stream_partner_block(s, true) &&
+	       stream_partner_block(s, false) && !stream_secure(s);
+}
+
+bool stream_dangling(const struct ide_stream *s)
+{
+	return stream_partner_state(s, true) == PARTNER_DANGLING;
 }
 
 enum partner_state stream_partner_state(const struct ide_stream *s, bool endpoint)
@@ -472,6 +518,8 @@ static void func_free(struct pci_func *f)
 	free(f->accept);
 	free(f->physfn);
 	free(f->sel_want);
+	free(f->bars);
+	free(f->iommu_group);
 	strv_free(f->doe_features, f->nr_doe_features);
 	free(f->upstream);
 	free(f);
@@ -553,6 +601,20 @@ struct host_bridge *snapshot_find_hb(const struct tsm_snapshot *snap, const char
 		if (streq(snap->hbs[i]->name, name))
 			return snap->hbs[i];
 	return NULL;
+}
+
+struct host_bridge *snapshot_hb_holding(const struct tsm_snapshot *snap, const char *dir)
+{
+	struct host_bridge *best = NULL;
+
+	for (size_t i = 0; i < snap->nr_hbs; i++) {
+		size_t n = strlen(snap->hbs[i]->dir);
+
+		if (!strncmp(dir, snap->hbs[i]->dir, n) && dir[n] == '/' &&
+		    (!best || n > strlen(best->dir)))
+			best = snap->hbs[i];
+	}
+	return best;
 }
 
 /* funcs is sorted by (domain, bus, dev, fn) once the scan is done: binary search. */

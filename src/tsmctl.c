@@ -12,27 +12,30 @@
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
 
-extern const struct cmd_def cmd_list, cmd_devices, cmd_streams, cmd_host_bridges, cmd_audit;
+extern const struct cmd_def cmd_list, cmd_devices, cmd_streams, cmd_host_bridges, cmd_tree;
+extern const struct cmd_def cmd_audit;
 extern const struct cmd_def cmd_connect, cmd_disconnect;
 extern const struct cmd_def cmd_report, cmd_evidence;
 extern const struct cmd_def cmd_lock, cmd_accept, cmd_unlock;
-extern const struct cmd_def cmd_wait, cmd_watch, cmd_metrics;
+extern const struct cmd_def cmd_wait, cmd_watch, cmd_metrics, cmd_help;
 
 const struct cmd_def *const commands[] = {
 	&cmd_list,
 	&cmd_devices,
 	&cmd_streams,
 	&cmd_host_bridges,
+	&cmd_tree,
 	&cmd_audit,
 	&cmd_connect, &cmd_disconnect,
 	&cmd_report,
 	&cmd_evidence,
 	&cmd_lock, &cmd_accept, &cmd_unlock,
 	&cmd_wait, &cmd_watch, &cmd_metrics,
+	&cmd_help,
 };
 const size_t nr_commands = ARRAY_SIZE(commands);
 
-static void main_usage(FILE *out)
+void tsmctl_usage(FILE *out)
 {
 	fputs("\nUsage:\n tsmctl [--sysroot DIR] <command> [options]\n\n"
 	      "Show and drive PCIe device security (TSM, IDE, TDISP) on Linux.\n\n"
@@ -44,7 +47,7 @@ static void main_usage(FILE *out)
 	      "     --sysroot DIR   read DIR/sys: DIR stands for / (env TSMCTL_SYSROOT)\n"
 	      " -h, --help          display this help\n"
 	      " -V, --version       display version\n"
-	      "\nRun 'tsmctl <command> --help' for a command's options.\n"
+	      "\nRun 'tsmctl help <command>' for a command's options.\n"
 	      "For more details see tsmctl(8).\n", out);
 }
 
@@ -73,7 +76,7 @@ static size_t distance(const char *a, const char *b)
 	return d;
 }
 
-static int unknown_command(const char *name)
+int tsmctl_unknown_command(const char *name)
 {
 	const char *best = NULL;
 	size_t bestd = 3;
@@ -132,7 +135,7 @@ static int run_without_command(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+:vhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			main_usage(stdout);
+			tsmctl_usage(stdout);
 			return EXIT_OK;
 		case 'V':
 			print_version();
@@ -146,7 +149,7 @@ static int run_without_command(int argc, char **argv)
 	}
 	if (argc > 1)
 		fputs("tsmctl: no command given\n", stderr);
-	main_usage(stderr);
+	tsmctl_usage(stderr);
 	return EXIT_USAGE;
 }
 
@@ -215,7 +218,7 @@ static int run(int argc, char **argv)
 		return run_without_command(argc, argv);
 	cmd = cmd_lookup(argv[ci]);
 	if (!cmd)
-		return unknown_command(argv[ci]);
+		return tsmctl_unknown_command(argv[ci]);
 
 	/* The command parses everything else, so global options may stand on either side. */
 	cargv = xcalloc((size_t)argc, sizeof(*cargv));
@@ -228,7 +231,8 @@ static int run(int argc, char **argv)
 	tsmctl_sysroot_from_env = tsmctl_sysroot != NULL;
 	if (!cmd_parse(&ctx, cmd, argc - 1, cargv, &rc))
 		goto out;
-	rc = open_root(cmd);
+	/* help reads no tree: a broken TSMCTL_SYSROOT must not hide it */
+	rc = cmd == &cmd_help ? 0 : open_root(cmd);
 	if (rc)
 		goto out;
 	rc = cmd->run(&ctx);

@@ -20,12 +20,8 @@ bool filter_match_hb_tsms(const struct filter *f, const struct host_bridge *hb)
 	return false;
 }
 
-/*
- * -H, positional arguments and -o/--output-all: true to go on with the
- * columns set; false when the command is over, *status its exit status
- * (EXIT_OK after -H, EXIT_USAGE).
- */
-static bool view_columns(struct cmd_ctx *ctx, const struct view *v, int *status)
+/* EXIT_OK after -H, EXIT_USAGE for an argument or a bad -o. */
+bool view_columns(struct cmd_ctx *ctx, const struct view *v, int *status)
 {
 	const struct cmd_def *cmd = ctx->cmd;
 	int defaults[OUTPUT_MAX_COLUMNS];
@@ -98,18 +94,24 @@ int view_run(struct cmd_ctx *ctx, const struct view *v, unsigned int scan)
 		return rc;
 	}
 	view_tree_defaults(ctx, v, &snap);
+	if (v->prepare)
+		v->prepare(ctx, &snap);
 	if (ctx->out.json)
 		json_list_begin(stdout, ctx->cmd->json_name);
-	else
+	else if (!v->text)
 		tb = table_new(&ctx->out, ctx->cmd->cols);
 	for (size_t i = 0; (item = v->item(&snap, i)); i++) {
 		char *values[OUTPUT_MAX_COLUMNS];
 
-		if (v->selected && !v->selected(ctx, item))
+		if (v->selected && !v->selected(ctx, &snap, item))
 			continue;
 		shown++;
 		if (ctx->out.json) {
 			json_list_item(stdout, v->json(&snap, item));
+			continue;
+		}
+		if (v->text) {
+			v->text(&snap, item);
 			continue;
 		}
 		for (size_t c = 0; c < ctx->out.ncols; c++)
@@ -118,7 +120,7 @@ int view_run(struct cmd_ctx *ctx, const struct view *v, unsigned int scan)
 	}
 	if (ctx->out.json)
 		json_list_end(stdout);
-	else
+	else if (tb)
 		table_print_free(tb);
 	if (v->explain)
 		v->explain(ctx, &snap, shown);

@@ -971,3 +971,47 @@ shared_hb_views() {
 	audit_json -d 42:00.0
 	has device.connected 0000:42:00.0 skip "lacks secure SPDM"
 }
+
+@test "audit -o/-n/-r/-P: a table of the results the tree shows, the same ids, objects and statuses as -J" {
+	ROOT=$(static_tree broken)
+	audit_json --short
+	want=$(printf '%s' "$output" | jq -r '.checks[] | [.status, .id, .object] | join(" ")')
+	run --separate-stderr t audit --short -n -r -o STATUS,CHECK,OBJECT
+	[ "$status" -eq 1 ]
+	[ "$output" = "$want" ]
+	# every result without --short, and no summary line to parse around
+	audit_json
+	n=$(printf '%s' "$output" | jq '.checks | length')
+	run --separate-stderr t audit -n -o CHECK
+	[ "${#lines[@]}" -eq "$n" ]
+	[[ "$output" != *"results:"* ]]
+	# -P: KEY="value" pairs, -y shell names; -v adds HINT; --output-all every column
+	run --separate-stderr t audit --short -P -o STATUS,CHECK,OBJECT -b pci0000:40
+	[[ "${lines[0]}" == 'STATUS="'*'" CHECK="'*'" OBJECT="'* ]]
+	run --separate-stderr t audit --short -v -n -r -o CHECK -d 43:00.0
+	[ "$status" -eq 0 ]
+	run --separate-stderr t audit --short -v -r -d 43:00.0
+	[ "${lines[0]}" = "STATUS CHECK OBJECT MESSAGE HINT" ]
+	run --separate-stderr t audit --short --output-all -r -d 43:00.0
+	[ "${lines[0]}" = "STATUS CHECK CATEGORY PARENT OBJECT MESSAGE HINT DESCRIPTION" ]
+	[[ "${lines[1]}" == "warn device.connected device platform.tsm-present 0000:43:00.0 "* ]]
+	# the tree stays the default, with its summary
+	run --separate-stderr t audit --short
+	[[ "${lines[-1]}" == *" results: "*" fail, "* ]]
+}
+
+@test "audit -H lists its columns; -J takes no table option; a bad column is a usage error" {
+	ROOT=$(static_tree sev-tio)
+	run --separate-stderr t audit -H
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | awk '{print $1}' | tr '\n' ' ')" = "STATUS CHECK CATEGORY PARENT OBJECT MESSAGE HINT DESCRIPTION " ]
+	run --separate-stderr t audit -H -J
+	json_is '[.columns[].name]' '["STATUS","CHECK","CATEGORY","PARENT","OBJECT","MESSAGE","HINT","DESCRIPTION"]'
+	run --separate-stderr t audit -J -o STATUS
+	[ "$status" -eq 2 ]
+	run --separate-stderr t audit -o BOGUS
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "tsmctl audit: --output: unknown column 'BOGUS'"$'\n'"Try 'tsmctl audit --help'." ]
+	[[ "$("$TSMCTL" audit --help)" == *"Available output columns:"*"MESSAGE"* ]]
+	[ "$("$TSMCTL" --list-cols audit | tr '\n' ' ')" = "STATUS CHECK CATEGORY PARENT OBJECT MESSAGE HINT DESCRIPTION " ]
+}

@@ -387,4 +387,34 @@ setup() {
 	"$TSMCTL" audit --help | grep -q -- '--strict  *count warnings as failures' ||
 		{ echo "audit --strict"; bad=$((bad + 1)); }
 	[ "$bad" -eq 0 ]
+@test "tsmctl help lists the commands, help COMMAND is its --help, on stdout, exit 0" {
+	run --separate-stderr "$TSMCTL" help
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$output" = "$("$TSMCTL" --help)" ]
+	[[ "$output" == *" tree "*" help "* ]]
+	for c in $("$TSMCTL" --list-cmds); do
+		run --separate-stderr "$TSMCTL" help "$c"
+		[ "$status" -eq 0 ] || { echo "help $c: exit $status"; return 1; }
+		[ "$output" = "$("$TSMCTL" "$c" --help)" ] || { echo "help $c differs from $c --help"; return 1; }
+		[ "${lines[-1]}" = "For more details see tsmctl-$c(8)." ]
+		[ -e "$TOP/man/tsmctl-$c.8.scd" ] || { echo "no page for $c"; return 1; }
+	done
+}
+
+@test "tsmctl help: an unknown command is a usage error with a suggestion; no tree is read" {
+	run --separate-stderr "$TSMCTL" help stream
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[[ "$stderr" == *"unknown command 'stream'; did you mean 'streams'?"* ]]
+	run --separate-stderr "$TSMCTL" help tree devices
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"unexpected argument 'devices' (help takes one command)"* ]]
+	# a root that does not exist does not hide the help
+	run --separate-stderr env TSMCTL_SYSROOT=/nonexistent "$TSMCTL" help tree
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "Usage:" ]	# bats drops the blank first line
+	[ "$output" = "$("$TSMCTL" tree --help)" ]
+	run --separate-stderr "$TSMCTL" --sysroot /nonexistent help
+	[ "$status" -eq 0 ]
 }

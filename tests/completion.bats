@@ -33,8 +33,10 @@ complete_words() {
 	[[ "$output" == *"--host-bridge"* ]]
 	[[ "$output" == *"--json"* ]]
 	[[ "$output" != *"--all"* ]]
-	run complete_words tsmctl devices --a
+	run complete_words tsmctl devices --al
 	[ "$output" = "--all" ]
+	run complete_words tsmctl devices --a
+	[ "${lines[*]}" = "--all --accepted" ]
 	run complete_words tsmctl streams --no
 	[ "$output" = "--noheadings" ]
 	for c in connect disconnect lock accept unlock; do
@@ -130,6 +132,29 @@ complete_words() {
 	# chosen in any case: tsmctl takes column names case-insensitively
 	run complete_words tsmctl list -o +name,N
 	[[ "$output" != *"+name,NAME"* ]]
+}
+
+@test "help completes command names; --state its states; devices and tree their objects" {
+	run complete_words tsmctl help tr
+	[ "$output" = "tree" ]
+	run complete_words tsmctl help ""
+	[[ " ${lines[*]} " == *" tree "*" help "* ]]
+	run complete_words tsmctl streams --state ""
+	[ "${lines[*]}" = "secure insecure ide-fail dangling" ]
+	run complete_words tsmctl streams --state insecure,ide
+	[ "$output" = "insecure,ide-fail" ]
+	run complete_words tsmctl --sysroot "$ROOT" devices -v ""
+	[ "${lines[*]}" = "0000:41:00.0 0000:81:00.0" ]
+	run complete_words tsmctl --sysroot "$ROOT" tree -b pci0000:8
+	[ "$output" = "pci0000:80" ]
+	run complete_words tsmctl tree -o +REL
+	[ "$output" = "+RELATION" ]
+	run complete_words tsmctl audit -o STATUS,MES
+	[ "$output" = "STATUS,MESSAGE" ]
+	run complete_words tsmctl devices --can
+	[ "$output" = "--can-connect" ]
+	run complete_words tsmctl host-bridges --ex
+	[ "$output" = "--exhausted" ]
 }
 
 @test "evidence --from completes directories; --trust, --reference and --pin files, for evidence, accept and audit" {

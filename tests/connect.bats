@@ -513,7 +513,7 @@ sel_reg() {
 		zz:00.0 81:00.8 81:20.0 0000:0000:81:00.0 "" 81 tsm0/../x; do
 		run --separate-stderr t connect "$bdf" tsm0
 		expect_status 2 || { echo "accepted: '$bdf'"; return 1; }
-		[[ "$stderr" == "tsmctl connect: invalid PCI address '$bdf' (expected [DDDD:]BB:DD.F)"* ]]
+		[[ "$stderr" == "tsmctl connect: invalid PCI address '$bdf' (expected [DDDD:]BB:DD.F, or [DDDD:]BB:DD for a slot)"* ]]
 	done
 	# well-formed, but no such device: exit 1 as for a filter, and the whole batch stops
 	run --separate-stderr t connect 0000:99:00.0 tsm0
@@ -772,4 +772,60 @@ sel_reg() {
 	expect_status 1
 	[ "$stderr" = "tsmctl connect 0000:81:00.0: $ro is on a read-only file system: tsm/connect cannot be written there (EROFS)" ]
 	[ -z "$(cat "$(dev 0000:81:00.0)/tsm/connect")" ]
+}
+@test "a slot is its DSM: connect 81:00 and disconnect 81:00 write function 0, said on stderr" {
+	mount_live sev-tio
+	run --separate-stderr t connect --no-syslog -J 81:00 tsm0
+	expect_status 0
+	[ "$stderr" = "tsmctl connect: 81:00 is a slot: its DSM is function 0, 0000:81:00.0" ]
+	json_is '.results | map([.bdf, .result])' '[["0000:81:00.0","ok"]]'
+	[ "$(cat "$(dev 0000:81:00.0)/tsm/connect")" = tsm0 ]
+	[ "$(readlink -f "$ROOT/sys/devices/pci0000:80/stream0.0.0")" = "$(readlink -f "$(dev 0000:81:00.0)")" ]
+	[ "$(avail pci0000:80)" = 255 ]
+	run --separate-stderr t disconnect --no-syslog 0000:81:00
+	expect_status 0
+	[ "$stderr" = "tsmctl disconnect: 0000:81:00 is a slot: its DSM is function 0, 0000:81:00.0" ]
+	[ -z "$(cat "$(dev 0000:81:00.0)/tsm/connect")" ]
+	[ ! -e "$ROOT/sys/devices/pci0000:80/stream0.0.0" ]
+	# a slot and its function 0 name one target twice; a slot with no function is no device
+	run --separate-stderr t connect --no-syslog 81:00 81:00.0 tsm0
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"0000:81:00.0 is given twice"* ]]
+	run --separate-stderr t connect --no-syslog 99:00 tsm0
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"0000:99:00.0: no such PCI device"* ]]
+	run --separate-stderr t connect --no-syslog 81:00. tsm0
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"invalid PCI address '81:00.' (expected [DDDD:]BB:DD.F, or [DDDD:]BB:DD for a slot)"* ]]
+	[ -z "$(cat "$(dev 0000:81:00.0)/tsm/connect")" ]
+}
+
+@test "a slot given to lock, accept or unlock is each of its functions (a TDI each)" {
+	mount_live guest-sev
+	run --separate-stderr t lock --no-syslog 00:05 tsm0
+	expect_status 0
+	[ "$stderr" = "tsmctl lock: 00:05 is a slot: its function 0000:00:05.0" ]
+	[ "$(cat "$(dev 0000:00:05.0)/tsm/lock")" = tsm0 ]
+	[ -z "$(cat "$(dev 0000:00:06.0)/tsm/lock")" ]
+	run --separate-stderr t accept --no-syslog 00:05
+	expect_status 0
+	[ "$(cat "$(dev 0000:00:05.0)/tsm/accept")" = 1 ]
+	run --separate-stderr t unlock --no-syslog 00:05 tsm0
+	expect_status 0
+	[ -z "$(cat "$(dev 0000:00:05.0)/tsm/lock")" ]
+}
+
+@test "tsmctl-autoconnect: a slot line in connect.conf connects the slot's DSM" {
+	mount_live sev-tio
+	conf=$BATS_TEST_TMPDIR/connect.conf
+	printf '81:00 tsm0\n' > "$conf"
+	BIN=$(mktemp -d "$BATS_TEST_TMPDIR/bin.XXXXXX")
+	# the stores stay out of the system log; audit takes no --no-syslog
+	printf '#!/bin/sh\n[ "$1" = connect ] && set -- "$@" --no-syslog\nexec "%s" --sysroot "%s" "$@"\n' \
+		"$TSMCTL" "$ROOT" > "$BIN/tsmctl"
+	chmod +x "$BIN/tsmctl"
+	run env TSMCTL="$BIN/tsmctl" "$TOP/contrib/tsmctl-autoconnect" "$conf"
+	expect_status 0
+	[[ "$output" == *"0000:81:00.0: connected to tsm0"* ]]
+	[ "$(cat "$(dev 0000:81:00.0)/tsm/connect")" = tsm0 ]
 }

@@ -7,13 +7,18 @@ setup() {
 	ROOT=$(static_tree sev-tio)
 }
 
+teardown() {
+	unmount_live
+}
+
 @test "devices -J: the connected NIC, field by field" {
 	run t devices -J -d 0000:41:00.0
 	[ "$status" -eq 0 ]
 	json_is '.schema_version' 1
 	json_is '.devices | length' 1
-	json_is '.devices[0] | keys' '["accepted","authenticated","bdf","bound","class","config_access","connected","device","device_id","doe_features","driver","dsm","host_bridge","ide","locked","pcie_type","read_errors","root_port","tee_io","tsm_dir","vendor","vendor_id"]'
+	json_is '.devices[0] | keys' '["accepted","authenticated","bdf","bound","class","config_access","connected","detail","device","device_id","doe_features","driver","dsm","host_bridge","ide","locked","pcie_type","read_errors","root_port","tee_io","tsm_dir","vendor","vendor_id"]'
 	json_is '.devices[0].read_errors' '{}'
+	json_is '.devices[0].detail' null
 	json_is '.devices[0].bdf' '"0000:41:00.0"'
 	json_is '.devices[0].vendor_id' 5555
 	json_is '.devices[0].device_id' 4125
@@ -333,4 +338,166 @@ group_funcs() {
 	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$TSMCTL" --sysroot "$ROOT" devices -J -d 41:00.0
 	json_is '.devices[0] | [.connected, .read_errors]' '[null,{"tsm/connect":"EACCES"}]'
+}
+
+# ---- devices -v: one function in full ----
+
+@test "devices -v: every field of the function, its registers as the config file holds them" {
+	run --separate-stderr t devices -v 41:00.0
+	expect_status 0
+	cfg=$ROOT/sys/bus/pci/devices/0000:41:00.0/config
+	sel=$(sel_block "$cfg" 0)
+	ctl=$(cfg_word "$cfg" $((sel + 4)))
+	sts=$(cfg_word "$cfg" $((sel + 8)))
+	[ "${lines[0]}" = "0000:41:00.0 MT2892 Family [ConnectX-6 Dx]" ]
+	for want in $'    Vendor: Mellanox Technologies [15b3], device [101d], class 020000' \
+		    $'    Type: endpoint, TEE-IO+' \
+		    $'    Host bridge: pci0000:40, root port: 0000:40:01.1' \
+		    $'    Driver: mlx5_core, IOMMU group: none' \
+		    $'    TSM: tsm0; state: connected' $'        tsm/connect: tsm0' $'        tsm/bound: (empty)' \
+		    $'        authenticated: tsm0' \
+		    $'    DOE features: 0001:00 (discovery), 0001:01 (CMA/SPDM), 0001:02 (secure CMA/SPDM)' \
+		    $'    Region 0: Memory at 0x20000000000 (64-bit, prefetchable) [size=32M]' \
+		    "$(printf '        Selective stream 0 at %#x: capability 00000001, control %08x, status %08x' "$sel" "$ctl" "$sts")" \
+		    $'            enable+, state secure, IDE_FAIL-, Stream ID 0, TC 0, aes-gcm-256-96b' \
+		    $'            default stream+, TEE-limited+, config requests-' \
+		    $'            RID association: 0000-ffff, valid+, segment 00' \
+		    $'        Selective stream 1 at' \
+		    $'    Stream pci0000:40/stream0.0.0 (Stream ID 0): endpoint here, block 0 secure; root port 0000:40:01.1, block 0 secure'; do
+		printf '%s\n' "$output" | grep -qxF -- "$want" || printf '%s\n' "$output" | grep -qF -- "$want" ||
+			{ echo "missing: $want"; echo "$output"; return 1; }
+	done
+	# the BAR is the resource file's first line
+	read -r start end flags < "$ROOT/sys/bus/pci/devices/0000:41:00.0/resource"
+	[ "$start" = 0x0000020000000000 ] && [ $((end - start + 1)) -eq $((32 << 20)) ] && [ $((flags & 0x2000)) -ne 0 ]
+	# the root port sees the same stream from its side
+	run --separate-stderr t devices -v --all 40:01.1
+	[[ "$output" == *$'    Stream pci0000:40/stream0.0.0 (Stream ID 0): root port here, block 0 secure; endpoint 0000:41:00.0, block 0 secure'* ]]
+	[[ "$output" == *$'    TSM: no tsm/ attribute group'* ]]
+}
+
+@test "devices -v -J: the devices document, each device with its detail as the registers hold it" {
+	run --separate-stderr t devices -v -J 41:00.0
+	expect_status 0
+	cfg=$ROOT/sys/bus/pci/devices/0000:41:00.0/config
+	sel=$(sel_block "$cfg" 0)
+	json_is '.devices | length' 1
+	json_is '.devices[0].detail | keys' '["bars","connect_blocker","ide_registers","iommu_group","physfn","sriov","streams"]'
+	json_is '.devices[0].detail.bars' '[{"index":0,"type":"memory","start":2199023255552,"size":33554432,"is_64bit":true,"prefetchable":true}]'
+	json_is '.devices[0].detail.ide_registers.selective | length' 2
+	json_is '.devices[0].detail.ide_registers.selective[0] | [.offset, .control, .status, .enabled, .stream_id, .default_stream]' \
+		"[$sel,$(($(cfg_word "$cfg" $((sel + 4))))),$(($(cfg_word "$cfg" $((sel + 8))))),true,0,true]"
+	json_is '.devices[0].detail.ide_registers.link | map([.index, .enabled])' '[[0,false]]'
+	json_is '.devices[0].detail.streams | map([.name, .role, .endpoint_state, .root_port_state, .root_port])' \
+		'[["stream0.0.0","endpoint","secure","secure","0000:40:01.1"]]'
+	json_is '.devices[0].detail | [.iommu_group, .physfn, .sriov, .connect_blocker]' '[null,null,null,null]'
+	# the same selection as the table: devices -J without -v has detail null
+	run --separate-stderr t devices -J 41:00.0
+	json_is '.devices[0].detail' null
+	# an unconnected DSM a connect would fail for says why (tdx-connect: no pool)
+	ROOT=$(static_tree tdx-connect)
+	run --separate-stderr t devices -v -J 38:00.0 27:00.0
+	json_is '.devices | map([.bdf, .detail.connect_blocker])' \
+		'[["0000:27:00.0",null],["0000:38:00.0","its host bridge pci0000:37 has no IDE stream pool (no available_secure_streams)"]]'
+	json_is '.devices[0].detail.sriov' '{"numvfs":4,"offset":1,"stride":1}'
+	run --separate-stderr t devices -v 38:00.0
+	[[ "$output" == *$'    Connect: would fail: its host bridge pci0000:37 has no IDE stream pool'* ]]
+	run --separate-stderr t devices -v -a 27:00.2
+	[[ "$output" == *$'    SR-IOV: a VF of 0000:27:00.0'* ]]
+}
+
+@test "devices -v: an IOMMU group link is read; a resource file the kernel would not print is unknown, not none" {
+	edit_tree sev-tio
+	d=$ROOT/sys/bus/pci/devices/0000:41:00.0
+	mkdir -p "$ROOT/sys/kernel/iommu_groups/12"
+	ln -s ../../../../../kernel/iommu_groups/12 "$d/iommu_group"
+	run --separate-stderr t devices -v -J 41:00.0
+	json_is '.devices[0].detail.iommu_group' 12
+	run --separate-stderr t devices -v 41:00.0
+	[[ "$output" == *$'    Driver: mlx5_core, IOMMU group: 12'* ]]
+	printf '0x20000000000 junk\n' > "$d/resource"
+	run --separate-stderr t devices -v -J 41:00.0
+	json_is '.devices[0].detail.bars' null
+	run --separate-stderr t devices -v 41:00.0
+	[[ "$output" == *$'    BARs: unknown (no resource file could be read)'* ]]
+}
+
+@test "devices -v takes no table options; BDF arguments select as -d" {
+	for o in "-o BDF" --output-all -n -r -P -y; do
+		# shellcheck disable=SC2086
+		run --separate-stderr t devices -v $o
+		[ "$status" -eq 2 ] || { echo "-v $o: exit $status"; return 1; }
+		[[ "$stderr" == *"-v prints each device in full: it takes no"* ]]
+	done
+	run --separate-stderr t devices -n -o BDF 81:00.0 41:00
+	[ "${lines[*]}" = "0000:41:00.0 0000:81:00.0" ]
+	run --separate-stderr t devices 41:00.0 -d 81:00.0 -n -o BDF
+	[ "${lines[*]}" = "0000:41:00.0 0000:81:00.0" ]
+	run --separate-stderr t devices 41:0g
+	[ "$status" -eq 2 ]
+	run --separate-stderr t devices 99:00.0
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "tsmctl devices: 0000:99:00.0: no such PCI device" ]
+	# two devices in full: a blank line between
+	run --separate-stderr t devices -v
+	[ "$(printf '%s\n' "$output" | grep -c '^0000:')" -eq 2 ]
+	[ "$(printf '%s\n' "$output" | grep -c '^$')" -eq 1 ]
+}
+
+# ---- state filters ----
+
+@test "state filters select by the model's state, ANDed with each other and the filters" {
+	run --separate-stderr t devices -n -o BDF --connected
+	[ "$output" = "0000:41:00.0" ]
+	run --separate-stderr t devices -n -o BDF --not-connected
+	[ "$output" = "0000:81:00.0" ]
+	run --separate-stderr t devices -n -o BDF --can-connect
+	[ "$output" = "0000:81:00.0" ]
+	run --separate-stderr t devices -n -o BDF --connected -d 81:00.0
+	[ -z "$output" ]
+	[ "$stderr" = "tsmctl devices: no device that is connected matches -d 0000:81:00.0" ]
+	run --separate-stderr t devices --locked
+	[ "$stderr" = "tsmctl devices: no device that is locked" ]
+	# --can-connect leaves out what a connect would fail for, as connect --all does
+	ROOT=$(static_tree tdx-connect)
+	run --separate-stderr t devices -n -o BDF --not-connected
+	[ "${lines[*]}" = "0000:27:00.0 0000:38:00.0 0000:6a:01.0" ]
+	run --separate-stderr t devices -n -o BDF --can-connect
+	[ "${lines[*]}" = "0000:27:00.0" ]
+	run --separate-stderr t connect --dry-run --all tsm0
+	[[ "$stderr" == *"--all leaves out 0000:38:00.0"*"--all leaves out 0000:6a:01.0"* ]]
+	[[ "$output" == *"0000:27:00.0: would write"* ]]
+	# contradictions and views they do not fit are usage errors
+	run --separate-stderr t devices --connected --not-connected
+	[ "$status" -eq 2 ]
+	run --separate-stderr t devices --connected --can-connect
+	[ "$status" -eq 2 ]
+	for c in streams host-bridges list tree audit; do
+		for o in --connected --not-connected --locked --accepted --can-connect; do
+			run --separate-stderr t "$c" "$o"
+			[ "$status" -eq 2 ] || { echo "$c $o: exit $status"; return 1; }
+		done
+	done
+}
+
+@test "live guest: --locked and --accepted follow lock and accept" {
+	mount_live guest-sev
+	run --separate-stderr t devices -n -o BDF --locked
+	[ -z "$output" ]
+	run t lock --no-syslog 00:05 tsm0
+	expect_status 0
+	[ "$(cat "$(dev 0000:00:05.0)/tsm/lock")" = tsm0 ]
+	run --separate-stderr t devices -n -o BDF --locked
+	[ "$output" = "0000:00:05.0" ]
+	run --separate-stderr t devices -n -o BDF --accepted
+	[ -z "$output" ]
+	run t accept --no-syslog 00:05.0
+	expect_status 0
+	run --separate-stderr t devices -n -o BDF --locked --accepted
+	[ "$output" = "0000:00:05.0" ]
+	run --separate-stderr t devices -n -r -o BDF,STATE --locked
+	[ "$output" = "0000:00:05.0 accepted" ]
+	run t unlock --no-syslog 00:05.0
+	run --separate-stderr t devices -n -o BDF --accepted
+	[ -z "$output" ]
 }

@@ -261,7 +261,7 @@ sel0_ctl() {
 	done
 	run --separate-stderr t disconnect 41:00.0 TSM0
 	expect_status 2
-	[[ "$stderr" == "tsmctl disconnect: invalid PCI address 'TSM0' (expected [DDDD:]BB:DD.F)"* ]]
+	[[ "$stderr" == "tsmctl disconnect: invalid PCI address 'TSM0' (expected [DDDD:]BB:DD.F, or [DDDD:]BB:DD for a slot)"* ]]
 	run --separate-stderr t disconnect 41:00.0 tsm00
 	[[ "$stderr" == "tsmctl disconnect: invalid TSM name 'tsm00' (expected tsmN)"* ]]
 	run t disconnect --wait 1 41:00.0

@@ -8,7 +8,8 @@ load lib/helpers
 setup() {
 	ROOT=$(static_tree sev-tio)
 	BIN=$(mktemp -d "$BATS_TEST_TMPDIR/bin.XXXXXX")
-	printf '#!/bin/sh\nexec "%s" --sysroot "%s" "$@"\n' "$TSMCTL" "$ROOT" > "$BIN/tsmctl"
+	# the C locale: tree draws in ASCII there, as the pages show it
+	printf '#!/bin/sh\nLC_ALL=C exec "%s" --sysroot "%s" "$@"\n' "$TSMCTL" "$ROOT" > "$BIN/tsmctl"
 	chmod +x "$BIN/tsmctl"
 }
 

@@ -134,3 +134,54 @@ teardown() {
 	expect_status 0
 	[ "$stderr" = "tsmctl host-bridges: no PCI host bridge (pciDDDD:BB) found below $ROOT/sys/devices" ]
 }
+
+@test "host-bridges -d: the host bridge of any PCI function, a slot's, a VMD domain's" {
+	run --separate-stderr t host-bridges -n -o NAME -d 41:00.0
+	[ "$output" = "pci0000:40" ]
+	# a function the devices view does not show (no TEE, IDE or DOE) has one too
+	run --separate-stderr t host-bridges -n -o NAME -d 82:00.0,41:00
+	[ "${lines[*]}" = "pci0000:40 pci0000:80" ]
+	run --separate-stderr t host-bridges -n -o NAME -d 82:00.0 -b pci0000:40
+	[ -z "$output" ]
+	[ "$stderr" = "tsmctl host-bridges: no host bridge matches -d 0000:82:00.0 -b pci0000:40" ]
+	run --separate-stderr t host-bridges -d 99:00.0 -J
+	[ "$status" -eq 1 ]
+	json_is '.host_bridges' '[]'
+	ROOT=$(static_tree hosts-anywhere)
+	run --separate-stderr t host-bridges -n -o NAME -d 10000:e1:00.0
+	[ "$output" = "pci10000:e0" ]
+	# the VMD endpoint that holds that domain sits below pci0000:00
+	[ -d "$ROOT/sys/bus/pci/devices/0000:00:0e.0/pci10000:e0" ]
+	run --separate-stderr t host-bridges -n -o NAME -d 00:0e.0
+	[ "$output" = "pci0000:00" ]
+}
+
+@test "host-bridges --exhausted: the pools at 0, not those without one" {
+	ROOT=$(static_tree audit-generic)
+	run --separate-stderr t host-bridges -n -r -o NAME,AVAILABLE --exhausted
+	[ "$output" = "pci0000:40 0" ]
+	ROOT=$(static_tree tdx-connect)
+	run --separate-stderr t host-bridges --exhausted
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ "$stderr" = "tsmctl host-bridges: no host bridge has an exhausted pool (available_secure_streams 0)" ]
+	for c in devices streams list tree; do
+		run --separate-stderr t "$c" --exhausted
+		[ "$status" -eq 2 ] || { echo "$c: exit $status"; return 1; }
+	done
+}
+
+@test "live: a pool used up is --exhausted, a disconnect takes it off" {
+	mount_live audit-generic
+	run --separate-stderr t host-bridges -n -o NAME --exhausted
+	[ "$output" = "pci0000:40" ]
+	run t disconnect --no-syslog 41:00
+	expect_status 0
+	[ "$(avail pci0000:40)" -eq 1 ]
+	run --separate-stderr t host-bridges -n -o NAME --exhausted
+	[ -z "$output" ]
+	run t connect --no-syslog 41:00.0 tsm0
+	[ "$(avail pci0000:40)" -eq 0 ]
+	run --separate-stderr t host-bridges -n -o NAME --exhausted -d 41:00.2
+	[ "$output" = "pci0000:40" ]
+}

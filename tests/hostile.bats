@@ -12,13 +12,14 @@
 load lib/helpers
 
 # The read commands; each runs as a table and with -J.
-CMDS=("list" "devices" "devices --all" "streams" "streams -v" "host-bridges" "audit")
-JSON_ARRAY=(tsms devices devices streams streams host_bridges checks)
-JSON_VERSION=(1 1 1 1 1 2 1)	# each document's schema_version (host_bridges: tsm became tsms)
-JSON_SCHEMA=(list devices devices streams streams host-bridges audit)	# schema/NAME.schema.json
-# The ones that read everything the others do (devices --all ⊇ devices, streams -v ⊇ streams):
-# traced, and run as nobody.
-WIDE=(0 2 4 5 6)
+CMDS=("list" "devices" "devices --all" "streams" "streams -v" "host-bridges" "audit" "tree --all"
+	"devices --all -v")
+JSON_ARRAY=(tsms devices devices streams streams host_bridges checks tree devices)
+JSON_VERSION=(1 1 1 1 1 2 1 1 1)	# each document's schema_version (host_bridges: tsm became tsms)
+JSON_SCHEMA=(list devices devices streams streams host-bridges audit tree devices)	# schema/NAME.schema.json
+# The ones that read everything the others do (devices --all ⊇ devices, streams -v ⊇ streams,
+# tree --all and devices --all -v ⊇ devices --all): traced, and run as nobody.
+WIDE=(0 2 4 5 6 7 8)
 # A hang limit, not a speed target: a sanitizer build (make check-asan sets
 # ASAN_OPTIONS) runs each allocation through its quarantine, several times slower.
 LIMIT=10

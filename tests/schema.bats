@@ -24,6 +24,10 @@ VIEWS=(
 	"devices devices --all"
 	"streams streams"
 	"host-bridges host-bridges"
+	"tree tree"
+	"tree tree --all"
+	"devices devices -v"
+	"devices devices --all -v"
 	"audit audit"
 	"audit audit --short --strict"
 )
@@ -136,7 +140,7 @@ check() {
 	done
 	WHERE="any tree"
 	rec audit-checks audit --list-checks -J
-	for v in list devices streams host-bridges; do
+	for v in list devices streams host-bridges tree audit; do
 		rec columns "$v" -H -J
 	done
 	check "$MAN"
@@ -275,7 +279,7 @@ check() {
 	run --separate-stderr "$CHECK" --doctor "$SCHEMAS" <(cat "$MANIFESTS"/*)
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" =~ against\ 14\ schemas,\ ([0-9]+)\ doctored\ copies:\ 0\ problems$ ]]
+	[[ "$output" =~ against\ 15\ schemas,\ ([0-9]+)\ doctored\ copies:\ 0\ problems$ ]]
 	[ "${BASH_REMATCH[1]}" -gt 300 ]
 	# and the check itself reports a document that does not fit
 	bad=$BATS_TEST_TMPDIR/bad.json
@@ -284,4 +288,19 @@ check() {
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"doctored: devices.schema.json: at /devices/0: 'bdf' is a required property"* ]]
 	[[ "$output" == *"doctored: devices.schema.json: at /devices/0/tee_io: 'yes' is not of type 'boolean', 'null'"* ]]
+}
+
+@test "tree's schema holds host-bridges' host_bridge and devices' definitions, unchanged" {
+	local def
+	for def in $(jq -r '."$defs" | keys[]' "$SCHEMAS/devices.schema.json"); do
+		diff <(jq -S --arg d "$def" '."$defs"[$d]' "$SCHEMAS/devices.schema.json") \
+			<(jq -S --arg d "$def" '."$defs"[$d]' "$SCHEMAS/tree.schema.json") ||
+			{ echo "tree.schema.json: \$defs/$def differs from devices.schema.json"; return 1; }
+	done
+	diff <(jq -S '."$defs".host_bridge' "$SCHEMAS/host-bridges.schema.json") \
+		<(jq -S '."$defs".host_bridge' "$SCHEMAS/tree.schema.json")
+	# and a change to one of them shows
+	run diff <(jq -S '."$defs".device' "$SCHEMAS/devices.schema.json") \
+		<(jq -S '."$defs".device | .required -= ["detail"]' "$SCHEMAS/tree.schema.json")
+	[ "$status" -ne 0 ]
 }

@@ -206,3 +206,63 @@ teardown() {
 	expect_status 1
 	[[ "$output" == *"root port secure+ide-fail"* ]]
 }
+
+@test "--state selects streams by both partners' states, OR within the list, AND with the filters" {
+	ROOT=$(static_tree broken)
+	state_is() {
+		run --separate-stderr t streams -n -o NAME --state "$1" "${@:3}"
+		[ "$status" -eq 0 ] || { echo "--state $1: exit $status"; return 1; }
+		[ "${lines[*]}" = "$2" ] || { echo "--state $1 ${*:3}: '${lines[*]}', expected '$2'"; return 1; }
+	}
+	state_is insecure stream0.0.0
+	state_is ide-fail stream1.1.0
+	state_is dangling stream3.2.0
+	state_is secure ""
+	state_is insecure,dangling "stream0.0.0 stream3.2.0"
+	state_is "ide-fail insecure" "stream0.0.0 stream1.1.0"
+	state_is insecure,ide-fail,dangling "stream0.0.0 stream1.1.0 stream3.2.0" -b pci0000:40
+	state_is insecure "" -d 42:00.0
+	state_is ide-fail stream1.1.0 -t tsm0
+	# the words are the partners' (STATES): the root port of stream0.0.0 is the insecure one
+	run --separate-stderr t streams -n -r -o NAME,EP-STATE,RP-STATE --state insecure
+	[ "$output" = "stream0.0.0 secure insecure" ]
+	run --separate-stderr t streams --state secure
+	[ "$stderr" = "tsmctl streams: no stream is in the --state asked for" ]
+	run --separate-stderr t streams --state insecure -d 42:00.0
+	[ "$stderr" = "tsmctl streams: no stream in the --state asked for matches -d 0000:42:00.0" ]
+	ROOT=$(static_tree sev-tio)
+	state_is secure stream0.0.0
+	state_is insecure ""
+}
+
+@test "--state: unknown words and empty lists are usage errors; other views refuse it" {
+	for bad in bogus "" "," "secure,bogus" Secure; do
+		run --separate-stderr t streams --state "$bad"
+		[ "$status" -eq 2 ] || { echo "'$bad': exit $status"; return 1; }
+		[ -z "$output" ]
+	done
+	[[ "$stderr" == *"invalid --state 'Secure' (expected secure, insecure, ide-fail or dangling)"* ]]
+	for c in devices host-bridges list tree audit; do
+		run --separate-stderr t "$c" --state secure
+		[ "$status" -eq 2 ] || { echo "$c: exit $status"; return 1; }
+		[[ "$stderr" == *"unrecognized option '--state'"* ]]
+	done
+}
+
+@test "live: --state follows what the registers say after a drop to INSECURE and an IDE_FAIL" {
+	mount_live sev-tio
+	run --separate-stderr t streams -n -o NAME --state secure
+	[ "$output" = "stream0.0.0" ]
+	echo "drop 0000:41:00.0 rp" > "$ROOT/tsm-sim-control"
+	run --separate-stderr t streams -n -o NAME --state insecure
+	[ "$output" = "stream0.0.0" ]
+	run --separate-stderr t streams -n -o NAME --state secure
+	[ -z "$output" ]
+	run t connect --no-syslog 81:00.0 tsm0
+	echo "ide-fail 0000:81:00.0 both" > "$ROOT/tsm-sim-control"
+	run --separate-stderr t streams -n -r -o HOST-BRIDGE,NAME --state ide-fail
+	[ "$output" = "pci0000:80 stream0.0.0" ]
+	# IDE_FAIL is never "secure", though both blocks still read SECURE
+	run --separate-stderr t streams -n -o NAME --state secure
+	[ -z "$output" ]
+}

@@ -164,6 +164,10 @@ int option_error(const struct cmd_def *cmd, const struct option *longopts, const
 		 int optopt, bool missing);
 /* "tsmctl 0.2.0 (git DESCRIPTION)" on stdout. */
 void print_version(void);
+/* tsmctl --help: the commands (tsmctl.c). */
+void tsmctl_usage(FILE *out);
+/* "unknown command 'X'; did you mean 'Y'?" and a pointer to --help: EXIT_USAGE (tsmctl.c). */
+int tsmctl_unknown_command(const char *name);
 
 /* Strict option values: decimal digits (and one '.' for seconds) only. 0 or -EINVAL/-ERANGE. */
 int parse_decimal(const char *s, unsigned long long max, unsigned long long *out);
@@ -190,6 +194,8 @@ extern volatile sig_atomic_t cmd_signal;
 void cmd_catch_signals(void);
 
 bool filter_match(const struct filter *f, const char *name);
+/* ARG added to the filter ID (COMMON_DEVICE, _TSM, _HOST_BRIDGE) as the option reads it: 0 or EXIT_USAGE. */
+int filter_add_arg(struct cmd_ctx *ctx, enum common_opt id, const char *arg);
 static inline bool filter_active(const struct filter *f)
 {
 	return f->n > 0;

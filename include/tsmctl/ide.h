@@ -72,7 +72,10 @@ struct ide_stream_regs {
 	uint32_t ctl;
 	uint32_t status;
 	bool enabled;		/* ctl bit 0 */
+	bool xt;		/* ctl bit 1: XT enable (pciutils) */
+	unsigned int aggr_npr, aggr_pr, aggr_cpl;	/* ctl 3:2, 5:4, 7:6: Tx aggregation, 0 none .. 3 up to 8 */
 	bool pcrc;		/* ctl bit 8 */
+	unsigned int partial_header;	/* ctl 13:10: 0 none, 1..4 = 17:2, 25:2, 33:2, 41:2 */
 	unsigned int algorithm;	/* ctl 18:14 */
 	unsigned int tc;	/* ctl 21:19 */
 	unsigned int stream_id;	/* ctl 31:24 */

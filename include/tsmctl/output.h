@@ -45,6 +45,12 @@ struct table;
 struct table *table_new(const struct output_opts *o, const struct column *cols);
 /* Add one row; VALUES[i] belongs to column o->cols[i] and is taken over (NULL: empty). */
 void table_add_row(struct table *t, char **values);
+/*
+ * A tree (tsmctl tree): a row below PARENT (NULL: a root), drawn by the
+ * column whose flags have SCOLS_FL_TREE, ASCII unless the locale is UTF-8.
+ */
+struct table_row;
+struct table_row *table_add_child_row(struct table *t, struct table_row *parent, char **values);
 int table_print_free(struct table *t);
 
 /* {"schema_version": 1, "<name>": [ item, ... ] } written as it goes. */

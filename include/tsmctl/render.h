@@ -7,8 +7,15 @@
 
 #include "tsmctl/snapshot.h"
 
-/* "0000:41:00.0" style device object for the devices view. */
-struct json_object *render_device_json(const struct pci_func *f);
+/*
+ * "0000:41:00.0" style device object for the devices view; DETAIL is the
+ * object of its "detail" key (taken over), NULL for null (not devices -v).
+ */
+struct json_object *render_device_json(const struct pci_func *f, struct json_object *detail);
+/* One host-bridges view object. */
+struct json_object *render_hb_json(const struct host_bridge *hb);
+/* A Selective block's registers: what a stream partner and devices -v show of it. */
+void render_sel_block_json(struct json_object *o, const struct ide_sel_stream *b);
 /* The IDE capability summary, null when unknown (needs root) or absent. */
 struct json_object *render_ide_cap_json(const struct pci_func *f);
 /* One streams-view object. */
@@ -30,6 +37,8 @@ void render_read_error(struct json_object *errors, const char *name, int err);
 char *render_algorithm(unsigned int alg);
 /* "secure", "insecure", "reserved(N)"; NULL when the block is unknown. */
 char *render_state(const struct ide_sel_stream *b);
+/* The same for a status register's state field (a Link block's too). */
+char *render_state_word(unsigned int state);
 /*
  * A partner's state in the one vocabulary of tables, actions and watch
  * (enum partner_state): "secure", "disabled", "reserved(N)", "needs-root",
@@ -40,5 +49,28 @@ char *render_partner_state(const struct ide_stream *s, bool endpoint);
 char *render_ide_cap_text(const struct pci_func *f);
 /* The device's pcie_type name, NULL when unknown. */
 const char *render_pcie_type(const struct pci_func *f);
+
+/* The columns a function shows in devices (its ids) and tree: one place for their cells. */
+enum func_cell {
+	FC_BDF, FC_VENDOR_ID, FC_DEVICE_ID, FC_VENDOR, FC_DEVICE, FC_TYPE, FC_TEE, FC_IDE, FC_DOE,
+	FC_TSMDIR, FC_CONNECTED, FC_DSM, FC_BOUND, FC_AUTH, FC_LOCKED, FC_ACCEPTED, FC_DRIVER,
+	FC_ROOT_PORT, FC_HB, FC_STATE,
+};
+char *render_func_cell(const struct pci_func *f, enum func_cell col);
+/*
+ * A function's TSM state in words (tsmctl-tree(8), STATE): connected,
+ * not-connected, dependent, locked, accepted, unlocked, with ",bound";
+ * "(unreadable)" or "(malformed)" where an attribute could not be used.
+ */
+char *render_func_state(const struct pci_func *f);
+/* devices -v: one function in full, as text on stdout (render-detail.c). */
+void render_device_detail_text(const struct tsm_snapshot *snap, const struct pci_func *f);
+/* devices -v -J: the device object's "detail". */
+struct json_object *render_device_detail_json(const struct tsm_snapshot *snap,
+					      const struct pci_func *f);
+/* A host bridge's pool: available_secure_streams, "none" without one, or why it is unknown. */
+char *render_pool_cell(const struct host_bridge *hb);
+/* "tsm0,tsm1": the TSMs using a host bridge (a pool may serve several). */
+char *render_hb_tsms(const struct host_bridge *hb);
 
 #endif

@@ -18,6 +18,13 @@ struct host_bridge;
 struct pci_func;
 struct ide_stream;
 
+/* One BAR as the kernel's resource file gives it (read with SCAN_DETAIL). */
+struct pci_bar {
+	unsigned int index;	/* 0-5; 6 is the expansion ROM */
+	uint64_t start, end;
+	uint64_t flags;		/* IORESOURCE_*: include/linux/ioport.h */
+};
+
 struct tsm {
 	char *name;		/* "tsm0" */
 	int id;
@@ -61,6 +68,7 @@ struct pci_func {
 	unsigned int domain, bus, dev, fn;
 	struct host_bridge *hb;
 	struct pci_func *root_port;	/* first PCI device below the host bridge */
+	struct pci_func *parent;	/* the bridge above it, NULL below the host bridge (SCAN_TREE) */
 	char *driver;
 
 	/* config space, decoded once */
@@ -102,6 +110,12 @@ struct pci_func {
 	char *physfn;		/* a VF's PF (physfn link), NULL otherwise */
 	bool has_sriov;		/* sriov_numvfs/offset/stride read */
 	unsigned int sriov_numvfs, sriov_offset, sriov_stride;
+
+	/* SCAN_DETAIL: the resource file's BARs in use, and the iommu_group link */
+	bool bars_known;	/* resource was read */
+	struct pci_bar *bars;
+	size_t nr_bars;
+	char *iommu_group;	/* the group's number, NULL without the link */
 
 	struct tsm *connected_tsm;	/* resolved from `connect` */
 	struct pci_func *dsm_func;	/* resolved from `dsm` */
@@ -189,6 +203,10 @@ enum scan_flags {
 	SCAN_ALL_FUNCS	= 1u << 4,	/* every IDE/TEE-capable PCIe function */
 	/* config of the root-bus ports of host bridges with a pool; SR-IOV of tsm/ functions */
 	SCAN_IDE_PORTS	= 1u << 5,
+	/* every function's path to its host bridge: the bridges between, with parent set */
+	SCAN_TREE	= 1u << 6,
+	/* each function's config in full, its BARs, IOMMU group and SR-IOV (devices -v) */
+	SCAN_DETAIL	= 1u << 7,
 };
 
 /* Scan sysfs into SNAP. Never fails: what cannot be read is absent (or -errno) in the model. */
@@ -205,6 +223,16 @@ struct tsm *snapshot_find_tsm(const struct tsm_snapshot *snap, const char *name)
 const struct tsm *snapshot_first_link_tsm(const struct tsm_snapshot *snap);
 struct host_bridge *snapshot_find_hb(const struct tsm_snapshot *snap, const char *name);
 struct pci_func *snapshot_find_func(const struct tsm_snapshot *snap, const char *bdf);
+/* The host bridge whose directory holds DIR (the deepest: a VMD domain's sits below another's). */
+struct host_bridge *snapshot_hb_holding(const struct tsm_snapshot *snap, const char *dir);
+/*
+ * The host bridges of the functions NAME (a BDF, or a slot "DDDD:BB:DD.*")
+ * names, looked up in sysfs like the filters' names: any PCI function, not
+ * only those the scan needed. Adds each to HBS (N entries, room for
+ * snap->nr_hbs) once.
+ */
+void snapshot_device_hbs(const struct tsm_snapshot *snap, const char *name,
+			 const struct host_bridge **hbs, size_t *n);
 
 /* What filters named: canonical BDFs or slots "DDDD:BB:DD.*", tsmN, pciDDDD:BB. */
 struct snapshot_names {
@@ -252,6 +280,17 @@ bool func_connected(const struct pci_func *f);
 const char *func_lock_holder(const struct pci_func *f);
 /* tsm/accept: 1 or 0; -1 when absent, unreadable or neither "0" nor "1". */
 int func_accepted(const struct pci_func *f);
+/* tsm/connect exists, was read, and names no TSM: a DSM that is not connected. */
+bool func_not_connected(const struct pci_func *f);
+/*
+ * The DSM a function belongs to as a dependent: what tsm/dsm names, else
+ * (unconnected) function 0 of its slot, for a VF function 0 of its PF's
+ * slot, when the snapshot has it (ABI.md §2.2: the kernel's dependents).
+ * NULL for a DSM candidate itself, or when none is known.
+ */
+const struct pci_func *func_dsm_of(const struct tsm_snapshot *snap, const struct pci_func *f);
+/* Is A on B's path to its host bridge (SCAN_TREE's parents)? */
+bool func_is_ancestor(const struct pci_func *a, const struct pci_func *b);
 /*
  * The TSM of a function, what -t matches: the one it is connected to, else
  * the one holding its lock, else its DSM's (a dependent's context). NULL: none.
@@ -299,6 +338,8 @@ enum tsm_stream_links tsm_stream_links(const struct tsm *t);
 bool hb_has_tsm(const struct host_bridge *hb, const struct tsm *t);
 /* The host bridge shows no available_secure_streams (and reading did not fail): no IDE pool. */
 bool hb_no_pool(const struct host_bridge *hb);
+/* available_secure_streams reads 0: a pool whose every stream is in use. */
+bool hb_exhausted(const struct host_bridge *hb);
 /*
  * Why F cannot be connected for lack of a pool: "its host bridge pciDDDD:BB
  * has no IDE stream pool (...)"; NULL when it has one (TDX: no ACPI KEYP
@@ -351,6 +392,13 @@ bool stream_is_real(const struct ide_stream *s);
 bool stream_secure(const struct ide_stream *s);
 /* Either partner's block has IDE_FAIL set (it received an IDE Fail message). */
 bool stream_ide_fail(const struct ide_stream *s);
+/*
+ * A stream of its own whose both blocks were read, and which is not secure:
+ * a partner disabled, INSECURE or in a reserved state (IDE_FAIL aside).
+ */
+bool stream_insecure(const struct ide_stream *s);
+/* The link names no endpoint below its host bridge (partner state "dangling"). */
+bool stream_dangling(const struct ide_stream *s);
 
 /*
  * One partner of a stream, in the words every view uses (tsmctl-streams(8),

@@ -27,16 +27,27 @@ struct view {
 	const int *(*tree_defaults)(const struct tsm_snapshot *snap, size_t *n);
 	/* The view's objects in order: object I, or NULL past the last. */
 	const void *(*item)(const struct tsm_snapshot *snap, size_t i);
+	/* Before the rows, once the filters named things that exist: what selected() needs. */
+	void (*prepare)(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap);
 	/* Does the object pass the filters? NULL: every object is shown. */
-	bool (*selected)(const struct cmd_ctx *ctx, const void *item);
+	bool (*selected)(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap,
+			 const void *item);
 	char *(*cell)(const struct tsm_snapshot *snap, const void *item, int col);
 	struct json_object *(*json)(const struct tsm_snapshot *snap, const void *item);
+	/* Without -J: the object in full as text (devices -v), instead of a table row. NULL: rows. */
+	void (*text)(const struct tsm_snapshot *snap, const void *item);
 	/* After the rows, on stderr: why SHOWN objects are all there is (or notes). */
 	void (*explain)(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap, size_t shown);
 };
 
 /* -t of an object several TSMs use (a shared host bridge): does any of HB's TSMs pass? */
 bool filter_match_hb_tsms(const struct filter *f, const struct host_bridge *hb);
+
+/*
+ * -H, positional arguments and -o/--output-all for V: true to go on with the
+ * columns set; false when the command is over, *status its exit status.
+ */
+bool view_columns(struct cmd_ctx *ctx, const struct view *v, int *status);
 
 /* Run the view V (scan flags SCAN) for CTX's command; its exit status. */
 int view_run(struct cmd_ctx *ctx, const struct view *v, unsigned int scan);
