@@ -46,7 +46,7 @@ struct scan_ctx {
 	struct tsm_snapshot *snap;
 	unsigned int flags;
 	unsigned int plan, partner_plan;	/* enum cfg_part: see read_plan() */
-	bool audit_plan;	/* SCAN_IDE_PORTS: the files the checks judge, not all a view shows */
+	bool audit_plan;	/* audit, metrics: the files the checks judge, not all a view shows */
 	bool may_lock;		/* a TSM that may lock functions: devsec, or of unknown mode */
 	size_t cfg_funcs, cfg_reads, cfg_bytes, cfg_cycles;	/* what config reads cost */
 	size_t cap_tsms, cap_hbs, cap_funcs, cap_streams;	/* the snapshot's lists */
@@ -254,7 +254,7 @@ static void read_plan(struct scan_ctx *ctx)
 	 * features of a device not connected (can it be?), the driver of one
 	 * with tsm/lock, a dependent's PF, a stream endpoint's VF geometry.
 	 */
-	ctx->audit_plan = flags & SCAN_IDE_PORTS;
+	ctx->audit_plan = (flags & SCAN_IDE_PORTS) && !(flags & (SCAN_TREE | SCAN_DETAIL));
 
 	ctx->plan = flags & SCAN_IDE_PORTS ? PLAN_AUDIT : PLAN_DEVICE;
 	if (!(flags & (SCAN_DEVICES | SCAN_ALL_FUNCS | SCAN_IDE_PORTS)))
@@ -1448,6 +1448,8 @@ static void scan_ancestors(struct scan_ctx *ctx)
 			f->parent = func_get(ctx, canon);
 			func_set_dir(ctx, f->parent, up);
 			func_read_config(ctx, f->parent);
+			if (!f->parent->listed)	/* a port's mailboxes, known as a device's */
+				func_read_doe(f->parent);
 		}
 		free(up);
 	}

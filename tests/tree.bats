@@ -224,3 +224,13 @@ node() {
 		'["needs_root",null,["needs-root"]]' ]
 	[[ "$stderr" == *"config space past 64 bytes needs root"* ]]
 }
+
+@test "a node's device is the device devices shows: DOE features known for DSMs and for ports alike" {
+	local devs
+	devs=$(t devices --all -J | jq -c '[.devices[] | {bdf, doe_features, connected}] | sort_by(.bdf)')
+	run t tree --all -J
+	[ "$status" -eq 0 ]
+	# a connected DSM's mailboxes are read, as devices reads them (not left unknown)
+	json_is '[.. | objects | select(.kind? == "function") | .device | {bdf, doe_features, connected}] | sort_by(.bdf)' "$devs"
+	json_is '[.. | objects | select(has("doe_features") and .doe_features == null)] | length' 0
+}
