@@ -545,13 +545,13 @@ static void func_read_detail(struct scan_ctx *ctx, struct pci_func *f)
 	func_read_tsm(ctx, f);
 	if (!ctx->audit_plan || f->has_lock)
 		func_read_driver(f);
-	if (ctx->flags & SCAN_DETAIL) {	/* devices -v: all there is */
-		func_read_sriov(f, true, true);
-		scan_read_func_extras(f);
-	} else if (ctx->audit_plan) {
+	if (ctx->audit_plan)
 		func_read_sriov(f, f->dsm && *f->dsm && !streq(f->dsm, f->bdf),
 				((struct scan_func *)f)->stream_endpoint);
-	}
+	else if (ctx->flags & (SCAN_IDE_PORTS | SCAN_DETAIL))
+		func_read_sriov(f, true, true);
+	if (ctx->flags & SCAN_DETAIL)	/* devices -v: all there is */
+		scan_read_func_extras(f);
 }
 
 /* ---- TSMs ---- */

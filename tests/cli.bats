@@ -387,6 +387,8 @@ setup() {
 	"$TSMCTL" audit --help | grep -q -- '--strict  *count warnings as failures' ||
 		{ echo "audit --strict"; bad=$((bad + 1)); }
 	[ "$bad" -eq 0 ]
+}
+
 @test "tsmctl help lists the commands, help COMMAND is its --help, on stdout, exit 0" {
 	run --separate-stderr "$TSMCTL" help
 	[ "$status" -eq 0 ]

@@ -773,6 +773,7 @@ sel_reg() {
 	[ "$stderr" = "tsmctl connect 0000:81:00.0: $ro is on a read-only file system: tsm/connect cannot be written there (EROFS)" ]
 	[ -z "$(cat "$(dev 0000:81:00.0)/tsm/connect")" ]
 }
+
 @test "a slot is its DSM: connect 81:00 and disconnect 81:00 write function 0, said on stderr" {
 	mount_live sev-tio
 	run --separate-stderr t connect --no-syslog -J 81:00 tsm0
