@@ -428,14 +428,21 @@ static char *with_note(char *msg, char *note)
 static char *predicted_failure(const struct tsm_snapshot *snap, enum tsm_action action,
 			       const struct pci_func *f, const char *name, const char *shown)
 {
-	char *why, *s;
+	char *why, *esc, *s;
+	bool no_pool;
 
 	if (action != ACTION_CONNECT || !f)
 		return NULL;
-	if (!(why = func_no_pool_reason(f)))
-		return func_connect_blocker(f, snapshot_find_tsm(snap, name));
-	s = xasprintf("%s, so %s cannot set up an IDE stream", why, shown);
+	why = func_no_pool_reason(f);
+	no_pool = why;
+	if (!why && !(why = func_connect_blocker(f, snapshot_find_tsm(snap, name))))
+		return NULL;
+	esc = text_escape(why);	/* it names tree objects */
 	free(why);
+	if (!no_pool)
+		return esc;
+	s = xasprintf("%s, so %s cannot set up an IDE stream", esc, shown);
+	free(esc);
 	return s;
 }
 

@@ -88,12 +88,13 @@ static struct node *func_node(const struct tree *t, const struct pci_func *f)
 	return p ? &t->funcs[p - t->snap->funcs] : NULL;
 }
 
+/* By identity, not bsearch: host bridges found through links or functions follow the sorted ones. */
 static struct node *hb_node(const struct tree *t, const struct host_bridge *hb)
 {
-	struct host_bridge *const *p = hb ? bsearch(&hb, t->snap->hbs, t->snap->nr_hbs,
-						    sizeof(*t->snap->hbs), hb_cmp) : NULL;
-
-	return p ? &t->hbs[p - t->snap->hbs] : NULL;
+	for (size_t i = 0; hb && i < t->snap->nr_hbs; i++)
+		if (t->snap->hbs[i] == hb)
+			return &t->hbs[i];
+	return NULL;
 }
 
 /* Where a function hangs by the bus alone: its bridge, else its host bridge. */
@@ -185,7 +186,8 @@ static void mark_stream(struct tree *t, const struct ide_stream *s)
 	struct node *n;
 
 	if (stream_dangling(s) || !s->endpoint) {
-		mark(hb_node(t, s->hb), s, "host_bridge", NULL, true);
+		if ((n = hb_node(t, s->hb)))
+			mark(n, s, "host_bridge", NULL, true);
 		return;
 	}
 	if ((n = func_node(t, s->endpoint)) && n->in)

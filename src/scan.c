@@ -432,6 +432,10 @@ static void func_read_doe(struct pci_func *f)
 	char *dir = path_join(f->dir, "doe_features"), **names;
 	size_t n;
 
+	/* read again (a port above several functions, a function listed again): the last read holds */
+	strv_free(f->doe_features, f->nr_doe_features);
+	f->doe_features = NULL;
+	f->nr_doe_features = 0;
 	/* without doe_features/ the features are unknown, unless there is no DOE mailbox at all */
 	f->doe_known = func_cfg_known(f) && !f->cfg.nr_doe;
 	if (!sysfs_list(dir, &names, &n)) {
@@ -1448,7 +1452,7 @@ static void scan_ancestors(struct scan_ctx *ctx)
 			f->parent = func_get(ctx, canon);
 			func_set_dir(ctx, f->parent, up);
 			func_read_config(ctx, f->parent);
-			if (!f->parent->listed)	/* a port's mailboxes, known as a device's */
+			if (!f->parent->doe_known)	/* a port's mailboxes, known as a device's */
 				func_read_doe(f->parent);
 		}
 		free(up);

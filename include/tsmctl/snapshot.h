@@ -106,7 +106,7 @@ struct pci_func {
 	char *upstream;		/* that bridge's BDF, NULL when not read */
 	struct ide_addr_assoc up_mem, up_pref;
 
-	/* SR-IOV, read with SCAN_IDE_PORTS for functions with a tsm/ entry */
+	/* SR-IOV: read with SCAN_IDE_PORTS or SCAN_DETAIL; audit and metrics read only what they judge */
 	char *physfn;		/* a VF's PF (physfn link), NULL otherwise */
 	bool has_sriov;		/* sriov_numvfs/offset/stride read */
 	unsigned int sriov_numvfs, sriov_offset, sriov_stride;
