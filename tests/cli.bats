@@ -347,9 +347,13 @@ setup() {
 	run --separate-stderr t connect --dry-run -- 81:00.0 tsm0
 	expect_status 0
 	[ "${lines[0]}" = "0000:81:00.0: would write 'tsm0' to $ROOT/sys/bus/pci/devices/0000:81:00.0/tsm/connect" ]
+	# devices takes BDFs as operands (issue 32): after -- one is still checked as one
 	run --separate-stderr t devices -- extra
 	expect_status 2
-	[[ "$stderr" == *"unexpected argument 'extra'"* ]]
+	[[ "$stderr" == *"invalid PCI address 'extra'"* ]]
+	run --separate-stderr t devices -J -- 41:00.0
+	expect_status 0
+	json_is '[.devices[].bdf]' '["0000:41:00.0"]'
 	# an option's spelling after -- is an operand too
 	run --separate-stderr t connect --dry-run -- --all tsm0
 	expect_status 2
