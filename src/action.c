@@ -7,7 +7,6 @@
  * command decides what to say.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,13 +19,12 @@
 #include "tsmctl/explain.h"
 #include "tsmctl/names.h"
 #include "tsmctl/render.h"
+#include "tsmctl/stopsig.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/uevent.h"
 #include "tsmctl/util.h"
 
 #define PCI_DEVICES	"sys/bus/pci/devices"
-
-volatile sig_atomic_t action_signal;
 
 /* Messages quote attribute text from the tree: never let its control bytes reach a terminal. */
 static char *printable(char *msg)
@@ -195,7 +193,7 @@ int action_apply(const struct tsm_snapshot *snap, enum tsm_action action, const 
 		plan->value = xstrdup(plan->tsm);
 	if (plan->err || plan->already || (flags & ACTION_DRY_RUN))
 		return plan->err;
-	if (action_signal)
+	if (stop_signal)
 		return plan->err = -EINTR;	/* abandoned before the store: nothing changed */
 	/* a copy or capture takes a write as a file and would show what no kernel did */
 	if (!(flags & ACTION_FORCE) && !sysfs_takes_stores()) {
@@ -452,21 +450,6 @@ enum action_verdict action_verify(const struct action_plan *plan, const struct t
 	return v;
 }
 
-static void on_signal(int sig)
-{
-	action_signal = sig;
-}
-
-void action_catch_signals(void)
-{
-	/* No SA_RESTART: an interrupted store must never be issued a second time. */
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
 int action_wait_ready(const char *tsm, double seconds)
 {
 	char *const names[] = { (char *)tsm };
@@ -476,5 +459,5 @@ int action_wait_ready(const char *tsm, double seconds)
 	 * (ABI.md §1.2, §2.8): once it is ready, a missing tsm/connect stays missing,
 	 * so there is nothing left to wait for and the store's checks explain it.
 	 */
-	return tsm_wait(names, 1, seconds, &action_signal, "connect", NULL);
+	return tsm_wait(names, 1, seconds, &stop_signal, "connect", NULL);
 }

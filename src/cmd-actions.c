@@ -7,7 +7,6 @@
  * words come from explain_action() (explain-action.c).
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +21,7 @@
 #include "tsmctl/render.h"
 #include "tsmctl/slot.h"
 #include "tsmctl/snapshot.h"
+#include "tsmctl/stopsig.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
 
@@ -396,8 +396,7 @@ static char *done_message(const struct batch *b, const char *tsm)
 
 static char *interrupted_message(void)
 {
-	return xasprintf("not attempted: interrupted by %s",
-			 action_signal == SIGINT ? "SIGINT" : "SIGTERM");
+	return xasprintf("not attempted: interrupted by %s", stopsig_name(stop_signal));
 }
 
 static void set_result(struct target *t, enum result r, int err, char *message)
@@ -748,13 +747,13 @@ static int run_action(struct cmd_ctx *ctx)
 
 	if (rc)
 		goto out;
-	action_catch_signals();
+	stopsig_catch(0);
 	/* --wait is tsmctl wait TSM: not ready by then is a failure, and nothing is written */
 	if (param.wait_seconds >= 0 && (rc = action_wait_ready(b.tsm, param.wait_seconds))) {
 		if (rc == -EINTR) {
 			print_error("tsmctl %s: interrupted while waiting for %s; nothing written",
 				    verb_name(&b), b.tsm);
-			rc = 128 + action_signal;
+			rc = stopsig_exit_status();
 			goto out;
 		}
 		explain_not_ready(verb_name(&b), b.tsm, param.wait_seconds, rc);
@@ -788,8 +787,8 @@ static int run_action(struct cmd_ctx *ctx)
 	for (size_t i = 0; i < b.n; i++) {
 		struct target *t = &b.targets[i];
 
-		if (action_signal || failed_bdf) {
-			set_result(t, RESULT_SKIPPED, 0, action_signal ? interrupted_message() :
+		if (stop_signal || failed_bdf) {
+			set_result(t, RESULT_SKIPPED, 0, stop_signal ? interrupted_message() :
 				   xasprintf("not attempted after %s failed; --keep-going goes on",
 					     failed_bdf));
 			t->tsm = skipped_tsm(&b, &snap, t->bdf);
@@ -815,8 +814,8 @@ static int run_action(struct cmd_ctx *ctx)
 	if (accept_gate)
 		ev_gate_release(accept_gate);
 	accept_gate = NULL;
-	if (action_signal)
-		rc = 128 + action_signal;
+	if (stop_signal)
+		rc = stopsig_exit_status();
 	else
 		rc = any_failed ? EXIT_FAIL : EXIT_OK;
 out:

@@ -19,13 +19,13 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "tsmctl/action.h"
 #include "tsmctl/cli.h"
 #include "tsmctl/metrics.h"
 #include "tsmctl/output.h"
 #include "tsmctl/render.h"
 #include "tsmctl/rescan.h"
 #include "tsmctl/snapshot.h"
+#include "tsmctl/stopsig.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/uevent.h"
 #include "tsmctl/util.h"
@@ -494,10 +494,10 @@ static bool nap(double deadline, struct uevent_listener *l, const sigset_t *unbl
 {
 	bool moved = false;
 
-	while (!action_signal && !moved && now_s() < deadline)
+	while (!stop_signal && !moved && now_s() < deadline)
 		if (wait_fd(l->fd, deadline - now_s(), unblocked))
 			moved = uevents_drain(l);
-	while (moved && !action_signal && wait_fd(l->fd, WATCH_SETTLE, unblocked))
+	while (moved && !stop_signal && wait_fd(l->fd, WATCH_SETTLE, unblocked))
 		uevents_drain(l);
 	return moved;
 }
@@ -545,7 +545,7 @@ static int run_watch(struct cmd_ctx *ctx)
 
 	if (rc)
 		return rc;
-	action_catch_signals();
+	stopsig_catch(0);
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
@@ -568,10 +568,10 @@ static int run_watch(struct cmd_ctx *ctx)
 			old.nr_hbs, old.nr_hbs == 1 ? "" : "s", w.nr_failed,
 			w.nr_failed == 1 ? "" : "s", interval);
 	deadline = now_s() + interval;
-	while (!action_signal && (count < 0 || done < count) && !(w.failed && param.exit_on_fail)) {
+	while (!stop_signal && (count < 0 || done < count) && !(w.failed && param.exit_on_fail)) {
 		bool early = nap(deadline, &l, &unblocked), moved;
 
-		if (action_signal)
+		if (stop_signal)
 			break;
 		moved = early || rescan_look(cur.rescan);
 		if (moved)

@@ -9,7 +9,6 @@
 #ifndef TSMCTL_ACTION_H
 #define TSMCTL_ACTION_H
 
-#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -69,7 +68,7 @@ enum action_flags {
  * TSM may be NULL for a disconnect or an unlock (the TSM holding the device)
  * and is ignored by accept.
  * Check failures are the errno the kernel would give (ABI.md §1.2); a
- * pending SIGINT/SIGTERM (action_signal) abandons the store with -EINTR;
+ * pending SIGINT/SIGTERM (stop_signal, stopsig.h) abandons the store with -EINTR;
  * a tree that takes no stores (a copy) refuses it with -EROFS and
  * plan->refused, unless ACTION_FORCE.
  * Returns plan->err; release the plan with action_plan_release().
@@ -94,10 +93,6 @@ enum action_verdict action_verify(const struct action_plan *plan, const struct t
 
 /* Is the stream enabled and SECURE on both partners? */
 bool action_stream_secure(const struct ide_stream *s);
-
-/* The signal number of a SIGINT/SIGTERM that arrived since action_catch_signals(), or 0. */
-extern volatile sig_atomic_t action_signal;
-void action_catch_signals(void);
 
 /*
  * connect --wait: tsm_wait() (uevent.h) for TSM, the same readiness as
