@@ -232,23 +232,15 @@ char *action_check_tsm(const struct tsm_snapshot *snap, enum tsm_action action, 
 	return tsm && action != ACTION_ACCEPT ? explain_tsm_unfit(snap, action, tsm) : NULL;
 }
 
-bool action_stream_secure(const struct ide_stream *s)
-{
-	const struct ide_sel_stream *ep = stream_partner_block(s, true);
-	const struct ide_sel_stream *rp = stream_partner_block(s, false);
-
-	return ep && rp && ep->regs.enabled && rp->regs.enabled &&
-	       ep->regs.state == IDE_STATE_SECURE && rp->regs.state == IDE_STATE_SECURE;
-}
-
 /*
- * The devsec sample's rig (ABI.md §4): its emulated root port is never
- * enabled, so the endpoint's block alone says whether the connect worked.
+ * Both blocks the link names are SECURE; on the devsec sample's rig (ABI.md
+ * §4) its emulated root port is never enabled, so the endpoint's block alone
+ * says whether the connect worked.
  */
-static bool sample_rig_secure(const struct ide_stream *s, const struct ide_sel_stream *ep)
+static bool link_secure(const struct ide_stream *s)
 {
-	return func_is_devsec_sample_port(s->root_port) && ep && ep->regs.enabled &&
-	       ep->regs.state == IDE_STATE_SECURE;
+	return stream_block_secure(s, true) &&
+	       (stream_block_secure(s, false) || func_is_devsec_sample_port(s->root_port));
 }
 
 /* Append "WHAT" to a "; "-separated list. */
@@ -273,27 +265,27 @@ static enum action_verdict verify_connect(const struct action_plan *plan,
 	}
 	for (size_t i = 0; i < after->nr_streams; i++) {
 		const struct ide_stream *s = after->streams[i];
-		const struct ide_sel_stream *ep, *rp;
+		bool ep_fail, rp_fail;
 
 		if (s->endpoint != f)
 			continue;
 		nr++;
-		ep = stream_partner_block(s, true);
-		rp = stream_partner_block(s, false);
-		if ((!ep && f->needs_root) || (!rp && s->root_port && s->root_port->needs_root)) {
+		ep_fail = stream_block_ide_fail(s, true);
+		rp_fail = stream_block_ide_fail(s, false);
+		if ((!stream_partner_block(s, true) && f->needs_root) ||
+		    (!stream_partner_block(s, false) && s->root_port && s->root_port->needs_root)) {
 			unverified = true;
-		} else if (!action_stream_secure(s) && !sample_rig_secure(s, ep)) {
+		} else if (!link_secure(s)) {
 			char *eps = render_partner_state(s, true), *rps = render_partner_state(s, false);
 
 			list_add(&bad, xasprintf("%s on %s: endpoint %s, root port %s", s->name,
 						 s->hb->name, eps, rps));
 			free(eps);
 			free(rps);
-		} else if (ep->regs.ide_fail || (rp && rp->regs.ide_fail)) {
+		} else if (ep_fail || rp_fail) {
 			list_add(&failbits, xasprintf("%s: %s reports IDE_FAIL (it received an IDE "
 						      "Fail message)", s->name,
-						      ep->regs.ide_fail && rp && rp->regs.ide_fail ?
-						      "both partners" : ep->regs.ide_fail ?
+						      ep_fail && rp_fail ? "both partners" : ep_fail ?
 						      "the endpoint" : "the root port"));
 		}
 	}

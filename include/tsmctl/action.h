@@ -91,9 +91,6 @@ enum action_verdict action_verify(const struct action_plan *plan, const struct t
 				  const struct tsm_snapshot *after, char **note);
 
 
-/* Is the stream enabled and SECURE on both partners? */
-bool action_stream_secure(const struct ide_stream *s);
-
 /*
  * connect --wait: tsm_wait() (uevent.h) for TSM, the same readiness as
  * tsmctl wait. 0, -ETIMEDOUT, -EINTR on SIGINT/SIGTERM, or the uevent
