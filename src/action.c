@@ -442,6 +442,29 @@ enum action_verdict action_verify(const struct action_plan *plan, const struct t
 	return v;
 }
 
+enum action_outcome action_classify(const struct action_plan *plan, enum action_verdict verdict,
+				    unsigned int flags, bool raced)
+{
+	bool strict = flags & ACTION_STRICT;
+
+	if (!plan->err && plan->already)
+		return strict ? OUTCOME_ALREADY_STRICT : OUTCOME_ALREADY;
+	if (!plan->err && (flags & ACTION_DRY_RUN))
+		return OUTCOME_WOULD_WRITE;
+	if (action_store_taken(plan)) {
+		if (verdict == VERDICT_OK || (verdict == VERDICT_WARNING && !strict))
+			return OUTCOME_DONE;
+		/* an EINTR with a warning under --strict is told as the verification said */
+		return verdict == VERDICT_WARNING && !plan->err ? OUTCOME_DONE_WARNED_STRICT :
+		       OUTCOME_NOT_SHOWN;
+	}
+	if (plan->written && plan->err == -EBUSY && raced)
+		return strict ? OUTCOME_RACED_STRICT : OUTCOME_RACED;
+	if (plan->err == -EINTR && !plan->written)
+		return OUTCOME_INTERRUPTED;
+	return OUTCOME_FAILED;
+}
+
 int action_wait_ready(const char *tsm, double seconds)
 {
 	char *const names[] = { (char *)tsm };

@@ -9,6 +9,7 @@
 #ifndef TSMCTL_ACTION_H
 #define TSMCTL_ACTION_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -59,6 +60,7 @@ enum action_flags {
 	ACTION_DRY_RUN = 1 << 0,	/* check only: nothing written, nothing logged */
 	ACTION_NO_SYSLOG = 1 << 1,	/* write without the audit line (auditlog.h) */
 	ACTION_FORCE = 1 << 2,		/* write even where no kernel takes it (sysfs_takes_stores()) */
+	ACTION_STRICT = 1 << 3,		/* action_classify(): done already, or done with a warning, fails */
 };
 
 /*
@@ -96,6 +98,36 @@ enum action_verdict action_verify(const struct action_plan *plan, const struct t
  * tsmctl wait. 0, -ETIMEDOUT, -EINTR on SIGINT/SIGTERM, or the uevent
  * socket's -errno.
  */
+/* What became of one target: action_classify()'s answer, which the command words. */
+enum action_outcome {
+	OUTCOME_ALREADY,		/* the state asked for holds already: nothing written */
+	OUTCOME_ALREADY_STRICT,		/* the same, a failure with --strict */
+	OUTCOME_WOULD_WRITE,		/* dry run: the checks pass */
+	OUTCOME_DONE,			/* written, and the rescan shows it (perhaps with a warning) */
+	OUTCOME_DONE_WARNED_STRICT,	/* written and shown, with a warning: a failure with --strict */
+	OUTCOME_NOT_SHOWN,		/* written, but the rescan shows it insecure or not done */
+	OUTCOME_RACED,			/* EBUSY: another writer stored what was asked first */
+	OUTCOME_RACED_STRICT,		/* the same, a failure with --strict */
+	OUTCOME_INTERRUPTED,		/* a stop signal came before the store: not attempted */
+	OUTCOME_FAILED,			/* a check or the kernel refused the store (plan->err) */
+};
+
+/*
+ * One target's outcome from its PLAN (action_apply()), the VERDICT of
+ * action_verify() (read only when the kernel took the store: written, and
+ * no error or an EINTR that came while the kernel held it), FLAGS
+ * (ACTION_DRY_RUN, ACTION_STRICT), and RACED: the rescan shows what was
+ * asked, so an EBUSY was another writer's. Pure.
+ */
+enum action_outcome action_classify(const struct action_plan *plan, enum action_verdict verdict,
+				    unsigned int flags, bool raced);
+
+/* The kernel took the store: written, and no error or an EINTR after it completed. */
+static inline bool action_store_taken(const struct action_plan *plan)
+{
+	return plan->written && (!plan->err || plan->err == -EINTR);
+}
+
 int action_wait_ready(const char *tsm, double seconds);
 
 #endif
