@@ -16,7 +16,6 @@
 #include "tsmctl/action.h"
 #include "tsmctl/auditlog.h"
 #include "tsmctl/cli.h"
-#include "tsmctl/explain.h"
 #include "tsmctl/names.h"
 #include "tsmctl/render.h"
 #include "tsmctl/stopsig.h"
@@ -224,12 +223,18 @@ void action_plan_release(struct action_plan *plan)
 	memset(plan, 0, sizeof(*plan));
 }
 
-char *action_check_tsm(const struct tsm_snapshot *snap, enum tsm_action action, const char *tsm,
-		       int *err)
+int action_check_tsm(const struct tsm_snapshot *snap, enum tsm_action action, const char *tsm)
 {
+	const struct tsm *t;
+
+	if (!tsm || action == ACTION_ACCEPT)
+		return 0;
+	t = snapshot_find_tsm(snap, tsm);
+	if (t && !(action == ACTION_CONNECT && !tsm_is_link(t)) &&
+	    !(action == ACTION_LOCK && tsm_not_devsec(t)))
+		return 0;
 	/* the errno the kernel gives a store naming it: ENXIO, or EINVAL where the name must match */
-	*err = action == ACTION_CONNECT || action == ACTION_LOCK ? -ENXIO : -EINVAL;
-	return tsm && action != ACTION_ACCEPT ? explain_tsm_unfit(snap, action, tsm) : NULL;
+	return action == ACTION_CONNECT || action == ACTION_LOCK ? -ENXIO : -EINVAL;
 }
 
 /*

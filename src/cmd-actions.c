@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "tsmctl/action.h"
+#include "tsmctl/builtin.h"
 #include "tsmctl/cli.h"
 #include "tsmctl/evidence-gate.h"
 #include "tsmctl/explain.h"
@@ -693,11 +694,11 @@ static int check_tsm(const struct batch *b, const struct tsm_snapshot *snap)
 {
 	const char *errname;
 	char *why;
-	int err, rc;
+	int err = action_check_tsm(snap, b->verb->action, b->tsm), rc;
 
-	why = action_check_tsm(snap, b->verb->action, b->tsm, &err);
-	if (!why)
+	if (!err)
 		return 0;
+	why = explain_tsm_unfit(snap, b->verb->action, b->tsm);
 	errname = errno_symbol(-err);
 	rc = fail_up_front(b, "tsmctl %s %s: %s (%s)", verb_name(b), b->tsm, why, errname);
 	free(why);

@@ -23,6 +23,7 @@
 #include <openssl/evp.h>
 
 #include "tsmctl/action.h"
+#include "tsmctl/builtin.h"
 #include "tsmctl/cli.h"
 #include "tsmctl/evidence.h"
 #include "tsmctl/evidence-judge.h"

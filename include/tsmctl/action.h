@@ -4,7 +4,8 @@
  * snapshot, then write the exact value once to tsm/connect, tsm/disconnect
  * or (proposed, guest TDISP) tsm/lock, tsm/accept, tsm/unlock (ABI.md §1.2).
  * The caller rescans to learn what the kernel did; the helpers here read
- * that rescan to verify; explain_action() (explain.h) turns an errno into advice.
+ * that rescan to verify; explain_action() (explain.h) reads the plan and turns
+ * its errno into advice (explain calls here, never the other way round).
  */
 #ifndef TSMCTL_ACTION_H
 #define TSMCTL_ACTION_H
@@ -80,13 +81,11 @@ int action_apply(const struct tsm_snapshot *snap, enum tsm_action action, const 
 void action_plan_release(struct action_plan *plan);
 
 /*
- * A TSM named for ACTION, checked once before any device: NULL when it can
- * serve, else why not (no such TSM; a devsec TSM for connect, a link TSM for
- * lock) with *ERR the errno a store naming it would get. Not escaped: print it
- * with print_error().
+ * A TSM named for ACTION, checked once before any device: 0 when it can
+ * serve, else the errno a store naming it would get (no such TSM; a devsec
+ * TSM for connect, a link TSM for lock). explain_tsm_unfit() says why.
  */
-char *action_check_tsm(const struct tsm_snapshot *snap, enum tsm_action action, const char *tsm,
-		       int *err);
+int action_check_tsm(const struct tsm_snapshot *snap, enum tsm_action action, const char *tsm);
 
 /* After an accepted store: does AFTER show it done? *note says why not (or warns). */
 enum action_verdict action_verify(const struct action_plan *plan, const struct tsm_snapshot *before,
