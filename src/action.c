@@ -7,7 +7,6 @@
  * command decides what to say.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,16 +16,14 @@
 #include "tsmctl/action.h"
 #include "tsmctl/auditlog.h"
 #include "tsmctl/cli.h"
-#include "tsmctl/explain.h"
 #include "tsmctl/names.h"
 #include "tsmctl/render.h"
+#include "tsmctl/stopsig.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/uevent.h"
 #include "tsmctl/util.h"
 
 #define PCI_DEVICES	"sys/bus/pci/devices"
-
-volatile sig_atomic_t action_signal;
 
 /* Messages quote attribute text from the tree: never let its control bytes reach a terminal. */
 static char *printable(char *msg)
@@ -195,7 +192,7 @@ int action_apply(const struct tsm_snapshot *snap, enum tsm_action action, const 
 		plan->value = xstrdup(plan->tsm);
 	if (plan->err || plan->already || (flags & ACTION_DRY_RUN))
 		return plan->err;
-	if (action_signal)
+	if (stop_signal)
 		return plan->err = -EINTR;	/* abandoned before the store: nothing changed */
 	/* a copy or capture takes a write as a file and would show what no kernel did */
 	if (!(flags & ACTION_FORCE) && !sysfs_takes_stores()) {
@@ -226,31 +223,29 @@ void action_plan_release(struct action_plan *plan)
 	memset(plan, 0, sizeof(*plan));
 }
 
-char *action_check_tsm(const struct tsm_snapshot *snap, enum tsm_action action, const char *tsm,
-		       int *err)
+int action_check_tsm(const struct tsm_snapshot *snap, enum tsm_action action, const char *tsm)
 {
+	const struct tsm *t;
+
+	if (!tsm || action == ACTION_ACCEPT)
+		return 0;
+	t = snapshot_find_tsm(snap, tsm);
+	if (t && !(action == ACTION_CONNECT && !tsm_is_link(t)) &&
+	    !(action == ACTION_LOCK && tsm_not_devsec(t)))
+		return 0;
 	/* the errno the kernel gives a store naming it: ENXIO, or EINVAL where the name must match */
-	*err = action == ACTION_CONNECT || action == ACTION_LOCK ? -ENXIO : -EINVAL;
-	return tsm && action != ACTION_ACCEPT ? explain_tsm_unfit(snap, action, tsm) : NULL;
-}
-
-bool action_stream_secure(const struct ide_stream *s)
-{
-	const struct ide_sel_stream *ep = stream_partner_block(s, true);
-	const struct ide_sel_stream *rp = stream_partner_block(s, false);
-
-	return ep && rp && ep->regs.enabled && rp->regs.enabled &&
-	       ep->regs.state == IDE_STATE_SECURE && rp->regs.state == IDE_STATE_SECURE;
+	return action == ACTION_CONNECT || action == ACTION_LOCK ? -ENXIO : -EINVAL;
 }
 
 /*
- * The devsec sample's rig (ABI.md §4): its emulated root port is never
- * enabled, so the endpoint's block alone says whether the connect worked.
+ * Both blocks the link names are SECURE; on the devsec sample's rig (ABI.md
+ * §4) its emulated root port is never enabled, so the endpoint's block alone
+ * says whether the connect worked.
  */
-static bool sample_rig_secure(const struct ide_stream *s, const struct ide_sel_stream *ep)
+static bool link_secure(const struct ide_stream *s)
 {
-	return func_is_devsec_sample_port(s->root_port) && ep && ep->regs.enabled &&
-	       ep->regs.state == IDE_STATE_SECURE;
+	return stream_block_secure(s, true) &&
+	       (stream_block_secure(s, false) || func_is_devsec_sample_port(s->root_port));
 }
 
 /* Append "WHAT" to a "; "-separated list. */
@@ -275,27 +270,27 @@ static enum action_verdict verify_connect(const struct action_plan *plan,
 	}
 	for (size_t i = 0; i < after->nr_streams; i++) {
 		const struct ide_stream *s = after->streams[i];
-		const struct ide_sel_stream *ep, *rp;
+		bool ep_fail, rp_fail;
 
 		if (s->endpoint != f)
 			continue;
 		nr++;
-		ep = stream_partner_block(s, true);
-		rp = stream_partner_block(s, false);
-		if ((!ep && f->needs_root) || (!rp && s->root_port && s->root_port->needs_root)) {
+		ep_fail = stream_block_ide_fail(s, true);
+		rp_fail = stream_block_ide_fail(s, false);
+		if ((!stream_partner_block(s, true) && f->needs_root) ||
+		    (!stream_partner_block(s, false) && s->root_port && s->root_port->needs_root)) {
 			unverified = true;
-		} else if (!action_stream_secure(s) && !sample_rig_secure(s, ep)) {
+		} else if (!link_secure(s)) {
 			char *eps = render_partner_state(s, true), *rps = render_partner_state(s, false);
 
 			list_add(&bad, xasprintf("%s on %s: endpoint %s, root port %s", s->name,
 						 s->hb->name, eps, rps));
 			free(eps);
 			free(rps);
-		} else if (ep->regs.ide_fail || (rp && rp->regs.ide_fail)) {
+		} else if (ep_fail || rp_fail) {
 			list_add(&failbits, xasprintf("%s: %s reports IDE_FAIL (it received an IDE "
 						      "Fail message)", s->name,
-						      ep->regs.ide_fail && rp && rp->regs.ide_fail ?
-						      "both partners" : ep->regs.ide_fail ?
+						      ep_fail && rp_fail ? "both partners" : ep_fail ?
 						      "the endpoint" : "the root port"));
 		}
 	}
@@ -452,19 +447,27 @@ enum action_verdict action_verify(const struct action_plan *plan, const struct t
 	return v;
 }
 
-static void on_signal(int sig)
+enum action_outcome action_classify(const struct action_plan *plan, enum action_verdict verdict,
+				    unsigned int flags, bool raced)
 {
-	action_signal = sig;
-}
+	bool strict = flags & ACTION_STRICT;
 
-void action_catch_signals(void)
-{
-	/* No SA_RESTART: an interrupted store must never be issued a second time. */
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	if (!plan->err && plan->already)
+		return strict ? OUTCOME_ALREADY_STRICT : OUTCOME_ALREADY;
+	if (!plan->err && (flags & ACTION_DRY_RUN))
+		return OUTCOME_WOULD_WRITE;
+	if (action_store_taken(plan)) {
+		if (verdict == VERDICT_OK || (verdict == VERDICT_WARNING && !strict))
+			return OUTCOME_DONE;
+		/* an EINTR with a warning under --strict is told as the verification said */
+		return verdict == VERDICT_WARNING && !plan->err ? OUTCOME_DONE_WARNED_STRICT :
+		       OUTCOME_NOT_SHOWN;
+	}
+	if (plan->written && plan->err == -EBUSY && raced)
+		return strict ? OUTCOME_RACED_STRICT : OUTCOME_RACED;
+	if (plan->err == -EINTR && !plan->written)
+		return OUTCOME_INTERRUPTED;
+	return OUTCOME_FAILED;
 }
 
 int action_wait_ready(const char *tsm, double seconds)
@@ -476,5 +479,5 @@ int action_wait_ready(const char *tsm, double seconds)
 	 * (ABI.md §1.2, §2.8): once it is ready, a missing tsm/connect stays missing,
 	 * so there is nothing left to wait for and the store's checks explain it.
 	 */
-	return tsm_wait(names, 1, seconds, &action_signal, "connect", NULL);
+	return tsm_wait(names, 1, seconds, &stop_signal, "connect", NULL);
 }

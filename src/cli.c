@@ -224,24 +224,6 @@ int parse_seconds(const char *s, double max, double *out)
 	return *out > max ? -ERANGE : 0;
 }
 
-volatile sig_atomic_t cmd_signal;
-
-static void on_signal(int sig)
-{
-	cmd_signal = sig;
-}
-
-void cmd_catch_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
-
 static int hexval(int c)
 {
 	return c >= '0' && c <= '9' ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 :

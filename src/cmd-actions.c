@@ -7,13 +7,13 @@
  * words come from explain_action() (explain-action.c).
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tsmctl/action.h"
+#include "tsmctl/builtin.h"
 #include "tsmctl/cli.h"
 #include "tsmctl/evidence-gate.h"
 #include "tsmctl/explain.h"
@@ -22,6 +22,7 @@
 #include "tsmctl/render.h"
 #include "tsmctl/slot.h"
 #include "tsmctl/snapshot.h"
+#include "tsmctl/stopsig.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
 
@@ -304,20 +305,17 @@ static void select_all(struct batch *b, const struct tsm_snapshot *snap)
 			b->tsm ? " to " : "", b->tsm ? b->tsm : "");
 }
 
-/* S into T's result; a stream that went away is told with its last state, as such. */
-static void stream_add(struct target *t, const struct ide_stream *s, bool gone)
+/* S into T's result and the text list TEXT; a stream that went away is told with its last state, as such. */
+static void stream_add(struct target *t, struct strbuf *text, const struct ide_stream *s, bool gone)
 {
 	char *eps = render_partner_state(s, true), *rps = render_partner_state(s, false);
 	const struct ide_sel_stream *ep = stream_partner_block(s, true);
-	char *id = ep ? xasprintf(" (Stream ID %u)", ep->regs.stream_id) : xstrdup("");
-	char *text = xasprintf("%s%s%s on %s%s, %sendpoint %s, root port %s",
-			       t->streams_text ? t->streams_text : "", t->streams_text ? "; " : "",
-			       s->name, s->hb->name, id, gone ? "last state: " : "", eps, rps);
 
+	strbuf_join(text, "; ", "%s on %s", s->name, s->hb->name);
+	if (ep)
+		strbuf_appendf(text, " (Stream ID %u)", ep->regs.stream_id);
+	strbuf_appendf(text, ", %sendpoint %s, root port %s", gone ? "last state: " : "", eps, rps);
 	json_object_array_add(t->streams, render_stream_brief_json(s));
-	free(t->streams_text);
-	t->streams_text = text;
-	free(id);
 	free(eps);
 	free(rps);
 }
@@ -340,6 +338,7 @@ static void report_streams(struct target *t, const struct tsm_snapshot *before,
 {
 	const struct tsm_snapshot *from = gone ? before : now;
 	const struct pci_func *f = snapshot_find_func(now, t->bdf);
+	struct strbuf text = STRBUF_INIT;
 
 	t->streams = json_object_new_array();
 	for (size_t i = 0; i < from->nr_streams; i++) {
@@ -349,8 +348,9 @@ static void report_streams(struct target *t, const struct tsm_snapshot *before,
 			continue;
 		if (gone && stream_in(now, s))
 			continue;
-		stream_add(t, s, gone);
+		stream_add(t, &text, s, gone);
 	}
+	t->streams_text = text.len ? strbuf_take(&text) : NULL;
 	if (f && f->hb)
 		t->available = f->hb->available_streams;
 }
@@ -396,8 +396,7 @@ static char *done_message(const struct batch *b, const char *tsm)
 
 static char *interrupted_message(void)
 {
-	return xasprintf("not attempted: interrupted by %s",
-			 action_signal == SIGINT ? "SIGINT" : "SIGTERM");
+	return xasprintf("not attempted: interrupted by %s", stopsig_name(stop_signal));
 }
 
 static void set_result(struct target *t, enum result r, int err, char *message)
@@ -477,6 +476,25 @@ static bool evidence_passes(const struct tsm_snapshot *snap, struct target *t)
 	return false;
 }
 
+/* A dry run's result: what would be written, or why the store would fail. */
+static void dry_run_result(const struct batch *b, struct target *t, const struct action_plan *plan,
+			   const struct tsm_snapshot *now, const struct pci_func *f,
+			   const char *tsm, const char *value)
+{
+	char *shown = sysfs_display_path(plan->path);
+	char *why = predicted_failure(now, b->verb->action, f, plan->tsm, tsm);
+
+	/* a store the dry run knows would fail counts as failing, as the store would */
+	if (why)
+		set_result(t, RESULT_FAILED, 0, xasprintf("would write '%s' to %s, but the %s would "
+							  "fail: %s", value, shown, verb_name(b),
+							  why));
+	else
+		set_result(t, RESULT_DRY_RUN, 0, xasprintf("would write '%s' to %s", value, shown));
+	free(why);
+	free(shown);
+}
+
 /* Check, write once, rescan, and judge what the kernel shows; SNAP becomes the rescan. */
 static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target *t)
 {
@@ -485,13 +503,15 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 	struct action_plan plan;
 	enum action_verdict verdict = VERDICT_FAILED;
 	const struct pci_func *f;
-	char *note = NULL, *tsm, *value;
+	char *note = NULL, *done, *tsm, *value;
+	bool raced;
+	unsigned int flags = (param.dry_run ? ACTION_DRY_RUN : 0) |
+			     (param.no_syslog ? ACTION_NO_SYSLOG : 0) | (param.force ? ACTION_FORCE : 0) |
+			     (param.strict ? ACTION_STRICT : 0);
 
 	if (action == ACTION_ACCEPT && accept_gate && !evidence_passes(snap, t))
 		return;
-	action_apply(snap, action, t->bdf, b->tsm,
-		     (param.dry_run ? ACTION_DRY_RUN : 0) | (param.no_syslog ? ACTION_NO_SYSLOG : 0) |
-		     (param.force ? ACTION_FORCE : 0), &plan);
+	action_apply(snap, action, t->bdf, b->tsm, flags, &plan);
 	/* the TSM name and value may be the tree's text (disconnect, accept): escaped for messages */
 	tsm = text_escape(plan.tsm);
 	value = text_escape(plan.value);
@@ -501,66 +521,55 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 	}
 	f = snapshot_find_func(now, t->bdf);
 	t->tsm = plan.tsm ? xstrdup(plan.tsm) : NULL;
-	/* EINTR after the store: the signal came while the kernel held it, and it completed */
-	if (plan.written && (!plan.err || plan.err == -EINTR))
+	if (action_store_taken(&plan))
 		verdict = action_verify(&plan, snap, now, &note);
-	if (!plan.err && plan.already) {
-		if (param.strict) {
-			plan.err = already_errno(action);
-			set_result(t, RESULT_FAILED, plan.err,
-				   with_note(explain_action(&plan, now), xstrdup(STRICT_NOTE)));
-		} else {
-			set_result(t, RESULT_ALREADY, 0, already_message(action, tsm));
-		}
-	} else if (!plan.err && param.dry_run) {
-		char *shown = sysfs_display_path(plan.path), *why;
-
-		why = predicted_failure(now, action, f, plan.tsm, tsm);
-
-		/* a store the dry run knows would fail counts as failing, as the store would */
-		if (why)
-			set_result(t, RESULT_FAILED, 0, xasprintf("would write '%s' to %s, but the %s "
-								  "would fail: %s", value, shown,
-								  verb_name(b), why));
-		else
-			set_result(t, RESULT_DRY_RUN, 0, xasprintf("would write '%s' to %s", value,
-								   shown));
-		free(why);
-		free(shown);
-	} else if (plan.written && (!plan.err || plan.err == -EINTR) &&
-		   (verdict == VERDICT_OK || (verdict == VERDICT_WARNING && !param.strict))) {
+	/* an EBUSY while the rescan shows what was asked: another writer won the race */
+	raced = f && ((action == ACTION_CONNECT && streq(f->connect, plan.tsm)) ||
+		      (action == ACTION_LOCK && streq(func_lock_holder(f), plan.tsm)));
+	switch (action_classify(&plan, verdict, flags, raced)) {
+	case OUTCOME_ALREADY_STRICT:
+		plan.err = already_errno(action);
+		set_result(t, RESULT_FAILED, plan.err,
+			   with_note(explain_action(&plan, now), xstrdup(STRICT_NOTE)));
+		break;
+	case OUTCOME_ALREADY:
+		set_result(t, RESULT_ALREADY, 0, already_message(action, tsm));
+		break;
+	case OUTCOME_WOULD_WRITE:
+		dry_run_result(b, t, &plan, now, f, tsm, value);
+		break;
+	case OUTCOME_DONE:
 		set_result(t, RESULT_OK, 0, done_message(b, tsm));
 		t->warning = note;
 		note = NULL;
-	} else if (plan.written && !plan.err && verdict == VERDICT_WARNING) {
-		char *done = done_message(b, tsm);
-
+		break;
+	case OUTCOME_DONE_WARNED_STRICT:
+		done = done_message(b, tsm);
 		set_result(t, RESULT_FAILED, 0, with_note(xasprintf("%s, but %s", done, note),
 							  xstrdup(STRICT_NOTE)));
 		free(done);
-	} else if (plan.written && (!plan.err || plan.err == -EINTR) && verdict != VERDICT_OK) {
+		break;
+	case OUTCOME_NOT_SHOWN:
 		/* INSECURE (connected, not secure) or FAILED (the kernel does not show it done) */
 		set_result(t, verdict == VERDICT_INSECURE ? RESULT_INSECURE : RESULT_FAILED, 0, note);
 		note = NULL;
-	} else if (plan.written && plan.err == -EBUSY && f &&
-		   ((action == ACTION_CONNECT && streq(f->connect, plan.tsm)) ||
-		    (action == ACTION_LOCK && streq(func_lock_holder(f), plan.tsm)))) {
-		/* Another writer won the race between our check and our store. */
-		if (param.strict) {
-			set_result(t, RESULT_FAILED, -EBUSY,
-				   with_note(explain_action(&plan, now), xstrdup(STRICT_NOTE)));
-		} else {
-			char *msg = already_message(action, tsm);
-
-			set_result(t, RESULT_ALREADY, 0,
-				   xasprintf("%s (by another writer, while this one was checking)",
-					     msg));
-			free(msg);
-		}
-	} else if (plan.err == -EINTR && !plan.written) {
+		break;
+	case OUTCOME_RACED_STRICT:
+		set_result(t, RESULT_FAILED, -EBUSY,
+			   with_note(explain_action(&plan, now), xstrdup(STRICT_NOTE)));
+		break;
+	case OUTCOME_RACED:
+		done = already_message(action, tsm);
+		set_result(t, RESULT_ALREADY, 0,
+			   xasprintf("%s (by another writer, while this one was checking)", done));
+		free(done);
+		break;
+	case OUTCOME_INTERRUPTED:
 		set_result(t, RESULT_SKIPPED, 0, interrupted_message());
-	} else {
+		break;
+	case OUTCOME_FAILED:
 		set_result(t, RESULT_FAILED, plan.err, explain_action(&plan, now));
+		break;
 	}
 	free(note);
 	free(tsm);
@@ -685,11 +694,11 @@ static int check_tsm(const struct batch *b, const struct tsm_snapshot *snap)
 {
 	const char *errname;
 	char *why;
-	int err, rc;
+	int err = action_check_tsm(snap, b->verb->action, b->tsm), rc;
 
-	why = action_check_tsm(snap, b->verb->action, b->tsm, &err);
-	if (!why)
+	if (!err)
 		return 0;
+	why = explain_tsm_unfit(snap, b->verb->action, b->tsm);
 	errname = errno_symbol(-err);
 	rc = fail_up_front(b, "tsmctl %s %s: %s (%s)", verb_name(b), b->tsm, why, errname);
 	free(why);
@@ -748,13 +757,13 @@ static int run_action(struct cmd_ctx *ctx)
 
 	if (rc)
 		goto out;
-	action_catch_signals();
+	stopsig_catch(0);
 	/* --wait is tsmctl wait TSM: not ready by then is a failure, and nothing is written */
 	if (param.wait_seconds >= 0 && (rc = action_wait_ready(b.tsm, param.wait_seconds))) {
 		if (rc == -EINTR) {
 			print_error("tsmctl %s: interrupted while waiting for %s; nothing written",
 				    verb_name(&b), b.tsm);
-			rc = 128 + action_signal;
+			rc = stopsig_exit_status();
 			goto out;
 		}
 		explain_not_ready(verb_name(&b), b.tsm, param.wait_seconds, rc);
@@ -788,8 +797,8 @@ static int run_action(struct cmd_ctx *ctx)
 	for (size_t i = 0; i < b.n; i++) {
 		struct target *t = &b.targets[i];
 
-		if (action_signal || failed_bdf) {
-			set_result(t, RESULT_SKIPPED, 0, action_signal ? interrupted_message() :
+		if (stop_signal || failed_bdf) {
+			set_result(t, RESULT_SKIPPED, 0, stop_signal ? interrupted_message() :
 				   xasprintf("not attempted after %s failed; --keep-going goes on",
 					     failed_bdf));
 			t->tsm = skipped_tsm(&b, &snap, t->bdf);
@@ -815,8 +824,8 @@ static int run_action(struct cmd_ctx *ctx)
 	if (accept_gate)
 		ev_gate_release(accept_gate);
 	accept_gate = NULL;
-	if (action_signal)
-		rc = 128 + action_signal;
+	if (stop_signal)
+		rc = stopsig_exit_status();
 	else
 		rc = any_failed ? EXIT_FAIL : EXIT_OK;
 out:

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "tsmctl/audit.h"
+#include "tsmctl/builtin.h"
 #include "tsmctl/cli.h"
 #include "tsmctl/evidence-gate.h"
 #include "tsmctl/modhint.h"

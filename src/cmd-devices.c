@@ -4,6 +4,7 @@
 
 #include <libsmartcols.h>
 
+#include "tsmctl/builtin.h"
 #include "tsmctl/cli.h"
 #include "tsmctl/explain.h"
 #include "tsmctl/render.h"

@@ -23,6 +23,7 @@
 #include <openssl/evp.h>
 
 #include "tsmctl/action.h"
+#include "tsmctl/builtin.h"
 #include "tsmctl/cli.h"
 #include "tsmctl/evidence.h"
 #include "tsmctl/evidence-judge.h"
@@ -32,6 +33,7 @@
 #include "tsmctl/outfile.h"
 #include "tsmctl/output.h"
 #include "tsmctl/snapshot.h"
+#include "tsmctl/stopsig.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
 
@@ -612,7 +614,7 @@ static int run_evidence(struct cmd_ctx *ctx)
 	struct evidence_error e = { .miss_type = -1 };
 	struct evidence_conn *conn = NULL;
 	struct evidence_stats st = { 0 };
-	struct evidence_request req = { .subsys = "pci", .stop = &cmd_signal };
+	struct evidence_request req = { .subsys = "pci", .stop = &stop_signal };
 	const struct evidence_sink sink = { &f, sink_begin, sink_chunk, sink_end, sink_restart };
 	struct evidence_set set;
 	struct ev_judge judge = { 0 };
@@ -657,7 +659,7 @@ static int run_evidence(struct cmd_ctx *ctx)
 			fprintf(stderr, "%02x", nonce[i]);
 		fputc('\n', stderr);
 	}
-	cmd_catch_signals();
+	stopsig_catch(STOPSIG_CLEANUP);
 	rc = evidence_open(&conn, &e);
 	if (!rc && param.verify && nonce_len)
 		set.generation_before = generation_before(conn, bdf);
@@ -665,9 +667,9 @@ static int run_evidence(struct cmd_ctx *ctx)
 		rc = evidence_fetch(conn, &req, &sink, &st, &e);
 	if (conn && ctx->verbose)
 		print_verbose(conn, &st);
-	if (cmd_signal || e.stage == EVIDENCE_INTERRUPTED) {
+	if (stop_signal || e.stage == EVIDENCE_INTERRUPTED) {
 		fprintf(stderr, CMD ": interrupted; nothing was saved\n");
-		rc = 128 + (cmd_signal ? cmd_signal : SIGINT);
+		rc = stopsig_exit_status();
 		goto out;
 	}
 	if (rc) {

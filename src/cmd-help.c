@@ -2,6 +2,7 @@
 /* tsmctl help [COMMAND]: the commands, or one command's --help, as git help and ip help give them. */
 #include <stdio.h>
 
+#include "tsmctl/builtin.h"
 #include "tsmctl/cli.h"
 
 static int run_help(struct cmd_ctx *ctx)

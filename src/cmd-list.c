@@ -4,6 +4,7 @@
 
 #include <libsmartcols.h>
 
+#include "tsmctl/builtin.h"
 #include "tsmctl/cli.h"
 #include "tsmctl/explain.h"
 #include "tsmctl/render.h"
@@ -40,35 +41,6 @@ static const int list_defaults_devsec[] = { COL_NAME, COL_MODE, COL_PROVIDER, CO
 static const int list_defaults_version[] = { COL_NAME, COL_MODE, COL_PROVIDER, COL_DRIVER,
 					     COL_VERSION, COL_DEVICES, COL_STREAMS, COL_HBS };
 
-/* Functions whose TDISP lock this TSM holds; of those accepted into *accepted. */
-static size_t tsm_locked(const struct tsm_snapshot *snap, const struct tsm *t, size_t *accepted)
-{
-	size_t n = 0;
-
-	*accepted = 0;
-	for (size_t i = 0; i < snap->nr_funcs; i++) {
-		const struct pci_func *f = snap->funcs[i];
-
-		if (!streq(func_lock_holder(f), t->name))
-			continue;
-		n++;
-		*accepted += func_accepted(f) == 1;
-	}
-	return n;
-}
-
-/* Host bridges with this TSM's streams, from the proposed links and the streams themselves. */
-static size_t tsm_host_bridges(const struct tsm_snapshot *snap, const struct tsm *t,
-			       const char **out)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < snap->nr_hbs; i++)
-		if (hb_has_tsm(snap->hbs[i], t))
-			out[n++] = snap->hbs[i]->name;
-	return n;
-}
-
 static char *cell(const struct tsm_snapshot *snap, const void *item, int col)
 {
 	const struct tsm *t = item;
@@ -86,11 +58,11 @@ static char *cell(const struct tsm_snapshot *snap, const void *item, int col)
 	case COL_VERSION: return cell_str(t->provider_version);
 	case COL_DEVICES: return cell_fmt("%zu", t->connected_devices);
 	case COL_STREAMS: return cell_fmt("%zu", t->nr_streams);
-	case COL_LOCKED: return cell_fmt("%zu", tsm_locked(snap, t, &acc));
-	case COL_ACCEPTED: tsm_locked(snap, t, &acc); return cell_fmt("%zu", acc);
+	case COL_LOCKED: return cell_fmt("%zu", tsm_nr_locked(snap, t, &acc));
+	case COL_ACCEPTED: tsm_nr_locked(snap, t, &acc); return cell_fmt("%zu", acc);
 	case COL_HBS:
 		hbs = xcalloc(snap->nr_hbs + 1, sizeof(*hbs));
-		n = tsm_host_bridges(snap, t, hbs);
+		n = tsm_hb_names(snap, t, hbs);
 		for (size_t i = 0; i < n; i++)
 			strbuf_join(&joined, ",", "%s", hbs[i]);
 		free(hbs);
@@ -105,7 +77,7 @@ static struct json_object *tsm_json(const struct tsm_snapshot *snap, const void 
 	struct json_object *o = json_object_new_object();
 	struct json_object *arr = json_object_new_array(), *errors;
 	const char **hbs = xcalloc(snap->nr_hbs + 1, sizeof(*hbs));
-	size_t n = tsm_host_bridges(snap, t, hbs), acc, locked = tsm_locked(snap, t, &acc);
+	size_t n = tsm_hb_names(snap, t, hbs), acc, locked = tsm_nr_locked(snap, t, &acc);
 
 	json_object_object_add(o, "name", js_str(t->name));
 	json_object_object_add(o, "id", json_object_new_int(t->id));

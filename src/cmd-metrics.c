@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "tsmctl/audit.h"
+#include "tsmctl/builtin.h"
 #include "tsmctl/cli.h"
 #include "tsmctl/modhint.h"
 #include "tsmctl/metrics.h"

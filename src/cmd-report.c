@@ -9,19 +9,20 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tsmctl/builtin.h"
 #include "tsmctl/cli.h"
 #include "tsmctl/explain.h"
 #include "tsmctl/outfile.h"
 #include "tsmctl/output.h"
 #include "tsmctl/report.h"
 #include "tsmctl/sha256.h"
+#include "tsmctl/stopsig.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
 
@@ -32,11 +33,6 @@ static struct report_param {
 	const char *nonce, *inblob, *privlevel, *service_provider, *service_guid,
 		   *service_manifest_version, *outblob, *auxblob, *manifestblob;
 } param;
-
-static const char *signal_name(int sig)
-{
-	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
-}
 
 /* ---- input validation --------------------------------------------------- */
 
@@ -308,7 +304,7 @@ static int run_report(struct cmd_ctx *ctx)
 		explain_report_group_missing(missing);
 		return EXIT_FAIL;
 	}
-	cmd_catch_signals();
+	stopsig_catch(STOPSIG_CLEANUP);
 	for (int b = 0; b < REPORT_NR_BLOBS; b++)
 		dests[b] = (struct outfile){ .fd = -1 };
 	for (int b = 0; b < REPORT_NR_BLOBS; b++) {
@@ -317,13 +313,13 @@ static int run_report(struct cmd_ctx *ctx)
 			goto out;
 		any_stdout |= dests[b].to_stdout;
 	}
-	rc = report_run(&req, &res, &cmd_signal);
+	rc = report_run(&req, &res, &stop_signal);
 	if (res.rmdir_error)
 		explain_report_rmdir(&res);
-	if (rc == -EINTR || cmd_signal) {
+	if (rc == -EINTR || stop_signal) {
 		fprintf(stderr, CMD ": interrupted by %s; the report entry was %sremoved\n",
-			signal_name(cmd_signal), res.rmdir_error ? "NOT " : "");
-		rc = 128 + (cmd_signal ? cmd_signal : SIGINT);
+			stopsig_name(stop_signal), res.rmdir_error ? "NOT " : "");
+		rc = stopsig_exit_status();
 		goto out;
 	}
 	if (rc < 0) {

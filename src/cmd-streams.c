@@ -6,6 +6,7 @@
 
 #include <libsmartcols.h>
 
+#include "tsmctl/builtin.h"
 #include "tsmctl/cli.h"
 #include "tsmctl/explain.h"
 #include "tsmctl/render.h"

@@ -5,12 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tsmctl/action.h"
+#include "tsmctl/builtin.h"
 #include "tsmctl/cli.h"
 #include "tsmctl/explain.h"
 #include "tsmctl/names.h"
 #include "tsmctl/output.h"
 #include "tsmctl/snapshot.h"
+#include "tsmctl/stopsig.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/uevent.h"
 #include "tsmctl/util.h"
@@ -101,8 +102,8 @@ static int run_wait(struct cmd_ctx *ctx)
 		}
 		names[i] = xstrdup(ctx->args[i]);
 	}
-	action_catch_signals();
-	rc = tsm_wait(names, (size_t)ctx->nargs, seconds, &action_signal, "wait", &ready);
+	stopsig_catch(0);
+	rc = tsm_wait(names, (size_t)ctx->nargs, seconds, &stop_signal, "wait", &ready);
 	what = wanted(names, (size_t)ctx->nargs);
 	switch (-rc) {
 	case 0:
@@ -112,7 +113,7 @@ static int run_wait(struct cmd_ctx *ctx)
 		break;
 	case EINTR:
 		print_error("tsmctl wait: interrupted while waiting for %s", what);
-		rc = 128 + action_signal;
+		rc = stopsig_exit_status();
 		break;
 	default:
 		explain_not_ready("wait", what, seconds, rc);

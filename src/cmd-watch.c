@@ -19,13 +19,13 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "tsmctl/action.h"
+#include "tsmctl/builtin.h"
 #include "tsmctl/cli.h"
-#include "tsmctl/metrics.h"
 #include "tsmctl/output.h"
 #include "tsmctl/render.h"
 #include "tsmctl/rescan.h"
 #include "tsmctl/snapshot.h"
+#include "tsmctl/stopsig.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/uevent.h"
 #include "tsmctl/util.h"
@@ -59,7 +59,7 @@ struct w_dev {
 struct w_stream {
 	const struct ide_stream *s;
 	const char *endpoint;	/* its BDF, "dangling" or "unknown" */
-	const char *state;	/* metrics_stream_state(): secure / insecure / unknown */
+	enum stream_state state;
 	bool ide_fail;
 	bool dangling;		/* the link names no device below its host bridge */
 };
@@ -146,7 +146,7 @@ static void state_take(struct w_state *w, const struct tsm_snapshot *snap)
 			ws->s = s;
 			ws->endpoint = s->endpoint ? s->endpoint->bdf : s->dangling ? "dangling" :
 				       "unknown";
-			ws->state = metrics_stream_state(s);
+			ws->state = stream_state(s);
 			/* the model's answer: a stray link's blocks are its stream's, told once */
 			ws->ide_fail = stream_ide_fail(s);
 			ws->dangling = s->dangling;
@@ -371,17 +371,17 @@ static void stream_now(const struct w_stream *s, const struct w_stream *was)
 	char key[128], *ep = NULL, *rp = NULL;
 
 	stream_key(s, key);
-	if (!was || (streq(s->state, "insecure") && !streq(was->state, "insecure"))) {
+	if (!was || (s->state == STREAM_INSECURE && was->state != STREAM_INSECURE)) {
 		ep = render_partner_state(s->s, true);
 		rp = render_partner_state(s->s, false);
 	}
 	if (!was)
 		emit(wt, SEV_INFO, "stream-added", "stream", key,
 		     "endpoint %s: endpoint %s, root port %s", s->endpoint, ep, rp);
-	if (streq(s->state, "insecure") && !(was && streq(was->state, "insecure")))
+	if (s->state == STREAM_INSECURE && !(was && was->state == STREAM_INSECURE))
 		emit(wt, SEV_FAIL, "stream-insecure", "stream", key,
 		     "endpoint %s: endpoint %s, root port %s", s->endpoint, ep, rp);
-	else if (streq(s->state, "secure") && was && !streq(was->state, "secure"))
+	else if (s->state == STREAM_SECURE && was && was->state != STREAM_SECURE)
 		emit(wt, SEV_INFO, "stream-secure", "stream", key,
 		     "endpoint %s: secure on both partners again", s->endpoint);
 	if (s->ide_fail && !(was && was->ide_fail))
@@ -494,10 +494,10 @@ static bool nap(double deadline, struct uevent_listener *l, const sigset_t *unbl
 {
 	bool moved = false;
 
-	while (!action_signal && !moved && now_s() < deadline)
+	while (!stop_signal && !moved && now_s() < deadline)
 		if (wait_fd(l->fd, deadline - now_s(), unblocked))
 			moved = uevents_drain(l);
-	while (moved && !action_signal && wait_fd(l->fd, WATCH_SETTLE, unblocked))
+	while (moved && !stop_signal && wait_fd(l->fd, WATCH_SETTLE, unblocked))
 		uevents_drain(l);
 	return moved;
 }
@@ -545,7 +545,7 @@ static int run_watch(struct cmd_ctx *ctx)
 
 	if (rc)
 		return rc;
-	action_catch_signals();
+	stopsig_catch(0);
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
@@ -568,10 +568,10 @@ static int run_watch(struct cmd_ctx *ctx)
 			old.nr_hbs, old.nr_hbs == 1 ? "" : "s", w.nr_failed,
 			w.nr_failed == 1 ? "" : "s", interval);
 	deadline = now_s() + interval;
-	while (!action_signal && (count < 0 || done < count) && !(w.failed && param.exit_on_fail)) {
+	while (!stop_signal && (count < 0 || done < count) && !(w.failed && param.exit_on_fail)) {
 		bool early = nap(deadline, &l, &unblocked), moved;
 
-		if (action_signal)
+		if (stop_signal)
 			break;
 		moved = early || rescan_look(cur.rescan);
 		if (moved)

@@ -11,8 +11,6 @@
 #include "tsmctl/render.h"
 #include "tsmctl/util.h"
 
-static const char *const stream_states[] = { "secure", "insecure", "unknown" };
-
 /* Severity order for a check's overall status: the worst of its findings. */
 static const enum audit_status worst_order[] = {
 	AUDIT_SKIP, AUDIT_PASS, AUDIT_NEEDS_ROOT, AUDIT_WARN, AUDIT_FAIL,
@@ -40,15 +38,6 @@ static void label_value(FILE *out, const char *s)
 	}
 	fputc('"', out);
 	free(shown);
-}
-
-const char *metrics_stream_state(const struct ide_stream *s)
-{
-	if (stream_secure(s))
-		return "secure";
-	if (stream_is_real(s) && stream_partner_block(s, true) && stream_partner_block(s, false))
-		return "insecure";
-	return "unknown";
 }
 
 static void write_tsms(FILE *out, const struct tsm_snapshot *snap)
@@ -91,16 +80,16 @@ static void write_streams(FILE *out, const struct tsm_snapshot *snap)
 	for (size_t i = 0; i < snap->nr_hbs; i++) {
 		const struct host_bridge *hb = snap->hbs[i];
 
-		for (size_t k = 0; k < ARRAY_SIZE(stream_states); k++) {
+		for (enum stream_state k = 0; k < STREAM_NR_STATES; k++) {
 			size_t n = 0;
 
 			/* a stray link is no stream: its blocks are counted with their stream */
 			for (size_t j = 0; j < hb->nr_streams; j++)
 				n += !hb->streams[j]->dup_of &&
-				     streq(metrics_stream_state(hb->streams[j]), stream_states[k]);
+				     stream_state(hb->streams[j]) == k;
 			fputs("tsmctl_streams{host_bridge=", out);
 			label_value(out, hb->name);
-			fprintf(out, ",state=\"%s\"} %zu\n", stream_states[k], n);
+			fprintf(out, ",state=\"%s\"} %zu\n", stream_state_name(k), n);
 		}
 	}
 	family(out, "tsmctl_streams_ide_fail", "IDE streams on a host bridge with IDE_FAIL (received "

@@ -189,6 +189,32 @@ bool func_is_devsec_sample_port(const struct pci_func *f)
 	return !f->ids_known || (f->cfg.vendor_id == 0x8086 && f->cfg.device_id == 0xffff);
 }
 
+size_t tsm_nr_locked(const struct tsm_snapshot *snap, const struct tsm *t, size_t *accepted)
+{
+	size_t n = 0;
+
+	*accepted = 0;
+	for (size_t i = 0; i < snap->nr_funcs; i++) {
+		const struct pci_func *f = snap->funcs[i];
+
+		if (!streq(func_lock_holder(f), t->name))
+			continue;
+		n++;
+		*accepted += func_accepted(f) == 1;
+	}
+	return n;
+}
+
+size_t tsm_hb_names(const struct tsm_snapshot *snap, const struct tsm *t, const char **out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < snap->nr_hbs; i++)
+		if (hb_has_tsm(snap->hbs[i], t))
+			out[n++] = snap->hbs[i]->name;
+	return n;
+}
+
 bool hb_has_tsm(const struct host_bridge *hb, const struct tsm *t)
 {
 	for (size_t i = 0; i < hb->nr_tsms; i++)
@@ -321,22 +347,28 @@ bool stream_is_real(const struct ide_stream *s)
 	return !s->dangling && !s->dup_of;
 }
 
-static bool block_secure(const struct ide_sel_stream *b)
+bool stream_block_secure(const struct ide_stream *s, bool endpoint)
 {
+	const struct ide_sel_stream *b = stream_partner_block(s, endpoint);
+
 	return b && b->regs.enabled && b->regs.state == IDE_STATE_SECURE;
+}
+
+bool stream_block_ide_fail(const struct ide_stream *s, bool endpoint)
+{
+	const struct ide_sel_stream *b = stream_partner_block(s, endpoint);
+
+	return b && b->regs.ide_fail;
 }
 
 bool stream_secure(const struct ide_stream *s)
 {
-	return stream_is_real(s) && block_secure(stream_partner_block(s, true)) &&
-	       block_secure(stream_partner_block(s, false));
+	return stream_is_real(s) && stream_block_secure(s, true) && stream_block_secure(s, false);
 }
 
 bool stream_partner_ide_fail(const struct ide_stream *s, bool endpoint)
 {
-	const struct ide_sel_stream *b = stream_is_real(s) ? stream_partner_block(s, endpoint) : NULL;
-
-	return b && b->regs.ide_fail;
+	return stream_is_real(s) && stream_block_ide_fail(s, endpoint);
 }
 
 bool stream_ide_fail(const struct ide_stream *s)
@@ -353,6 +385,23 @@ bool stream_insecure(const struct ide_stream *s)
 bool stream_dangling(const struct ide_stream *s)
 {
 	return stream_partner_state(s, true) == PARTNER_DANGLING;
+}
+
+enum stream_state stream_state(const struct ide_stream *s)
+{
+	if (stream_secure(s))
+		return STREAM_SECURE;
+	return stream_insecure(s) ? STREAM_INSECURE : STREAM_UNKNOWN;
+}
+
+const char *stream_state_name(enum stream_state state)
+{
+	static const char *const names[] = {
+		[STREAM_SECURE] = "secure", [STREAM_INSECURE] = "insecure",
+		[STREAM_UNKNOWN] = "unknown",
+	};
+
+	return names[state];
 }
 
 enum partner_state stream_partner_state(const struct ide_stream *s, bool endpoint)

@@ -7,17 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tsmctl/builtin.h"
 #include "tsmctl/cli.h"
 #include "tsmctl/pci.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
-
-extern const struct cmd_def cmd_list, cmd_devices, cmd_streams, cmd_host_bridges, cmd_tree;
-extern const struct cmd_def cmd_audit;
-extern const struct cmd_def cmd_connect, cmd_disconnect;
-extern const struct cmd_def cmd_report, cmd_evidence;
-extern const struct cmd_def cmd_lock, cmd_accept, cmd_unlock;
-extern const struct cmd_def cmd_wait, cmd_watch, cmd_metrics, cmd_help;
 
 const struct cmd_def *const commands[] = {
 	&cmd_list,

@@ -20,7 +20,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 
 #include "tsmctl/output.h"
@@ -183,15 +182,6 @@ int parse_hex_option(const struct cmd_def *cmd, const char *opt, const char *hex
 		     size_t max, size_t *len);
 int read_option_file(const struct cmd_def *cmd, const char *opt, const char *file, uint8_t *out,
 		     size_t max, size_t *len);
-
-/*
- * For a command that cleans up before it exits (report's entry, evidence's
- * temporary files): SIGINT, SIGTERM and SIGHUP set cmd_signal, without
- * SA_RESTART so that a wait ends; SIGPIPE is ignored (a closed stdout is an
- * EPIPE to handle, not a death with something left behind).
- */
-extern volatile sig_atomic_t cmd_signal;
-void cmd_catch_signals(void);
 
 bool filter_match(const struct filter *f, const char *name);
 /* ARG added to the filter ID (COMMON_DEVICE, _TSM, _HOST_BRIDGE) as the option reads it: 0 or EXIT_USAGE. */

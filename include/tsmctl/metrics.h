@@ -17,7 +17,4 @@
 void metrics_write(FILE *out, const struct tsm_snapshot *snap, const struct audit_report *rep,
 		   double now);
 
-/* How a stream counts: "secure", "insecure" or "unknown" (config unreadable, dangling link). */
-const char *metrics_stream_state(const struct ide_stream *s);
-
 #endif

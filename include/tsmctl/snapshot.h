@@ -334,6 +334,14 @@ bool func_dsm_candidate(const struct pci_func *f);
 enum tsm_stream_links { TSM_LINKS_UNKNOWN, TSM_LINKS_NEVER, TSM_LINKS_MADE };
 enum tsm_stream_links tsm_stream_links(const struct tsm *t);
 
+/* Functions whose TDISP lock T holds (func_lock_holder()); of those accepted into *ACCEPTED. */
+size_t tsm_nr_locked(const struct tsm_snapshot *snap, const struct tsm *t, size_t *accepted);
+/*
+ * The names of the host bridges with T's streams (hb_has_tsm()), in SNAP's
+ * order, into OUT (room for snap->nr_hbs); returns how many.
+ */
+size_t tsm_hb_names(const struct tsm_snapshot *snap, const struct tsm *t, const char **out);
+
 /* T is one of the TSMs using HB (its streams, or its tsmN/pciDDDD:BB link). */
 bool hb_has_tsm(const struct host_bridge *hb, const struct tsm *t);
 /* The host bridge shows no available_secure_streams (and reading did not fail): no IDE pool. */
@@ -388,7 +396,15 @@ const struct ide_sel_stream *stream_partner_block(const struct ide_stream *s, bo
 const char *stream_connected_tsm(const struct ide_stream *s);
 /* A link that is a stream of its own: it names an endpoint below its host bridge, and is no stray. */
 bool stream_is_real(const struct ide_stream *s);
-/* Block E of the endpoint and block R of the root port both enabled and SECURE. */
+/*
+ * The Selective block the link names in one partner (E in the endpoint, R in
+ * the root port) is enabled and SECURE, or has IDE_FAIL set: what the
+ * registers say, whether or not the link is a stream of its own (a connect's
+ * verification judges every link naming its device).
+ */
+bool stream_block_secure(const struct ide_stream *s, bool endpoint);
+bool stream_block_ide_fail(const struct ide_stream *s, bool endpoint);
+/* A stream of its own with block E of the endpoint and block R of the root port both enabled and SECURE. */
 bool stream_secure(const struct ide_stream *s);
 /* Either partner's block has IDE_FAIL set (it received an IDE Fail message). */
 bool stream_ide_fail(const struct ide_stream *s);
@@ -399,6 +415,16 @@ bool stream_ide_fail(const struct ide_stream *s);
 bool stream_insecure(const struct ide_stream *s);
 /* The link names no endpoint below its host bridge (partner state "dangling"). */
 bool stream_dangling(const struct ide_stream *s);
+
+/*
+ * A stream's state in one word, where it is counted (metrics) or followed
+ * (watch): secure (stream_secure()), insecure (stream_insecure()), or
+ * unknown (its registers unreadable, a dangling or stray link).
+ */
+enum stream_state { STREAM_SECURE, STREAM_INSECURE, STREAM_UNKNOWN, STREAM_NR_STATES };
+enum stream_state stream_state(const struct ide_stream *s);
+/* "secure", "insecure", "unknown" */
+const char *stream_state_name(enum stream_state state);
 
 /*
  * One partner of a stream, in the words every view uses (tsmctl-streams(8),
