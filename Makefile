@@ -403,9 +403,6 @@ distcheck: dist
 	d=$$(mktemp -d) && tar -C $$d -xJf $(DISTDIR)/$(DIST_NAME).tar.xz && \
 		$(MAKE) -C $$d/$(DIST_NAME) check && rm -rf $$d
 
-.PHONY: soak soak-asan
-.PHONY: all deps need-libs need-scdoc need-fuse sim man unit check check-quick check-run check-man check-abi-refs check-valgrind check-asan demo bench install uninstall clean \
-	dist distcheck version deb check-package FORCE
 
 # fuzzing
 # make fuzz [FUZZ_SECONDS=N]: build the libFuzzer targets of tests/fuzz/ into
@@ -458,5 +455,8 @@ fuzz-replay: $(addprefix $(FUZZ_DIR)/fuzz-,$(FUZZ_TARGETS))
 		echo "fuzz-replay: $$t: $$(ls tests/fuzz/corpus/$$t | wc -l) seeds"; \
 	done
 
-
-.PHONY: fuzz fuzz-replay $(UNIT_RUNS)
+# Every goal that names no file: the one list (after UNIT_RUNS is defined).
+.PHONY: all deps need-libs need-scdoc need-fuse sim man unit $(UNIT_RUNS) \
+	check check-quick check-run check-man check-abi-refs check-valgrind check-asan check-package \
+	soak soak-asan bench demo install uninstall clean dist distcheck version deb \
+	fuzz fuzz-replay FORCE
