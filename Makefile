@@ -118,11 +118,12 @@ $(BUILDDIR)/tsmctl: $(OBJS)
 # libraries UNIT_LIBS_NAME) becomes test-NAME; make unit runs them all, make
 # unit-NAME one.
 UNIT_TESTS := ide names sha256 audit explain util spdm-cert spdm-vca spdm-meas tdisp-report evreply \
-	evidence-verify snapshot action
+	evidence-verify snapshot action uevent
 UNIT_SRCS_ide := src/ide.c tests/fuzz/cfg-ranged.h
 UNIT_SRCS_names := src/names.c
 UNIT_SRCS_sha256 := src/sha256.c
 UNIT_SRCS_util := src/util.c
+UNIT_SRCS_uevent := src/uevent-parse.c
 # explain: the program's objects without main and the command layer (cli, view, cmd-*).
 UNIT_SRCS_explain = $(filter-out $(BUILDDIR)/obj/tsmctl.o $(BUILDDIR)/obj/cli.o $(BUILDDIR)/obj/view.o \
 	$(BUILDDIR)/obj/cmd-%.o,$(OBJS))
@@ -406,58 +407,44 @@ distcheck: dist
 	d=$$(mktemp -d) && tar -C $$d -xJf $(DISTDIR)/$(DIST_NAME).tar.xz && \
 		$(MAKE) -C $$d/$(DIST_NAME) check && rm -rf $$d
 
-.PHONY: soak soak-asan
-.PHONY: all deps need-libs need-scdoc need-fuse sim man unit check check-quick check-run check-man check-abi-refs check-valgrind check-asan demo bench install uninstall clean \
-	dist distcheck version deb check-package FORCE
 
 # fuzzing
 # make fuzz [FUZZ_SECONDS=N]: build the libFuzzer targets of tests/fuzz/ into
 # build-fuzz/ (clang, ASan+UBSan) and run each N seconds on a copy of its corpus.
+# A target NAME is tests/fuzz/fuzz-NAME.c with the sources FUZZ_SRCS_NAME
+# (headers listed there are dependencies only) and the libraries FUZZ_LIBS_NAME;
+# FUZZ_CPPFLAGS_NAME, when set, replaces FUZZ_CPPFLAGS (tsmctl's own).
 FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 FUZZ_DIR := build-fuzz
-FUZZ_TARGETS := ide capwalk names jsstr topology spdm-cert spdm-vca spdm-meas tdisp-report evreply
+FUZZ_TARGETS := ide capwalk names jsstr topology spdm-cert spdm-vca spdm-meas tdisp-report evreply \
+	uevent
 FUZZ_SAN := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -std=gnu11
-FUZZ_CFLAGS := $(FUZZ_SAN) -D_GNU_SOURCE -Iinclude
-FUZZ_SIM_SRCS := $(filter-out tests/sim/src/sim-main.c,$(wildcard tests/sim/src/*.c))
-
-$(FUZZ_DIR)/fuzz-ide: tests/fuzz/fuzz-ide.c tests/fuzz/fuzz-assert.h tests/fuzz/cfg-check.h tests/fuzz/cfg-ranged.h src/ide.c $(HDRS)
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz-ide.c src/ide.c
-
-$(FUZZ_DIR)/fuzz-capwalk: tests/fuzz/fuzz-capwalk.c tests/fuzz/fuzz-assert.h tests/fuzz/cfg-check.h tests/fuzz/cfg-ranged.h src/ide.c $(HDRS)
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz-capwalk.c src/ide.c
-
-$(FUZZ_DIR)/fuzz-names: tests/fuzz/fuzz-names.c tests/fuzz/fuzz-assert.h src/names.c $(HDRS)
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz-names.c src/names.c
-
-$(FUZZ_DIR)/fuzz-jsstr: tests/fuzz/fuzz-jsstr.c tests/fuzz/fuzz-assert.h src/output.c src/util.c $(HDRS)
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $(shell pkg-config --cflags json-c smartcols) -o $@ \
-		tests/fuzz/fuzz-jsstr.c src/output.c src/util.c $(shell pkg-config --libs json-c smartcols)
-
-$(FUZZ_DIR)/fuzz-evreply: tests/fuzz/fuzz-evreply.c tests/fuzz/fuzz-assert.h src/evidence-reply.c src/util.c $(HDRS)
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz-evreply.c src/evidence-reply.c src/util.c \
-		$(shell pkg-config --libs libmnl)
-
-$(FUZZ_DIR)/fuzz-topology: tests/fuzz/fuzz-topology.c $(FUZZ_SIM_SRCS) $(wildcard tests/sim/src/*.h)
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_SAN) -D_FILE_OFFSET_BITS=64 -Itests/sim/src \
-		$(shell pkg-config --cflags json-c fuse3 libcrypto) -o $@ tests/fuzz/fuzz-topology.c \
-		$(FUZZ_SIM_SRCS) $(shell pkg-config --libs json-c fuse3 libcrypto) -lpthread
-
-# The evidence decoders (ABI.md §1.7): fuzz-NAME.c with src/NAME.c and what they share.
+FUZZ_CPPFLAGS := -D_GNU_SOURCE -Iinclude
+FUZZ_SRCS_ide := src/ide.c tests/fuzz/cfg-check.h tests/fuzz/cfg-ranged.h
+FUZZ_SRCS_capwalk := $(FUZZ_SRCS_ide)
+FUZZ_SRCS_names := src/names.c
+FUZZ_SRCS_jsstr := src/output.c src/util.c
+FUZZ_CPPFLAGS_jsstr = $(FUZZ_CPPFLAGS) $(shell pkg-config --cflags json-c smartcols)
+FUZZ_LIBS_jsstr = $(shell pkg-config --libs json-c smartcols)
+FUZZ_SRCS_evreply := src/evidence-reply.c src/util.c
+FUZZ_LIBS_evreply = $(shell pkg-config --libs libmnl)
+FUZZ_SRCS_uevent := src/uevent-parse.c
+# The simulator's topology loader: every simulator object but sim-main.c, with
+# the simulator's flags (its sources define _GNU_SOURCE themselves).
+FUZZ_SRCS_topology := $(filter-out tests/sim/src/sim-main.c,$(wildcard tests/sim/src/*.c)) \
+	$(wildcard tests/sim/src/*.h)
+FUZZ_CPPFLAGS_topology = -D_FILE_OFFSET_BITS=64 -Itests/sim/src $(shell pkg-config --cflags json-c fuse3 libcrypto)
+FUZZ_LIBS_topology = $(shell pkg-config --libs json-c fuse3 libcrypto) -lpthread
+# The evidence decoders (ABI.md §1.7): src/NAME.c and what they share.
 EV_FUZZ := spdm-cert spdm-vca spdm-meas tdisp-report
-EV_FUZZ_SRCS := src/ev-decode.c src/spdm-alg.c
-$(addprefix $(FUZZ_DIR)/fuzz-,$(EV_FUZZ)): $(FUZZ_DIR)/fuzz-%: tests/fuzz/fuzz-%.c src/%.c \
-		$(EV_FUZZ_SRCS) tests/fuzz/fuzz-assert.h $(HDRS)
+$(foreach t,$(EV_FUZZ),$(eval FUZZ_SRCS_$(t) := src/$(t).c src/ev-decode.c src/spdm-alg.c))
+$(foreach t,$(EV_FUZZ),$(eval FUZZ_LIBS_$(t) = $$(shell pkg-config --libs libcrypto)))
+
+$(FUZZ_DIR)/fuzz-%: tests/fuzz/fuzz-%.c $$(FUZZ_SRCS_$$*) tests/fuzz/fuzz-assert.h $(HDRS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz-$*.c src/$*.c $(EV_FUZZ_SRCS) \
-		$(shell pkg-config --libs libcrypto)
+	$(FUZZ_CC) $(FUZZ_SAN) $(or $(FUZZ_CPPFLAGS_$*),$(FUZZ_CPPFLAGS)) -o $@ $(filter %.c,$^) $(FUZZ_LIBS_$*)
 
 fuzz: $(addprefix $(FUZZ_DIR)/fuzz-,$(FUZZ_TARGETS))
 	tests/fuzz/run $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
@@ -472,5 +459,8 @@ fuzz-replay: $(addprefix $(FUZZ_DIR)/fuzz-,$(FUZZ_TARGETS))
 		echo "fuzz-replay: $$t: $$(ls tests/fuzz/corpus/$$t | wc -l) seeds"; \
 	done
 
-
-.PHONY: fuzz fuzz-replay $(UNIT_RUNS)
+# Every goal that names no file: the one list (after UNIT_RUNS is defined).
+.PHONY: all deps need-libs need-scdoc need-fuse sim man unit $(UNIT_RUNS) \
+	check check-quick check-run check-man check-abi-refs check-valgrind check-asan check-package \
+	soak soak-asan bench demo install uninstall clean dist distcheck version deb \
+	fuzz fuzz-replay FORCE

@@ -25,41 +25,6 @@
 #define UEVENT_RCVBUF		(1 << 20)	/* room for a burst such as a PCI rescan */
 #define RECHECK_SECONDS		5	/* a look at sysfs without an event: none may come (a container) */
 
-int uevent_parse(const char *buf, size_t len, char msg[UEVENT_MSG_MAX + 1], struct uevent *ev)
-{
-	const char *p, *end, *at;
-
-	memset(ev, 0, sizeof(*ev));
-	if (!len || len > UEVENT_MSG_MAX)
-		return -EINVAL;
-	memcpy(msg, buf, len);
-	msg[len] = '\0';
-	end = msg + len;
-	/* header "ACTION@DEVPATH": libudev's "libudev\0..." and anything else fail here */
-	at = strchr(msg, '@');
-	if (!at || at == msg || at[1] != '/' || strlen(msg) >= len)
-		return -EINVAL;
-	msg[at - msg] = '\0';
-	ev->action = msg;
-	ev->devpath = at + 1;
-	for (p = ev->devpath + strlen(ev->devpath) + 1; p < end; p += strlen(p) + 1) {
-		const char *eq = strchr(p, '=');
-
-		if (!*p)
-			continue;
-		if (!eq)
-			return -EINVAL;
-		if (startswith(p, "SUBSYSTEM="))
-			ev->subsystem = eq + 1;
-		else if (startswith(p, "SYNTH_UUID="))
-			ev->synthetic = true;	/* lib/kobject_uevent.c kobject_synth_uevent() */
-		else if ((startswith(p, "ACTION=") && !streq(eq + 1, ev->action)) ||
-			 (startswith(p, "DEVPATH=") && !streq(eq + 1, ev->devpath)))
-			return -EINVAL;
-	}
-	return 0;
-}
-
 int uevent_listen(struct uevent_listener *l)
 {
 	struct sockaddr_nl addr = { .nl_family = AF_NETLINK, .nl_groups = UEVENT_GROUP_KERNEL };

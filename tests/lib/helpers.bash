@@ -6,6 +6,8 @@ TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 : "${TSMCTL:=$TOP/tsmctl}"
 SIM=$TOP/tests/sim/tsm-sim
 TOPO=$TOP/tests/topologies
+# u32, cfg_word, ext_cap, sel_block, ...: shared with the simulator's tests
+source "$TOP/tests/lib/cfg-space.bash"
 
 # Build a static tree for topology NAME (without .json) once per test file; prints its root.
 # Tests of one file may run at once (bats --jobs): each builds aside and renames
@@ -56,13 +58,6 @@ t() {
 	"$TSMCTL" --sysroot "$ROOT" "$@"
 }
 
-# Read a little-endian 32-bit word at OFFSET (decimal or 0x) from FILE; prints 0x%08x.
-cfg_word() {
-	local v
-	v=$(od -An -tx4 -j "$(($2))" -N4 "$1" | tr -d ' ')
-	echo "0x$v"
-}
-
 # Assert that the jq FILTER over JSON in $output yields EXPECTED.
 json_is() {
 	local got
@@ -101,26 +96,6 @@ tree_digest() {
 		find sys -type f -perm -u=r -print0 | sort -z | xargs -0 md5sum
 		find sys -type l -printf '%p -> %l\n' | sort
 	)
-}
-
-# Offset of Selective IDE block K in config FILE (spec layout, ABI.md §3).
-sel_block() {
-	local off=256 hdr cap nlink p i na
-	while [ "$off" -ne 0 ]; do
-		hdr=$(cfg_word "$1" "$off")
-		[ $((hdr & 0xffff)) -eq $((0x30)) ] && break
-		off=$(((hdr >> 20) & 0xffc))
-	done
-	[ "$off" -ne 0 ] || return 1
-	cap=$(cfg_word "$1" $((off + 4)))
-	nlink=0
-	[ $((cap & 1)) -eq 1 ] && nlink=$((((cap >> 13) & 7) + 1))
-	p=$((off + 12 + 8 * nlink))
-	for ((i = 0; i < $2; i++)); do
-		na=$(($(cfg_word "$1" "$p") & 15))
-		p=$((p + 20 + 12 * na))
-	done
-	echo "$p"
 }
 
 # wait_for_line FILE PATTERN: until FILE holds a line matching PATTERN (up to 20 s).

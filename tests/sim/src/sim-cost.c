@@ -76,9 +76,7 @@ static struct cost_file *file_of(const struct sim_dev *d)
 		size_t cap = C.cap;
 
 		C.cap = cap ? cap * 2 : 1024;
-		C.files = calloc(C.cap, sizeof(*C.files));
-		if (!C.files)
-			abort();
+		C.files = sim_xcalloc(C.cap, sizeof(*C.files));
 		for (size_t j = 0; j < cap; j++) {
 			if (!old[j].dev)
 				continue;

@@ -74,9 +74,7 @@ static void *skb_put(struct skb *s, size_t n)
 
 	if (s->len + n > s->cap) {
 		s->cap = (s->len + n) * 2;
-		s->p = realloc(s->p, s->cap);
-		if (!s->p)
-			abort();
+		s->p = sim_xrealloc(s->p, s->cap, 1);
 	}
 	at = s->p + s->len;
 	memset(at, 0, n);
@@ -749,10 +747,8 @@ static bool peer_net_admin(pid_t pid, uid_t uid)
 static void *conn_main(void *arg)
 {
 	struct conn *c = arg;
-	uint8_t *buf = malloc(REQ_MAX);
+	uint8_t *buf = sim_xcalloc(1, REQ_MAX);
 
-	if (!buf)
-		abort();
 	for (;;) {
 		ssize_t n = recv(c->fd, buf, REQ_MAX, 0);
 
@@ -780,9 +776,7 @@ static void *accept_main(void *arg)
 				continue;
 			return NULL;
 		}
-		c = calloc(1, sizeof(*c));
-		if (!c)
-			abort();
+		c = sim_xcalloc(1, sizeof(*c));
 		c->fd = fd;
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0) {
 			c->portid = (uint32_t)cred.pid;

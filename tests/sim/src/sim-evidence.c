@@ -47,9 +47,7 @@ static void put(struct bytes *b, const void *src, size_t n)
 {
 	if (b->len + n > b->cap) {
 		b->cap = (b->len + n) * 2 + 64;
-		b->p = realloc(b->p, b->cap);
-		if (!b->p)
-			abort();
+		b->p = sim_xrealloc(b->p, b->cap, 1);
 	}
 	memcpy(b->p + b->len, src, n);
 	b->len += n;
@@ -366,9 +364,7 @@ static int read_file(const char *path, uint8_t **data, size_t *len)
 
 	if (!f)
 		return -errno;
-	buf = malloc(65536 + 1);
-	if (!buf)
-		abort();
+	buf = sim_xcalloc(1, 65536 + 1);
 	n = fread(buf, 1, 65536 + 1, f);
 	fclose(f);
 	if (n > 65535 || n < 4) {
@@ -399,10 +395,8 @@ static int load_one(struct sim_model *m, const char *dir, const char *key, const
 		return rc;
 	}
 	free(path);
-	c.name = strdup(key);
-	m->chains = realloc(m->chains, (m->nr_chains + 1) * sizeof(*m->chains));
-	if (!m->chains || !c.name)
-		abort();
+	c.name = sim_xstrdup(key);
+	m->chains = sim_xrealloc(m->chains, m->nr_chains + 1, sizeof(*m->chains));
 	m->chains[m->nr_chains++] = c;
 	return 0;
 }

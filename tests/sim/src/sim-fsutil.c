@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,18 +14,40 @@
 
 #include "sim.h"
 
+/* Out of memory in a test tool: nothing sensible to recover. */
+static void *sim_xcheck(void *p)
+{
+	if (!p) {
+		perror("tsm-sim");
+		abort();
+	}
+	return p;
+}
+
+void *sim_xcalloc(size_t n, size_t size)
+{
+	return sim_xcheck(calloc(n ? n : 1, size ? size : 1));
+}
+
+void *sim_xrealloc(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		abort();
+	return sim_xcheck(realloc(p, n && size ? n * size : 1));
+}
+
+char *sim_xstrdup(const char *s)
+{
+	return sim_xcheck(strdup(s));
+}
+
 char *sim_xvasprintf(const char *fmt, va_list ap)
 {
 	char *s;
 
 	if (vasprintf(&s, fmt, ap) < 0)
 		s = NULL;
-	if (!s) {
-		/* out of memory in a test tool: nothing sensible to recover */
-		perror("tsm-sim");
-		abort();
-	}
-	return s;
+	return sim_xcheck(s);
 }
 
 char *sim_xasprintf(const char *fmt, ...)
@@ -70,9 +93,7 @@ char *sim_rel_link(const char *from_dir, const char *to)
 	while (*rest == '/')
 		rest++;
 	len = ups * 3 + strlen(rest) + 2;
-	out = calloc(1, len);
-	if (!out)
-		abort();
+	out = sim_xcalloc(1, len);
 	for (size_t k = 0; k < ups; k++)
 		strcat(out, "../");
 	strcat(out, rest);
@@ -120,7 +141,7 @@ int sim_fs_mkdir_p(const char *root, const char *rel)
 
 static int mkparent(const char *root, const char *rel)
 {
-	char *d = strdup(rel), *slash;
+	char *d = sim_xstrdup(rel), *slash;
 	int rc = 0;
 
 	if (!d)

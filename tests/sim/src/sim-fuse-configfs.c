@@ -24,9 +24,7 @@ char *sim_fuse_report_item(const char *path, const char **attr)
 		return NULL;
 	name = rel + n + 1;
 	slash = strchr(name, '/');
-	out = slash ? strndup(name, slash - name) : strdup(name);
-	if (!out)
-		abort();
+	out = slash ? sim_xasprintf("%.*s", (int)(slash - name), name) : sim_xstrdup(name);
 	*attr = slash ? slash + 1 : NULL;
 	return out;
 }

@@ -27,12 +27,12 @@ static char *kobject_subsystem(const char *dir)
 
 	free(link);
 	if (!strncmp(dir, "sys/bus/", 8) && drivers && !strchr(drivers + 9, '/'))
-		return strdup("drivers");
+		return sim_xstrdup("drivers");
 	if (n <= 0)
 		return NULL;
 	target[n] = '\0';
 	base = strrchr(target, '/');
-	return strdup(base ? base + 1 : target);
+	return sim_xstrdup(base ? base + 1 : target);
 }
 
 /*
@@ -42,7 +42,7 @@ static char *kobject_subsystem(const char *dir)
  */
 static int uevent_store(const char *path, const char *buf, size_t len)
 {
-	char *dir = strdup(path[0] == '/' ? path + 1 : path), *slash, *subsystem;
+	char *dir = sim_xstrdup(path[0] == '/' ? path + 1 : path), *slash, *subsystem;
 	int rc;
 
 	if (!dir)

@@ -263,8 +263,8 @@ static int sim_open(const char *path, struct fuse_file_info *fi)
 	h->fd = fd;
 	h->privileged = ctx->uid == 0;
 	h->dev = owner(path, &attr);
-	h->attr = strdup(attr);
-	h->path = strdup(path);
+	h->attr = sim_xstrdup(attr);
+	h->path = sim_xstrdup(path);
 	h->rattr = -1;
 	if (!h->dev)
 		sim_fuse_attach_report(h, path);

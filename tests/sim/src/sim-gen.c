@@ -71,8 +71,7 @@ static json_object *jstr(const char *fmt, ...)
 	json_object *o;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		abort();
+	s = sim_xvasprintf(fmt, ap);
 	va_end(ap);
 	o = json_object_new_string(s);
 	free(s);
@@ -642,9 +641,7 @@ static int gen_hb(const struct sim_gen_params *p, unsigned long h, unsigned per_
 	if (extra > rest)
 		extra = rest;
 	rest -= extra;
-	nic = calloc(streams ? streams : 1, sizeof(*nic));
-	if (!nic)
-		abort();
+	nic = sim_xcalloc(streams, sizeof(*nic));
 	for (unsigned long i = 0; i < streams; i++)
 		nic[i] = 1 + (unsigned)share(extra, streams, i);
 	if (crowded)

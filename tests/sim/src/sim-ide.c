@@ -92,9 +92,7 @@ static void save_boot_regs(struct sim_dev *d)
 
 	if (!ide->sel || ide->sel_boot)
 		return;
-	ide->sel_boot = calloc(ide->nr_sel ? ide->nr_sel : 1, sizeof(*ide->sel));
-	if (!ide->sel_boot)
-		abort();
+	ide->sel_boot = sim_xcalloc(ide->nr_sel, sizeof(*ide->sel));
 	memcpy(ide->sel_boot, ide->sel, ide->nr_sel * sizeof(*ide->sel));
 }
 

@@ -24,13 +24,11 @@ struct res {
 
 static struct res *res_new(uint64_t start, uint64_t end, const char *name)
 {
-	struct res *r = calloc(1, sizeof(*r));
+	struct res *r = sim_xcalloc(1, sizeof(*r));
 
-	if (!r)
-		abort();
 	r->start = start;
 	r->end = end;
-	r->name = strdup(name);
+	r->name = sim_xstrdup(name);
 	return r;
 }
 

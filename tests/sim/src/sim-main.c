@@ -82,7 +82,7 @@ static int load_chains(struct sim_model *m)
 	int rc;
 
 	if (env && *env) {
-		dir = strdup(env);
+		dir = sim_xstrdup(env);
 	} else {
 		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 		if (n < 0)

@@ -65,10 +65,8 @@ static int control(const struct mp *o, const char *cmd)
 /* modname_normalize(): '-' and '_' are one */
 static char *normalize(const char *name)
 {
-	char *s = strdup(name);
+	char *s = sim_xstrdup(name);
 
-	if (!s)
-		abort();
 	for (char *c = s; *c; c++)
 		if (*c == '-')
 			*c = '_';
@@ -173,9 +171,7 @@ int sim_modprobe_main(int argc, char **argv)
 	o.mount = argv[2];
 	/* the arguments after MOUNT are modprobe's own, with "modprobe" as argv[0] */
 	nargc = argc - 2;
-	args = calloc(nargc + 1, sizeof(*args));
-	if (!args)
-		abort();
+	args = sim_xcalloc(nargc + 1, sizeof(*args));
 	args[0] = "modprobe";
 	for (int i = 1; i < nargc; i++)
 		args[i] = argv[i + 2];

@@ -23,14 +23,12 @@
 void sim_event_queue(struct sim_model *m, const char *action, const char *dir,
 		     const char *subsystem)
 {
-	struct sim_event *n = realloc(m->events, (m->nr_events + 1) * sizeof(*n));
+	struct sim_event *n = sim_xrealloc(m->events, m->nr_events + 1, sizeof(*n));
 
-	if (!n)
-		abort();
 	m->events = n;
 	m->events[m->nr_events++] = (struct sim_event){
-		.action = strdup(action), .dir = strdup(dir),
-		.subsystem = strdup(subsystem) };
+		.action = sim_xstrdup(action), .dir = sim_xstrdup(dir),
+		.subsystem = sim_xstrdup(subsystem) };
 }
 
 void sim_events_clear(struct sim_model *m)
@@ -166,9 +164,7 @@ static int probe_device(struct sim_model *m, const struct sim_driver *drv,
 	}
 	if (rc)
 		return rc;
-	d->driver = strdup(drv->name);
-	if (!d->driver)
-		abort();
+	d->driver = sim_xstrdup(drv->name);
 	/* driver_bound(): off the deferred list, and the others are retried */
 	free(d->deferred);
 	d->deferred = NULL;
@@ -316,9 +312,7 @@ int sim_driver_id_store(struct sim_model *m, struct sim_driver *drv,
 			free(id);
 			return -EEXIST;
 		}
-	drv->dynids = realloc(drv->dynids, (drv->nr_dynids + 1) * sizeof(char *));
-	if (!drv->dynids)
-		abort();
+	drv->dynids = sim_xrealloc(drv->dynids, drv->nr_dynids + 1, sizeof(char *));
 	drv->dynids[drv->nr_dynids++] = id;
 	driver_attach(m, drv, false);
 	return 0;
@@ -335,7 +329,7 @@ int sim_driver_override_store(struct sim_dev *d, const char *buf, size_t len)
 	n = strnlen(buf, n);
 	free(d->driver_override);
 	d->driver_override = n ? strndup(buf, n) : NULL;
-	return 0;
+	return n && !d->driver_override ? -ENOMEM : 0;	/* driver_set_override()'s kstrndup() */
 }
 
 static struct sim_faux *faux_named(struct sim_model *m, const char *name)
@@ -401,7 +395,7 @@ static void set_param_defaults(struct sim_module *mod)
 {
 	for (size_t i = 0; i < mod->nr_params; i++) {
 		free(mod->vals[i]);
-		mod->vals[i] = strdup(mod->defaults[i]);
+		mod->vals[i] = sim_xstrdup(mod->defaults[i]);
 	}
 	mod->autoprobe = true;
 	mod->trust = TRUST_AUTO;
@@ -441,7 +435,7 @@ static int parse_params(struct sim_module *mod, char **params, size_t n)
 			if (strlen(mod->keys[k]) == klen &&
 			    !strncmp(mod->keys[k], params[i], klen)) {
 				free(mod->vals[k]);
-				mod->vals[k] = strdup(val ? val : "Y");
+				mod->vals[k] = sim_xstrdup(val ? val : "Y");
 				found = true;
 			}
 		if (!found)

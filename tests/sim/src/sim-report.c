@@ -112,7 +112,7 @@ int sim_report_mkdir(struct sim_model *m, const char *name)
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	e->name = strdup(name);
+	e->name = sim_xstrdup(name);
 	e->dir = sim_xasprintf("%s/%s", REPORT_ROOT, name);
 	if (!e->name) {
 		entry_free(e);
@@ -336,10 +336,8 @@ static int report_new(struct sim_model *m, struct sim_report_entry *e)
 
 static uint8_t *blob(size_t size, size_t *len)
 {
-	uint8_t *b = calloc(1, size);
+	uint8_t *b = sim_xcalloc(1, size);
 
-	if (!b)
-		abort();
 	*len = size;
 	return b;
 }

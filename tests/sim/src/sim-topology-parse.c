@@ -37,10 +37,7 @@ static int fail(struct loader *L, const char *fmt, ...)
 
 #define APPEND(arr, n, item)                                                 \
 	do {                                                                 \
-		void *np_ = realloc((arr), ((n) + 1) * sizeof(*(arr)));      \
-		if (!np_)                                                    \
-			abort();                                             \
-		(arr) = np_;                                                 \
+		(arr) = sim_xrealloc((arr), (n) + 1, sizeof(*(arr)));       \
 		(arr)[(n)++] = (item);                                       \
 	} while (0)
 
@@ -297,9 +294,7 @@ static int parse_ide(struct loader *L, json_object *o, struct sim_dev *d,
 	ide->present = true;
 	ide->nr_link = (ide->cap & 1) ? ((ide->cap >> 13) & 7) + 1 : 0;
 	ide->nr_sel = (ide->cap & 2) ? ((ide->cap >> 16) & 0xff) + 1 : 0;
-	ide->sel = calloc(ide->nr_sel ? ide->nr_sel : 1, sizeof(*ide->sel));
-	if (!ide->sel)
-		abort();
+	ide->sel = sim_xcalloc(ide->nr_sel, sizeof(*ide->sel));
 	av = get(o, "addr_assoc");
 	if (av && json_object_is_type(av, json_type_array)) {
 		if (json_object_array_length(av) != ide->nr_sel) {
@@ -534,7 +529,7 @@ static int parse_connected(struct loader *L, json_object *v, struct sim_dev *d,
 		d->boot_r = r;
 		d->boot_e = e;
 	}
-	d->boot_connect = strdup(tsm);
+	d->boot_connect = sim_xstrdup(tsm);
 	return 0;
 }
 
@@ -596,7 +591,7 @@ static int parse_mailbox(struct loader *L, json_object *arr, struct sim_dev *d,
 	/* doe_features/ shows each feature once: a second mailbox's is EEXIST, skipped */
 	for (size_t i = 0; i < mb.nr_feat; i++)
 		if (!sim_dev_has_doe(d, mb.feat[i]))
-			APPEND(d->doe, d->nr_doe, strdup(mb.feat[i]));
+			APPEND(d->doe, d->nr_doe, sim_xstrdup(mb.feat[i]));
 	APPEND(d->mbs, d->nr_mbs, mb);
 	return 0;
 }
@@ -644,7 +639,7 @@ static int bool_or_file(struct loader *L, json_object *o, const char *key, bool 
 	if (v && json_object_is_type(v, json_type_string)) {
 		if (!ev_file_name(json_object_get_string(v)))
 			return fail(L, "%s: evidence %s: a file name ([a-z0-9.-]) or true/false", what, key);
-		*file = strdup(json_object_get_string(v));
+		*file = sim_xstrdup(json_object_get_string(v));
 		*on = true;
 		return 0;
 	}
@@ -681,13 +676,11 @@ static int parse_evidence(struct loader *L, json_object *o, struct sim_dev *d, c
 {
 	static const char *const keys[] = { "certs", "vca", "measurements", "report", "firmware",
 					     NULL };
-	struct sim_ev_spec *s = calloc(1, sizeof(*s));
+	struct sim_ev_spec *s = sim_xcalloc(1, sizeof(*s));
 	const char *fw = NULL;
 	json_object *c;
 	int rc;
 
-	if (!s)
-		abort();
 	d->ev_spec = s;
 	rc = check_keys(L, o, what, keys) ?:
 	     bool_or_file(L, o, "vca", &s->vca, &s->vca_file, what) ?:
@@ -696,7 +689,7 @@ static int parse_evidence(struct loader *L, json_object *o, struct sim_dev *d, c
 	     get_str(L, o, "firmware", &fw, what);
 	if (rc)
 		return rc;
-	s->firmware = fw ? strdup(fw) : NULL;
+	s->firmware = fw ? sim_xstrdup(fw) : NULL;
 	c = get(o, "certs");
 	if (!c)
 		return 0;
@@ -713,7 +706,7 @@ static int parse_evidence(struct loader *L, json_object *o, struct sim_dev *d, c
 		if (!json_object_is_type(e, json_type_string) || !*n ||
 		    strspn(n, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(n))
 			return fail(L, "%s: evidence certs: a chain name ([a-z0-9-]) or null", what);
-		s->chain[k] = strdup(n);
+		s->chain[k] = sim_xstrdup(n);
 	}
 	return 0;
 }
@@ -772,10 +765,8 @@ static int make_vfs(struct loader *L, json_object *o, struct sim_dev *pf,
 	pf->vf_device = (uint16_t)dev;
 	for (unsigned i = 0; i < count; i++) {
 		unsigned rid = sim_dev_rid(pf) + (unsigned)offset + i * (unsigned)stride;
-		struct sim_dev *vf = calloc(1, sizeof(*vf));
+		struct sim_dev *vf = sim_xcalloc(1, sizeof(*vf));
 
-		if (!vf)
-			abort();
 		if (rid > 0xffff) {
 			free(vf);
 			rc = fail(L, "%s: VF %u would be beyond bus ff", wh, i);
@@ -795,8 +786,8 @@ static int make_vfs(struct loader *L, json_object *o, struct sim_dev *pf,
 		vf->type = PT_ENDPOINT;
 		vf->tee = tee;
 		vf->flr = true;
-		vf->driver = drv ? strdup(drv) : NULL;
-		vf->boot_driver = drv ? strdup(drv) : NULL;
+		vf->driver = drv ? sim_xstrdup(drv) : NULL;
+		vf->boot_driver = drv ? sim_xstrdup(drv) : NULL;
 		vf->hb = pf->hb;
 		vf->parent = pf->parent;
 		vf->physfn = pf;
@@ -826,15 +817,13 @@ static int parse_dev(struct loader *L, json_object *o, struct sim_host_bridge *h
 		"accepted", "preset_streams", "faults", "ext_caps", "evidence", "msix", NULL
 	};
 	static const char *const link_keys[] = { "port", "speed", "width", NULL };
-	struct sim_dev *d = calloc(1, sizeof(*d));
+	struct sim_dev *d = sim_xcalloc(1, sizeof(*d));
 	const char *bdf, *type, *drv, *lock;
 	uint64_t vendor, device, class, rev, sv, sd, sec, port, speed, width, ext;
 	json_object *v;
 	char *what;
 	int rc;
 
-	if (!d)
-		abort();
 	d->present = true;
 	d->faults.rp_state = d->faults.ep_state = STATE_SECURE;
 	d->hb = hb;
@@ -896,8 +885,8 @@ static int parse_dev(struct loader *L, json_object *o, struct sim_host_bridge *h
 	d->subdevice = (uint16_t)sd;
 	d->secondary = (unsigned)sec;
 	d->ext_caps = (unsigned)ext;
-	d->driver = drv ? strdup(drv) : NULL;
-	d->boot_driver = drv ? strdup(drv) : NULL;
+	d->driver = drv ? sim_xstrdup(drv) : NULL;
+	d->boot_driver = drv ? sim_xstrdup(drv) : NULL;
 	if (lock && strncmp(lock, "tsm", 3)) {
 		rc = fail(L, "%s: locked needs a TSM name like \"tsm1\"", what);
 		goto out;
@@ -906,7 +895,7 @@ static int parse_dev(struct loader *L, json_object *o, struct sim_host_bridge *h
 		rc = fail(L, "%s: accepted needs locked", what);
 		goto out;
 	}
-	d->boot_lock = lock ? strdup(lock) : NULL;
+	d->boot_lock = lock ? sim_xstrdup(lock) : NULL;
 	d->link_speed = 4;
 	d->link_width = 16;
 	d->link_port = d->slot;
@@ -1013,7 +1002,7 @@ static struct sim_faux *add_faux(struct sim_model *m, const char *name)
 	for (size_t i = 0; i < m->nr_faux; i++)
 		if (!strcmp(m->faux[i].name, name))
 			return &m->faux[i];
-	struct sim_faux f = { .name = strdup(name), .present = true,
+	struct sim_faux f = { .name = sim_xstrdup(name), .present = true,
 			      .dir = sim_xasprintf("sys/devices/faux/%s", name) };
 	APPEND(m->faux, m->nr_faux, f);
 	return &m->faux[m->nr_faux - 1];
@@ -1024,7 +1013,7 @@ static struct sim_platform *add_platform(struct sim_model *m, const char *name)
 	for (size_t i = 0; i < m->nr_platform; i++)
 		if (!strcmp(m->platform[i].name, name))
 			return &m->platform[i];
-	struct sim_platform p = { .name = strdup(name),
+	struct sim_platform p = { .name = sim_xstrdup(name),
 				  .dir = sim_xasprintf("sys/devices/platform/%s", name) };
 	APPEND(m->platform, m->nr_platform, p);
 	return &m->platform[m->nr_platform - 1];
@@ -1035,7 +1024,7 @@ static struct sim_driver *add_driver_named(struct sim_model *m, const char *name
 	struct sim_driver *drv = sim_model_find_driver(m, name);
 
 	if (!drv) {
-		APPEND(m->drivers, m->nr_drivers, (struct sim_driver){ .name = strdup(name) });
+		APPEND(m->drivers, m->nr_drivers, (struct sim_driver){ .name = sim_xstrdup(name) });
 		drv = &m->drivers[m->nr_drivers - 1];
 	}
 	return drv;
@@ -1090,7 +1079,7 @@ static int parse_drivers(struct loader *L, json_object *arr)
 		rc = get_bool(L, o, "override_only", false, &drv->override_only, name);
 		if (rc)
 			return rc;
-		drv->defer_reason = defer ? strdup(defer) : NULL;
+		drv->defer_reason = defer ? sim_xstrdup(defer) : NULL;
 		v = get(o, "probe_accepted_errno");
 		if (v && (rc = parse_errno(L, v, &drv->accepted_errno, name)))
 			return rc;
@@ -1203,14 +1192,12 @@ static int parse_hb(struct loader *L, json_object *o)
 					    "acpi", "keyp_streams", NULL };
 	static const char *const dkeys[] = { "name", "target", NULL };
 	static const char *const wkeys[] = { "name", "base", "limit", NULL };
-	struct sim_host_bridge *hb = calloc(1, sizeof(*hb));
+	struct sim_host_bridge *hb = sim_xcalloc(1, sizeof(*hb));
 	uint64_t dom, bus, streams, keyp;
 	const char *parent, *acpi;
 	json_object *v;
 	int rc;
 
-	if (!hb)
-		abort();
 	APPEND(L->m->hbs, L->m->nr_hbs, hb);
 	rc = check_keys(L, o, "host bridge", keys) ?:
 	     get_u64(L, o, "domain", 0, 0xffffff, &dom, "host bridge") ?:
@@ -1241,7 +1228,7 @@ static int parse_hb(struct loader *L, json_object *o)
 		free(p);
 		/* "faux/NAME[/...]": the bus module NAME creates the faux device */
 		if (!strncmp(parent, "faux/", 5) && parent[5]) {
-			char *n = strdup(parent + 5), *sl = strchr(n, '/');
+			char *n = sim_xstrdup(parent + 5), *sl = strchr(n, '/');
 
 			if (sl)
 				*sl = '\0';
@@ -1268,8 +1255,8 @@ static int parse_hb(struct loader *L, json_object *o)
 			if (!name || !target || strchr(name, '/'))
 				return fail(L, "%s: dangling link needs name and target",
 					    hb->name);
-			dl.name = strdup(name);
-			dl.target = strdup(target);
+			dl.name = sim_xstrdup(name);
+			dl.target = sim_xstrdup(target);
 			APPEND(hb->dangling, hb->nr_dangling, dl);
 		}
 	}
@@ -1291,7 +1278,7 @@ static int parse_hb(struct loader *L, json_object *o)
 			if (!name || w.limit < w.base)
 				return fail(L, "%s: a window needs a name and base <= limit",
 					    hb->name);
-			w.name = strdup(name);
+			w.name = sim_xstrdup(name);
 			APPEND(hb->windows, hb->nr_windows, w);
 		}
 	}
@@ -1339,8 +1326,8 @@ static int parse_tdx_host(struct loader *L, json_object *mod, const char *what)
 			return fail(L, "%s: num_remaining_updates needs seamldr_version", what);
 	}
 	x->present = true;
-	x->version = strdup(ver ? ver : "1.5.16");
-	x->seamldr_version = ldr ? strdup(ldr) : NULL;
+	x->version = sim_xstrdup(ver ? ver : "1.5.16");
+	x->seamldr_version = ldr ? sim_xstrdup(ldr) : NULL;
 	x->remaining_updates = (long)left;
 	add_faux(L->m, "tdx_host");
 	return 0;
@@ -1398,14 +1385,12 @@ static int parse_tsm(struct loader *L, json_object *o)
 					    "register_manually", "uevents", "change_after_ms",
 					    "evidence_inputs", "evidence_refresh", "stream_ids",
 					    "tdx_module", NULL };
-	struct sim_tsm *t = calloc(1, sizeof(*t));
+	struct sim_tsm *t = sim_xcalloc(1, sizeof(*t));
 	const char *kind, *prov, *parent;
 	uint64_t id, after, change;
 	json_object *v;
 	int rc;
 
-	if (!t)
-		abort();
 	APPEND(L->m->tsms, L->m->nr_tsms, t);
 	rc = check_keys(L, o, "tsm", keys) ?:
 	     get_u64(L, o, "id", L->m->nr_tsms - 1, 0xffff, &id, "tsm") ?:
@@ -1421,7 +1406,7 @@ static int parse_tsm(struct loader *L, json_object *o)
 		return rc;
 	t->id = (unsigned)id;
 	t->name = sim_xasprintf("tsm%u", t->id);
-	t->decl_name = strdup(t->name);
+	t->decl_name = sim_xstrdup(t->name);
 	t->register_after_ms = after == UINT64_MAX ? -1 : (long)after;
 	t->change_after_ms = (long)change;
 	if (t->register_after_ms >= 0 && t->register_manually)
@@ -1463,15 +1448,15 @@ static int parse_tsm(struct loader *L, json_object *o)
 	if (!strncmp(parent, "faux:", 5) && parent[5] && !strchr(parent + 5, '/')) {
 		struct sim_faux *f = add_faux(L->m, parent + 5);
 
-		t->parent_faux = strdup(parent + 5);
-		t->parent_dir = strdup(f->dir);
+		t->parent_faux = sim_xstrdup(parent + 5);
+		t->parent_dir = sim_xstrdup(f->dir);
 		t->dir = sim_xasprintf("%s/tsm/%s", f->dir, t->name);
 	} else if (!strncmp(parent, "platform:", 9) && parent[9] &&
 		   !strchr(parent + 9, '/')) {
 		struct sim_platform *p = add_platform(L->m, parent + 9);
 
-		t->parent_platform = strdup(parent + 9);
-		t->parent_dir = strdup(p->dir);
+		t->parent_platform = sim_xstrdup(parent + 9);
+		t->parent_dir = sim_xstrdup(p->dir);
 		t->dir = sim_xasprintf("%s/tsm/%s", p->dir, t->name);
 	} else {
 		t->parent_pci = sim_model_find_dev(L->m, parent);
@@ -1479,7 +1464,7 @@ static int parse_tsm(struct loader *L, json_object *o)
 			return fail(L, "%s: parent device %s not in the topology",
 				    t->name, parent);
 		/* the class glue dir is named after the class: "tsm" */
-		t->parent_dir = strdup(t->parent_pci->dir);
+		t->parent_dir = sim_xstrdup(t->parent_pci->dir);
 		t->dir = sim_xasprintf("%s/tsm/%s", t->parent_pci->dir, t->name);
 	}
 	v = get(o, "host_bridges");
@@ -1491,7 +1476,7 @@ static int parse_tsm(struct loader *L, json_object *o)
 
 			if (!json_object_is_type(e, json_type_string))
 				return fail(L, "%s: host_bridges holds names", t->name);
-			APPEND(t->hbs, t->nr_hbs, strdup(json_object_get_string(e)));
+			APPEND(t->hbs, t->nr_hbs, sim_xstrdup(json_object_get_string(e)));
 		}
 	}
 	return 0;
@@ -1517,7 +1502,7 @@ static int parse_modules(struct loader *L, json_object *arr)
 		if (!name || strchr(name, '/'))
 			return fail(L, "module needs a name");
 		/* In the model before it is filled: a failure below frees it with the model. */
-		APPEND(L->m->modules, L->m->nr_modules, (struct sim_module){ .name = strdup(name) });
+		APPEND(L->m->modules, L->m->nr_modules, (struct sim_module){ .name = sim_xstrdup(name) });
 		mod = &L->m->modules[L->m->nr_modules - 1];
 		mod->autoprobe = true;
 		if ((rc = get_bool(L, o, "loaded", true, &mod->loaded, name)))
@@ -1536,16 +1521,15 @@ static int parse_modules(struct loader *L, json_object *arr)
 						    name, key);
 				size_t nk = mod->nr_params, nd = mod->nr_params;
 
-				APPEND(mod->keys, nk, strdup(key));
-				APPEND(mod->defaults, nd, strdup(json_object_get_string(val)));
+				APPEND(mod->keys, nk, sim_xstrdup(key));
+				APPEND(mod->defaults, nd, sim_xstrdup(json_object_get_string(val)));
 				APPEND(mod->vals, mod->nr_params,
-				       strdup(json_object_get_string(val)));
+				       sim_xstrdup(json_object_get_string(val)));
 			}
 		}
 	}
 	return 0;
 }
-
 
 int sim_topology_load(const char *file, struct sim_model **out, char **err)
 {
@@ -1564,9 +1548,7 @@ int sim_topology_load(const char *file, struct sim_model **out, char **err)
 		*err = sim_xasprintf("%s: %s", file, json_util_get_last_err());
 		return -EINVAL;
 	}
-	L.m = calloc(1, sizeof(*L.m));
-	if (!L.m)
-		abort();
+	L.m = sim_xcalloc(1, sizeof(*L.m));
 	L.m->ev_ext_ack = L.m->ev_cap_ack = true;	/* the options tsmctl sets */
 	rc = check_keys(&L, root, "topology", keys) ?:
 	     get_str(&L, root, "abi", &abi, "topology") ?:

@@ -86,7 +86,7 @@ static void link_to(struct tw *w, const char *dir, const char *name,
 
 static void rm(struct tw *w, const char *dir, const char *name)
 {
-	char *p = name ? sim_path_join(dir, name) : strdup(dir);
+	char *p = name ? sim_path_join(dir, name) : sim_xstrdup(dir);
 
 	note(w, sim_fs_remove(w->root, p));
 	free(p);
@@ -329,10 +329,8 @@ static void write_pci_bus(struct tw *w, const char *owner, unsigned domain,
 /* Every directory on the way to a host bridge is a kobject: each has a uevent. */
 static void write_hb_parents(struct tw *w, const struct sim_host_bridge *hb)
 {
-	char *p = strdup(hb->dir), *slash;
+	char *p = sim_xstrdup(hb->dir), *slash;
 
-	if (!p)
-		abort();
 	while ((slash = strrchr(p, '/')) && slash - p > (ptrdiff_t)strlen("sys/devices")) {
 		char *u;
 
@@ -459,7 +457,7 @@ static uint64_t bar_flags(const struct sim_bar *b)
  */
 static char *resource_text(const struct sim_dev *d, bool bridge)
 {
-	char *s = strdup(""), *n;
+	char *s = sim_xstrdup(""), *n;
 
 	for (int i = 0; i < (bridge ? 17 : 13); i++) {
 		uint64_t start = 0, end = 0, flags = 0;
@@ -666,9 +664,7 @@ static void write_dev(struct tw *w, struct sim_dev *d)
 	}
 	note(w, sim_fs_mkdir_p(w->root, d->dir));
 	write_ids(w, d);
-	cfg = calloc(1, sz);
-	if (!cfg)
-		abort();
+	cfg = sim_xcalloc(1, sz);
 	sim_config_build(d, cfg);
 	p = sim_path_join(d->dir, "config");
 	note(w, sim_fs_put(w->root, p, cfg, sz, RW));
@@ -725,7 +721,7 @@ static bool keep_tsm_stream(struct tw *w, const void *ctx, const char *name)
 /* Before tsm_register() (late TSMs) or after tsm_unregister(): no class device. */
 static void remove_tsm(struct tw *w, struct sim_tsm *t)
 {
-	char *glue = strdup(t->dir), *slash = strrchr(glue, '/'), *p;
+	char *glue = sim_xstrdup(t->dir), *slash = strrchr(glue, '/'), *p;
 	bool taken = false;
 
 	/* another TSM may carry the number now (ida) */
@@ -792,7 +788,7 @@ static void write_proc(struct tw *w)
 	free(s);
 	if (!w->m->debugfs)
 		return;
-	s = strdup("");
+	s = sim_xstrdup("");
 	for (size_t i = 0; i < w->m->nr_devs; i++) {
 		const struct sim_dev *d = w->m->devs[i];
 		char *n;

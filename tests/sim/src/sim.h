@@ -591,7 +591,10 @@ int sim_gen_large(const struct sim_gen_params *p, const char *out, char **err);
 int sim_tree_sync(struct sim_model *m, const char *root);
 int sim_tree_sync_reports(struct sim_model *m, const char *root);
 
-/* sim-fsutil.c */
+/* sim-fsutil.c; sim_x*(): allocation that aborts when it fails (a test tool) */
+void *sim_xcalloc(size_t n, size_t size);
+void *sim_xrealloc(void *p, size_t n, size_t size);
+char *sim_xstrdup(const char *s);
 char *sim_path_join(const char *a, const char *b);
 char *sim_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *sim_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
