@@ -118,12 +118,14 @@ $(BUILDDIR)/tsmctl: $(OBJS)
 # libraries UNIT_LIBS_NAME) becomes test-NAME; make unit runs them all, make
 # unit-NAME one.
 UNIT_TESTS := ide names sha256 audit explain util spdm-cert spdm-vca spdm-meas tdisp-report evreply \
-	evidence-verify snapshot action uevent
+	evidence-verify snapshot action uevent sysfs
 UNIT_SRCS_ide := src/ide.c tests/fuzz/cfg-ranged.h
 UNIT_SRCS_names := src/names.c
 UNIT_SRCS_sha256 := src/sha256.c
 UNIT_SRCS_util := src/util.c
 UNIT_SRCS_uevent := src/uevent-parse.c
+# sysfs: the typed attribute readers on a tree built in a temporary directory.
+UNIT_SRCS_sysfs := src/sysfs.c src/names.c src/util.c
 # explain: the program's objects without main and the command layer (cli, view, cmd-*).
 UNIT_SRCS_explain = $(filter-out $(BUILDDIR)/obj/tsmctl.o $(BUILDDIR)/obj/cli.o $(BUILDDIR)/obj/view.o \
 	$(BUILDDIR)/obj/cmd-%.o,$(OBJS))

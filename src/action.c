@@ -46,11 +46,7 @@ const char *action_name(enum tsm_action action)
 
 bool action_device_present(const char *bdf)
 {
-	char *path = path_join(PCI_DEVICES, bdf);
-	bool present = sysfs_exists(path);
-
-	free(path);
-	return present;
+	return sysfs_attr_exists(PCI_DEVICES, bdf);
 }
 
 /* connect_store(): EBUSY for any context is checked before the TSM lookup (ENXIO). */

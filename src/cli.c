@@ -558,10 +558,8 @@ void filters_matched_nothing(const struct cmd_ctx *ctx, const char *what, const 
 static int no_such(const struct cmd_ctx *ctx, const char *name, const char *what)
 {
 	print_error("tsmctl %s: %s: no such %s", ctx->cmd->name, name, what);
-	if (ctx->out.json && ctx->cmd->json_name) {
-		json_list_begin(stdout, ctx->cmd->json_name);
-		json_list_end(stdout);
-	}
+	if (ctx->out.json && ctx->cmd->json_name)
+		json_list_empty(stdout, ctx->cmd->json_name);
 	return EXIT_FAIL;
 }
 

@@ -149,10 +149,8 @@ static int fail_up_front(const struct batch *b, const char *fmt, ...)
 	va_start(ap, fmt);
 	vprint_error(fmt, ap);
 	va_end(ap);
-	if (b->ctx->out.json) {
-		json_list_begin(stdout, "results");
-		json_list_end(stdout);
-	}
+	if (b->ctx->out.json)
+		json_list_empty(stdout, "results");
 	return EXIT_FAIL;
 }
 
@@ -813,10 +811,12 @@ static int run_action(struct cmd_ctx *ctx)
 		}
 	}
 	if (ctx->out.json) {
-		json_list_begin(stdout, "results");
+		struct json_list w;
+
+		json_list_begin(&w, stdout, "results");
 		for (size_t i = 0; i < b.n; i++)
-			json_list_item(stdout, target_json(&b, &b.targets[i]));
-		json_list_end(stdout);
+			json_list_item(&w, target_json(&b, &b.targets[i]));
+		json_list_end(&w);
 	} else {
 		print_summary(&b);
 	}

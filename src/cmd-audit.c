@@ -396,6 +396,7 @@ static void print_json_doc(struct json_object *doc)
 /* What the streamed JSON report needs while the checks run. */
 struct json_sink {
 	const struct cmd_ctx *ctx;
+	struct json_list w;
 	size_t count[AUDIT_NR_STATUS], total;
 };
 
@@ -408,11 +409,11 @@ static void emit_json(const struct audit_finding *f, void *arg)
 	sink->count[f->status]++;
 	sink->total++;
 	if (!param.shrt || f->status != AUDIT_PASS)
-		json_list_item(stdout, finding_json(f));
+		json_list_item(&sink->w, finding_json(f));
 }
 
 /* The document's end: the summary of what SINK counted. */
-static void json_end(const struct json_sink *sink)
+static void json_end(struct json_sink *sink)
 {
 	static const char *const keys[] = {
 		[AUDIT_PASS] = "pass", [AUDIT_WARN] = "warn", [AUDIT_FAIL] = "fail",
@@ -423,7 +424,7 @@ static void json_end(const struct json_sink *sink)
 	json_object_object_add(sum, "total", js_u64(sink->total));
 	for (int st = 0; st < AUDIT_NR_STATUS; st++)
 		json_object_object_add(sum, keys[st], js_u64(sink->count[st]));
-	json_list_end_with(stdout, "summary", sum);
+	json_list_end_with(&sink->w, "summary", sum);
 }
 
 /* -J: each result printed as the checks make it, the summary last. */
@@ -435,7 +436,7 @@ static int run_json(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap,
 
 	opts->emit = emit_json;
 	opts->emit_arg = &sink;
-	json_list_begin(stdout, "checks");
+	json_list_begin(&sink.w, stdout, "checks");
 	audit_run(snap, opts, &rep);
 	audit_report_free(&rep);
 	json_end(&sink);
@@ -524,7 +525,7 @@ static int run_audit(struct cmd_ctx *ctx)
 		if (ctx->out.json) {
 			struct json_sink none = { .ctx = ctx };
 
-			json_list_begin(stdout, "checks");
+			json_list_begin(&none.w, stdout, "checks");
 			json_end(&none);
 		}
 		goto out_snap;

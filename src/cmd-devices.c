@@ -187,17 +187,6 @@ static const void *func_item(const struct tsm_snapshot *snap, size_t i)
 	return i < snap->nr_funcs ? snap->funcs[i] : NULL;
 }
 
-static struct json_object *func_json(const struct tsm_snapshot *snap, const void *item)
-{
-	(void)snap;
-	return render_device_json(item, NULL);
-}
-
-static struct json_object *func_detail_json(const struct tsm_snapshot *snap, const void *item)
-{
-	return render_device_json(item, render_device_detail_json(snap, item));
-}
-
 static void func_detail_text(const struct tsm_snapshot *snap, const void *item)
 {
 	static bool first = true;
@@ -237,7 +226,7 @@ static const struct view dev_view = {
 	.item = func_item,
 	.selected = dev_selected,
 	.cell = cell,
-	.json = func_json,
+	.json = render_device_item_json,
 	.explain = explain_devices,
 };
 
@@ -249,7 +238,7 @@ static const struct view dev_detail_view = {
 	.item = func_item,
 	.selected = dev_selected,
 	.cell = cell,
-	.json = func_detail_json,
+	.json = render_device_detail_item_json,
 	.text = func_detail_text,
 	.explain = explain_devices,
 };

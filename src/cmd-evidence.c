@@ -354,9 +354,7 @@ static struct json_object *document(const struct result *res)
 
 static void print_document(FILE *out, const struct result *res)
 {
-	json_list_begin(out, "evidence");
-	json_list_item(out, document(res));
-	json_list_end(out);
+	json_list_single(out, "evidence", document(res));
 }
 
 enum { COL_TYPE, COL_BYTES, COL_GENERATION, COL_SHA384, COL_SHA256, COL_FILE };

@@ -53,12 +53,6 @@ static char *cell(const struct tsm_snapshot *snap, const void *item, int col)
 	return NULL;
 }
 
-static struct json_object *hb_json(const struct tsm_snapshot *snap, const void *item)
-{
-	(void)snap;
-	return render_hb_json(item);
-}
-
 static const void *hb_item(const struct tsm_snapshot *snap, size_t i)
 {
 	return i < snap->nr_hbs ? snap->hbs[i] : NULL;
@@ -136,7 +130,7 @@ static const struct view hb_view = {
 	.prepare = prepare_hbs,
 	.selected = hb_selected,
 	.cell = cell,
-	.json = hb_json,
+	.json = render_hb_item_json,
 	.explain = explain_hbs,
 };
 

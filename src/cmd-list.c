@@ -71,35 +71,6 @@ static char *cell(const struct tsm_snapshot *snap, const void *item, int col)
 	return NULL;
 }
 
-static struct json_object *tsm_json(const struct tsm_snapshot *snap, const void *item)
-{
-	const struct tsm *t = item;
-	struct json_object *o = json_object_new_object();
-	struct json_object *arr = json_object_new_array(), *errors;
-	const char **hbs = xcalloc(snap->nr_hbs + 1, sizeof(*hbs));
-	size_t n = tsm_hb_names(snap, t, hbs), acc, locked = tsm_nr_locked(snap, t, &acc);
-
-	json_object_object_add(o, "name", js_str(t->name));
-	json_object_object_add(o, "id", json_object_new_int(t->id));
-	json_object_object_add(o, "mode", js_str(t->mode));
-	json_object_object_add(o, "provider", js_str(t->provider));
-	json_object_object_add(o, "driver", js_str(t->driver));
-	json_object_object_add(o, "module", js_str(t->module));
-	json_object_object_add(o, "provider_version", js_str(t->provider_version));
-	json_object_object_add(o, "connected_devices", js_u64(t->connected_devices));
-	json_object_object_add(o, "locked_devices", js_u64(locked));
-	json_object_object_add(o, "accepted_devices", js_u64(acc));
-	json_object_object_add(o, "streams", js_u64(t->nr_streams));
-	for (size_t i = 0; i < n; i++)
-		json_object_array_add(arr, js_str(hbs[i]));
-	json_object_object_add(o, "host_bridges", arr);
-	errors = json_object_new_object();
-	render_read_error(errors, "pci_mode", t->mode_err);
-	json_object_object_add(o, "read_errors", errors);
-	free(hbs);
-	return o;
-}
-
 /* Default columns follow the tree: TDISP counts with a devsec TSM, else a provider's version. */
 static const int *tree_defaults(const struct tsm_snapshot *snap, size_t *n)
 {
@@ -146,7 +117,7 @@ static const struct view list_view = {
 	.item = tsm_item,
 	.selected = tsm_selected,
 	.cell = cell,
-	.json = tsm_json,
+	.json = render_tsm_item_json,
 	.explain = explain_list,
 };
 

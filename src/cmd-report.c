@@ -180,9 +180,7 @@ static void print_json(const struct report_request *req, const struct report_res
 	json_object_object_add(o, "service_manifest_version", js_num(req->service_manifest_version));
 	for (int b = 0; b < REPORT_NR_BLOBS; b++)
 		json_object_object_add(o, views[b].name, blob_json(&views[b]));
-	json_list_begin(stdout, "reports");
-	json_list_item(stdout, o);
-	json_list_end(stdout);
+	json_list_single(stdout, "reports", o);
 }
 
 static void print_summary(FILE *out, const struct report_request *req, const struct report_result *res,

@@ -166,12 +166,6 @@ static const void *stream_item(const struct tsm_snapshot *snap, size_t i)
 	return i < snap->nr_streams ? snap->streams[i] : NULL;
 }
 
-static struct json_object *stream_json(const struct tsm_snapshot *snap, const void *item)
-{
-	(void)snap;
-	return render_stream_json(item);
-}
-
 static void explain_streams(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap,
 			    size_t shown)
 {
@@ -200,7 +194,7 @@ static const struct view stream_view = {
 	.item = stream_item,
 	.selected = stream_selected,
 	.cell = cell,
-	.json = stream_json,
+	.json = render_stream_item_json,
 	.explain = explain_streams,
 };
 

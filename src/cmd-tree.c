@@ -462,11 +462,13 @@ static int run_tree(struct cmd_ctx *ctx)
 	for (size_t i = 0; i < t.nroots; i++)
 		shown += select_nodes(ctx, t.roots[i], false);
 	if (ctx->out.json) {
-		json_list_begin(stdout, ctx->cmd->json_name);
+		struct json_list w;
+
+		json_list_begin(&w, stdout, ctx->cmd->json_name);
 		for (size_t i = 0; i < t.nroots; i++)
 			if (t.roots[i]->shown)
-				json_list_item(stdout, node_json(t.roots[i]));
-		json_list_end(stdout);
+				json_list_item(&w, node_json(t.roots[i]));
+		json_list_end(&w);
 	} else {
 		struct table *tb;
 

@@ -44,6 +44,7 @@ static int parse_timeout(struct cmd_ctx *ctx, double *seconds)
 static void print_ready(struct cmd_ctx *ctx, const struct tsm_ready *ready)
 {
 	struct tsm_snapshot snap;
+	struct json_list w;
 
 	if (!ctx->out.json) {
 		for (size_t i = 0; i < ready->n; i++)
@@ -51,7 +52,7 @@ static void print_ready(struct cmd_ctx *ctx, const struct tsm_ready *ready)
 		return;
 	}
 	snapshot_scan(&snap, SCAN_TSMS);
-	json_list_begin(stdout, "tsms");
+	json_list_begin(&w, stdout, "tsms");
 	for (size_t i = 0; i < ready->n; i++) {
 		const struct tsm *t = snapshot_find_tsm(&snap, ready->names[i]);
 		struct json_object *o = json_object_new_object();
@@ -60,9 +61,9 @@ static void print_ready(struct cmd_ctx *ctx, const struct tsm_ready *ready)
 		json_object_object_add(o, "id", t ? js_num(t->id) : NULL);
 		json_object_object_add(o, "mode", js_str(t ? t->mode : NULL));
 		json_object_object_add(o, "provider", js_str(t ? t->provider : NULL));
-		json_list_item(stdout, o);
+		json_list_item(&w, o);
 	}
-	json_list_end(stdout);
+	json_list_end(&w);
 	snapshot_free(&snap);
 }
 

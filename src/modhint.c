@@ -52,18 +52,16 @@ static size_t modules_state(const struct module_hint *table, size_t count,
 	}
 	for (size_t i = 0; i < count && n < max; i++, n++) {
 		const char *name = table[i].name, *what = table[i].what;
-		char *dir = path_join("sys/module", name);
-		char *init = path_join(dir, "initstate"), *state = NULL;
+		char *dir = path_join("sys/module", name), *state = NULL;
 
 		out[n] = (struct module_state){ .name = name, .what = what };
-		if (!sysfs_read_text(init, &state))
+		if (!sysfs_attr_text(dir, "initstate", &state))
 			out[n].loaded = streq(state, "live") || streq(state, "coming");
 		else if (sysfs_exists(dir))
 			out[n].builtin = true;
 		out[n].available = (out[n].loaded || out[n].builtin) ? 1 :
 				   kmod_available(kctx, name);
 		free(state);
-		free(init);
 		free(dir);
 	}
 	if (kctx)
@@ -76,12 +74,8 @@ static bool in_guest(void)
 {
 	bool found = false;
 
-	for (size_t i = 0; i < ARRAY_SIZE(report_providers) && !found; i++) {
-		char *dir = path_join("sys/module", report_providers[i].name);
-
-		found = sysfs_exists(dir);
-		free(dir);
-	}
+	for (size_t i = 0; i < ARRAY_SIZE(report_providers) && !found; i++)
+		found = sysfs_attr_exists("sys/module", report_providers[i].name);
 	return found;
 }
 

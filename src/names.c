@@ -103,7 +103,7 @@ static int dec_field(const char **s, unsigned long max, unsigned long *v)
 	while (isdigit((unsigned char)*p)) {
 		unsigned long digit = (unsigned long)(*p - '0');
 
-		if (acc > (max - digit) / 10)
+		if (digit > max || acc > (max - digit) / 10)
 			return -ERANGE;
 		acc = acc * 10 + digit;
 		p++;
@@ -166,13 +166,45 @@ int stream_name_parse(const char *s, unsigned int *h, unsigned int *r, unsigned 
 	return 0;
 }
 
-int parse_ulong(const char *s, unsigned long *out)
+/* "0x" and hex digits (leading zeros kept: the kernel pads "0x%04x"), at most MAX. */
+static int hex_number(const char **s, unsigned long max, unsigned long *v)
+{
+	const char *p = *s;
+	unsigned long acc = 0;
+
+	if (strncmp(p, "0x", 2) || !isxdigit((unsigned char)p[2]))
+		return -EINVAL;
+	for (p += 2; isxdigit((unsigned char)*p); p++) {
+		unsigned long digit = (unsigned long)(isdigit((unsigned char)*p) ? *p - '0' :
+						      tolower((unsigned char)*p) - 'a' + 10);
+
+		if (digit > max || acc > (max - digit) / 16)
+			return -ERANGE;
+		acc = acc * 16 + digit;
+	}
+	*v = acc;
+	*s = p;
+	return 0;
+}
+
+int parse_number(const char *s, int base, unsigned long max, unsigned long *out)
 {
 	const char *p = s;
 	unsigned long v;
+	int rc;
 
-	if (!s || dec_field(&p, (unsigned long)-1, &v) || *p)
+	if (!s || (base != 10 && base != 16))
+		return -EINVAL;
+	rc = base == 16 ? hex_number(&p, max, &v) : dec_field(&p, max, &v);
+	if (rc)
+		return rc;
+	if (*p)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+int parse_ulong(const char *s, unsigned long *out)
+{
+	return parse_number(s, 10, (unsigned long)-1, out) ? -EINVAL : 0;
 }

@@ -82,15 +82,17 @@ void columns_print_help(FILE *out, const struct column *cols, size_t ncols)
 
 void columns_print_json(FILE *out, const struct column *cols, size_t ncols)
 {
-	json_list_begin(out, "columns");
+	struct json_list w;
+
+	json_list_begin(&w, out, "columns");
 	for (size_t i = 0; i < ncols; i++) {
 		struct json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "name", js_str(cols[i].name));
 		json_object_object_add(o, "description", js_str(cols[i].help));
-		json_list_item(out, o);
+		json_list_item(&w, o);
 	}
-	json_list_end(out);
+	json_list_end(&w);
 }
 
 struct table {
@@ -163,12 +165,11 @@ static int schema_version(const char *name)
 	return streq(name, "host_bridges") ? 2 : 1;
 }
 
-void json_list_begin(FILE *out, const char *name)
+void json_list_begin(struct json_list *w, FILE *out, const char *name)
 {
+	*w = (struct json_list){ .out = out, .first = true };
 	fprintf(out, "{\n  \"schema_version\": %d,\n  \"%s\": [", schema_version(name), name);
 }
-
-static bool json_first_item = true;
 
 /* Pretty-print ITEM with every line after the first indented by INDENT spaces. */
 static void json_put_indented(FILE *out, struct json_object *item, const char *indent)
@@ -184,29 +185,46 @@ static void json_put_indented(FILE *out, struct json_object *item, const char *i
 	fputs(s, out);
 }
 
-void json_list_item(FILE *out, struct json_object *item)
+void json_list_item(struct json_list *w, struct json_object *item)
 {
-	fputs(json_first_item ? "\n    " : ",\n    ", out);
-	json_first_item = false;
-	json_put_indented(out, item, "    ");
+	fputs(w->first ? "\n    " : ",\n    ", w->out);
+	w->first = false;
+	json_put_indented(w->out, item, "    ");
 	json_object_put(item);
 }
 
-void json_list_end_with(FILE *out, const char *key, struct json_object *value)
+void json_list_end_with(struct json_list *w, const char *key, struct json_object *value)
 {
-	fputs(json_first_item ? "]" : "\n  ]", out);
+	fputs(w->first ? "]" : "\n  ]", w->out);
 	if (key) {
-		fprintf(out, ",\n  \"%s\": ", key);
-		json_put_indented(out, value, "  ");
+		fprintf(w->out, ",\n  \"%s\": ", key);
+		json_put_indented(w->out, value, "  ");
 		json_object_put(value);
 	}
-	fputs("\n}\n", out);
-	json_first_item = true;
+	fputs("\n}\n", w->out);
+	w->first = true;
 }
 
-void json_list_end(FILE *out)
+void json_list_end(struct json_list *w)
 {
-	json_list_end_with(out, NULL, NULL);
+	json_list_end_with(w, NULL, NULL);
+}
+
+void json_list_empty(FILE *out, const char *name)
+{
+	struct json_list w;
+
+	json_list_begin(&w, out, name);
+	json_list_end(&w);
+}
+
+void json_list_single(FILE *out, const char *name, struct json_object *item)
+{
+	struct json_list w;
+
+	json_list_begin(&w, out, name);
+	json_list_item(&w, item);
+	json_list_end(&w);
 }
 
 struct json_object *js_str(const char *s)

@@ -439,3 +439,9 @@ struct json_object *render_device_detail_json(const struct tsm_snapshot *snap,
 	free(why);
 	return o;
 }
+
+struct json_object *render_device_detail_item_json(const struct tsm_snapshot *snap,
+						   const void *item)
+{
+	return render_device_json(item, render_device_detail_json(snap, item));
+}

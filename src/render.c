@@ -402,6 +402,34 @@ char *render_hb_tsms(const struct host_bridge *hb)
 	return strbuf_take(&names);
 }
 
+struct json_object *render_tsm_json(const struct tsm_snapshot *snap, const struct tsm *t)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *arr = json_object_new_array(), *errors;
+	const char **hbs = xcalloc(snap->nr_hbs + 1, sizeof(*hbs));
+	size_t nr_hbs = tsm_hb_names(snap, t, hbs), accepted, locked = tsm_nr_locked(snap, t, &accepted);
+
+	json_object_object_add(o, "name", js_str(t->name));
+	json_object_object_add(o, "id", json_object_new_int(t->id));
+	json_object_object_add(o, "mode", js_str(t->mode));
+	json_object_object_add(o, "provider", js_str(t->provider));
+	json_object_object_add(o, "driver", js_str(t->driver));
+	json_object_object_add(o, "module", js_str(t->module));
+	json_object_object_add(o, "provider_version", js_str(t->provider_version));
+	json_object_object_add(o, "connected_devices", js_u64(t->connected_devices));
+	json_object_object_add(o, "locked_devices", js_u64(locked));
+	json_object_object_add(o, "accepted_devices", js_u64(accepted));
+	json_object_object_add(o, "streams", js_u64(t->nr_streams));
+	for (size_t i = 0; i < nr_hbs; i++)
+		json_object_array_add(arr, js_str(hbs[i]));
+	free(hbs);
+	json_object_object_add(o, "host_bridges", arr);
+	errors = json_object_new_object();
+	render_read_error(errors, "pci_mode", t->mode_err);
+	json_object_object_add(o, "read_errors", errors);
+	return o;
+}
+
 struct json_object *render_hb_json(const struct host_bridge *hb)
 {
 	struct json_object *o = json_object_new_object(), *arr = json_object_new_array();
@@ -421,4 +449,29 @@ struct json_object *render_hb_json(const struct host_bridge *hb)
 	render_read_error(errors, "available_secure_streams", hb->available_err);
 	json_object_object_add(o, "read_errors", errors);
 	return o;
+}
+
+/* ---- the views' JSON callbacks (struct view .json) ---------------------- */
+
+struct json_object *render_tsm_item_json(const struct tsm_snapshot *snap, const void *item)
+{
+	return render_tsm_json(snap, item);
+}
+
+struct json_object *render_hb_item_json(const struct tsm_snapshot *snap, const void *item)
+{
+	(void)snap;
+	return render_hb_json(item);
+}
+
+struct json_object *render_stream_item_json(const struct tsm_snapshot *snap, const void *item)
+{
+	(void)snap;
+	return render_stream_json(item);
+}
+
+struct json_object *render_device_item_json(const struct tsm_snapshot *snap, const void *item)
+{
+	(void)snap;
+	return render_device_json(item, NULL);
 }

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,17 +93,10 @@ static int fail(struct session *s, enum report_step step, const char *attr, int 
 /* `generation` as the kernel prints it (%lu): digits only. */
 static int read_generation(struct session *s, unsigned long *gen)
 {
-	char *path = path_join(s->dir, "generation"), *text = NULL, *end;
-	int rc = sysfs_read_text(path, &text);
+	int rc = sysfs_attr_number(s->dir, "generation", 10, ULONG_MAX, gen);
 
-	if (!rc) {
-		errno = 0;
-		*gen = strtoul(text, &end, 10);
-		if (!*text || *end || errno || *text < '0' || *text > '9')
-			rc = -EPROTO;
-	}
-	free(text);
-	free(path);
+	if (rc == -EBADMSG)	/* not the kernel's number: the provider broke its protocol */
+		rc = -EPROTO;
 	return rc ? fail(s, REPORT_STEP_READ_ATTR, "generation", rc) : 0;
 }
 
@@ -137,27 +131,19 @@ static int check_attributes(struct session *s)
 
 static int read_identity(struct session *s)
 {
-	char *path = path_join(s->dir, "provider"), *text = NULL;
-	int rc = sysfs_read_text(path, &text);
+	unsigned long v;
+	int rc = sysfs_attr_text(s->dir, "provider", &s->res->provider);
 
-	free(path);
 	if (rc < 0)
 		return fail(s, REPORT_STEP_READ_ATTR, "provider", rc);
-	s->res->provider = text;
 	s->res->privlevel_floor = -1;
 	if (shown(s, "privlevel_floor")) {
-		char *end;
-		unsigned long v;
-
-		path = path_join(s->dir, "privlevel_floor");
-		rc = sysfs_read_text(path, &text);
-		free(path);
-		if (rc < 0)
-			return fail(s, REPORT_STEP_READ_ATTR, "privlevel_floor", rc);
-		v = strtoul(text, &end, 10);
-		if (*text >= '0' && *text <= '9' && !*end && v <= 255)
+		/* a floor that is no number 0..255 stays unknown (-1) */
+		rc = sysfs_attr_number(s->dir, "privlevel_floor", 10, 255, &v);
+		if (!rc)
 			s->res->privlevel_floor = (int)v;
-		free(text);
+		else if (rc != -EBADMSG)
+			return fail(s, REPORT_STEP_READ_ATTR, "privlevel_floor", rc);
 	}
 	return 0;
 }

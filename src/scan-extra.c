@@ -67,13 +67,13 @@ static int parse_resource_line(const char *line, size_t len, struct pci_bar *b)
 /* drivers/pci/pci-sysfs.c resource_show(): one line per resource; those in use kept. */
 static void read_bars(struct pci_func *f)
 {
-	char *path = path_join(f->dir, "resource"), *text = NULL;
+	char *text = NULL;
 	struct pci_bar *bars = xcalloc(NR_BAR_LINES, sizeof(*bars));
 	const char *line;
 	size_t n = 0;
 	unsigned int i = 0;
 
-	if (sysfs_read_text(path, &text))
+	if (sysfs_attr_text(f->dir, "resource", &text))
 		goto fail;
 	for (line = text; *line && i < NR_BAR_LINES; i++) {
 		const char *nl = strchr(line, '\n');
@@ -90,26 +90,22 @@ static void read_bars(struct pci_func *f)
 	f->nr_bars = n;
 	f->bars_known = true;
 	free(text);
-	free(path);
 	return;
 fail:
 	free(bars);
 	free(text);
-	free(path);
 }
 
 /* drivers/iommu/iommu.c iommu_group_add_device(): iommu_group -> ../../kernel/iommu_groups/N */
 static void read_iommu_group(struct pci_func *f)
 {
-	char *path = path_join(f->dir, "iommu_group"), *target;
 	unsigned long id;
 
-	if (!sysfs_readlink(path, &target)) {
-		if (!parse_ulong(path_base(target), &id))
-			f->iommu_group = xstrdup(path_base(target));
-		free(target);
+	if (!sysfs_attr_link_name(f->dir, "iommu_group", &f->iommu_group) &&
+	    parse_ulong(f->iommu_group, &id)) {
+		free(f->iommu_group);
+		f->iommu_group = NULL;
 	}
-	free(path);
 }
 
 void scan_read_func_extras(struct pci_func *f)

@@ -191,25 +191,6 @@ static void func_resolve(struct scan_ctx *ctx, struct pci_func *f)
 	free(link);
 }
 
-/* sysfs "0x15b3" → 0x15b3; -EINVAL unless hex up to MAX. */
-static int read_hex(const char *dir, const char *name, unsigned long max, unsigned long *out)
-{
-	char *path = path_join(dir, name), *value = NULL, *end;
-	unsigned long v;
-	int rc = sysfs_read_text(path, &value);
-
-	free(path);
-	if (rc)
-		return rc;
-	errno = 0;
-	v = strtoul(value, &end, 16);
-	rc = strncmp(value, "0x", 2) || *end || errno || v > max ? -EINVAL : 0;
-	free(value);
-	if (!rc)
-		*out = v;
-	return rc;
-}
-
 /*
  * The kernel's world-readable vendor, device (and class) files: a VF's own
  * IDs read 0xffff (SR-IOV 3.4.1.1), and a config file the reader may not
@@ -219,9 +200,10 @@ static void func_read_ids(struct pci_func *f, bool with_class)
 {
 	unsigned long vendor, device, class;
 
-	if (read_hex(f->dir, "vendor", 0xffff, &vendor) || read_hex(f->dir, "device", 0xffff, &device))
+	if (sysfs_attr_number(f->dir, "vendor", 16, 0xffff, &vendor) ||
+	    sysfs_attr_number(f->dir, "device", 16, 0xffff, &device))
 		return;
-	if (with_class && read_hex(f->dir, "class", 0xffffff, &class))
+	if (with_class && sysfs_attr_number(f->dir, "class", 16, 0xffffff, &class))
 		return;
 	f->cfg.vendor_id = (uint16_t)vendor;
 	f->cfg.device_id = (uint16_t)device;
@@ -355,10 +337,9 @@ static void func_read_config(struct scan_ctx *ctx, struct pci_func *f)
  */
 static char *read_opt(const char *dir, const char *name, bool *present, int *err, int *dir_err)
 {
-	char *path = path_join(dir, name), *value = NULL;
-	int rc = sysfs_read_text(path, &value);
+	char *value = NULL;
+	int rc = sysfs_attr_text(dir, name, &value);
 
-	free(path);
 	*present = rc != -ENOENT;
 	*err = rc == -ENOENT ? 0 : rc;
 	if (rc && rc != -ENOENT && (*dir_err || (*dir_err = sysfs_dir_state(dir)))) {
@@ -383,13 +364,7 @@ static bool tsm_name_ok(const char *s)
 
 static void func_read_driver(struct pci_func *f)
 {
-	char *path = path_join(f->dir, "driver"), *target;
-
-	if (!sysfs_readlink(path, &target)) {
-		f->driver = xstrdup(path_base(target));
-		free(target);
-	}
-	free(path);
+	sysfs_attr_link_name(f->dir, "driver", &f->driver);
 }
 
 /* Does TEXT name a registered devsec TSM (pci_mode devsec)? */
@@ -505,31 +480,14 @@ static void func_read_sriov(struct pci_func *f, bool dependent, bool stream_endp
 {
 	static const char *const names[] = { "sriov_numvfs", "sriov_offset", "sriov_stride" };
 	unsigned long v[3];
-	char *path, *target;
 
-	if (dependent) {
-		path = path_join(f->dir, "physfn");
-		if (!sysfs_readlink(path, &target)) {
-			f->physfn = xstrdup(path_base(target));
-			free(target);
-		}
-		free(path);
-	}
+	if (dependent)
+		sysfs_attr_link_name(f->dir, "physfn", &f->physfn);
 	if (!stream_endpoint)
 		return;
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		char *value = NULL;
-		int rc;
-
-		path = path_join(f->dir, names[i]);
-		rc = sysfs_read_text(path, &value);
-		free(path);
-		if (!rc && parse_ulong(value, &v[i]))
-			rc = -EINVAL;
-		free(value);
-		if (rc || v[i] > 0xffff)
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (sysfs_attr_number(f->dir, names[i], 10, 0xffff, &v[i]))
 			return;
-	}
 	f->has_sriov = true;
 	f->sriov_numvfs = (unsigned int)v[0];
 	f->sriov_offset = (unsigned int)v[1];
@@ -563,13 +521,11 @@ static void func_read_detail(struct scan_ctx *ctx, struct pci_func *f)
 /* The provider device's own "version" (the tdx_host faux device: the TDX module's, ABI.md §2.6). */
 static void read_provider_version(struct tsm *t)
 {
-	char *path = path_join(t->provider_dir, "version");
-
-	if (sysfs_read_text(path, &t->provider_version) || !*t->provider_version) {
+	if (sysfs_attr_text(t->provider_dir, "version", &t->provider_version) ||
+	    !*t->provider_version) {
 		free(t->provider_version);
 		t->provider_version = NULL;
 	}
-	free(path);
 }
 
 /* The files every TSM class device has (a capture may keep only some of them). */
@@ -620,7 +576,7 @@ static int tsm_entry(const char *name, char **dir, char ***names, size_t *n)
 static void tsm_read(struct scan_ctx *ctx, const char *name, int id)
 {
 	struct tsm_snapshot *snap = ctx->snap;
-	char *dir, *path, *target;
+	char *dir, *path;
 	struct tsm *t;
 	char **names;
 	size_t n;
@@ -635,38 +591,20 @@ static void tsm_read(struct scan_ctx *ctx, const char *name, int id)
 	t->id = id;
 	t->dir = dir;
 
-	path = path_join(t->dir, "pci_mode");
-	t->mode_err = sysfs_read_text(path, &t->mode);
+	t->mode_err = sysfs_attr_text(t->dir, "pci_mode", &t->mode);
 	t->has_pci_mode = t->mode_err != -ENOENT;
 	if (t->mode_err == -ENOENT)
 		t->mode_err = 0;
-	free(path);
 
 	path = path_join(t->dir, "device");
 	if (!sysfs_resolve_link(path, &t->provider_dir)) {
-		char *drv = path_join(t->provider_dir, "driver");
-
 		t->provider = xstrdup(path_base(t->provider_dir));
 		read_provider_version(t);
-		if (!sysfs_readlink(drv, &target)) {
-			char *mod = path_join3(t->provider_dir, "driver", "module"), *modtarget;
-
-			t->driver = xstrdup(path_base(target));
-			free(target);
-			if (!sysfs_readlink(mod, &modtarget)) {
-				t->module = xstrdup(path_base(modtarget));
-				free(modtarget);
-			} else {
-				/* Drivers without a module link: a module of the same name, if loaded. */
-				char *sysmod = path_join("sys/module", t->driver);
-
-				if (sysfs_exists(sysmod))
-					t->module = xstrdup(t->driver);
-				free(sysmod);
-			}
-			free(mod);
-		}
-		free(drv);
+		if (!sysfs_attr_link_name(t->provider_dir, "driver", &t->driver) &&
+		    sysfs_attr_link_name(t->provider_dir, "driver/module", &t->module) &&
+		    sysfs_attr_exists("sys/module", t->driver))
+			/* Drivers without a module link: a module of the same name, if loaded. */
+			t->module = xstrdup(t->driver);
 	}
 	free(path);
 
@@ -1079,18 +1017,12 @@ static void hb_scan(struct scan_ctx *ctx, struct host_bridge *hb)
 		unsigned int h, r, e;
 
 		if (streq(names[i], "available_secure_streams")) {
-			char *path = path_join(hb->dir, names[i]), *value;
 			unsigned long v;
 
-			hb->available_err = sysfs_read_text(path, &value);
-			if (!hb->available_err) {
-				if (!parse_ulong(value, &v) && v <= 0xffff)
-					hb->available_streams = (long long)v;
-				else
-					hb->available_err = -EBADMSG;	/* not the kernel's "%u" */
-				free(value);
-			}
-			free(path);
+			/* -EBADMSG: not the kernel's "%u" */
+			hb->available_err = sysfs_attr_number(hb->dir, names[i], 10, 0xffff, &v);
+			if (!hb->available_err)
+				hb->available_streams = (long long)v;
 			continue;
 		}
 		if (stream_name_parse(names[i], &h, &r, &e)) {
@@ -1571,15 +1503,7 @@ static bool slot_exists(const char *slot)
 
 static bool device_exists(const char *name)
 {
-	char *path;
-	bool ok;
-
-	if (bdf_is_slot(name))
-		return slot_exists(name);
-	path = path_join(PCI_DEVICES, name);
-	ok = sysfs_exists(path);
-	free(path);
-	return ok;
+	return bdf_is_slot(name) ? slot_exists(name) : sysfs_attr_exists(PCI_DEVICES, name);
 }
 
 static bool name_exists(const struct tsm_snapshot *snap, enum snapshot_missing_kind kind,

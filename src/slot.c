@@ -16,14 +16,10 @@ size_t slot_targets(const char *cmd, const char *arg, const char *slot, bool dsm
 	char *text;
 
 	for (unsigned int fn = 0; fn < (dsm_only ? 1 : SLOT_MAX_FUNCS); fn++) {
-		char *path;
-
 		/* "DDDD:BB:DD.*" -> "DDDD:BB:DD.F" */
 		snprintf(out[n], BDF_MAX, "%.*s%u", (int)strlen(slot) - 1, slot, fn);
-		path = path_join("sys/bus/pci/devices", out[n]);
-		if (dsm_only || sysfs_exists(path))
+		if (dsm_only || sysfs_attr_exists("sys/bus/pci/devices", out[n]))
 			strbuf_join(&list, " ", "%s", out[n++]);
-		free(path);
 	}
 	if (!n)	/* none there: function 0, which the caller reports missing */
 		snprintf(out[n++], BDF_MAX, "%.*s0", (int)strlen(slot) - 1, slot);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "tsmctl/cli.h"
+#include "tsmctl/names.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
 
@@ -417,6 +418,51 @@ int sysfs_read_text(const char *path, char **value)
 	*value = NULL;
 	rc = sysfs_read_bin(path, buf, sizeof(buf), &len);
 	return rc < 0 ? rc : text_value(buf, len, value);
+}
+
+int sysfs_attr_text(const char *dir, const char *name, char **value)
+{
+	char *path = path_join(dir, name);
+	int rc = sysfs_read_text(path, value);
+
+	free(path);
+	return rc;
+}
+
+int sysfs_attr_number(const char *dir, const char *name, int base, unsigned long max,
+		      unsigned long *value)
+{
+	char *text;
+	int rc = sysfs_attr_text(dir, name, &text);
+
+	if (rc)
+		return rc;
+	rc = parse_number(text, base, max, value) ? -EBADMSG : 0;
+	free(text);
+	return rc;
+}
+
+int sysfs_attr_link_name(const char *dir, const char *name, char **last)
+{
+	char *path = path_join(dir, name), *target;
+	int rc = sysfs_readlink(path, &target);
+
+	free(path);
+	*last = NULL;
+	if (rc)
+		return rc;
+	*last = xstrdup(path_base(target));
+	free(target);
+	return 0;
+}
+
+bool sysfs_attr_exists(const char *dir, const char *name)
+{
+	char *path = path_join(dir, name);
+	bool present = sysfs_exists(path);
+
+	free(path);
+	return present;
 }
 
 int sysfs_pread_text(int fd, char **value)

@@ -79,6 +79,7 @@ static void view_tree_defaults(struct cmd_ctx *ctx, const struct view *v,
 int view_run(struct cmd_ctx *ctx, const struct view *v, unsigned int scan)
 {
 	struct tsm_snapshot snap;
+	struct json_list w;
 	struct table *tb = NULL;
 	const void *item;
 	size_t shown = 0;
@@ -97,7 +98,7 @@ int view_run(struct cmd_ctx *ctx, const struct view *v, unsigned int scan)
 	if (v->prepare)
 		v->prepare(ctx, &snap);
 	if (ctx->out.json)
-		json_list_begin(stdout, ctx->cmd->json_name);
+		json_list_begin(&w, stdout, ctx->cmd->json_name);
 	else if (!v->text)
 		tb = table_new(&ctx->out, ctx->cmd->cols);
 	for (size_t i = 0; (item = v->item(&snap, i)); i++) {
@@ -107,7 +108,7 @@ int view_run(struct cmd_ctx *ctx, const struct view *v, unsigned int scan)
 			continue;
 		shown++;
 		if (ctx->out.json) {
-			json_list_item(stdout, v->json(&snap, item));
+			json_list_item(&w, v->json(&snap, item));
 			continue;
 		}
 		if (v->text) {
@@ -119,7 +120,7 @@ int view_run(struct cmd_ctx *ctx, const struct view *v, unsigned int scan)
 		table_add_row(tb, values);
 	}
 	if (ctx->out.json)
-		json_list_end(stdout);
+		json_list_end(&w);
 	else if (tb)
 		table_print_free(tb);
 	if (v->explain)

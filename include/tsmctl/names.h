@@ -42,6 +42,14 @@ int hb_name_parse(const char *s, unsigned int *domain, unsigned int *bus);
 /* "streamH.R.E": decimal, no leading zeros, each <= 255 (Stream IDs are 8 bit). */
 int stream_name_parse(const char *s, unsigned int *h, unsigned int *r, unsigned int *e);
 
+/*
+ * The one strict number parser, for numbers the kernel prints: BASE 10 is
+ * "%lu" (digits, no sign, no leading zero), BASE 16 is "0x%x" (the prefix,
+ * then hex digits, zero padding allowed). 0, -EINVAL for anything else
+ * (a sign, a space, a newline, junk), -ERANGE above MAX; *out set only on 0.
+ */
+int parse_number(const char *s, int base, unsigned long max, unsigned long *out);
+
 /* Parse an unsigned decimal attribute ("4"), rejecting sign, junk and overflow. */
 int parse_ulong(const char *s, unsigned long *out);
 

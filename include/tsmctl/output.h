@@ -53,12 +53,23 @@ struct table_row;
 struct table_row *table_add_child_row(struct table *t, struct table_row *parent, char **values);
 int table_print_free(struct table *t);
 
-/* {"schema_version": 1, "<name>": [ item, ... ] } written as it goes. */
-void json_list_begin(FILE *out, const char *name);
-void json_list_item(FILE *out, struct json_object *item);	/* takes the reference */
-void json_list_end(FILE *out);
+/*
+ * {"schema_version": 1, "<name>": [ item, ... ] } written as it goes, through
+ * a writer handle: where it goes and whether an item was written yet.
+ */
+struct json_list {
+	FILE *out;
+	bool first;	/* no item yet: the next one opens the list */
+};
+void json_list_begin(struct json_list *w, FILE *out, const char *name);
+void json_list_item(struct json_list *w, struct json_object *item);	/* takes the reference */
+void json_list_end(struct json_list *w);
 /* Close the list and add one more member, KEY: VALUE (takes the reference). */
-void json_list_end_with(FILE *out, const char *key, struct json_object *value);
+void json_list_end_with(struct json_list *w, const char *key, struct json_object *value);
+/* The document with an empty list: what -J prints when a command fails before any item. */
+void json_list_empty(FILE *out, const char *name);
+/* The document with ITEM alone in its list (takes the reference). */
+void json_list_single(FILE *out, const char *name, struct json_object *item);
 
 /* JSON values that map NULL / negative to null and keep strings valid UTF-8. */
 struct json_object *js_str(const char *s);

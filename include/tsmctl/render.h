@@ -12,6 +12,11 @@
  * object of its "detail" key (taken over), NULL for null (not devices -v).
  */
 struct json_object *render_device_json(const struct pci_func *f, struct json_object *detail);
+/*
+ * One list view object. LOCKED, ACCEPTED and the host bridges HBS are the
+ * model's answers about T (functions whose lock it holds, bridges carrying its streams).
+ */
+struct json_object *render_tsm_json(const struct tsm_snapshot *snap, const struct tsm *t);
 /* One host-bridges view object. */
 struct json_object *render_hb_json(const struct host_bridge *hb);
 /* A Selective block's registers: what a stream partner and devices -v show of it. */
@@ -68,6 +73,16 @@ void render_device_detail_text(const struct tsm_snapshot *snap, const struct pci
 /* devices -v -J: the device object's "detail". */
 struct json_object *render_device_detail_json(const struct tsm_snapshot *snap,
 					      const struct pci_func *f);
+/*
+ * The views' JSON callbacks (struct view .json), ITEM the view's object:
+ * a TSM, a host bridge, a stream, a function (devices; devices -v's in render-detail.c).
+ */
+struct json_object *render_tsm_item_json(const struct tsm_snapshot *snap, const void *item);
+struct json_object *render_hb_item_json(const struct tsm_snapshot *snap, const void *item);
+struct json_object *render_stream_item_json(const struct tsm_snapshot *snap, const void *item);
+struct json_object *render_device_item_json(const struct tsm_snapshot *snap, const void *item);
+struct json_object *render_device_detail_item_json(const struct tsm_snapshot *snap,
+						   const void *item);
 /* A host bridge's pool: available_secure_streams, "none" without one, or why it is unknown. */
 char *render_pool_cell(const struct host_bridge *hb);
 /* "tsm0,tsm1": the TSMs using a host bridge (a pool may serve several). */

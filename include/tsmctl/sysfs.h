@@ -51,6 +51,21 @@ int sysfs_dir_state(const char *path);
  */
 int sysfs_read_text(const char *path, char **value);
 
+/*
+ * Typed readers of the attribute NAME in directory DIR (DIR/NAME, the same
+ * system calls as the path-taking functions). 0 or -errno.
+ *   _text:   the text as sysfs_read_text() gives it (one newline trimmed);
+ *   _number: a number the kernel prints, parse_number()'s BASE (10: "%lu",
+ *            16: "0x%x") at most MAX; -EBADMSG for text that is no such number;
+ *   _link_name: the last component of the link's target ("driver" → its name);
+ *   _exists: sysfs_exists(DIR/NAME).
+ */
+int sysfs_attr_text(const char *dir, const char *name, char **value);
+int sysfs_attr_number(const char *dir, const char *name, int base, unsigned long max,
+		      unsigned long *value);
+int sysfs_attr_link_name(const char *dir, const char *name, char **last);
+bool sysfs_attr_exists(const char *dir, const char *name);
+
 /* Read a binary attribute (config) into buf; *len receives the byte count. */
 int sysfs_read_bin(const char *path, uint8_t *buf, size_t size, size_t *len);
 

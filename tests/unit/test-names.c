@@ -234,6 +234,45 @@ static void test_ulong(void)
 	CHECK(parse_ulong(NULL, &v) == -EINVAL, "(null)");
 }
 
+/* ---- numbers the kernel prints, with base and bound ---------------------- */
+
+static void test_number(void)
+{
+	static const struct { const char *s; int base; unsigned long max, v; } good[] = {
+		{ "0", 10, 0, 0 }, { "65535", 10, 0xffff, 65535 }, { "255", 10, 255, 255 },
+		{ "0x15b3", 16, 0xffff, 0x15b3 }, { "0xffff", 16, 0xffff, 0xffff },
+		{ "0x000604", 16, 0xffffff, 0x604 },	/* the kernel's "0x%06x" pads */
+		{ "0x0", 16, 0, 0 }, { "0xABcd", 16, 0xffff, 0xabcd },
+		{ "0xffffffffffffffff", 16, (unsigned long)-1, (unsigned long)-1 },
+	};
+	static const struct { const char *s; int base; unsigned long max; int err; } bad[] = {
+		{ "65536", 10, 0xffff, -ERANGE }, { "256", 10, 255, -ERANGE },
+		{ "4", 10, 3, -ERANGE }, { "0xf", 16, 9, -ERANGE }, { "1", 10, 0, -ERANGE },
+		{ "18446744073709551616", 10, (unsigned long)-1, -ERANGE },
+		{ "0x10000", 16, 0xffff, -ERANGE }, { "0x1000000", 16, 0xffffff, -ERANGE },
+		{ "0x10000000000000000", 16, (unsigned long)-1, -ERANGE },
+		{ "", 10, 9, -EINVAL }, { "04", 10, 9, -EINVAL }, { "-1", 10, 9, -EINVAL },
+		{ "4\n", 10, 9, -EINVAL }, { " 4", 10, 9, -EINVAL }, { "0x4", 10, 9, -EINVAL },
+		{ "15b3", 16, 0xffff, -EINVAL }, { "0x", 16, 0xffff, -EINVAL },
+		{ "0X15b3", 16, 0xffff, -EINVAL }, { "0x15b3 ", 16, 0xffff, -EINVAL },
+		{ "0x-1", 16, 0xffff, -EINVAL }, { "0x15g3", 16, 0xffff, -EINVAL },
+		{ " 0x1", 16, 0xffff, -EINVAL }, { "4", 8, 9, -EINVAL }, { "4", 0, 9, -EINVAL },
+	};
+	unsigned long v;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		v = 7;
+		CHECK(parse_number(good[i].s, good[i].base, good[i].max, &v) == 0 &&
+		      v == good[i].v, good[i].s);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = 7;
+		CHECK(parse_number(bad[i].s, bad[i].base, bad[i].max, &v) == bad[i].err && v == 7,
+		      bad[i].s);
+	}
+	CHECK(parse_number(NULL, 10, 9, &v) == -EINVAL, "(null)");
+}
+
 int main(void)
 {
 	test_bdf();
@@ -242,6 +281,7 @@ int main(void)
 	test_hb();
 	test_stream();
 	test_ulong();
+	test_number();
 	printf("%lu passed, %lu failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
