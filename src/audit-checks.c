@@ -964,10 +964,10 @@ static void eval_ide_fail(struct audit_run *run, struct audit_finding *f, const 
 {
 	char *bad = NULL;
 
-	if (ep->regs.ide_fail)
+	if (stream_block_ide_fail(s, true))
 		audit_text_add(&bad, "endpoint %s block %u received an IDE Fail message (status 0x%08x)",
 			       s->endpoint->bdf, s->e, ep->regs.status);
-	if (rp->regs.ide_fail)
+	if (stream_block_ide_fail(s, false))
 		audit_text_add(&bad, "root port %s block %u received an IDE Fail message (status 0x%08x)",
 			       s->root_port->bdf, s->r, rp->regs.status);
 	if (bad)
