@@ -15,7 +15,7 @@
 
 #include "tsmctl/action.h"
 #include "tsmctl/auditlog.h"
-#include "tsmctl/cli.h"
+#include "tsmctl/log.h"
 #include "tsmctl/names.h"
 #include "tsmctl/render.h"
 #include "tsmctl/stopsig.h"
@@ -199,7 +199,7 @@ int action_apply(const struct tsm_snapshot *snap, enum tsm_action action, const 
 		plan->refused = true;
 		return plan->err = -EROFS;
 	}
-	if (tsmctl_verbose) {
+	if (log_verbose()) {
 		char *shown = sysfs_display_path(plan->path);
 
 		print_error("tsmctl %s: writing '%s' to %s", action_name(action), plan->value,

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tsmctl/log.h"
 #include "tsmctl/names.h"
 #include "tsmctl/snapshot.h"
 #include "tsmctl/sysfs.h"
@@ -1545,7 +1546,7 @@ void snapshot_scan(struct tsm_snapshot *snap, unsigned int flags)
 		qsort(snap->funcs, snap->nr_funcs, sizeof(*snap->funcs), func_cmp);
 	link_model(snap, flags & SCAN_STREAMS);
 	/* What config space cost, for benchmarks: on a host each cycle is a config access. */
-	if (getenv("TSMCTL_CONFIG_STATS"))
+	if (debug_on(DEBUG_CONFIG_STATS))
 		fprintf(stderr, "tsmctl: config space: %zu functions, %zu reads, %zu bytes, "
 			"%zu config cycles\n", ctx->cfg_funcs, ctx->cfg_reads, ctx->cfg_bytes,
 			ctx->cfg_cycles);

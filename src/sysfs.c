@@ -16,7 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "tsmctl/cli.h"
+#include "tsmctl/log.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
 
@@ -94,7 +94,7 @@ int sysfs_init(const char *sysroot)
 	/* anything named sys counts: a link that leaves the root is then read as absent */
 	root_has_sys = !fstatat(root_fd, "sys", &st, AT_SYMLINK_NOFOLLOW);
 	/* For tests of the fallback walk on kernels that do have openat2. */
-	if (getenv("TSMCTL_NO_OPENAT2") && *getenv("TSMCTL_NO_OPENAT2"))
+	if (debug_on(DEBUG_NO_OPENAT2))
 		have_openat2 = false;
 	tree_kind = classify_tree(root_fd);
 	tree_sim_live = tree_kind != TREE_SYSFS && is_sim_live(root_fd);
@@ -176,7 +176,7 @@ static void report_escape(const char *path, const char *target)
 {
 	static bool reported;
 
-	if (tsmctl_verbose && !reported)
+	if (log_verbose() && !reported)
 		print_error("tsmctl: %s -> %s leaves the root; treated as absent", path, target);
 	reported = true;
 }

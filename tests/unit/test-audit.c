@@ -17,8 +17,6 @@
 #include "tsmctl/audit.h"
 #include "tsmctl/snapshot.h"
 
-bool tsmctl_verbose;	/* sysfs.c's switch (cli.c, not linked here) */
-
 static unsigned long passed, failed;
 
 /* One healthy host; every case gets a fresh copy from host_init(). */
