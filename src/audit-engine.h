@@ -8,7 +8,7 @@
 #define TSMCTL_AUDIT_ENGINE_H
 
 #include "tsmctl/audit.h"
-#include "tsmctl/sysfs.h"
+#include "tsmctl/util.h"
 
 struct result_slot;
 
