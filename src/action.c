@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tsmctl/abi-paths.h"
 #include "tsmctl/action.h"
 #include "tsmctl/auditlog.h"
 #include "tsmctl/log.h"
@@ -22,8 +23,6 @@
 #include "tsmctl/sysfs.h"
 #include "tsmctl/uevent.h"
 #include "tsmctl/util.h"
-
-#define PCI_DEVICES	"sys/bus/pci/devices"
 
 /* Messages quote attribute text from the tree: never let its control bytes reach a terminal. */
 static char *printable(char *msg)

@@ -4,6 +4,7 @@
 
 #include <libkmod.h>
 
+#include "tsmctl/abi-paths.h"
 #include "tsmctl/modhint.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
@@ -52,7 +53,7 @@ static size_t modules_state(const struct module_hint *table, size_t count,
 	}
 	for (size_t i = 0; i < count && n < max; i++, n++) {
 		const char *name = table[i].name, *what = table[i].what;
-		char *dir = path_join("sys/module", name);
+		char *dir = path_join(SYS_MODULE, name);
 		char *init = path_join(dir, "initstate"), *state = NULL;
 
 		out[n] = (struct module_state){ .name = name, .what = what };
@@ -77,7 +78,7 @@ static bool in_guest(void)
 	bool found = false;
 
 	for (size_t i = 0; i < ARRAY_SIZE(report_providers) && !found; i++) {
-		char *dir = path_join("sys/module", report_providers[i].name);
+		char *dir = path_join(SYS_MODULE, report_providers[i].name);
 
 		found = sysfs_exists(dir);
 		free(dir);

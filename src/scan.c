@@ -10,16 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tsmctl/abi-paths.h"
 #include "tsmctl/log.h"
 #include "tsmctl/names.h"
 #include "tsmctl/snapshot.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
 #include "scan-extra.h"
-
-#define PCI_DEVICES	"sys/bus/pci/devices"
-#define TSM_CLASS	"sys/class/tsm"
-#define TDX_HOST_VERSION	"sys/devices/faux/tdx_host/version"
 
 static bool only_link_tsms(const struct tsm_snapshot *snap);
 
@@ -659,7 +656,7 @@ static void tsm_read(struct scan_ctx *ctx, const char *name, int id)
 				free(modtarget);
 			} else {
 				/* Drivers without a module link: a module of the same name, if loaded. */
-				char *sysmod = path_join("sys/module", t->driver);
+				char *sysmod = path_join(SYS_MODULE, t->driver);
 
 				if (sysfs_exists(sysmod))
 					t->module = xstrdup(t->driver);
@@ -796,7 +793,7 @@ static struct host_bridge *bus_hb(struct scan_ctx *ctx, struct bus_entry *e)
 	if (e->resolved)
 		return e->hb;
 	e->resolved = true;
-	link = path_join("sys/class/pci_bus", e->name);
+	link = path_join(PCI_BUS_CLASS, e->name);
 	if (!sysfs_resolve_link(link, &target)) {
 		cut = strrchr(target, '/');
 		if (cut && cut - target >= 8 && !strncmp(cut - 8, "/pci_bus", 8) &&
@@ -816,7 +813,7 @@ static void mark_listed_roots(struct scan_ctx *ctx, struct bus_entry *e, size_t 
 	char **names;
 	size_t nr;
 
-	if (sysfs_list("sys/devices", &names, &nr))
+	if (sysfs_list(SYS_DEVICES, &names, &nr))
 		return;
 	for (size_t i = 0; i < nr; i++) {
 		struct bus_entry key = { 0 }, *hit;
@@ -827,7 +824,7 @@ static void mark_listed_roots(struct scan_ctx *ctx, struct bus_entry *e, size_t 
 		hit = bsearch(&key, e, n, sizeof(*e), bus_entry_cmp);
 		if (!hit)
 			continue;
-		dir = path_join("sys/devices", names[i]);
+		dir = path_join(SYS_DEVICES, names[i]);
 		hit->root_of = hb_get(ctx, names[i], dir);
 		free(dir);
 	}
@@ -871,7 +868,7 @@ static bool find_hbs_by_bus(struct scan_ctx *ctx)
 	char **names;
 	size_t n, kept = 0;
 
-	if (sysfs_list("sys/class/pci_bus", &names, &n))
+	if (sysfs_list(PCI_BUS_CLASS, &names, &n))
 		return false;
 	e = xcalloc(n ? n : 1, sizeof(*e));
 	for (size_t i = 0; i < n; i++) {
@@ -1166,7 +1163,7 @@ static void scan_hbs(struct scan_ctx *ctx)
 	size_t nr;
 
 	if (!find_hbs_by_bus(ctx))
-		find_hbs_in(ctx, "sys/devices", 0);
+		find_hbs_in(ctx, SYS_DEVICES, 0);
 	if (snap->nr_hbs)
 		qsort(snap->hbs, snap->nr_hbs, sizeof(*snap->hbs), hb_cmp);
 	nr = snap->nr_hbs;	/* streams may add host bridges seen through links */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tsmctl/abi-paths.h"
 #include "tsmctl/slot.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
@@ -20,7 +21,7 @@ size_t slot_targets(const char *cmd, const char *arg, const char *slot, bool dsm
 
 		/* "DDDD:BB:DD.*" -> "DDDD:BB:DD.F" */
 		snprintf(out[n], BDF_MAX, "%.*s%u", (int)strlen(slot) - 1, slot, fn);
-		path = path_join("sys/bus/pci/devices", out[n]);
+		path = path_join(PCI_DEVICES, out[n]);
 		if (dsm_only || sysfs_exists(path))
 			strbuf_join(&list, " ", "%s", out[n++]);
 		free(path);
