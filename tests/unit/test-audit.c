@@ -16,8 +16,7 @@
 
 #include "tsmctl/audit.h"
 #include "tsmctl/snapshot.h"
-
-static unsigned long passed, failed;
+#include "unit.h"
 
 /* One healthy host; every case gets a fresh copy from host_init(). */
 struct host {
@@ -212,18 +211,6 @@ static void expect_at(const struct audit_report *rep, const char *id, const char
 }
 
 #define EXPECT(rep, id, object, st, part) expect_at(rep, id, object, st, part, __func__, __LINE__)
-
-static void check_at(bool ok, const char *what, const char *func, int line)
-{
-	if (ok) {
-		passed++;
-		return;
-	}
-	failed++;
-	printf("FAIL line %d (%s): %s\n", line, func, what);
-}
-
-#define CHECK(cond) check_at(!!(cond), #cond, __func__, __LINE__)
 
 #define EP	"0000:41:00.0"
 #define STREAM	"pci0000:40/stream0.0.0"
