@@ -122,10 +122,10 @@ UNIT_TESTS := ide names sha256 audit explain util spdm-cert spdm-vca spdm-meas t
 UNIT_SRCS_ide := src/ide.c tests/fuzz/cfg-ranged.h
 UNIT_SRCS_names := src/names.c
 UNIT_SRCS_sha256 := src/sha256.c
-UNIT_SRCS_util := src/util.c
+UNIT_SRCS_util := src/util.c src/log.c
 UNIT_SRCS_uevent := src/uevent-parse.c
 # sysfs: the typed attribute readers on a tree built in a temporary directory.
-UNIT_SRCS_sysfs := src/sysfs.c src/names.c src/util.c
+UNIT_SRCS_sysfs := src/sysfs.c src/names.c src/util.c src/log.c
 # explain: the program's objects without main and the command layer (cli, view, cmd-*).
 UNIT_SRCS_explain = $(filter-out $(BUILDDIR)/obj/tsmctl.o $(BUILDDIR)/obj/cli.o $(BUILDDIR)/obj/view.o \
 	$(BUILDDIR)/obj/cmd-%.o,$(OBJS))
@@ -133,9 +133,9 @@ UNIT_LIBS_explain = $(PKG_LIBS)
 # action: action_classify() is pure, but action.c links with what the store path uses.
 UNIT_SRCS_action = $(UNIT_SRCS_explain)
 UNIT_LIBS_action = $(PKG_LIBS)
-UNIT_SRCS_audit := src/audit.c src/audit-checks.c src/snapshot.c src/sysfs.c src/names.c \
+UNIT_SRCS_audit := src/audit.c src/audit-checks.c src/snapshot.c src/sysfs.c src/log.c src/names.c \
 	src/ide.c src/util.c
-UNIT_SRCS_snapshot := src/snapshot.c src/sysfs.c src/names.c src/ide.c src/util.c
+UNIT_SRCS_snapshot := src/snapshot.c src/sysfs.c src/log.c src/names.c src/ide.c src/util.c
 UNIT_LIBS_sha256 = $(shell pkg-config --libs libcrypto)
 # The evidence decoders (ABI.md §1.7), each with the shared cursor and algorithm
 # tables; their tests build the objects they decode (bytes.h, vca-build.h).
@@ -150,7 +150,7 @@ UNIT_LIBS_evreply = $(shell pkg-config --libs libmnl)
 # The evidence checks (evidence-verify*.c) on objects built in memory, with what they read.
 UNIT_SRCS_evidence-verify := $(wildcard src/evidence-verify*.c) src/evidence-decoded.c \
 	src/evidence-device.c src/evidence-reference.c src/evidence-set.c src/evidence-netlink.c \
-	src/evidence-reply.c src/evidence-trust.c src/outfile.c src/userfile.c src/sysfs.c src/names.c \
+	src/evidence-reply.c src/evidence-trust.c src/outfile.c src/userfile.c src/sysfs.c src/log.c src/names.c \
 	src/util.c src/spdm-cert.c src/spdm-vca.c \
 	src/spdm-meas.c src/tdisp-report.c $(EV_DECODE_SRCS)
 UNIT_LIBS_evidence-verify = $(PKG_LIBS)

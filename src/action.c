@@ -13,17 +13,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tsmctl/abi-paths.h"
 #include "tsmctl/action.h"
 #include "tsmctl/auditlog.h"
-#include "tsmctl/cli.h"
+#include "tsmctl/log.h"
 #include "tsmctl/names.h"
 #include "tsmctl/render.h"
 #include "tsmctl/stopsig.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/uevent.h"
 #include "tsmctl/util.h"
-
-#define PCI_DEVICES	"sys/bus/pci/devices"
 
 /* Messages quote attribute text from the tree: never let its control bytes reach a terminal. */
 static char *printable(char *msg)
@@ -195,7 +194,7 @@ int action_apply(const struct tsm_snapshot *snap, enum tsm_action action, const 
 		plan->refused = true;
 		return plan->err = -EROFS;
 	}
-	if (tsmctl_verbose) {
+	if (log_verbose()) {
 		char *shown = sysfs_display_path(plan->path);
 
 		print_error("tsmctl %s: writing '%s' to %s", action_name(action), plan->value,

@@ -172,31 +172,25 @@ static void check_tsm_present(struct audit_run *run, const struct audit_check *c
 	free(mods);
 }
 
-static void check_tsm_mode(struct audit_run *run, const struct audit_check *c)
+static void check_tsm_mode(struct audit_run *run, struct audit_finding *f, const void *obj)
 {
-	for (size_t i = 0; i < run->snap->nr_tsms; i++) {
-		const struct tsm *t = run->snap->tsms[i];
-		struct subject s = { .ptr = t, .object = t->name, .tsm = t->name };
-		struct audit_finding *f = result_start(run, c, &s);
+	const struct tsm *t = obj;
 
-		if (!f)
-			continue;
-		if (!t->has_pci_mode)
-			result_done(run, f, AUDIT_PASS, NULL, "no pci_mode: v6.19 ABI: link assumed");
-		else if (!t->mode)
-			result_done(run, f, AUDIT_FAIL, NULL, "pci_mode exists but could not be read (%s)",
-				    read_word(t->mode_err));
-		else if (tsm_is_tdx_connect(t) && streq(t->mode, "link"))
-			result_done(run, f, AUDIT_PASS, NULL, "pci_mode link: Intel TDX Connect on tdx_host "
-				    "(TDX module %s)", t->provider_version ? t->provider_version : "version unknown");
-		else if (tsm_is_tdx_connect(t))
-			result_done(run, f, AUDIT_FAIL, NULL, "pci_mode '%s' on tdx_host: the TDX Connect TSM "
-				    "registers as a link TSM", t->mode);
-		else if (streq(t->mode, "link") || streq(t->mode, "devsec"))
-			result_done(run, f, AUDIT_PASS, NULL, "pci_mode %s", t->mode);
-		else
-			result_done(run, f, AUDIT_FAIL, NULL, "pci_mode '%s': neither link nor devsec", t->mode);
-	}
+	if (!t->has_pci_mode)
+		result_done(run, f, AUDIT_PASS, NULL, "no pci_mode: v6.19 ABI: link assumed");
+	else if (!t->mode)
+		result_done(run, f, AUDIT_FAIL, NULL, "pci_mode exists but could not be read (%s)",
+			    read_word(t->mode_err));
+	else if (tsm_is_tdx_connect(t) && streq(t->mode, "link"))
+		result_done(run, f, AUDIT_PASS, NULL, "pci_mode link: Intel TDX Connect on tdx_host "
+			    "(TDX module %s)", t->provider_version ? t->provider_version : "version unknown");
+	else if (tsm_is_tdx_connect(t))
+		result_done(run, f, AUDIT_FAIL, NULL, "pci_mode '%s' on tdx_host: the TDX Connect TSM "
+			    "registers as a link TSM", t->mode);
+	else if (streq(t->mode, "link") || streq(t->mode, "devsec"))
+		result_done(run, f, AUDIT_PASS, NULL, "pci_mode %s", t->mode);
+	else
+		result_done(run, f, AUDIT_FAIL, NULL, "pci_mode '%s': neither link nor devsec", t->mode);
 }
 
 /* ---- devices ---- */
@@ -233,76 +227,79 @@ static char *connect_hint(const struct tsm_snapshot *snap, const struct pci_func
 	return hint;
 }
 
-static void check_connected(struct audit_run *run, const struct audit_check *c)
+static bool connected_applies(const struct audit_run *run, const void *obj)
+{
+	const struct pci_func *d = obj;
+
+	(void)run;
+	return d->has_connect || (d->tsm_dir && d->tsm_err);
+}
+
+static void check_connected(struct audit_run *run, struct audit_finding *f, const void *obj)
 {
 	const struct tsm_snapshot *snap = run->snap;
+	const struct pci_func *d = obj;
+	char *why;
 
-	for (size_t i = 0; i < snap->nr_funcs; i++) {
-		const struct pci_func *d = snap->funcs[i];
-		struct subject s = subject_func(d);
-		struct audit_finding *f;
-		char *why;
-
-		if (!d->has_connect && !(d->tsm_dir && d->tsm_err))
-			continue;
-		f = result_start(run, c, &s);
-		if (!f)
-			continue;
-		if (!d->has_connect)
-			result_done(run, f, AUDIT_SKIP, xstrdup("run the audit as root, or check the "
-								"tree's permissions"),
-				    "tsm/ could not be read (%s): its files, and whether it is connected, "
-				    "are unknown", read_word(d->tsm_err));
-		else if (!d->connect)
-			result_done(run, f, AUDIT_FAIL, NULL, "tsm/connect exists but could not be read (%s)",
-				    read_word(d->connect_err));
-		else if (d->connect_err)
-			result_done(run, f, AUDIT_FAIL, NULL, "tsm/connect reads '%s': no TSM name",
-				    d->connect);
-		else if (*d->connect && !d->connected_tsm)
-			result_done(run, f, AUDIT_FAIL,
-				    xasprintf("disconnect it (tsmctl disconnect %s) and connect it to a "
-					      "registered TSM", d->bdf),
-				    "connected to %s, which is not registered", d->connect);
-		else if (*d->connect)
-			result_done(run, f, AUDIT_PASS, NULL, "connected to %s", d->connect);
-		else if (func_lock_holder(d) && required(run->opts, d->bdf))
-			result_done(run, f, AUDIT_FAIL,
-				    xasprintf("unlock it (tsmctl unlock %s), then connect it: a device has "
-					      "one TSM context at a time", d->bdf),
-				    "not connected: locked to %s (TDISP) (required by --require-connected)",
-				    func_lock_holder(d));
-		else if (func_lock_holder(d))
-			result_done(run, f, AUDIT_SKIP, xstrdup("see device.tdisp"),
-				    "locked to %s (TDISP, a devsec TSM's context): a device has one TSM "
-				    "context at a time, so no link connect", func_lock_holder(d));
-		else if (required(run->opts, d->bdf))
-			result_done(run, f, AUDIT_FAIL, connect_hint(snap, d),
-				    "not connected (required by --require-connected)");
-		else if (func_cfg_known(d) && d->cfg.tee_io &&
-			 (why = snapshot_connect_blocker(snap, d))) {
-			result_done(run, f, AUDIT_SKIP,
-				    xstrdup("nothing to do: a connect would fail (a TSM authenticates a "
-					    "device over a CMA/SPDM DOE mailbox and sets up an IDE stream for "
-					    "a PCIe endpoint from its host bridge's pool)"),
-				    "TEE-IO capable (DEVCAP.TEE), but %s: no TSM can connect it", why);
-			free(why);
-		}
-		else if (func_cfg_known(d) && d->cfg.tee_io)
-			result_done(run, f, AUDIT_WARN, connect_hint(snap, d),
-				    "TEE-IO capable (DEVCAP.TEE) but not connected to a TSM");
-		else if (func_cfg_known(d))
-			result_done(run, f, AUDIT_PASS, NULL, "not connected; not TEE-IO capable (IDE only)");
-		else if (func_cfg_needs_root(d))
-			result_skip_needs_root(run, f, "not connected; DEVCAP.TEE unreadable");
-		else
-			result_done(run, f, AUDIT_WARN, connect_hint(snap, d),
-				    "not connected; TEE-IO capability unknown (config space unreadable)");
+	if (!d->has_connect)
+		result_done(run, f, AUDIT_SKIP, xstrdup("run the audit as root, or check the "
+							"tree's permissions"),
+			    "tsm/ could not be read (%s): its files, and whether it is connected, "
+			    "are unknown", read_word(d->tsm_err));
+	else if (!d->connect)
+		result_done(run, f, AUDIT_FAIL, NULL, "tsm/connect exists but could not be read (%s)",
+			    read_word(d->connect_err));
+	else if (d->connect_err)
+		result_done(run, f, AUDIT_FAIL, NULL, "tsm/connect reads '%s': no TSM name",
+			    d->connect);
+	else if (*d->connect && !d->connected_tsm)
+		result_done(run, f, AUDIT_FAIL,
+			    xasprintf("disconnect it (tsmctl disconnect %s) and connect it to a "
+				      "registered TSM", d->bdf),
+			    "connected to %s, which is not registered", d->connect);
+	else if (*d->connect)
+		result_done(run, f, AUDIT_PASS, NULL, "connected to %s", d->connect);
+	else if (func_lock_holder(d) && required(run->opts, d->bdf))
+		result_done(run, f, AUDIT_FAIL,
+			    xasprintf("unlock it (tsmctl unlock %s), then connect it: a device has "
+				      "one TSM context at a time", d->bdf),
+			    "not connected: locked to %s (TDISP) (required by --require-connected)",
+			    func_lock_holder(d));
+	else if (func_lock_holder(d))
+		result_done(run, f, AUDIT_SKIP, xstrdup("see device.tdisp"),
+			    "locked to %s (TDISP, a devsec TSM's context): a device has one TSM "
+			    "context at a time, so no link connect", func_lock_holder(d));
+	else if (required(run->opts, d->bdf))
+		result_done(run, f, AUDIT_FAIL, connect_hint(snap, d),
+			    "not connected (required by --require-connected)");
+	else if (func_cfg_known(d) && d->cfg.tee_io &&
+		 (why = snapshot_connect_blocker(snap, d))) {
+		result_done(run, f, AUDIT_SKIP,
+			    xstrdup("nothing to do: a connect would fail (a TSM authenticates a "
+				    "device over a CMA/SPDM DOE mailbox and sets up an IDE stream for "
+				    "a PCIe endpoint from its host bridge's pool)"),
+			    "TEE-IO capable (DEVCAP.TEE), but %s: no TSM can connect it", why);
+		free(why);
 	}
-	/* Required devices that are no connectable DSM at all. */
+	else if (func_cfg_known(d) && d->cfg.tee_io)
+		result_done(run, f, AUDIT_WARN, connect_hint(snap, d),
+			    "TEE-IO capable (DEVCAP.TEE) but not connected to a TSM");
+	else if (func_cfg_known(d))
+		result_done(run, f, AUDIT_PASS, NULL, "not connected; not TEE-IO capable (IDE only)");
+	else if (func_cfg_needs_root(d))
+		result_skip_needs_root(run, f, "not connected; DEVCAP.TEE unreadable");
+	else
+		result_done(run, f, AUDIT_WARN, connect_hint(snap, d),
+			    "not connected; TEE-IO capability unknown (config space unreadable)");
+}
+
+/* Each function with tsm/connect, then the required devices that are no connectable DSM at all. */
+static void check_connected_all(struct audit_run *run, const struct audit_check *c)
+{
+	audit_for_each(run, c);
 	for (size_t i = 0; i < run->opts->nr_require; i++) {
 		const char *bdf = run->opts->require[i];
-		const struct pci_func *d = snapshot_find_func(snap, bdf);
+		const struct pci_func *d = snapshot_find_func(run->snap, bdf);
 		struct subject s = { .ptr = bdf, .object = bdf, .dev0 = bdf };
 		struct audit_finding *f;
 
@@ -324,79 +321,77 @@ static void check_connected(struct audit_run *run, const struct audit_check *c)
 	}
 }
 
+static bool authenticated_applies(const struct audit_run *run, const void *obj)
+{
+	const struct pci_func *d = obj;
+	bool link_part = d->has_connect || (d->dsm && *d->dsm);
+
+	(void)run;
+	return d->tsm_dir && (d->has_authenticated || link_part);
+}
+
 /* authenticated: tsmN/empty (TSM alias of tsm/connect) or 1/0 (native CMA-SPDM). */
-static void check_authenticated(struct audit_run *run, const struct audit_check *c)
+static void check_authenticated(struct audit_run *run, struct audit_finding *f, const void *obj)
 {
 	const struct tsm_snapshot *snap = run->snap;
+	const struct pci_func *d = obj;
+	const char *a = d->authenticated, *expect;
+	int id;
 
-	for (size_t i = 0; i < snap->nr_funcs; i++) {
-		const struct pci_func *d = snap->funcs[i];
-		bool link_part = d->has_connect || (d->dsm && *d->dsm);
-		struct subject s = subject_func(d);
-		const char *a = d->authenticated, *expect;
-		struct audit_finding *f;
-		int id;
-
-		if (!d->tsm_dir || (!d->has_authenticated && !link_part))
-			continue;
-		f = result_start(run, c, &s);
-		if (!f)
-			continue;
-		if (!d->has_authenticated) {
-			result_done(run, f, AUDIT_WARN, NULL, "tsm/ group without an authenticated attribute");
-			continue;
-		}
-		if (d->tsm_err) {
-			result_done(run, f, AUDIT_SKIP, NULL, "tsm/ could not be read (%s): nothing to "
-				    "compare authenticated with", read_word(d->tsm_err));
-			continue;
-		}
-		if (!a) {
-			result_done(run, f, AUDIT_FAIL, NULL, "authenticated exists but could not be read (%s)",
-				    read_word(d->auth_err));
-			continue;
-		}
-		if (streq(a, "1") || streq(a, "0")) {
-			result_done(run, f, AUDIT_PASS, NULL,
-				    "native CMA-SPDM flavour: authenticated %s (tsm/connect: %s)", a,
-				    func_connected(d) ? d->connect : "none");
-			continue;
-		}
-		if (*a && tsm_name_parse(a, &id)) {
+	if (!d->has_authenticated) {
+		result_done(run, f, AUDIT_WARN, NULL, "tsm/ group without an authenticated attribute");
+		return;
+	}
+	if (d->tsm_err) {
+		result_done(run, f, AUDIT_SKIP, NULL, "tsm/ could not be read (%s): nothing to "
+			    "compare authenticated with", read_word(d->tsm_err));
+		return;
+	}
+	if (!a) {
+		result_done(run, f, AUDIT_FAIL, NULL, "authenticated exists but could not be read (%s)",
+			    read_word(d->auth_err));
+		return;
+	}
+	if (streq(a, "1") || streq(a, "0")) {
+		result_done(run, f, AUDIT_PASS, NULL,
+			    "native CMA-SPDM flavour: authenticated %s (tsm/connect: %s)", a,
+			    func_connected(d) ? d->connect : "none");
+		return;
+	}
+	if (*a && tsm_name_parse(a, &id)) {
+		result_done(run, f, AUDIT_FAIL, NULL,
+			    "authenticated reads '%s': neither tsmN, empty, 1 nor 0", a);
+		return;
+	}
+	if (d->has_connect) {
+		expect = d->connect;
+		if (!expect) {
 			result_done(run, f, AUDIT_FAIL, NULL,
-				    "authenticated reads '%s': neither tsmN, empty, 1 nor 0", a);
-			continue;
+				    "authenticated '%s', but tsm/connect could not be read", a);
+			return;
 		}
-		if (d->has_connect) {
-			expect = d->connect;
-			if (!expect) {
-				result_done(run, f, AUDIT_FAIL, NULL,
-					    "authenticated '%s', but tsm/connect could not be read", a);
-				continue;
-			}
-			if (streq(a, expect))
-				result_done(run, f, AUDIT_PASS, NULL, *a ? "authenticated %s = tsm/connect" :
-					    "authenticated and tsm/connect both empty%s", *a ? a : "");
-			else
-				result_done(run, f, AUDIT_FAIL, NULL,
-					    "authenticated reads '%s' but tsm/connect reads '%s'", a, expect);
-			continue;
-		}
-		/* A dependent function: its context is its DSM's. */
-		expect = d->dsm_func ? d->dsm_func->connect : NULL;
-		if (expect && streq(a, expect))
-			result_done(run, f, AUDIT_PASS, NULL, "authenticated %s = its DSM %s's tsm/connect",
-				    *a ? a : "(empty)", d->dsm);
-		else if (expect)
-			result_done(run, f, AUDIT_FAIL, NULL,
-				    "authenticated reads '%s' but its DSM %s is connected to '%s'", a,
-				    d->dsm, expect);
-		else if (*a && snapshot_find_tsm(snap, a))
-			result_done(run, f, AUDIT_PASS, NULL, "authenticated %s", a);
+		if (streq(a, expect))
+			result_done(run, f, AUDIT_PASS, NULL, *a ? "authenticated %s = tsm/connect" :
+				    "authenticated and tsm/connect both empty%s", *a ? a : "");
 		else
 			result_done(run, f, AUDIT_FAIL, NULL,
-				    "authenticated reads '%s' and its DSM %s is not in this tree", a, d->dsm);
+				    "authenticated reads '%s' but tsm/connect reads '%s'", a, expect);
+		return;
 	}
+	/* A dependent function: its context is its DSM's. */
+	expect = d->dsm_func ? d->dsm_func->connect : NULL;
+	if (expect && streq(a, expect))
+		result_done(run, f, AUDIT_PASS, NULL, "authenticated %s = its DSM %s's tsm/connect",
+			    *a ? a : "(empty)", d->dsm);
+	else if (expect)
+		result_done(run, f, AUDIT_FAIL, NULL,
+			    "authenticated reads '%s' but its DSM %s is connected to '%s'", a,
+			    d->dsm, expect);
+	else if (*a && snapshot_find_tsm(snap, a))
+		result_done(run, f, AUDIT_PASS, NULL, "authenticated %s", a);
+	else
+		result_done(run, f, AUDIT_FAIL, NULL,
+			    "authenticated reads '%s' and its DSM %s is not in this tree", a, d->dsm);
 }
 
 static bool same_slot(const struct pci_func *a, unsigned int domain, unsigned int bus,
@@ -426,96 +421,92 @@ static const char *dsm_relation(const struct pci_func *d, const struct pci_func 
 	return NULL;
 }
 
-static void check_dsm(struct audit_run *run, const struct audit_check *c)
+static bool dsm_applies(const struct audit_run *run, const void *obj)
 {
-	const struct tsm_snapshot *snap = run->snap;
+	const struct pci_func *d = obj;
 
-	for (size_t i = 0; i < snap->nr_funcs; i++) {
-		const struct pci_func *d = snap->funcs[i], *m = d->dsm_func;
-		struct subject s = subject_func(d);
-		bool conn = func_connected(d);
-		struct audit_finding *f;
-		const char *rel;
+	(void)run;
+	return d->tsm_dir && (d->has_dsm || (d->has_connect && func_connected(d)));
+}
 
-		if (!d->tsm_dir || (!d->has_dsm && !(d->has_connect && conn)))
-			continue;
-		f = result_start(run, c, &s);
-		if (!f)
-			continue;
-		if (!d->has_dsm) {
-			result_done(run, f, AUDIT_WARN, NULL,
-				    "connected to %s but has no tsm/dsm attribute", d->connect);
-		} else if (!d->dsm) {
-			result_done(run, f, AUDIT_FAIL, NULL, "tsm/dsm exists but could not be read (%s)",
-				    read_word(d->dsm_err));
-		} else if (d->has_connect) {
-			if (conn && streq(d->dsm, d->bdf))
-				result_done(run, f, AUDIT_PASS, NULL, "connected DSM; tsm/dsm names itself");
-			else if (conn)
-				result_done(run, f, AUDIT_FAIL, NULL, "connected to %s but tsm/dsm %s%s",
-					    d->connect, *d->dsm ? "names " : "is empty", d->dsm);
-			else if (!*d->dsm)
-				result_done(run, f, AUDIT_PASS, NULL, "not connected; tsm/dsm empty");
-			else
-				result_done(run, f, AUDIT_FAIL, NULL, "not connected but tsm/dsm names %s",
-					    d->dsm);
-		} else if (!*d->dsm) {
-			result_done(run, f, AUDIT_FAIL, NULL, "dependent function with an empty tsm/dsm");
-		} else if (!m) {
-			result_done(run, f, AUDIT_FAIL, NULL,
-				    "tsm/dsm names %s, which has no tsm/ group", d->dsm);
-		} else if (!func_connected(m)) {
-			result_done(run, f, AUDIT_FAIL, NULL, "tsm/dsm names %s, which is not connected",
+static void check_dsm(struct audit_run *run, struct audit_finding *f, const void *obj)
+{
+	const struct pci_func *d = obj, *m = d->dsm_func;
+	bool conn = func_connected(d);
+	const char *rel;
+
+	if (!d->has_dsm) {
+		result_done(run, f, AUDIT_WARN, NULL,
+			    "connected to %s but has no tsm/dsm attribute", d->connect);
+	} else if (!d->dsm) {
+		result_done(run, f, AUDIT_FAIL, NULL, "tsm/dsm exists but could not be read (%s)",
+			    read_word(d->dsm_err));
+	} else if (d->has_connect) {
+		if (conn && streq(d->dsm, d->bdf))
+			result_done(run, f, AUDIT_PASS, NULL, "connected DSM; tsm/dsm names itself");
+		else if (conn)
+			result_done(run, f, AUDIT_FAIL, NULL, "connected to %s but tsm/dsm %s%s",
+				    d->connect, *d->dsm ? "names " : "is empty", d->dsm);
+		else if (!*d->dsm)
+			result_done(run, f, AUDIT_PASS, NULL, "not connected; tsm/dsm empty");
+		else
+			result_done(run, f, AUDIT_FAIL, NULL, "not connected but tsm/dsm names %s",
 				    d->dsm);
-		} else if ((rel = dsm_relation(m, d))) {
-			result_done(run, f, AUDIT_PASS, NULL, "managed by %s (%s), connected to %s",
-				    d->dsm, rel, m->connect);
-		} else {
-			result_done(run, f, AUDIT_FAIL, NULL,
-				    "tsm/dsm names %s, which is neither function 0 of its slot nor an "
-				    "upstream port above it", d->dsm);
-		}
+	} else if (!*d->dsm) {
+		result_done(run, f, AUDIT_FAIL, NULL, "dependent function with an empty tsm/dsm");
+	} else if (!m) {
+		result_done(run, f, AUDIT_FAIL, NULL,
+			    "tsm/dsm names %s, which has no tsm/ group", d->dsm);
+	} else if (!func_connected(m)) {
+		result_done(run, f, AUDIT_FAIL, NULL, "tsm/dsm names %s, which is not connected",
+			    d->dsm);
+	} else if ((rel = dsm_relation(m, d))) {
+		result_done(run, f, AUDIT_PASS, NULL, "managed by %s (%s), connected to %s",
+			    d->dsm, rel, m->connect);
+	} else {
+		result_done(run, f, AUDIT_FAIL, NULL,
+			    "tsm/dsm names %s, which is neither function 0 of its slot nor an "
+			    "upstream port above it", d->dsm);
 	}
 }
 
-static void check_has_stream(struct audit_run *run, const struct audit_check *c)
+static bool connected_dsm(const struct audit_run *run, const void *obj)
+{
+	const struct pci_func *d = obj;
+
+	(void)run;
+	return d->has_connect && func_connected(d);
+}
+
+static void check_has_stream(struct audit_run *run, struct audit_finding *f, const void *obj)
 {
 	const struct tsm_snapshot *snap = run->snap;
+	const struct pci_func *d = obj;
+	const struct ide_stream *first = NULL;
+	size_t n = 0;
 
-	for (size_t i = 0; i < snap->nr_funcs; i++) {
-		const struct pci_func *d = snap->funcs[i];
-		struct subject s = subject_func(d);
-		const struct ide_stream *first = NULL;
-		struct audit_finding *f;
-		size_t n = 0;
-
-		if (!d->has_connect || !func_connected(d))
-			continue;
-		for (size_t j = 0; j < snap->nr_streams; j++) {
-			if (snap->streams[j]->endpoint == d && stream_is_real(snap->streams[j])) {
-				if (!n++)
-					first = snap->streams[j];
-			}
+	for (size_t j = 0; j < snap->nr_streams; j++) {
+		if (snap->streams[j]->endpoint == d && stream_is_real(snap->streams[j])) {
+			if (!n++)
+				first = snap->streams[j];
 		}
-		f = result_start(run, c, &s);
-		if (!f)
-			continue;
-		if (n)
-			result_done(run, f, AUDIT_PASS, NULL, "%zu stream link%s: %s/%s%s", n,
-				    n == 1 ? "" : "s", first->hb->name, first->name, n > 1 ? ", ..." : "");
-		else if (func_cfg_known(d) && d->cfg.pcie_type != PCIE_TYPE_ENDPOINT)
-			result_done(run, f, AUDIT_PASS, NULL,
-				    "a %s DSM: no IDE stream expected from the kernel's helpers",
-				    pcie_type_name(d->cfg.pcie_type) ? pcie_type_name(d->cfg.pcie_type) :
-				    "non-endpoint");
-		else if (!func_cfg_known(d) && func_cfg_needs_root(d))
-			result_skip_needs_root(run, f, "connected to %s, no stream link; PCIe type unreadable",
-					       d->connect);
-		else
-			result_done(run, f, AUDIT_WARN, NULL,
-				    "connected to %s but no stream link: link encryption not established",
-				    d->connect);
 	}
+
+	if (n)
+		result_done(run, f, AUDIT_PASS, NULL, "%zu stream link%s: %s/%s%s", n,
+			    n == 1 ? "" : "s", first->hb->name, first->name, n > 1 ? ", ..." : "");
+	else if (func_cfg_known(d) && d->cfg.pcie_type != PCIE_TYPE_ENDPOINT)
+		result_done(run, f, AUDIT_PASS, NULL,
+			    "a %s DSM: no IDE stream expected from the kernel's helpers",
+			    pcie_type_name(d->cfg.pcie_type) ? pcie_type_name(d->cfg.pcie_type) :
+			    "non-endpoint");
+	else if (!func_cfg_known(d) && func_cfg_needs_root(d))
+		result_skip_needs_root(run, f, "connected to %s, no stream link; PCIe type unreadable",
+				       d->connect);
+	else
+		result_done(run, f, AUDIT_WARN, NULL,
+			    "connected to %s but no stream link: link encryption not established",
+			    d->connect);
 }
 
 /*
@@ -523,71 +514,69 @@ static void check_has_stream(struct audit_run *run, const struct audit_check *c)
  * the driver. A driver on a locked device that is not accepted runs it
  * LOCKED, without private DMA/MMIO.
  */
-static void check_tdisp(struct audit_run *run, const struct audit_check *c)
+static bool has_lock(const struct audit_run *run, const void *obj)
+{
+	const struct pci_func *d = obj;
+
+	(void)run;
+	return d->has_lock;
+}
+
+static void check_tdisp(struct audit_run *run, struct audit_finding *f, const void *obj)
 {
 	const struct tsm_snapshot *snap = run->snap;
+	const struct pci_func *d = obj;
+	const char *holder = func_lock_holder(d);
+	int accepted = func_accepted(d);
 
-	for (size_t i = 0; i < snap->nr_funcs; i++) {
-		const struct pci_func *d = snap->funcs[i];
-		const char *holder = func_lock_holder(d);
-		int accepted = func_accepted(d);
-		struct subject s = subject_func(d);
-		struct audit_finding *f;
-
-		if (!d->has_lock)
-			continue;
-		f = result_start(run, c, &s);
-		if (!f)
-			continue;
-		if (!d->lock) {
-			result_done(run, f, AUDIT_FAIL, NULL, "tsm/lock exists but could not be read (%s)",
-				    read_word(d->lock_err));
-		} else if (!*d->lock) {
-			if (accepted == 1)
-				result_done(run, f, AUDIT_FAIL, NULL, "unlocked but tsm/accept reads 1 "
-					    "(unlock drops the accept state)");
-			else if (d->driver)
-				result_done(run, f, AUDIT_PASS, NULL, "unlocked, driver %s bound: not "
-					    "TDISP-managed (a shared, untrusted device)", d->driver);
-			else
-				result_done(run, f, AUDIT_PASS, NULL,
-					    "unlocked, no driver: not TDISP-managed");
-		} else if (!holder) {
+	if (!d->lock) {
+		result_done(run, f, AUDIT_FAIL, NULL, "tsm/lock exists but could not be read (%s)",
+			    read_word(d->lock_err));
+	} else if (!*d->lock) {
+		if (accepted == 1)
+			result_done(run, f, AUDIT_FAIL, NULL, "unlocked but tsm/accept reads 1 "
+				    "(unlock drops the accept state)");
+		else if (d->driver)
+			result_done(run, f, AUDIT_PASS, NULL, "unlocked, driver %s bound: not "
+				    "TDISP-managed (a shared, untrusted device)", d->driver);
+		else
 			result_done(run, f, AUDIT_PASS, NULL,
-				    "tsm/lock names link TSM %s's connection, not a TDISP lock", d->lock);
-		} else if (!snapshot_find_tsm(snap, holder)) {
-			result_done(run, f, AUDIT_FAIL, xasprintf("unbind its driver if any, then tsmctl "
-								  "unlock %s", d->bdf),
-				    "locked to %s, which is not registered", holder);
-		} else if (!d->has_accept) {
-			result_done(run, f, AUDIT_SKIP, xstrdup("this kernel offers no tsm/accept"),
-				    "locked to %s; no tsm/accept: acceptance cannot be checked", holder);
-		} else if (!d->accept) {
-			result_done(run, f, AUDIT_FAIL, NULL, "tsm/accept exists but could not be read (%s)",
-				    read_word(d->accept_err));
-		} else if (accepted < 0) {
-			result_done(run, f, AUDIT_FAIL, NULL, "tsm/accept reads '%s': neither 0 nor 1",
-				    d->accept);
-		} else if (accepted && d->driver) {
-			result_done(run, f, AUDIT_PASS, NULL, "locked to %s and accepted; driver %s bound",
-				    holder, d->driver);
-		} else if (accepted) {
-			result_done(run, f, AUDIT_PASS, NULL,
-				    "locked to %s and accepted; no driver bound yet", holder);
-		} else if (d->driver) {
-			result_done(run, f, AUDIT_FAIL,
-				    xasprintf("unbind the driver (echo %s > "
-					      "/sys/bus/pci/drivers/%s/unbind), tsmctl accept --verify "
-					      "%s (it checks the device's evidence first), then bind the "
-					      "driver again", d->bdf, d->driver, d->bdf),
-				    "driver %s bound while locked to %s but not accepted: the device runs "
-				    "without private DMA/MMIO (TDISP LOCKED, not RUN)", d->driver, holder);
-		} else {
-			result_done(run, f, AUDIT_WARN,
-				    xasprintf("tsmctl accept --verify %s (it checks the device's "
-					      "evidence first), or tsmctl unlock %s", d->bdf, d->bdf),
-				    "locked to %s, waiting for accept", holder);
-		}
+				    "unlocked, no driver: not TDISP-managed");
+	} else if (!holder) {
+		result_done(run, f, AUDIT_PASS, NULL,
+			    "tsm/lock names link TSM %s's connection, not a TDISP lock", d->lock);
+	} else if (!snapshot_find_tsm(snap, holder)) {
+		result_done(run, f, AUDIT_FAIL, xasprintf("unbind its driver if any, then tsmctl "
+							  "unlock %s", d->bdf),
+			    "locked to %s, which is not registered", holder);
+	} else if (!d->has_accept) {
+		result_done(run, f, AUDIT_SKIP, xstrdup("this kernel offers no tsm/accept"),
+			    "locked to %s; no tsm/accept: acceptance cannot be checked", holder);
+	} else if (!d->accept) {
+		result_done(run, f, AUDIT_FAIL, NULL, "tsm/accept exists but could not be read (%s)",
+			    read_word(d->accept_err));
+	} else if (accepted < 0) {
+		result_done(run, f, AUDIT_FAIL, NULL, "tsm/accept reads '%s': neither 0 nor 1",
+			    d->accept);
+	} else if (accepted && d->driver) {
+		result_done(run, f, AUDIT_PASS, NULL, "locked to %s and accepted; driver %s bound",
+			    holder, d->driver);
+	} else if (accepted) {
+		result_done(run, f, AUDIT_PASS, NULL,
+			    "locked to %s and accepted; no driver bound yet", holder);
+	} else if (d->driver) {
+		result_done(run, f, AUDIT_FAIL,
+			    xasprintf("unbind the driver (echo %s > "
+				      "/sys/bus/pci/drivers/%s/unbind), tsmctl accept --verify "
+				      "%s (it checks the device's evidence first), then bind the "
+				      "driver again", d->bdf, d->driver, d->bdf),
+			    "driver %s bound while locked to %s but not accepted: the device runs "
+			    "without private DMA/MMIO (TDISP LOCKED, not RUN)", d->driver, holder);
+	} else {
+		result_done(run, f, AUDIT_WARN,
+			    xasprintf("tsmctl accept --verify %s (it checks the device's "
+				      "evidence first), or tsmctl unlock %s", d->bdf, d->bdf),
+			    "locked to %s, waiting for accept", holder);
 	}
 }
 
@@ -605,39 +594,40 @@ static bool verified_required(const struct audit_opts *o, const char *bdf)
 	return o->require_verified_all;
 }
 
-static void check_evidence(struct audit_run *run, const struct audit_check *c)
+/* A device with evidence, or one --require-verified names (all: those with evidence). */
+static bool evidence_applies(const struct audit_run *run, const void *obj)
 {
-	for (size_t i = 0; i < run->snap->nr_funcs; i++) {
-		const struct pci_func *d = run->snap->funcs[i];
-		bool req = verified_required(run->opts, d->bdf);
-		struct subject s = subject_func(d);
-		struct audit_finding *f;
-		enum audit_status st = AUDIT_SKIP;
-		char *msg = NULL, *hint = NULL;
+	const struct pci_func *d = obj;
 
-		if ((!has_evidence(d) && !req) || (run->opts->require_verified_all && !has_evidence(d)))
-			continue;
-		f = result_start(run, c, &s);
-		if (!f)
-			continue;
-		if (!has_evidence(d)) {
-			result_done(run, f, AUDIT_FAIL, xasprintf("connect it (host) or lock it (guest): "
-				    "only then has it evidence to verify"), "required to be verified "
-				    "(--require-verified), but it has no evidence: neither a connected "
-				    "DSM nor a locked TDI");
-			continue;
-		}
-		if (run->opts->evidence)
-			st = run->opts->evidence(d, run->opts->evidence_arg, &msg, &hint);
-		else
-			msg = xstrdup("the evidence was not examined");
-		if (req && st != AUDIT_PASS)
-			result_done(run, f, AUDIT_FAIL, hint, "required to be verified "
-				    "(--require-verified): %s", msg);
-		else
-			result_done(run, f, st, hint, "%s", msg);
-		free(msg);
+	if (has_evidence(d))
+		return true;
+	return verified_required(run->opts, d->bdf) && !run->opts->require_verified_all;
+}
+
+static void check_evidence(struct audit_run *run, struct audit_finding *f, const void *obj)
+{
+	const struct pci_func *d = obj;
+	bool req = verified_required(run->opts, d->bdf);
+	enum audit_status st = AUDIT_SKIP;
+	char *msg = NULL, *hint = NULL;
+
+	if (!has_evidence(d)) {
+		result_done(run, f, AUDIT_FAIL, xasprintf("connect it (host) or lock it (guest): "
+			    "only then has it evidence to verify"), "required to be verified "
+			    "(--require-verified), but it has no evidence: neither a connected "
+			    "DSM nor a locked TDI");
+		return;
 	}
+	if (run->opts->evidence)
+		st = run->opts->evidence(d, run->opts->evidence_arg, &msg, &hint);
+	else
+		msg = xstrdup("the evidence was not examined");
+	if (req && st != AUDIT_PASS)
+		result_done(run, f, AUDIT_FAIL, hint, "required to be verified "
+			    "(--require-verified): %s", msg);
+	else
+		result_done(run, f, st, hint, "%s", msg);
+	free(msg);
 }
 
 /* ---- streams ---- */
@@ -747,133 +737,124 @@ static void check_bad_links(struct audit_run *run, const struct audit_check *c)
 	}
 }
 
-static void check_stream_link(struct audit_run *run, const struct audit_check *c)
+static void check_stream_link(struct audit_run *run, struct audit_finding *f, const void *obj)
 {
-	check_bad_links(run, c);
-	for (size_t i = 0; i < run->snap->nr_streams; i++) {
-		const struct ide_stream *s = run->snap->streams[i];
-		const struct pci_func *ep = s->endpoint, *rp = s->root_port;
-		const struct host_bridge *hb = s->hb;
-		char *buf, *pool = NULL;
-		struct subject subj = subject_stream(s, &buf);
-		struct audit_finding *f = result_start(run, c, &subj);
-		long long size = -1;
+	const struct ide_stream *s = obj;
+	const struct pci_func *ep = s->endpoint, *rp = s->root_port;
+	const struct host_bridge *hb = s->hb;
+	char *pool = NULL;
+	long long size = -1;
 
-		free(buf);
-		if (!f)
-			continue;
-		if (s->dangling) {
-			dangling_result(run, f, s);
-			continue;
-		}
-		if (s->dup_of) {
-			duplicate_result(run, f, s);
-			continue;
-		}
-		if (!rp) {
-			result_done(run, f, AUDIT_FAIL, NULL, "no root port above %s", ep->bdf);
-			continue;
-		}
-		if (hb->available_streams >= 0)
-			size = hb->available_streams + (long long)live_streams(hb);
-		if (size >= 0 && s->h >= size) {
-			result_done(run, f, AUDIT_FAIL, NULL,
-				    "H %u outside the pool (%lld available + %zu in use)", s->h,
-				    hb->available_streams, live_streams(hb));
-			continue;
-		}
-		if (!func_cfg_known(ep) || !func_cfg_known(rp)) {
-			const struct pci_func *u = func_cfg_known(ep) ? rp : ep;
-
-			if (func_cfg_needs_root(u))
-				result_skip_needs_root(run, f, "-> %s via %s; Selective stream counts unreadable",
-						       ep->bdf, rp->bdf);
-			else
-				result_done(run, f, AUDIT_FAIL, NULL, "config space of %s unreadable", u->bdf);
-			continue;
-		}
-		if (ep->cfg.pcie_type != PCIE_TYPE_ENDPOINT) {
-			result_done(run, f, AUDIT_FAIL, NULL, "target %s is a %s, not an endpoint", ep->bdf,
-				    pcie_type_name(ep->cfg.pcie_type) ? pcie_type_name(ep->cfg.pcie_type) :
-				    "conventional PCI device");
-			continue;
-		}
-		if (rp->cfg.pcie_type != PCIE_TYPE_ROOT_PORT) {
-			result_done(run, f, AUDIT_FAIL, NULL, "%s above %s is not a root port", rp->bdf,
-				    ep->bdf);
-			continue;
-		}
-		if (!rp->cfg.ide.present || !ep->cfg.ide.present) {
-			result_done(run, f, AUDIT_FAIL, NULL, "%s has no IDE capability",
-				    rp->cfg.ide.present ? ep->bdf : rp->bdf);
-			continue;
-		}
-		if (s->r >= rp->cfg.ide.sel_streams || s->e >= ep->cfg.ide.sel_streams) {
-			bool r_bad = s->r >= rp->cfg.ide.sel_streams;
-
-			result_done(run, f, AUDIT_FAIL, NULL, "%c %u beyond %s's %u Selective stream%s",
-				    r_bad ? 'R' : 'E', r_bad ? s->r : s->e, r_bad ? rp->bdf : ep->bdf,
-				    r_bad ? rp->cfg.ide.sel_streams : ep->cfg.ide.sel_streams,
-				    (r_bad ? rp->cfg.ide.sel_streams : ep->cfg.ide.sel_streams) == 1 ? "" : "s");
-			continue;
-		}
-		if (!stream_partner_block(s, false) || !stream_partner_block(s, true)) {
-			result_done(run, f, AUDIT_FAIL, NULL, "Selective block %u of %s could not be decoded",
-				    stream_partner_block(s, false) ? s->e : s->r,
-				    stream_partner_block(s, false) ? ep->bdf : rp->bdf);
-			continue;
-		}
-		if (stream_partner_block(s, false)->linux_skips || stream_partner_block(s, true)->linux_skips) {
-			bool r_bad = stream_partner_block(s, false)->linux_skips;
-
-			result_done(run, f, AUDIT_FAIL, NULL,
-				    "Selective block %u of %s is one Linux does not use (its address "
-				    "association count differs from block 0's)", r_bad ? s->r : s->e,
-				    r_bad ? rp->bdf : ep->bdf);
-			continue;
-		}
-		if (size >= 0)
-			pool = xasprintf("H %u < pool %lld", s->h, size);
-		result_done(run, f, AUDIT_PASS, NULL, "-> %s via %s; %s, R %u < %u, E %u < %u", ep->bdf,
-			    rp->bdf, pool ? pool : "pool size unknown", s->r, rp->cfg.ide.sel_streams, s->e,
-			    ep->cfg.ide.sel_streams);
-		free(pool);
+	if (s->dangling) {
+		dangling_result(run, f, s);
+		return;
 	}
+	if (s->dup_of) {
+		duplicate_result(run, f, s);
+		return;
+	}
+	if (!rp) {
+		result_done(run, f, AUDIT_FAIL, NULL, "no root port above %s", ep->bdf);
+		return;
+	}
+	if (hb->available_streams >= 0)
+		size = hb->available_streams + (long long)live_streams(hb);
+	if (size >= 0 && s->h >= size) {
+		result_done(run, f, AUDIT_FAIL, NULL,
+			    "H %u outside the pool (%lld available + %zu in use)", s->h,
+			    hb->available_streams, live_streams(hb));
+		return;
+	}
+	if (!func_cfg_known(ep) || !func_cfg_known(rp)) {
+		const struct pci_func *u = func_cfg_known(ep) ? rp : ep;
+
+		if (func_cfg_needs_root(u))
+			result_skip_needs_root(run, f, "-> %s via %s; Selective stream counts unreadable",
+					       ep->bdf, rp->bdf);
+		else
+			result_done(run, f, AUDIT_FAIL, NULL, "config space of %s unreadable", u->bdf);
+		return;
+	}
+	if (ep->cfg.pcie_type != PCIE_TYPE_ENDPOINT) {
+		result_done(run, f, AUDIT_FAIL, NULL, "target %s is a %s, not an endpoint", ep->bdf,
+			    pcie_type_name(ep->cfg.pcie_type) ? pcie_type_name(ep->cfg.pcie_type) :
+			    "conventional PCI device");
+		return;
+	}
+	if (rp->cfg.pcie_type != PCIE_TYPE_ROOT_PORT) {
+		result_done(run, f, AUDIT_FAIL, NULL, "%s above %s is not a root port", rp->bdf,
+			    ep->bdf);
+		return;
+	}
+	if (!rp->cfg.ide.present || !ep->cfg.ide.present) {
+		result_done(run, f, AUDIT_FAIL, NULL, "%s has no IDE capability",
+			    rp->cfg.ide.present ? ep->bdf : rp->bdf);
+		return;
+	}
+	if (s->r >= rp->cfg.ide.sel_streams || s->e >= ep->cfg.ide.sel_streams) {
+		bool r_bad = s->r >= rp->cfg.ide.sel_streams;
+
+		result_done(run, f, AUDIT_FAIL, NULL, "%c %u beyond %s's %u Selective stream%s",
+			    r_bad ? 'R' : 'E', r_bad ? s->r : s->e, r_bad ? rp->bdf : ep->bdf,
+			    r_bad ? rp->cfg.ide.sel_streams : ep->cfg.ide.sel_streams,
+			    (r_bad ? rp->cfg.ide.sel_streams : ep->cfg.ide.sel_streams) == 1 ? "" : "s");
+		return;
+	}
+	if (!stream_partner_block(s, false) || !stream_partner_block(s, true)) {
+		result_done(run, f, AUDIT_FAIL, NULL, "Selective block %u of %s could not be decoded",
+			    stream_partner_block(s, false) ? s->e : s->r,
+			    stream_partner_block(s, false) ? ep->bdf : rp->bdf);
+		return;
+	}
+	if (stream_partner_block(s, false)->linux_skips || stream_partner_block(s, true)->linux_skips) {
+		bool r_bad = stream_partner_block(s, false)->linux_skips;
+
+		result_done(run, f, AUDIT_FAIL, NULL,
+			    "Selective block %u of %s is one Linux does not use (its address "
+			    "association count differs from block 0's)", r_bad ? s->r : s->e,
+			    r_bad ? rp->bdf : ep->bdf);
+		return;
+	}
+	if (size >= 0)
+		pool = xasprintf("H %u < pool %lld", s->h, size);
+	result_done(run, f, AUDIT_PASS, NULL, "-> %s via %s; %s, R %u < %u, E %u < %u", ep->bdf,
+		    rp->bdf, pool ? pool : "pool size unknown", s->r, rp->cfg.ide.sel_streams, s->e,
+		    ep->cfg.ide.sel_streams);
+	free(pool);
 }
 
-static void check_stream_connected(struct audit_run *run, const struct audit_check *c)
+/* The malformed stream link names first, then each stream. */
+static void check_stream_link_all(struct audit_run *run, const struct audit_check *c)
 {
-	for (size_t i = 0; i < run->snap->nr_streams; i++) {
-		const struct ide_stream *s = run->snap->streams[i];
-		const struct pci_func *ep = s->endpoint;
-		char *buf;
-		struct subject subj = subject_stream(s, &buf);
-		struct audit_finding *f = result_start(run, c, &subj);
+	check_bad_links(run, c);
+	audit_for_each(run, c);
+}
 
-		free(buf);
-		if (!f)
-			continue;
-		if (!ep)
-			result_done(run, f, AUDIT_FAIL, NULL, "no endpoint behind the link");
-		else if (!ep->has_connect && ep->tsm_err)
-			result_done(run, f, AUDIT_SKIP, xstrdup("run the audit as root, or check the "
-								"tree's permissions"),
-				    "tsm/ of endpoint %s could not be read (%s): its connection is unknown",
-				    ep->bdf, read_word(ep->tsm_err));
-		else if (!ep->has_connect || !ep->connect)
-			result_done(run, f, AUDIT_FAIL, NULL, "endpoint %s has no readable tsm/connect",
-				    ep->bdf);
-		else if (!*ep->connect)
-			result_done(run, f, AUDIT_FAIL, NULL,
-				    "endpoint %s is not connected to a TSM: stale stream link", ep->bdf);
-		else if (!ep->connected_tsm)
-			result_done(run, f, AUDIT_FAIL, NULL,
-				    "endpoint %s is connected to %s, which is not registered", ep->bdf,
-				    ep->connect);
-		else
-			result_done(run, f, AUDIT_PASS, NULL, "endpoint %s connected to %s", ep->bdf,
-				    ep->connect);
-	}
+static void check_stream_connected(struct audit_run *run, struct audit_finding *f, const void *obj)
+{
+	const struct ide_stream *s = obj;
+	const struct pci_func *ep = s->endpoint;
+
+	if (!ep)
+		result_done(run, f, AUDIT_FAIL, NULL, "no endpoint behind the link");
+	else if (!ep->has_connect && ep->tsm_err)
+		result_done(run, f, AUDIT_SKIP, xstrdup("run the audit as root, or check the "
+							"tree's permissions"),
+			    "tsm/ of endpoint %s could not be read (%s): its connection is unknown",
+			    ep->bdf, read_word(ep->tsm_err));
+	else if (!ep->has_connect || !ep->connect)
+		result_done(run, f, AUDIT_FAIL, NULL, "endpoint %s has no readable tsm/connect",
+			    ep->bdf);
+	else if (!*ep->connect)
+		result_done(run, f, AUDIT_FAIL, NULL,
+			    "endpoint %s is not connected to a TSM: stale stream link", ep->bdf);
+	else if (!ep->connected_tsm)
+		result_done(run, f, AUDIT_FAIL, NULL,
+			    "endpoint %s is connected to %s, which is not registered", ep->bdf,
+			    ep->connect);
+	else
+		result_done(run, f, AUDIT_PASS, NULL, "endpoint %s connected to %s", ep->bdf,
+			    ep->connect);
 }
 
 /*
@@ -906,28 +887,21 @@ static enum audit_status stream_blocks(const struct ide_stream *s,
 }
 
 /* A check over both partners' blocks of every stream: C's eval_blocks once they are readable. */
-static void check_stream_blocks(struct audit_run *run, const struct audit_check *c)
+static void check_stream_blocks(struct audit_run *run, struct audit_finding *f, const void *obj)
 {
-	for (size_t i = 0; i < run->snap->nr_streams; i++) {
-		const struct ide_stream *s = run->snap->streams[i];
-		const struct ide_sel_stream *ep, *rp;
-		char *buf, *why = NULL;
-		struct subject subj = subject_stream(s, &buf);
-		struct audit_finding *f = result_start(run, c, &subj);
-		enum audit_status st;
+	const struct ide_stream *s = obj;
+	const struct ide_sel_stream *ep, *rp;
+	char *why = NULL;
+	enum audit_status st;
 
-		free(buf);
-		if (!f)
-			continue;
-		st = stream_blocks(s, &ep, &rp, &why);
-		if (st == AUDIT_SKIP)
-			result_skip_needs_root(run, f, "%s", why);
-		else if (st != AUDIT_PASS)
-			result_done(run, f, st, NULL, "%s", why);
-		else
-			c->eval_blocks(run, f, s, ep, rp);
-		free(why);
-	}
+	st = stream_blocks(s, &ep, &rp, &why);
+	if (st == AUDIT_SKIP)
+		result_skip_needs_root(run, f, "%s", why);
+	else if (st != AUDIT_PASS)
+		result_done(run, f, st, NULL, "%s", why);
+	else
+		f->check->eval_blocks(run, f, s, ep, rp);
+	free(why);
 }
 
 /*
@@ -990,10 +964,10 @@ static void eval_ide_fail(struct audit_run *run, struct audit_finding *f, const 
 {
 	char *bad = NULL;
 
-	if (ep->regs.ide_fail)
+	if (stream_block_ide_fail(s, true))
 		audit_text_add(&bad, "endpoint %s block %u received an IDE Fail message (status 0x%08x)",
 			       s->endpoint->bdf, s->e, ep->regs.status);
-	if (rp->regs.ide_fail)
+	if (stream_block_ide_fail(s, false))
 		audit_text_add(&bad, "root port %s block %u received an IDE Fail message (status 0x%08x)",
 			       s->root_port->bdf, s->r, rp->regs.status);
 	if (bad)
@@ -1122,68 +1096,64 @@ static void eval_tdx_addr(struct audit_run *run, struct audit_finding *f,
 }
 
 /* The root port's address associations, by the rule of the stream's provider. */
-static void check_stream_addr(struct audit_run *run, const struct audit_check *c)
+/* Only providers with a rule of their own; the others program what the core does. */
+static bool stream_has_addr_rule(const struct audit_run *run, const void *obj)
 {
-	for (size_t i = 0; i < run->snap->nr_streams; i++) {
-		const struct ide_stream *s = run->snap->streams[i];
-		struct audit_finding *f;
-		struct subject subj;
-		char *buf;
+	const struct ide_stream *s = obj;
 
-		/* only providers with a rule of their own; the others program what the core does */
-		if (!tsm_is_tdx_connect(s->tsm))
-			continue;
-		subj = subject_stream(s, &buf);
-		f = result_start(run, c, &subj);
-		free(buf);
-		if (!f)
-			continue;
-		if (s->root_port && func_cfg_needs_root(s->root_port))
-			result_skip_needs_root(run, f, "address associations of %s unreadable",
-					       s->root_port->bdf);
-		else if (!s->assoc_read)
-			result_done(run, f, AUDIT_SKIP, NULL, "the root port's address associations or the "
-				    "windows of the bridge above the endpoint could not be read");
-		else
-			eval_tdx_addr(run, f, s);
-	}
+	(void)run;
+	return tsm_is_tdx_connect(s->tsm);
+}
+
+static void check_stream_addr(struct audit_run *run, struct audit_finding *f, const void *obj)
+{
+	const struct ide_stream *s = obj;
+
+	if (s->root_port && func_cfg_needs_root(s->root_port))
+		result_skip_needs_root(run, f, "address associations of %s unreadable",
+				       s->root_port->bdf);
+	else if (!s->assoc_read)
+		result_done(run, f, AUDIT_SKIP, NULL, "the root port's address associations or the "
+			    "windows of the bridge above the endpoint could not be read");
+	else
+		eval_tdx_addr(run, f, s);
 }
 
 /* ---- host bridges ---- */
 
-static void check_pool(struct audit_run *run, const struct audit_check *c)
+/* A host bridge with a pool or something using one. */
+static bool hb_has_pool(const struct audit_run *run, const void *obj)
 {
-	for (size_t i = 0; i < run->snap->nr_hbs; i++) {
-		const struct host_bridge *hb = run->snap->hbs[i];
-		struct subject s = subject_hb(hb);
-		size_t used = live_streams(hb);
-		struct audit_finding *f;
-		const char *name;
+	const struct host_bridge *hb = obj;
 
-		if (hb_no_pool(hb) && !hb->nr_streams)
-			continue;	/* no pool and nothing using one */
-		f = result_start(run, c, &s);
-		if (!f)
-			continue;
-		if (hb->available_err == -EBADMSG) {
-			result_done(run, f, AUDIT_FAIL, NULL, "available_secure_streams is malformed: "
-				    "not the kernel's decimal count");
-		} else if (hb->available_err) {
-			name = errno_name(-hb->available_err);
-			result_done(run, f, AUDIT_FAIL, NULL, "available_secure_streams unreadable (%s)",
-				    name ? name : strerror(-hb->available_err));
-		} else if (hb->available_streams < 0) {
-			result_done(run, f, AUDIT_FAIL, NULL,
-				    "%zu stream link%s but no available_secure_streams", hb->nr_streams,
-				    hb->nr_streams == 1 ? "" : "s");
-		} else if (hb->available_streams == 0) {
-			result_done(run, f, AUDIT_WARN, NULL, "0 available, %zu in use: pool exhausted", used);
-		} else {
-			result_done(run, f, AUDIT_PASS, NULL, "%lld available, %zu in use%s",
-				    hb->available_streams, used,
-				    hb->available_streams + (long long)used == 256 ?
-				    " (the kernel's default pool of 256: capacity unknown)" : "");
-		}
+	(void)run;
+	return !hb_no_pool(hb) || hb->nr_streams;
+}
+
+static void check_pool(struct audit_run *run, struct audit_finding *f, const void *obj)
+{
+	const struct host_bridge *hb = obj;
+	size_t used = live_streams(hb);
+	const char *name;
+
+	if (hb->available_err == -EBADMSG) {
+		result_done(run, f, AUDIT_FAIL, NULL, "available_secure_streams is malformed: "
+			    "not the kernel's decimal count");
+	} else if (hb->available_err) {
+		name = errno_name(-hb->available_err);
+		result_done(run, f, AUDIT_FAIL, NULL, "available_secure_streams unreadable (%s)",
+			    name ? name : strerror(-hb->available_err));
+	} else if (hb->available_streams < 0) {
+		result_done(run, f, AUDIT_FAIL, NULL,
+			    "%zu stream link%s but no available_secure_streams", hb->nr_streams,
+			    hb->nr_streams == 1 ? "" : "s");
+	} else if (hb->available_streams == 0) {
+		result_done(run, f, AUDIT_WARN, NULL, "0 available, %zu in use: pool exhausted", used);
+	} else {
+		result_done(run, f, AUDIT_PASS, NULL, "%lld available, %zu in use%s",
+			    hb->available_streams, used,
+			    hb->available_streams + (long long)used == 256 ?
+			    " (the kernel's default pool of 256: capacity unknown)" : "");
 	}
 }
 
@@ -1300,56 +1270,61 @@ static void judge_hb_link(const struct tsm_snapshot *snap, const struct tsm *t,
 	}
 }
 
-static void check_tsm_link(struct audit_run *run, const struct audit_check *c)
+/* A host bridge with streams, or one a TSM links. */
+static bool hb_has_links(const struct audit_run *run, const void *obj)
+{
+	const struct host_bridge *hb = obj;
+	bool linked = false;
+
+	for (size_t j = 0; j < run->snap->nr_tsms; j++)
+		linked |= tsm_links_hb(run->snap->tsms[j], hb->name);
+	return live_streams(hb) || linked;
+}
+
+static void check_tsm_link(struct audit_run *run, struct audit_finding *f, const void *obj)
 {
 	const struct tsm_snapshot *snap = run->snap;
 	enum link_flavour flavour = link_flavour(snap);
+	const struct host_bridge *hb = obj;
+	struct link_verdict v = { NULL };
 
-	for (size_t i = 0; i < snap->nr_hbs; i++) {
-		const struct host_bridge *hb = snap->hbs[i];
-		struct subject s = subject_hb(hb);
-		struct link_verdict v = { NULL };
-		struct audit_finding *f;
-		bool linked = false;
-
-		for (size_t j = 0; j < snap->nr_tsms; j++)
-			linked |= tsm_links_hb(snap->tsms[j], hb->name);
-		if (!live_streams(hb) && !linked)
-			continue;
-		f = result_start(run, c, &s);
-		if (!f)
-			continue;
-		if (flavour == FLAVOUR_NONE) {
-			result_done(run, f, AUDIT_PASS, NULL,
-				    "v6.19 ABI (no pci_mode): no tsmN/%s link expected", hb->name);
-			continue;
-		}
-		for (size_t j = 0; j < snap->nr_tsms; j++) {
-			if (flavour == FLAVOUR_RC1)
-				judge_rc1(snap->tsms[j], hb, &v);
-			else
-				judge_hb_link(snap, snap->tsms[j], hb, &v);
-		}
-		if (v.links)
-			str_join(&v.links, "", " match%s the streams here", v.nr_links == 1 ? "es" : "");
-		if (v.unjudged)
-			audit_text_add(&v.notes, "%s", v.unjudged);
-		if (v.bad)
-			result_done(run, f, AUDIT_FAIL, NULL, "%s", v.bad);
-		else if (v.unjudged && !v.links)
-			result_done(run, f, AUDIT_SKIP, xstrdup("only the providers known to register "
-								"their streams with the TSM are judged"),
-				    "%s", v.notes);
-		else
-			result_done(run, f, AUDIT_PASS, NULL, "%s%s%s", v.links ? v.links : "",
-				    v.links && v.notes ? "; " : "",
-				    v.notes ? v.notes : v.links ? "" : "no link");
-		free(v.bad);
-		free(v.links);
-		free(v.notes);
-		free(v.unjudged);
+	if (flavour == FLAVOUR_NONE) {
+		result_done(run, f, AUDIT_PASS, NULL,
+			    "v6.19 ABI (no pci_mode): no tsmN/%s link expected", hb->name);
+		return;
 	}
-	/* Links naming host bridges this tree does not have. */
+	for (size_t j = 0; j < snap->nr_tsms; j++) {
+		if (flavour == FLAVOUR_RC1)
+			judge_rc1(snap->tsms[j], hb, &v);
+		else
+			judge_hb_link(snap, snap->tsms[j], hb, &v);
+	}
+	if (v.links)
+		str_join(&v.links, "", " match%s the streams here", v.nr_links == 1 ? "es" : "");
+	if (v.unjudged)
+		audit_text_add(&v.notes, "%s", v.unjudged);
+	if (v.bad)
+		result_done(run, f, AUDIT_FAIL, NULL, "%s", v.bad);
+	else if (v.unjudged && !v.links)
+		result_done(run, f, AUDIT_SKIP, xstrdup("only the providers known to register "
+							"their streams with the TSM are judged"),
+			    "%s", v.notes);
+	else
+		result_done(run, f, AUDIT_PASS, NULL, "%s%s%s", v.links ? v.links : "",
+			    v.links && v.notes ? "; " : "",
+			    v.notes ? v.notes : v.links ? "" : "no link");
+	free(v.bad);
+	free(v.links);
+	free(v.notes);
+	free(v.unjudged);
+}
+
+/* Each host bridge, then the links naming host bridges this tree does not have. */
+static void check_tsm_link_all(struct audit_run *run, const struct audit_check *c)
+{
+	const struct tsm_snapshot *snap = run->snap;
+
+	audit_for_each(run, c);
 	for (size_t i = 0; i < snap->nr_tsms; i++) {
 		const struct tsm *t = snap->tsms[i];
 
@@ -1370,7 +1345,13 @@ static void check_tsm_link(struct audit_run *run, const struct audit_check *c)
 
 /* ---- config space ---- */
 
-static void check_config(struct audit_run *run, const struct audit_check *c)
+static bool config_examined(const struct audit_run *run, const void *obj)
+{
+	(void)run;
+	return cfg_examined(obj);
+}
+
+static void check_config(struct audit_run *run, struct audit_finding *f, const void *obj)
 {
 	static const struct { unsigned int bit; const char *what; } bits[] = {
 		{ CFG_MAL_ALL_ONES, "reads all ones (device not responding)" },
@@ -1380,42 +1361,32 @@ static void check_config(struct audit_run *run, const struct audit_check *c)
 		{ CFG_MAL_CAP_TRUNCATED, "a capability runs past the end" },
 		{ CFG_MAL_IDE_BLOCKS, "the IDE capability claims more blocks than fit" },
 	};
+	const struct pci_func *d = obj;
+	const char *name;
+	char *bad = NULL;
 
-	for (size_t i = 0; i < run->snap->nr_funcs; i++) {
-		const struct pci_func *d = run->snap->funcs[i];
-		struct subject s = subject_func(d);
-		struct audit_finding *f;
-		const char *name;
-		char *bad = NULL;
-
-		if (!cfg_examined(d))
-			continue;
-		f = result_start(run, c, &s);
-		if (!f)
-			continue;
-		if (d->cfg_err) {
-			name = errno_name(-d->cfg_err);
-			if (func_cfg_needs_root(d))
-				result_skip_needs_root(run, f, "config unreadable (%s)", name ? name : "EACCES");
-			else
-				result_done(run, f, AUDIT_FAIL, NULL, "config unreadable (%s)",
-					    name ? name : strerror(-d->cfg_err));
-			continue;
-		}
-		if (d->needs_root) {
-			result_skip_needs_root(run, f, "only the 64-byte header is readable");
-			continue;
-		}
-		for (size_t b = 0; b < ARRAY_SIZE(bits); b++)
-			if (d->cfg.malformed & bits[b].bit)
-				audit_text_add(&bad, "%s", bits[b].what);
-		if (bad)
-			result_done(run, f, AUDIT_FAIL, NULL, "%s", bad);
+	if (d->cfg_err) {
+		name = errno_name(-d->cfg_err);
+		if (func_cfg_needs_root(d))
+			result_skip_needs_root(run, f, "config unreadable (%s)", name ? name : "EACCES");
 		else
-			result_done(run, f, AUDIT_PASS, NULL, "%zu bytes, well-formed%s", d->cfg.len,
-				    d->cfg.ide.present ? ", IDE capability decoded" : "");
-		free(bad);
+			result_done(run, f, AUDIT_FAIL, NULL, "config unreadable (%s)",
+				    name ? name : strerror(-d->cfg_err));
+		return;
 	}
+	if (d->needs_root) {
+		result_skip_needs_root(run, f, "only the 64-byte header is readable");
+		return;
+	}
+	for (size_t b = 0; b < ARRAY_SIZE(bits); b++)
+		if (d->cfg.malformed & bits[b].bit)
+			audit_text_add(&bad, "%s", bits[b].what);
+	if (bad)
+		result_done(run, f, AUDIT_FAIL, NULL, "%s", bad);
+	else
+		result_done(run, f, AUDIT_PASS, NULL, "%zu bytes, well-formed%s", d->cfg.len,
+			    d->cfg.ide.present ? ", IDE capability decoded" : "");
+	free(bad);
 }
 
 static const struct ide_stream *block_owner(const struct tsm_snapshot *snap,
@@ -1432,59 +1403,58 @@ static const struct ide_stream *block_owner(const struct tsm_snapshot *snap,
 	return NULL;
 }
 
-static void check_untracked(struct audit_run *run, const struct audit_check *c)
+/* IDE registers decoded, or unreadable for lack of root (otherwise config.malformed says why). */
+static bool ide_examined(const struct audit_run *run, const void *obj)
+{
+	const struct pci_func *d = obj;
+
+	(void)run;
+	if (!cfg_examined(d))
+		return false;
+	return func_cfg_known(d) ? d->cfg.ide.present : func_cfg_needs_root(d);
+}
+
+static void check_untracked(struct audit_run *run, struct audit_finding *f, const void *obj)
 {
 	const struct tsm_snapshot *snap = run->snap;
+	const struct pci_func *d = obj;
+	const struct ide_cap *ide = &d->cfg.ide;
+	char *bad = NULL;
+	size_t tracked = 0;
 
-	for (size_t i = 0; i < snap->nr_funcs; i++) {
-		const struct pci_func *d = snap->funcs[i];
-		const struct ide_cap *ide = &d->cfg.ide;
-		struct subject s = subject_func(d);
-		struct audit_finding *f;
-		char *bad = NULL;
-		size_t tracked = 0;
-
-		if (!cfg_examined(d) || (func_cfg_known(d) && !ide->present))
-			continue;
-		if (!func_cfg_known(d) && !func_cfg_needs_root(d))
-			continue;	/* unreadable or malformed: config.malformed says so */
-		f = result_start(run, c, &s);
-		if (!f)
-			continue;
-		if (!func_cfg_known(d)) {
-			result_skip_needs_root(run, f, "IDE registers unreadable");
-			continue;
-		}
-		for (unsigned int b = 0; b < ide->nr_sel; b++) {
-			const struct ide_stream_regs *r = &ide->sel[b].regs;
-
-			if (!r->enabled)
-				continue;
-			if (block_owner(snap, d, b)) {
-				tracked++;
-				continue;
-			}
-			audit_text_add(&bad, "Selective block %u (Stream ID %u, %s)", b, r->stream_id,
-				       ide_state_name(r->state) ? ide_state_name(r->state) : "reserved state");
-		}
-		for (unsigned int b = 0; b < ide->nr_link; b++) {
-			const struct ide_stream_regs *r = &ide->link[b].regs;
-
-			if (r->enabled)
-				audit_text_add(&bad, "Link block %u (TC %u, Stream ID %u, %s)", b, r->tc,
-					       r->stream_id, ide_state_name(r->state) ?
-					       ide_state_name(r->state) : "reserved state");
-		}
-		if (bad)
-			result_done(run, f, AUDIT_WARN, NULL, "enabled with no stream link: %s", bad);
-		else if (tracked)
-			result_done(run, f, AUDIT_PASS, NULL,
-				    "%zu enabled Selective block%s, all named by stream links", tracked,
-				    tracked == 1 ? "" : "s");
-		else
-			result_done(run, f, AUDIT_PASS, NULL, "no enabled IDE stream");
-		free(bad);
+	if (!func_cfg_known(d)) {
+		result_skip_needs_root(run, f, "IDE registers unreadable");
+		return;
 	}
+	for (unsigned int b = 0; b < ide->nr_sel; b++) {
+		const struct ide_stream_regs *r = &ide->sel[b].regs;
+
+		if (!r->enabled)
+			continue;
+		if (block_owner(snap, d, b)) {
+			tracked++;
+			continue;
+		}
+		audit_text_add(&bad, "Selective block %u (Stream ID %u, %s)", b, r->stream_id,
+			       ide_state_name(r->state) ? ide_state_name(r->state) : "reserved state");
+	}
+	for (unsigned int b = 0; b < ide->nr_link; b++) {
+		const struct ide_stream_regs *r = &ide->link[b].regs;
+
+		if (r->enabled)
+			audit_text_add(&bad, "Link block %u (TC %u, Stream ID %u, %s)", b, r->tc,
+				       r->stream_id, ide_state_name(r->state) ?
+				       ide_state_name(r->state) : "reserved state");
+	}
+	if (bad)
+		result_done(run, f, AUDIT_WARN, NULL, "enabled with no stream link: %s", bad);
+	else if (tracked)
+		result_done(run, f, AUDIT_PASS, NULL,
+			    "%zu enabled Selective block%s, all named by stream links", tracked,
+			    tracked == 1 ? "" : "s");
+	else
+		result_done(run, f, AUDIT_PASS, NULL, "no enabled IDE stream");
+	free(bad);
 }
 
 /* ---- the table ---- */
@@ -1493,123 +1463,123 @@ const struct audit_check audit_checks[] = {
 	{ "platform.config-access", "platform", NULL, AUDIT_SCOPE_PLATFORM,
 	  "Config space past the 64-byte header is readable (the audit runs as root).",
 	  "run the audit as root",
-	  check_config_access, NULL },
+	  check_config_access, NULL, NULL, NULL },
 	{ "platform.pci-devices", "platform", NULL, AUDIT_SCOPE_PLATFORM,
 	  "/sys/bus/pci/devices lists the PCI functions: the tree is a kernel's.",
 	  "a kernel always has /sys/bus/pci/devices: check that --sysroot names a whole tree "
 	  "(a capture missing it cannot be audited)",
-	  check_pci_devices, NULL },
+	  check_pci_devices, NULL, NULL, NULL },
 	{ "platform.tsm-class", "platform", NULL, AUDIT_SCOPE_PLATFORM,
 	  "/sys/class/tsm exists: the kernel was built with PCI TSM support.",
 	  "use a kernel with CONFIG_PCI_TSM (v6.19 or later)",
-	  check_tsm_class, NULL },
+	  check_tsm_class, NULL, NULL, NULL },
 	{ "platform.tsm-present", "platform", "platform.tsm-class", AUDIT_SCOPE_PLATFORM,
 	  "At least one TSM is registered in /sys/class/tsm.",
 	  "load the TSM provider module (ccp with tio=Y for SEV-TIO, tdx_host for TDX Connect)",
-	  check_tsm_present, NULL },
+	  check_tsm_present, NULL, NULL, NULL },
 	{ "platform.tsm-mode", "platform", "platform.tsm-present", AUDIT_SCOPE_TSM,
 	  "Each TSM's pci_mode is link or devsec where the attribute exists; the TDX Connect TSM "
 	  "(on tdx_host) is link.",
 	  "the TSM driver registered PCI operations that are neither link (connect) nor devsec "
 	  "(lock); update the provider driver",
-	  check_tsm_mode, NULL },
+	  NULL, NULL, check_tsm_mode, NULL },
 	{ "device.connected", "device", "platform.tsm-present", AUDIT_SCOPE_FUNC,
 	  "Each TEE-IO capable device with tsm/connect is connected to a TSM.",
 	  "connect it with tsmctl connect BDF TSM",
-	  check_connected, NULL },
+	  check_connected_all, connected_applies, check_connected, NULL },
 	{ "device.authenticated", "device", "platform.tsm-present", AUDIT_SCOPE_FUNC,
 	  "authenticated agrees with tsm/connect (or is the native CMA-SPDM 1/0).",
 	  "the kernel's two views of the connection disagree: re-run the audit; if it persists, "
 	  "disconnect and reconnect the device and report the kernel version",
-	  check_authenticated, NULL },
+	  NULL, authenticated_applies, check_authenticated, NULL },
 	{ "device.dsm", "device", "platform.tsm-present", AUDIT_SCOPE_FUNC,
 	  "A connected DSM names itself in tsm/dsm; each dependent function names a connected "
 	  "DSM of its slot or upstream port.",
 	  "the kernel tracks the wrong device security manager: disconnect and reconnect the DSM "
 	  "and report the kernel version",
-	  check_dsm, NULL },
+	  NULL, dsm_applies, check_dsm, NULL },
 	{ "device.has-stream", "device", "device.connected", AUDIT_SCOPE_FUNC,
 	  "A connected endpoint has at least one IDE stream link.",
 	  "the TSM authenticated the device but set up no IDE stream: check "
 	  "available_secure_streams, the root port's IDE capability and dmesg, then reconnect",
-	  check_has_stream, NULL },
+	  NULL, connected_dsm, check_has_stream, NULL },
 	{ "device.tdisp", "device", "platform.tsm-present", AUDIT_SCOPE_FUNC,
 	  "A device locked to a devsec TSM is accepted before a driver binds to it.",
 	  "in a guest, bring a device up as: tsmctl lock BDF TSM, tsmctl accept --verify BDF "
 	  "(it checks the evidence first), then bind its driver",
-	  check_tdisp, NULL },
+	  NULL, has_lock, check_tdisp, NULL },
 	{ "device.evidence", "device", "platform.tsm-present", AUDIT_SCOPE_FUNC,
 	  "Each device with evidence (a connected DSM, a locked TDI) has certificate chains that "
 	  "verify against the trust store; --require-verified devices must.",
 	  "put the device vendors' root CA certificates (PEM) in /etc/tsmctl/trust.d/ (or name a "
 	  "store with --trust), then see tsmctl evidence --verify BDF",
-	  check_evidence, NULL },
+	  NULL, evidence_applies, check_evidence, NULL },
 	{ "stream.link", "stream", "platform.tsm-present", AUDIT_SCOPE_STREAM,
 	  "streamH.R.E resolves to an existing endpoint below the same host bridge; H, R and E "
 	  "lie within the pool and the partners' Selective stream counts.",
 	  "a stream link that does not match the hardware: disconnect the endpoint (tsmctl "
 	  "disconnect BDF) so the kernel removes it, and report the kernel version",
-	  check_stream_link, NULL },
+	  check_stream_link_all, NULL, check_stream_link, NULL },
 	{ "stream.connected", "stream", "stream.link", AUDIT_SCOPE_STREAM,
 	  "The stream's endpoint is connected to a registered TSM.",
 	  "a stream without a connection is stale: connect the endpoint again or reboot to clear it",
-	  check_stream_connected, NULL },
+	  NULL, NULL, check_stream_connected, NULL },
 	{ "stream.enabled", "stream", "stream.link", AUDIT_SCOPE_STREAM,
 	  "Selective block E in the endpoint and R in the root port are both enabled.",
 	  "the stream is registered but not carrying traffic: disconnect and reconnect the "
 	  "endpoint; check dmesg for the TSM's enable step",
-	  check_stream_blocks, eval_enabled },
+	  NULL, NULL, check_stream_blocks, eval_enabled },
 	{ "stream.secure", "stream", "stream.link", AUDIT_SCOPE_STREAM,
 	  "Both partners' Selective block state is SECURE.",
 	  "the link is not protected (the kernel treats a drop to INSECURE like link-down): "
 	  "disconnect and reconnect the endpoint; check the link (AER, dmesg)",
-	  check_stream_blocks, eval_secure },
+	  NULL, NULL, check_stream_blocks, eval_secure },
 	{ "stream.ide-fail", "stream", "stream.link", AUDIT_SCOPE_STREAM,
 	  "Neither partner has the IDE_FAIL (received IDE Fail Message) bit set.",
 	  "a partner saw an integrity check failure: the stream must be re-keyed: disconnect and "
 	  "reconnect the endpoint; check the link for errors (AER)",
-	  check_stream_blocks, eval_ide_fail },
+	  NULL, NULL, check_stream_blocks, eval_ide_fail },
 	{ "stream.id", "stream", "stream.link", AUDIT_SCOPE_STREAM,
 	  "The Stream ID is equal on both partners, not the reserved 255, and unique within the "
 	  "host bridge.",
 	  "the partners disagree on the stream's identity: disconnect and reconnect the endpoint; "
 	  "never change IDE registers from userspace (setpci)",
-	  check_stream_blocks, eval_id },
+	  NULL, NULL, check_stream_blocks, eval_id },
 	{ "stream.rid", "stream", "stream.link", AUDIT_SCOPE_STREAM,
 	  "The root port's RID association covers the endpoint and its VFs, the endpoint's covers "
 	  "the root port, and both are valid.",
 	  "traffic outside the RID association is not protected by the stream: disconnect and "
 	  "reconnect the endpoint; never change IDE registers from userspace (setpci)",
-	  check_stream_blocks, eval_rid },
+	  NULL, NULL, check_stream_blocks, eval_rid },
 	{ "stream.addr", "stream", "stream.link", AUDIT_SCOPE_STREAM,
 	  "The root port's address associations follow the stream's provider: with Intel TDX "
 	  "Connect the prefetchable window of the bridge above the endpoint, and nothing else.",
 	  "the root port forwards the wrong address ranges into the stream: disconnect and "
 	  "reconnect the endpoint; never change IDE registers from userspace (setpci)",
-	  check_stream_addr, NULL },
+	  NULL, stream_has_addr_rule, check_stream_addr, NULL },
 	{ "hostbridge.pool", "hostbridge", "platform.tsm-present", AUDIT_SCOPE_HB,
 	  "available_secure_streams is present where streams exist and not exhausted.",
 	  "no further device can get a stream on this host bridge: disconnect devices that do not "
 	  "need link encryption",
-	  check_pool, NULL },
+	  NULL, hb_has_pool, check_pool, NULL },
 	{ "hostbridge.tsm-link", "hostbridge", "platform.tsm-present", AUDIT_SCOPE_HB,
 	  "Where the tree shows TSM-directory stream links, they match the streams: "
 	  "tsmN/pciDDDD:BB (proposed) or tsmN/streamH.R.E (6.19-rc1), from the providers that "
 	  "register their streams with the TSM (not SEV-TIO).",
 	  "the TSM's per-host-bridge links do not match its streams: disconnect and reconnect the "
 	  "affected endpoints and report the kernel version",
-	  check_tsm_link, NULL },
+	  check_tsm_link_all, hb_has_links, check_tsm_link, NULL },
 	{ "config.malformed", "config", NULL, AUDIT_SCOPE_FUNC,
 	  "The function's config space reads fully and decodes without errors.",
 	  "a config space the decoder cannot walk: check that the device is present and responding "
 	  "(lspci -vvv), reset or reseat it",
-	  check_config, NULL },
+	  NULL, config_examined, check_config, NULL },
 	{ "ide.untracked", "ide", "config.malformed", AUDIT_SCOPE_FUNC,
 	  "No Selective or Link IDE stream is enabled in config space without a streamH.R.E link "
 	  "accounting for it.",
 	  "a stream set up outside the kernel's TSM path (firmware, another OS, setpci): the "
 	  "kernel keeps its Stream ID reserved; disable it in firmware or reset the device",
-	  check_untracked, NULL },
+	  NULL, ide_examined, check_untracked, NULL },
 };
 const size_t audit_nr_checks = ARRAY_SIZE(audit_checks);
 

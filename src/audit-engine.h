@@ -8,7 +8,7 @@
 #define TSMCTL_AUDIT_ENGINE_H
 
 #include "tsmctl/audit.h"
-#include "tsmctl/sysfs.h"
+#include "tsmctl/util.h"
 
 struct result_slot;
 
@@ -35,6 +35,14 @@ struct subject subject_func(const struct pci_func *f);
 /* SUBJ.object points into BUF (freed by the caller). */
 struct subject subject_stream(const struct ide_stream *s, char **buf);
 struct subject subject_hb(const struct host_bridge *hb);
+struct subject subject_tsm(const struct tsm *t);
+
+/*
+ * A per-object check's run: for each object of C's scope, in the snapshot's
+ * order, that C->applies to, open its result and hand it to C->eval_object.
+ * A check's own eval calls it when it has results beyond its scope's objects.
+ */
+void audit_for_each(struct audit_run *run, const struct audit_check *c);
 
 /*
  * Open a result of check C for subject S. When its parent failed or was

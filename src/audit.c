@@ -4,7 +4,9 @@
  * in table order and records their results. Pure: nothing here reads a file
  * or prints.
  *
- * A check runs once per object of its scope. A result whose parent check
+ * A check runs once per object of its scope: the engine walks the scope
+ * and opens each result (audit_for_each()), or, for a check with results
+ * beyond its scope's objects, the check's own eval does. A result whose parent check
  * failed or was skipped for the same object (or, for a parent of platform
  * scope, at all) is `skip`. Missing privilege is not a failure:
  * platform.config-access says needs-root once, up front; a check that needed
@@ -256,6 +258,70 @@ struct subject subject_hb(const struct host_bridge *hb)
 	};
 }
 
+struct subject subject_tsm(const struct tsm *t)
+{
+	return (struct subject){ .ptr = t, .object = t->name, .tsm = t->name };
+}
+
+/* Object I of C's scope (I < scope_size()) and its subject; *BUF freed by the caller. */
+static const void *scope_object(const struct audit_run *run, enum audit_scope scope, size_t i,
+				struct subject *s, char **buf)
+{
+	const struct tsm_snapshot *snap = run->snap;
+
+	*buf = NULL;
+	switch (scope) {
+	case AUDIT_SCOPE_TSM:
+		*s = subject_tsm(snap->tsms[i]);
+		break;
+	case AUDIT_SCOPE_FUNC:
+		*s = subject_func(snap->funcs[i]);
+		break;
+	case AUDIT_SCOPE_STREAM:
+		*s = subject_stream(snap->streams[i], buf);
+		break;
+	case AUDIT_SCOPE_HB:
+		*s = subject_hb(snap->hbs[i]);
+		break;
+	default:
+		*s = subject_platform;
+		break;
+	}
+	return s->ptr;
+}
+
+static size_t scope_size(const struct tsm_snapshot *snap, enum audit_scope scope)
+{
+	switch (scope) {
+	case AUDIT_SCOPE_TSM:
+		return snap->nr_tsms;
+	case AUDIT_SCOPE_FUNC:
+		return snap->nr_funcs;
+	case AUDIT_SCOPE_STREAM:
+		return snap->nr_streams;
+	case AUDIT_SCOPE_HB:
+		return snap->nr_hbs;
+	default:
+		return 1;
+	}
+}
+
+void audit_for_each(struct audit_run *run, const struct audit_check *c)
+{
+	for (size_t i = 0, n = scope_size(run->snap, c->scope); i < n; i++) {
+		struct audit_finding *f = NULL;
+		struct subject s;
+		char *buf;
+		const void *obj = scope_object(run, c->scope, i, &s, &buf);
+
+		if (!c->applies || c->applies(run, obj))
+			f = result_start(run, c, &s);
+		free(buf);
+		if (f)
+			c->eval_object(run, f, obj);
+	}
+}
+
 void audit_run(const struct tsm_snapshot *snap, const struct audit_opts *opts,
 	       struct audit_report *report)
 {
@@ -268,7 +334,10 @@ void audit_run(const struct tsm_snapshot *snap, const struct audit_opts *opts,
 			run.is_parent[audit_check_lookup(audit_checks[i].parent) - audit_checks] = true;
 	slots_grow(&run);
 	for (size_t i = 0; i < audit_nr_checks; i++)
-		audit_checks[i].eval(&run, &audit_checks[i]);
+		if (audit_checks[i].eval)
+			audit_checks[i].eval(&run, &audit_checks[i]);
+		else
+			audit_for_each(&run, &audit_checks[i]);
 	free(run.slots);
 	free(run.is_parent);
 }

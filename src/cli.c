@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "tsmctl/cli.h"
+#include "tsmctl/log.h"
 #include "tsmctl/names.h"
 #include "tsmctl/snapshot.h"
 #include "tsmctl/sysfs.h"
@@ -19,7 +20,6 @@
 
 const char *tsmctl_sysroot;
 bool tsmctl_sysroot_from_env;
-bool tsmctl_verbose;
 
 /* The shared options' words; a command's table names them with OPT_COMMON(id). */
 static const struct opt_def common_opts[COMMON_NR] = {
@@ -385,7 +385,7 @@ static int common_option(struct cmd_ctx *ctx, enum common_opt id, const char *ar
 	case COMMON_OUTPUT_ALL: ctx->output_all = true; break;
 	case COMMON_LIST_COLUMNS: ctx->list_columns = true; break;
 	case COMMON_ALL: ctx->all = true; break;
-	case COMMON_VERBOSE: ctx->verbose = tsmctl_verbose = true; break;
+	case COMMON_VERBOSE: ctx->verbose = true; log_set_level(LOG_LEVEL_VERBOSE); break;
 	case COMMON_SYSROOT:
 		if (!*arg)
 			return usage_error(ctx->cmd, "--sysroot needs a directory");

@@ -22,6 +22,7 @@
 #include <libsmartcols.h>
 #include <openssl/evp.h>
 
+#include "tsmctl/abi-paths.h"
 #include "tsmctl/action.h"
 #include "tsmctl/builtin.h"
 #include "tsmctl/cli.h"
@@ -282,7 +283,7 @@ static int resolve_target(struct cmd_ctx *ctx, char *requested, char *bdf)
 	}
 	snprintf(requested, BDF_MAX, "%s", bdf);
 	/* one attribute, not a scan: tsm/dsm names the DSM of a function with a context */
-	path = xasprintf("sys/bus/pci/devices/%s/tsm/dsm", bdf);
+	path = xasprintf(PCI_DEVICES "/%s/tsm/dsm", bdf);
 	if (sysfs_read_text(path, &dsm) == 0 && *dsm && !streq(dsm, bdf) &&
 	    bdf_canonical(dsm, bdf) == 0)
 		fprintf(stderr, CMD ": %s is a dependent function of the DSM %s: reading the DSM's "

@@ -6,6 +6,7 @@
 
 #include <libsmartcols.h>
 
+#include "tsmctl/abi-paths.h"
 #include "tsmctl/builtin.h"
 #include "tsmctl/cli.h"
 #include "tsmctl/explain.h"
@@ -104,7 +105,7 @@ static void explain_hbs(const struct cmd_ctx *ctx, const struct tsm_snapshot *sn
 	explain_bad_stream_links(snap, "host-bridges");
 	if (!snap->nr_hbs) {
 		/* the tree's own place, not the running host's: a --sysroot capture says where it looked */
-		devices = sysfs_display_path("sys/devices");
+		devices = sysfs_display_path(SYS_DEVICES);
 		print_error("tsmctl host-bridges: no PCI host bridge (pciDDDD:BB) found below %s",
 			    devices);
 		free(devices);

@@ -14,6 +14,7 @@
 
 #include <libsmartcols.h>
 
+#include "tsmctl/abi-paths.h"
 #include "tsmctl/builtin.h"
 #include "tsmctl/cli.h"
 #include "tsmctl/explain.h"
@@ -419,7 +420,7 @@ static void explain_tree(const struct cmd_ctx *ctx, const struct tree *t, size_t
 	for (size_t i = 0; i < snap->nr_funcs && !any_func; i++)
 		any_func = t->funcs[i].in;
 	if (!snap->nr_hbs && !any_func) {
-		where = sysfs_display_path("sys/devices");
+		where = sysfs_display_path(SYS_DEVICES);
 		print_error("tsmctl tree: no PCI host bridge (pciDDDD:BB) found below %s", where);
 		free(where);
 	} else if (!shown) {

@@ -21,6 +21,7 @@
 
 #include "tsmctl/builtin.h"
 #include "tsmctl/cli.h"
+#include "tsmctl/log.h"
 #include "tsmctl/output.h"
 #include "tsmctl/render.h"
 #include "tsmctl/rescan.h"
@@ -561,7 +562,7 @@ static int run_watch(struct cmd_ctx *ctx)
 	diff_streams(&w, &empty, &old);
 	diff_pools(&w, &empty, &old);
 	w.baseline = false;
-	if (tsmctl_verbose)
+	if (log_verbose())
 		fprintf(stderr, "tsmctl watch: %zu TSM%s, %zu stream%s, %zu host bridge%s; %zu "
 			"failure%s found at start; checking every %g s\n", old.nr_tsms,
 			old.nr_tsms == 1 ? "" : "s", old.nr_streams, old.nr_streams == 1 ? "" : "s",

@@ -14,6 +14,7 @@
 #include <json.h>
 #include <openssl/evp.h>
 
+#include "tsmctl/abi-paths.h"
 #include "tsmctl/evidence-set.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/userfile.h"
@@ -167,7 +168,7 @@ long long evset_generation(const struct evidence_set *s)
 
 void evset_read_device(struct evidence_set *s)
 {
-	char *path = xasprintf("sys/bus/pci/devices/%s/resource", s->bdf);
+	char *path = xasprintf(PCI_DEVICES "/%s/resource", s->bdf);
 	int rc;
 
 	rc = sysfs_read_text(path, &s->resource);
@@ -177,7 +178,7 @@ void evset_read_device(struct evidence_set *s)
 		s->device_err = rc;
 		return;
 	}
-	path = xasprintf("sys/bus/pci/devices/%s/config", s->bdf);
+	path = xasprintf(PCI_DEVICES "/%s/config", s->bdf);
 	s->config = xmalloc(EVSET_CONFIG_MAX);
 	rc = sysfs_read_bin(path, s->config, EVSET_CONFIG_MAX, &s->config_len);
 	free(path);

@@ -11,14 +11,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tsmctl/abi-paths.h"
 #include "tsmctl/action.h"
 #include "tsmctl/explain.h"
 #include "tsmctl/names.h"
 #include "tsmctl/render.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
-
-#define PCI_DEVICES	"sys/bus/pci/devices"
 
 /* "tsm0 (link), tsm1 (devsec)"; only link TSMs when LINK_ONLY; "" when none. */
 static char *tsm_names(const struct tsm_snapshot *snap, bool link_only)
@@ -430,7 +429,7 @@ static char *explain_no_lock(const struct tsm_snapshot *now, const struct pci_fu
 static char *driver_advice(const struct action_plan *plan, const struct pci_func *f,
 			   const char *why)
 {
-	char *rel = xasprintf("sys/bus/pci/drivers/%s/unbind", f->driver);
+	char *rel = xasprintf(PCI_DRIVERS "/%s/unbind", f->driver);
 	char *shown = sysfs_display_path(rel);
 	char *msg = xasprintf("driver %s is bound, and %s: unbind it first (echo %s > %s)",
 			      f->driver, why, plan->bdf, shown);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tsmctl/abi-paths.h"
 #include "tsmctl/explain.h"
 #include "tsmctl/modhint.h"
 #include "tsmctl/report.h"
@@ -45,7 +46,7 @@ void explain_report_group_missing(const char *missing)
 {
 	char *mods = report_provider_modules_summary(), *path = sysfs_display_path(missing);
 
-	if (streq(missing, "sys/kernel/config"))
+	if (streq(missing, CONFIGFS))
 		say(ENOENT, "no %s: configfs is not mounted (mount -t configfs none /sys/kernel/config)",
 		    path);
 	else

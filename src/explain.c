@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tsmctl/abi-paths.h"
 #include "tsmctl/explain.h"
 #include "tsmctl/modhint.h"
 #include "tsmctl/sysfs.h"
@@ -13,7 +14,7 @@
 
 void explain_no_tsm(const struct tsm_snapshot *snap, const char *cmd)
 {
-	char *mods = provider_modules_summary(), *class = sysfs_display_path("sys/class/tsm");
+	char *mods = provider_modules_summary(), *class = sysfs_display_path(TSM_CLASS);
 	bool live = sysfs_is_live();
 
 	/* a captured tree tells of the kernel it came from, not of the one running */
@@ -48,7 +49,7 @@ void explain_no_devices(const struct tsm_snapshot *snap, const char *cmd)
 
 	if (snap->pci_devices_err) {
 		/* no function can be looked up: nothing to say about tsm/ groups */
-		devices = sysfs_display_path("sys/bus/pci/devices");
+		devices = sysfs_display_path(PCI_DEVICES);
 		print_error("tsmctl %s: %s is %s (%s): no PCI function could be looked up", cmd,
 			    devices, snap->pci_devices_err == -ENOENT ? "missing" :
 			    bad_entry_kind(snap->pci_devices_err), errno_symbol(-snap->pci_devices_err));
@@ -70,7 +71,7 @@ void explain_bad_tsms(const struct tsm_snapshot *snap, const char *cmd)
 
 	if (!snap->nr_bad_tsms)
 		return;
-	class = sysfs_display_path("sys/class/tsm");
+	class = sysfs_display_path(TSM_CLASS);
 	print_error("tsmctl %s: %zu entr%s of %s %s no TSM, not listed: %s is %s%s", cmd,
 		    snap->nr_bad_tsms, snap->nr_bad_tsms == 1 ? "y" : "ies", class,
 		    snap->nr_bad_tsms == 1 ? "is" : "are", b->name, bad_entry_kind(b->err),

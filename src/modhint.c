@@ -4,6 +4,7 @@
 
 #include <libkmod.h>
 
+#include "tsmctl/abi-paths.h"
 #include "tsmctl/modhint.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
@@ -52,7 +53,7 @@ static size_t modules_state(const struct module_hint *table, size_t count,
 	}
 	for (size_t i = 0; i < count && n < max; i++, n++) {
 		const char *name = table[i].name, *what = table[i].what;
-		char *dir = path_join("sys/module", name), *state = NULL;
+		char *dir = path_join(SYS_MODULE, name), *state = NULL;
 
 		out[n] = (struct module_state){ .name = name, .what = what };
 		if (!sysfs_attr_text(dir, "initstate", &state))
@@ -75,7 +76,7 @@ static bool in_guest(void)
 	bool found = false;
 
 	for (size_t i = 0; i < ARRAY_SIZE(report_providers) && !found; i++)
-		found = sysfs_attr_exists("sys/module", report_providers[i].name);
+		found = sysfs_attr_exists(SYS_MODULE, report_providers[i].name);
 	return found;
 }
 

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tsmctl/abi-paths.h"
 #include "tsmctl/report.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
@@ -33,7 +34,7 @@ const char *report_blob_name(enum report_blob_id b)
 
 const char *report_group_missing(void)
 {
-	static const char *const parts[] = { "sys/kernel/config", "sys/kernel/config/tsm", REPORT_GROUP };
+	static const char *const parts[] = { CONFIGFS, CONFIGFS_TSM, REPORT_GROUP };
 
 	for (size_t i = 0; i < ARRAY_SIZE(parts); i++)
 		if (!sysfs_exists(parts[i]))

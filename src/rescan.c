@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tsmctl/abi-paths.h"
 #include "tsmctl/ide.h"
 #include "tsmctl/names.h"
 #include "tsmctl/rescan.h"
@@ -71,7 +72,7 @@ struct listing {
  * come with uevents for their functions, which the caller hears.
  */
 static const char *const watched_dirs[] = {
-	"sys/class/tsm", "sys/devices", "sys/devices/faux", "sys/devices/platform",
+	TSM_CLASS, SYS_DEVICES, SYS_DEVICES_FAUX, SYS_DEVICES_PLATFORM,
 };
 
 /*

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tsmctl/abi-paths.h"
 #include "tsmctl/names.h"
 #include "tsmctl/snapshot.h"
 #include "tsmctl/sysfs.h"
@@ -122,7 +123,7 @@ void snapshot_device_hbs(const struct tsm_snapshot *snap, const char *name,
 	for (unsigned int fn = 0; fn < (slot ? 8 : 1); fn++) {
 		char *bdf = slot ? xasprintf("%.*s%u", (int)strlen(name) - 1, name, fn) :
 			    xstrdup(name);
-		char *link = path_join("sys/bus/pci/devices", bdf), *dir;
+		char *link = path_join(PCI_DEVICES, bdf), *dir;
 		const struct host_bridge *hb = NULL;
 		size_t i;
 

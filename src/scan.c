@@ -10,15 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tsmctl/abi-paths.h"
+#include "tsmctl/log.h"
 #include "tsmctl/names.h"
 #include "tsmctl/snapshot.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
 #include "scan-extra.h"
-
-#define PCI_DEVICES	"sys/bus/pci/devices"
-#define TSM_CLASS	"sys/class/tsm"
-#define TDX_HOST_VERSION	"sys/devices/faux/tdx_host/version"
 
 static bool only_link_tsms(const struct tsm_snapshot *snap);
 
@@ -602,7 +600,7 @@ static void tsm_read(struct scan_ctx *ctx, const char *name, int id)
 		read_provider_version(t);
 		if (!sysfs_attr_link_name(t->provider_dir, "driver", &t->driver) &&
 		    sysfs_attr_link_name(t->provider_dir, "driver/module", &t->module) &&
-		    sysfs_attr_exists("sys/module", t->driver))
+		    sysfs_attr_exists(SYS_MODULE, t->driver))
 			/* Drivers without a module link: a module of the same name, if loaded. */
 			t->module = xstrdup(t->driver);
 	}
@@ -733,7 +731,7 @@ static struct host_bridge *bus_hb(struct scan_ctx *ctx, struct bus_entry *e)
 	if (e->resolved)
 		return e->hb;
 	e->resolved = true;
-	link = path_join("sys/class/pci_bus", e->name);
+	link = path_join(PCI_BUS_CLASS, e->name);
 	if (!sysfs_resolve_link(link, &target)) {
 		cut = strrchr(target, '/');
 		if (cut && cut - target >= 8 && !strncmp(cut - 8, "/pci_bus", 8) &&
@@ -753,7 +751,7 @@ static void mark_listed_roots(struct scan_ctx *ctx, struct bus_entry *e, size_t 
 	char **names;
 	size_t nr;
 
-	if (sysfs_list("sys/devices", &names, &nr))
+	if (sysfs_list(SYS_DEVICES, &names, &nr))
 		return;
 	for (size_t i = 0; i < nr; i++) {
 		struct bus_entry key = { 0 }, *hit;
@@ -764,7 +762,7 @@ static void mark_listed_roots(struct scan_ctx *ctx, struct bus_entry *e, size_t 
 		hit = bsearch(&key, e, n, sizeof(*e), bus_entry_cmp);
 		if (!hit)
 			continue;
-		dir = path_join("sys/devices", names[i]);
+		dir = path_join(SYS_DEVICES, names[i]);
 		hit->root_of = hb_get(ctx, names[i], dir);
 		free(dir);
 	}
@@ -808,7 +806,7 @@ static bool find_hbs_by_bus(struct scan_ctx *ctx)
 	char **names;
 	size_t n, kept = 0;
 
-	if (sysfs_list("sys/class/pci_bus", &names, &n))
+	if (sysfs_list(PCI_BUS_CLASS, &names, &n))
 		return false;
 	e = xcalloc(n ? n : 1, sizeof(*e));
 	for (size_t i = 0; i < n; i++) {
@@ -1097,7 +1095,7 @@ static void scan_hbs(struct scan_ctx *ctx)
 	size_t nr;
 
 	if (!find_hbs_by_bus(ctx))
-		find_hbs_in(ctx, "sys/devices", 0);
+		find_hbs_in(ctx, SYS_DEVICES, 0);
 	if (snap->nr_hbs)
 		qsort(snap->hbs, snap->nr_hbs, sizeof(*snap->hbs), hb_cmp);
 	nr = snap->nr_hbs;	/* streams may add host bridges seen through links */
@@ -1477,7 +1475,7 @@ void snapshot_scan(struct tsm_snapshot *snap, unsigned int flags)
 		qsort(snap->funcs, snap->nr_funcs, sizeof(*snap->funcs), func_cmp);
 	link_model(snap, flags & SCAN_STREAMS);
 	/* What config space cost, for benchmarks: on a host each cycle is a config access. */
-	if (getenv("TSMCTL_CONFIG_STATS"))
+	if (debug_on(DEBUG_CONFIG_STATS))
 		fprintf(stderr, "tsmctl: config space: %zu functions, %zu reads, %zu bytes, "
 			"%zu config cycles\n", ctx->cfg_funcs, ctx->cfg_reads, ctx->cfg_bytes,
 			ctx->cfg_cycles);

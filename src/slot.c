@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tsmctl/abi-paths.h"
 #include "tsmctl/slot.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
@@ -18,7 +19,7 @@ size_t slot_targets(const char *cmd, const char *arg, const char *slot, bool dsm
 	for (unsigned int fn = 0; fn < (dsm_only ? 1 : SLOT_MAX_FUNCS); fn++) {
 		/* "DDDD:BB:DD.*" -> "DDDD:BB:DD.F" */
 		snprintf(out[n], BDF_MAX, "%.*s%u", (int)strlen(slot) - 1, slot, fn);
-		if (dsm_only || sysfs_attr_exists("sys/bus/pci/devices", out[n]))
+		if (dsm_only || sysfs_attr_exists(PCI_DEVICES, out[n]))
 			strbuf_join(&list, " ", "%s", out[n++]);
 	}
 	if (!n)	/* none there: function 0, which the caller reports missing */

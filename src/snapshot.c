@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tsmctl/abi-paths.h"
 #include "tsmctl/names.h"
 #include "tsmctl/snapshot.h"
 #include "tsmctl/sysfs.h"
@@ -177,7 +178,7 @@ enum tsm_stream_links tsm_stream_links(const struct tsm *t)
 
 bool func_is_devsec_sample_port(const struct pci_func *f)
 {
-	static const char bus[] = "sys/devices/faux/devsec_bus/";
+	static const char bus[] = DEVSEC_BUS;
 	const char *rest;
 
 	if (!f || !f->hb || !f->hb->dir || !f->dir || strncmp(f->hb->dir, bus, sizeof(bus) - 1))

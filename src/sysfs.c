@@ -16,7 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "tsmctl/cli.h"
+#include "tsmctl/log.h"
 #include "tsmctl/names.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
@@ -95,7 +95,7 @@ int sysfs_init(const char *sysroot)
 	/* anything named sys counts: a link that leaves the root is then read as absent */
 	root_has_sys = !fstatat(root_fd, "sys", &st, AT_SYMLINK_NOFOLLOW);
 	/* For tests of the fallback walk on kernels that do have openat2. */
-	if (getenv("TSMCTL_NO_OPENAT2") && *getenv("TSMCTL_NO_OPENAT2"))
+	if (debug_on(DEBUG_NO_OPENAT2))
 		have_openat2 = false;
 	tree_kind = classify_tree(root_fd);
 	tree_sim_live = tree_kind != TREE_SYSFS && is_sim_live(root_fd);
@@ -177,7 +177,7 @@ static void report_escape(const char *path, const char *target)
 {
 	static bool reported;
 
-	if (tsmctl_verbose && !reported)
+	if (log_verbose() && !reported)
 		print_error("tsmctl: %s -> %s leaves the root; treated as absent", path, target);
 	reported = true;
 }
@@ -716,53 +716,6 @@ static int write_once(const char *path, const void *buf, size_t len, bool retry_
 int sysfs_write(const char *path, const char *value)
 {
 	return write_once(path, value, strlen(value), false);
-}
-
-/* A/B/C of N parts, copied once: a scan joins a path for every file it reads. */
-static char *join_parts(const char *const *parts, size_t n)
-{
-	size_t len[3], total = n;
-	char *out, *p;
-
-	for (size_t i = 0; i < n; i++) {
-		len[i] = strlen(parts[i]);
-		total += len[i];
-	}
-	p = out = xmalloc(total);
-	for (size_t i = 0; i < n; i++) {
-		memcpy(p, parts[i], len[i]);
-		p += len[i];
-		*p++ = i + 1 < n ? '/' : '\0';
-	}
-	return out;
-}
-
-char *path_join(const char *a, const char *b)
-{
-	const char *parts[] = { a, b };
-
-	return join_parts(parts, 2);
-}
-
-char *path_join3(const char *a, const char *b, const char *c)
-{
-	const char *parts[] = { a, b, c };
-
-	return join_parts(parts, 3);
-}
-
-const char *path_base(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
-void strv_free(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
 }
 
 /* ---- configfs: items made with mkdir, binary attributes ------------------ */

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tsmctl/cli.h"
+#include "tsmctl/log.h"
 #include "tsmctl/names.h"
 #include "tsmctl/snapshot.h"
 #include "tsmctl/sysfs.h"
@@ -257,7 +257,7 @@ int tsm_wait(char *const *names, size_t n, double seconds, volatile sig_atomic_t
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	sigprocmask(SIG_BLOCK, &block, &old);
-	if (tsmctl_verbose)
+	if (log_verbose())
 		fprintf(stderr, "tsmctl %s: listening for tsm uevents\n", cmd);
 	for (bool recheck = true;;) {
 		struct pollfd pfd = { .fd = l.fd, .events = POLLIN };

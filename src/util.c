@@ -346,3 +346,52 @@ int close_stdout(int rc)
 		fputs("tsmctl: write error\n", stderr);
 	return 1;
 }
+
+/* ---- paths and name lists ---- */
+
+/* A/B/C of N parts, copied once: a scan joins a path for every file it reads. */
+static char *join_parts(const char *const *parts, size_t n)
+{
+	size_t len[3], total = n;
+	char *out, *p;
+
+	for (size_t i = 0; i < n; i++) {
+		len[i] = strlen(parts[i]);
+		total += len[i];
+	}
+	p = out = xmalloc(total);
+	for (size_t i = 0; i < n; i++) {
+		memcpy(p, parts[i], len[i]);
+		p += len[i];
+		*p++ = i + 1 < n ? '/' : '\0';
+	}
+	return out;
+}
+
+char *path_join(const char *a, const char *b)
+{
+	const char *parts[] = { a, b };
+
+	return join_parts(parts, 2);
+}
+
+char *path_join3(const char *a, const char *b, const char *c)
+{
+	const char *parts[] = { a, b, c };
+
+	return join_parts(parts, 3);
+}
+
+const char *path_base(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+void strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}

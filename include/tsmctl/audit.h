@@ -35,6 +35,10 @@ struct audit_run;
 struct audit_check;
 struct audit_finding;
 
+/* Whether a per-object check has a result for OBJ (of its scope's type) at all. */
+typedef bool (*audit_applies_fn)(const struct audit_run *run, const void *obj);
+/* A per-object check: F is OBJ's open result, to be completed with result_done(). */
+typedef void (*audit_object_fn)(struct audit_run *run, struct audit_finding *f, const void *obj);
 /* A stream check over both partners' Selective blocks, found and readable. */
 typedef void (*audit_blocks_fn)(struct audit_run *run, struct audit_finding *f,
 				const struct ide_stream *s, const struct ide_sel_stream *ep,
@@ -47,8 +51,11 @@ struct audit_check {
 	enum audit_scope scope;
 	const char *description;	/* one line: what is tested */
 	const char *hint;		/* the generic fix, when a result has none of its own */
+	/* The whole check; NULL: the engine's loop over the scope's objects (audit_for_each()). */
 	void (*eval)(struct audit_run *run, const struct audit_check *check);
-	audit_blocks_fn eval_blocks;	/* for eval = audit_stream_blocks: the per-stream part */
+	audit_applies_fn applies;	/* NULL: every object of the scope */
+	audit_object_fn eval_object;	/* one object of the scope, its result opened */
+	audit_blocks_fn eval_blocks;	/* a stream check's part once both blocks are readable */
 };
 
 extern const struct audit_check audit_checks[];

@@ -205,6 +205,5 @@ void filters_matched_nothing(const struct cmd_ctx *ctx, const char *what, const 
 /* Global state from the global options. */
 extern const char *tsmctl_sysroot;
 extern bool tsmctl_sysroot_from_env;	/* TSMCTL_SYSROOT, not --sysroot */
-extern bool tsmctl_verbose;
 
 #endif

@@ -13,7 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define REPORT_GROUP		"sys/kernel/config/tsm/report"
+#include "tsmctl/abi-paths.h"
+
+#define REPORT_GROUP		CONFIGFS_TSM "/report"
 #define REPORT_INBLOB_MAX	64		/* TSM_REPORT_INBLOB_MAX */
 #define REPORT_BLOB_MAX		(16u << 20)	/* TSM_REPORT_OUTBLOB_MAX since v7.0 */
 #define REPORT_PRIVLEVEL_MAX	3		/* TSM_PRIVLEVEL_MAX */
@@ -72,8 +74,8 @@ struct report_result {
 const char *report_blob_name(enum report_blob_id b);
 
 /*
- * The first missing component of the report group ("sys/kernel/config",
- * "sys/kernel/config/tsm", REPORT_GROUP), or NULL when it is there.
+ * The first missing component of the report group (CONFIGFS,
+ * CONFIGFS_TSM, REPORT_GROUP), or NULL when it is there.
  */
 const char *report_group_missing(void);
 

@@ -104,14 +104,6 @@ int sysfs_list(const char *path, char ***names, size_t *count);
 /* Write VALUE to PATH with a single write(2). 0 or -errno from the kernel. */
 int sysfs_write(const char *path, const char *value);
 
-/* Join path components with '/'; never NULL (aborts on OOM). */
-char *path_join(const char *a, const char *b);
-char *path_join3(const char *a, const char *b, const char *c);
-
-/* Last component of PATH (pointer into PATH). */
-const char *path_base(const char *path);
-
-void strv_free(char **v, size_t n);
 
 /* ---- configfs: items made with mkdir, binary attributes ------------------ */
 

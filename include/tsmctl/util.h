@@ -105,4 +105,14 @@ void vprint_error(const char *fmt, va_list ap);
 /* Write pending stdout; on an error other than EPIPE say so: RC, or EXIT 1 on failure. */
 int close_stdout(int rc);
 
+/* Join path components with '/'; never NULL (aborts on OOM). */
+char *path_join(const char *a, const char *b);
+char *path_join3(const char *a, const char *b, const char *c);
+
+/* Last component of PATH (pointer into PATH). */
+const char *path_base(const char *path);
+
+/* Free N strings and the array holding them. */
+void strv_free(char **v, size_t n);
+
 #endif

@@ -10,9 +10,6 @@
 #include "tsmctl/action.h"
 #include "unit.h"
 
-/* -v, which cli.c (not linked: no commands here) would set */
-bool tsmctl_verbose;
-
 /* A plan after action_apply(): ERR, written or not, done already or not. */
 static struct action_plan plan(int err, bool written, bool already)
 {

@@ -16,10 +16,7 @@
 
 #include "tsmctl/audit.h"
 #include "tsmctl/snapshot.h"
-
-bool tsmctl_verbose;	/* sysfs.c's switch (cli.c, not linked here) */
-
-static unsigned long passed, failed;
+#include "unit.h"
 
 /* One healthy host; every case gets a fresh copy from host_init(). */
 struct host {
@@ -700,6 +697,56 @@ static void required_devices(void)
 	require_absent = NULL;
 }
 
+/* Where check ID's result for OBJECT stands in REP, or -1. */
+static long position(const struct audit_report *rep, const char *id, const char *object)
+{
+	const struct audit_finding *f = finding(rep, id, object);
+
+	return f ? f - rep->findings : -1;
+}
+
+/*
+ * The engine's walk over a check's scope: one result per object the check
+ * applies to, in the snapshot's order, each skipped alone when its own
+ * parent result failed.
+ */
+static void scope_walk(void)
+{
+	struct audit_report rep;
+	struct host h;
+	size_t nr_connected = 0;
+
+	host_init(&h);
+	h.funcs[0] = &h.ep;	/* the snapshot's order, not the bus order, is the results' */
+	h.funcs[1] = &h.rp;
+	h.ep.cfg.malformed = CFG_MAL_CAP_LOOP;
+	run(&h, false, &rep);
+	EXPECT(&rep, "config.malformed", EP, AUDIT_FAIL, "a capability list loops");
+	EXPECT(&rep, "config.malformed", "0000:40:01.0", AUDIT_PASS, NULL);
+	EXPECT(&rep, "ide.untracked", EP, AUDIT_SKIP, "parent check config.malformed failed");
+	EXPECT(&rep, "ide.untracked", "0000:40:01.0", AUDIT_PASS, "all named by stream links");
+	CHECK(position(&rep, "config.malformed", EP) + 1 ==
+	      position(&rep, "config.malformed", "0000:40:01.0"));
+	CHECK(position(&rep, "ide.untracked", EP) + 1 ==
+	      position(&rep, "ide.untracked", "0000:40:01.0"));
+	/* device.connected applies to functions with tsm/connect: the root port has none */
+	for (size_t i = 0; i < rep.n; i++)
+		nr_connected += !strcmp(rep.findings[i].check->id, "device.connected");
+	CHECK(nr_connected == 1);
+	CHECK(position(&rep, "device.connected", "0000:40:01.0") < 0);
+	audit_report_free(&rep);
+
+	/* no pool and no stream on the host bridge: hostbridge.pool has nothing to say */
+	host_init(&h);
+	h.hb.available_streams = -1;
+	h.hb.nr_streams = 0;
+	h.snap.nr_streams = 0;
+	run(&h, false, &rep);
+	CHECK(position(&rep, "hostbridge.pool", "pci0000:40") < 0);
+	EXPECT(&rep, "device.connected", EP, AUDIT_PASS, NULL);
+	audit_report_free(&rep);
+}
+
 int main(void)
 {
 	healthy();
@@ -717,6 +764,7 @@ int main(void)
 	unreadable_tsm_dir();
 	evidence_checks();
 	required_devices();
+	scope_walk();
 	printf("%lu passed, %lu failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -19,8 +19,6 @@
 #include "tsmctl/util.h"
 #include "unit.h"
 
-bool tsmctl_verbose;	/* sysfs.c's switch (cli.c, not linked here) */
-
 #define MB	(1024u * 1024u)
 #define PAGE	4096u
 

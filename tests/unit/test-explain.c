@@ -19,9 +19,6 @@
 
 #define BDF	"0000:01:00.0"
 
-/* -v, which cli.c (not linked: no commands here) would set */
-bool tsmctl_verbose;
-
 static int failures, checks;
 static char root[] = "/tmp/test-explain.XXXXXX";
 

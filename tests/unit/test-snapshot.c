@@ -11,8 +11,6 @@
 #include "tsmctl/snapshot.h"
 #include "unit.h"
 
-bool tsmctl_verbose;	/* sysfs.c's switch (cli.c, not linked here) */
-
 /* One host bridge, a root port and an endpoint with one stream, both blocks SECURE. */
 struct host {
 	struct tsm_snapshot snap;

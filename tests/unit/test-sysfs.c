@@ -16,7 +16,6 @@
 #include "tsmctl/util.h"
 #include "unit.h"
 
-bool tsmctl_verbose;	/* sysfs.c's switch (cli.c, not linked here) */
 
 #define DEV "sys/devices/pci0000:00/0000:00:01.0"
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tsmctl/log.h"
 #include "tsmctl/util.h"
 #include "unit.h"
 
@@ -238,9 +239,36 @@ static void test_escape_writers(void)
 	free(out);
 }
 
+/* TSMCTL_DEBUG names the switches; each switch's own older variable still works. */
+static void test_debug_switches(void)
+{
+	unsetenv("TSMCTL_DEBUG");
+	unsetenv("TSMCTL_CONFIG_STATS");
+	unsetenv("TSMCTL_NO_OPENAT2");
+	CHECK(!debug_on(DEBUG_CONFIG_STATS) && !debug_on(DEBUG_NO_OPENAT2));
+	setenv("TSMCTL_DEBUG", "no-openat2", 1);
+	CHECK(debug_on(DEBUG_NO_OPENAT2) && !debug_on(DEBUG_CONFIG_STATS));
+	setenv("TSMCTL_DEBUG", "config-stats,no-openat2", 1);
+	CHECK(debug_on(DEBUG_NO_OPENAT2) && debug_on(DEBUG_CONFIG_STATS));
+	setenv("TSMCTL_DEBUG", "config-stat,no-openat2x", 1);	/* whole names only */
+	CHECK(!debug_on(DEBUG_NO_OPENAT2) && !debug_on(DEBUG_CONFIG_STATS));
+	unsetenv("TSMCTL_DEBUG");
+	setenv("TSMCTL_CONFIG_STATS", "", 1);	/* set at all, as scan.c always took it */
+	setenv("TSMCTL_NO_OPENAT2", "", 1);	/* set and not empty, as sysfs.c always took it */
+	CHECK(debug_on(DEBUG_CONFIG_STATS) && !debug_on(DEBUG_NO_OPENAT2));
+	setenv("TSMCTL_NO_OPENAT2", "1", 1);
+	CHECK(debug_on(DEBUG_NO_OPENAT2));
+	unsetenv("TSMCTL_CONFIG_STATS");
+	unsetenv("TSMCTL_NO_OPENAT2");
+	CHECK(!log_verbose());
+	log_set_level(LOG_LEVEL_VERBOSE);
+	CHECK(log_verbose());
+}
+
 int main(void)
 {
 	test_strbuf();
+	test_debug_switches();
 	test_joins();
 	test_escape_classes();
 	test_escape_boundaries();
