@@ -121,7 +121,7 @@ UNIT_TESTS := ide names sha256 audit explain util spdm-cert spdm-vca spdm-meas t
 	evidence-verify snapshot action
 UNIT_SRCS_ide := src/ide.c tests/fuzz/cfg-ranged.h
 UNIT_SRCS_names := src/names.c
-UNIT_SRCS_sha256 := src/sha256.c
+UNIT_SRCS_sha256 := src/sha256.c src/util.c
 UNIT_SRCS_util := src/util.c
 # explain: the program's objects without main and the command layer (cli, view, cmd-*).
 UNIT_SRCS_explain = $(filter-out $(BUILDDIR)/obj/tsmctl.o $(BUILDDIR)/obj/cli.o $(BUILDDIR)/obj/view.o \
