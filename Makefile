@@ -121,7 +121,7 @@ UNIT_TESTS := ide names sha256 audit explain util spdm-cert spdm-vca spdm-meas t
 	evidence-verify snapshot action uevent sysfs
 UNIT_SRCS_ide := src/ide.c tests/fuzz/cfg-ranged.h
 UNIT_SRCS_names := src/names.c
-UNIT_SRCS_sha256 := src/sha256.c
+UNIT_SRCS_sha256 := src/sha256.c src/util.c
 UNIT_SRCS_util := src/util.c src/log.c
 UNIT_SRCS_uevent := src/uevent-parse.c
 # sysfs: the typed attribute readers on a tree built in a temporary directory.

@@ -197,8 +197,7 @@ int action_apply(const struct tsm_snapshot *snap, enum tsm_action action, const 
 	if (log_verbose()) {
 		char *shown = sysfs_display_path(plan->path);
 
-		print_error("tsmctl %s: writing '%s' to %s", action_name(action), plan->value,
-			    shown);
+		cmd_error(action_name(action), "writing '%s' to %s", plan->value, shown);
 		free(shown);
 	}
 	plan->written = true;

@@ -121,8 +121,8 @@ int auditlog_store(const char *op, const char *bdf, const char *tsm, int err)
 	if (sock && *sock) {
 		rc = send_rfc3164(sock, priority, line);
 		if (rc)
-			print_error("tsmctl: audit log: cannot send to TSMCTL_SYSLOG_SOCKET %s: %s",
-				    sock, strerror(-rc));
+			cmd_error(NULL, "audit log: cannot send to TSMCTL_SYSLOG_SOCKET %s: %s", sock,
+				  strerror(-rc));
 	} else {
 		openlog(AUDITLOG_IDENT, LOG_PID, AUDITLOG_FACILITY);
 		syslog(priority, "%s", line);

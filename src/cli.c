@@ -134,14 +134,11 @@ void cmd_usage(FILE *out, const struct cmd_def *cmd)
 
 int usage_error(const struct cmd_def *cmd, const char *fmt, ...)
 {
-	/* a command's name holds no '%': it can stand in the format */
-	char *prefixed = xasprintf("tsmctl%s%s: %s", cmd ? " " : "", cmd ? cmd->name : "", fmt);
 	va_list ap;
 
 	va_start(ap, fmt);
-	vprint_error(prefixed, ap);
+	vcmd_message(stderr, cmd ? cmd->name : NULL, fmt, ap);
 	va_end(ap);
-	free(prefixed);
 	fprintf(stderr, "Try 'tsmctl%s%s --help'.\n", cmd ? " " : "", cmd ? cmd->name : "");
 	return EXIT_USAGE;
 }
@@ -263,12 +260,12 @@ int read_option_file(const struct cmd_def *cmd, const char *opt, const char *fil
 	int rc = 0;
 
 	if (fd < 0) {
-		print_error("tsmctl %s: %s %s: %s", cmd->name, opt, file, strerror(errno));
+		cmd_error(cmd->name, "%s %s: %s", opt, file, strerror(errno));
 		free(buf);
 		return EXIT_FAIL;
 	}
 	if (!std && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		print_error("tsmctl %s: %s %s: is a directory", cmd->name, opt, file);
+		cmd_error(cmd->name, "%s %s: is a directory", opt, file);
 		rc = EXIT_FAIL;
 		goto out;
 	}
@@ -279,7 +276,7 @@ int read_option_file(const struct cmd_def *cmd, const char *opt, const char *fil
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			print_error("tsmctl %s: %s %s: %s", cmd->name, opt, file, strerror(errno));
+			cmd_error(cmd->name, "%s %s: %s", opt, file, strerror(errno));
 			rc = EXIT_FAIL;
 			goto out;
 		}
@@ -549,15 +546,15 @@ void filters_matched_nothing(const struct cmd_ctx *ctx, const char *what, const 
 	filter_text(&ctx->tsms, "-t", &acc);
 	filter_text(&ctx->hbs, "-b", &acc);
 	given = strbuf_take(&acc);
-	print_error("tsmctl %s: no %s matches %s%s%s", ctx->cmd->name, what, given,
-		    reason ? ": " : "", reason ? reason : "");
+	cmd_error(ctx->cmd->name, "no %s matches %s%s%s", what, given,
+		  reason ? ": " : "", reason ? reason : "");
 	free(given);
 }
 
 /* Nothing found for a filter: the message, and with -J the (empty) document all the same. */
 static int no_such(const struct cmd_ctx *ctx, const char *name, const char *what)
 {
-	print_error("tsmctl %s: %s: no such %s", ctx->cmd->name, name, what);
+	cmd_error(ctx->cmd->name, "%s: no such %s", name, what);
 	if (ctx->out.json && ctx->cmd->json_name)
 		json_list_empty(stdout, ctx->cmd->json_name);
 	return EXIT_FAIL;

@@ -139,15 +139,15 @@ static void batch_free(struct batch *b)
 	free(b->targets);
 }
 
-/* Refused before any device is tried: the message, and with -J the (empty) results document. */
-static int fail_up_front(const struct batch *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static int fail_up_front(const struct batch *b, const char *fmt, ...)
+/* Refused before any device is tried: WHO's message, and with -J the (empty) results document. */
+static int fail_up_front(const struct batch *b, const char *who, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail_up_front(const struct batch *b, const char *who, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vprint_error(fmt, ap);
+	vcmd_message(stderr, who, fmt, ap);
 	va_end(ap);
 	if (b->ctx->out.json)
 		json_list_empty(stdout, "results");
@@ -187,8 +187,8 @@ static int check_targets_exist(const struct batch *b)
 {
 	for (size_t i = 0; i < b->n; i++)
 		if (!action_device_present(b->targets[i].bdf))
-			return fail_up_front(b, "tsmctl %s: %s: no such PCI device (see 'tsmctl "
-					     "devices --all')", verb_name(b), b->targets[i].bdf);
+			return fail_up_front(b, verb_name(b), "%s: no such PCI device (see 'tsmctl "
+					     "devices --all')", b->targets[i].bdf);
 	return 0;
 }
 
@@ -255,9 +255,9 @@ static void select_all_tdisp(struct batch *b, const struct tsm_snapshot *snap)
 		if (snap->funcs[i]->has_lock && tdisp_wanted(b, snap->funcs[i]))
 			target_add(b, snap->funcs[i]->bdf);
 	if (!b->n)
-		fprintf(stderr, "tsmctl %s: %s%s%s\n", verb_name(b), none[b->verb->action],
-			b->tsm && b->verb->action == ACTION_UNLOCK ? " by " : "",
-			b->tsm && b->verb->action == ACTION_UNLOCK ? b->tsm : "");
+		cmd_error(verb_name(b), "%s%s%s", none[b->verb->action],
+			  b->tsm && b->verb->action == ACTION_UNLOCK ? " by " : "",
+			  b->tsm && b->verb->action == ACTION_UNLOCK ? b->tsm : "");
 }
 
 /* --all: every unconnected device with tsm/connect, or every connected one (to TSM). */
@@ -281,7 +281,7 @@ static void select_all(struct batch *b, const struct tsm_snapshot *snap)
 		/* what would only fail is left out: the model's judgement, as audit's */
 		if (b->verb->action == ACTION_CONNECT && f->connect && !*f->connect &&
 		    (why = func_connect_blocker(f, snapshot_find_tsm(snap, b->tsm)))) {
-			print_error("tsmctl connect: --all leaves out %s: %s", f->bdf, why);
+			cmd_note("connect", "--all leaves out %s: %s", f->bdf, why);
 			unconnectable++;
 			free(why);
 			continue;
@@ -295,12 +295,12 @@ static void select_all(struct batch *b, const struct tsm_snapshot *snap)
 	if (!any_group)
 		explain_no_devices(snap, verb_name(b));
 	else if (b->verb->action == ACTION_CONNECT && unconnectable)
-		fprintf(stderr, "tsmctl connect: no device is left that a connect could succeed for\n");
+		cmd_error("connect", "no device is left that a connect could succeed for");
 	else if (b->verb->action == ACTION_CONNECT)
-		fprintf(stderr, "tsmctl connect: every device with tsm/connect is connected already\n");
+		cmd_error("connect", "every device with tsm/connect is connected already");
 	else
-		fprintf(stderr, "tsmctl disconnect: no device is connected%s%s\n",
-			b->tsm ? " to " : "", b->tsm ? b->tsm : "");
+		cmd_error("disconnect", "no device is connected%s%s",
+			  b->tsm ? " to " : "", b->tsm ? b->tsm : "");
 }
 
 /* S into T's result and the text list TEXT; a stream that went away is told with its last state, as such. */
@@ -600,7 +600,7 @@ static void print_target(const struct batch *b, const struct target *t)
 	bool dry = param.dry_run;
 
 	if (result_failed(t->result)) {
-		/* the message is escaped already (explain_action, action_verify) */
+		/* escaped already (explain_action, action_verify): cmd_error() would escape it twice */
 		fprintf(stderr, "tsmctl %s %s: %s%s%s%s\n", verb_name(b), t->bdf, t->message,
 			errname ? " (" : "", errname ? errname : "", errname ? ")" : "");
 		if (b->ctx->out.json)
@@ -691,14 +691,16 @@ static void print_summary(const struct batch *b)
 static int check_tsm(const struct batch *b, const struct tsm_snapshot *snap)
 {
 	const char *errname;
-	char *why;
+	char *why, *who;
 	int err = action_check_tsm(snap, b->verb->action, b->tsm), rc;
 
 	if (!err)
 		return 0;
 	why = explain_tsm_unfit(snap, b->verb->action, b->tsm);
 	errname = errno_symbol(-err);
-	rc = fail_up_front(b, "tsmctl %s %s: %s (%s)", verb_name(b), b->tsm, why, errname);
+	who = xasprintf("%s %s", verb_name(b), b->tsm);
+	rc = fail_up_front(b, who, "%s (%s)", why, errname);
+	free(who);
 	free(why);
 	return rc;
 }
@@ -723,7 +725,7 @@ static int open_gate(const struct batch *b)
 	int rc;
 
 	if (ev_gate_init(&gate, &param.judge, &why)) {
-		rc = fail_up_front(b, "tsmctl accept: --verify: %s", why);
+		rc = fail_up_front(b, "accept", "--verify: %s", why);
 		free(why);
 		ev_gate_release(&gate);
 		return rc;
@@ -759,13 +761,13 @@ static int run_action(struct cmd_ctx *ctx)
 	/* --wait is tsmctl wait TSM: not ready by then is a failure, and nothing is written */
 	if (param.wait_seconds >= 0 && (rc = action_wait_ready(b.tsm, param.wait_seconds))) {
 		if (rc == -EINTR) {
-			print_error("tsmctl %s: interrupted while waiting for %s; nothing written",
-				    verb_name(&b), b.tsm);
+			cmd_error(verb_name(&b), "interrupted while waiting for %s; nothing written",
+				  b.tsm);
 			rc = stopsig_exit_status();
 			goto out;
 		}
 		explain_not_ready(verb_name(&b), b.tsm, param.wait_seconds, rc);
-		rc = fail_up_front(&b, "tsmctl %s: nothing written", verb_name(&b));
+		rc = fail_up_front(&b, verb_name(&b), "nothing written");
 		goto out;
 	}
 	rc = check_targets_exist(&b);
@@ -777,7 +779,7 @@ static int run_action(struct cmd_ctx *ctx)
 
 		/* Feature detection: the guest TDISP ABI is proposed (ABI.md §1.2). */
 		if (missing) {
-			rc = fail_up_front(&b, "tsmctl %s: %s", verb_name(&b), missing);
+			rc = fail_up_front(&b, verb_name(&b), "%s", missing);
 			free(missing);
 			snapshot_free(&snap);
 			goto out;

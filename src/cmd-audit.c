@@ -510,7 +510,7 @@ static int run_audit(struct cmd_ctx *ctx)
 	if (rc)
 		goto out_required;
 	if (ev_gate_init(&judging.gate, &trust, &why)) {
-		print_error("tsmctl audit: --trust %s", why);
+		cmd_error("audit", "--trust %s", why);
 		free(why);
 		rc = EXIT_FAIL;
 		goto out_gate;

@@ -153,7 +153,7 @@ static void explain_filtered(const struct cmd_ctx *ctx, const struct tsm_snapsho
 	if (filters_active(ctx))
 		filters_matched_nothing(ctx, what, reason);
 	else
-		print_error("tsmctl devices: no %s", what);
+		cmd_error("devices", "no %s", what);
 	free(what);
 	free(states);
 	free(reason);
@@ -177,7 +177,7 @@ static void explain_unconnectable(const struct cmd_ctx *ctx, const struct tsm_sn
 			continue;
 		why = snapshot_connect_blocker(snap, f);
 		if (why)
-			print_error("tsmctl devices: %s cannot be connected: %s", f->bdf, why);
+			cmd_error("devices", "%s cannot be connected: %s", f->bdf, why);
 		free(why);
 	}
 }
@@ -206,9 +206,9 @@ static void explain_devices(const struct cmd_ctx *ctx, const struct tsm_snapshot
 	else if (!shown && snap->pci_devices_err)
 		explain_no_devices(snap, "devices");
 	else if (!shown && ctx->all)
-		print_error("tsmctl devices: no PCIe function shows an IDE capability or DEVCAP.TEE-IO%s",
-			    snap->any_needs_root || snap->nr_cfg_unreadable ?
-			    " that tsmctl could read (see below)" : "");
+		cmd_error("devices", "no PCIe function shows an IDE capability or DEVCAP.TEE-IO%s",
+			  snap->any_needs_root || snap->nr_cfg_unreadable ?
+			  " that tsmctl could read (see below)" : "");
 	else if (!shown)
 		explain_no_devices(snap, "devices");
 	if (!ctx->verbose)	/* -v says it in each device's "Connect:" */

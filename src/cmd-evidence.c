@@ -38,7 +38,7 @@
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
 
-#define CMD "tsmctl evidence"
+#define CMD "evidence"
 #define MANIFEST "manifest.json"
 
 static struct evidence_param {
@@ -230,8 +230,8 @@ static int get_nonce(struct cmd_ctx *ctx, uint8_t *nonce, size_t *len, const cha
 		n = getrandom(nonce, EVIDENCE_NONCE_MAX, 0);
 	while (n < 0 && errno == EINTR);
 	if (n != EVIDENCE_NONCE_MAX) {
-		print_error(CMD ": --fresh: no random bytes from getrandom(): %s",
-			    strerror(n < 0 ? errno : EIO));
+		cmd_error(CMD, "--fresh: no random bytes from getrandom(): %s",
+			  strerror(n < 0 ? errno : EIO));
 		return EXIT_FAIL;
 	}
 	*len = EVIDENCE_NONCE_MAX;
@@ -248,13 +248,13 @@ static int prepare_dir(const struct cmd_def *cmd, const char *dir)
 	if (lstat(dir, &st) < 0) {
 		if (errno == ENOENT && mkdir(dir, 0755) == 0)
 			return 0;
-		print_error(CMD ": --output %s: %s", dir, strerror(errno));
+		cmd_error(CMD, "--output %s: %s", dir, strerror(errno));
 		return EXIT_FAIL;
 	}
 	if (S_ISDIR(st.st_mode))
 		return 0;
-	print_error(CMD ": --output %s: %s, not a directory: refusing to write into it",
-		    dir, S_ISLNK(st.st_mode) ? "a symbolic link" : "exists");
+	cmd_error(CMD, "--output %s: %s, not a directory: refusing to write into it",
+		  dir, S_ISLNK(st.st_mode) ? "a symbolic link" : "exists");
 	return EXIT_FAIL;
 }
 
@@ -272,13 +272,13 @@ static int resolve_target(struct cmd_ctx *ctx, char *requested, char *bdf)
 	} else if (slot_canonical(arg, bdf) == 0) {
 		bdf[strlen(bdf) - 1] = '0';	/* "DDDD:BB:DD.*" → its function 0 */
 		if (action_device_present(bdf))
-			fprintf(stderr, CMD ": %s is a slot: reading its function 0, %s\n", arg, bdf);
+			cmd_note(CMD, "%s is a slot: reading its function 0, %s", arg, bdf);
 	} else {
 		return usage_error(ctx->cmd, "invalid PCI address '%s' (expected [DDDD:]BB:DD.F, or "
 				   "[DDDD:]BB:DD for a slot's function 0)", arg);
 	}
 	if (!action_device_present(bdf)) {
-		print_error(CMD ": %s: no such PCI device (see 'tsmctl devices --all')", bdf);
+		cmd_error(CMD, "%s: no such PCI device (see 'tsmctl devices --all')", bdf);
 		return EXIT_FAIL;
 	}
 	snprintf(requested, BDF_MAX, "%s", bdf);
@@ -286,8 +286,8 @@ static int resolve_target(struct cmd_ctx *ctx, char *requested, char *bdf)
 	path = xasprintf(PCI_DEVICES "/%s/tsm/dsm", bdf);
 	if (sysfs_read_text(path, &dsm) == 0 && *dsm && !streq(dsm, bdf) &&
 	    bdf_canonical(dsm, bdf) == 0)
-		fprintf(stderr, CMD ": %s is a dependent function of the DSM %s: reading the DSM's "
-			"evidence\n", requested, bdf);
+		cmd_note(CMD, "%s is a dependent function of the DSM %s: reading the DSM's "
+			 "evidence", requested, bdf);
 	free(dsm);
 	free(path);
 	return 0;
@@ -410,7 +410,7 @@ static int save_file(const char *dir, const char *name, const void *buf, size_t 
 		rc = outfile_commit(&m);
 	if (rc) {
 		why = outfile_error(&m, rc);
-		print_error(CMD ": --output %s", why);
+		cmd_error(CMD, "--output %s", why);
 		free(why);
 		outfile_discard(&m);
 	}
@@ -429,7 +429,7 @@ static int commit_files(struct fetch *f, const struct result *res, const struct 
 	for (int t = 0; t < EVIDENCE_NR_TYPES && !rc; t++) {
 		if (f->obj[t].path && (rc = outfile_commit(&f->obj[t].out))) {
 			why = outfile_error(&f->obj[t].out, rc);
-			print_error(CMD ": --output %s", why);
+			cmd_error(CMD, "--output %s", why);
 			free(why);
 		}
 	}
@@ -461,12 +461,12 @@ static void print_verbose(const struct evidence_conn *c, const struct evidence_s
 {
 	const struct evidence_family *fam = evidence_family(c);
 
-	fprintf(stderr, CMD ": %s: family device-evidence id %u version %u, read%s%s\n",
-		streq(evidence_transport(c), "netlink") ? "netlink" : "TSMCTL_EVIDENCE_SOCKET",
-		fam->id, fam->version, fam->read_admin ? " (admin)" : "",
-		fam->has_validate ? ", validate" : "");
-	fprintf(stderr, CMD ": %u dump%s, %lu datagrams, %lu messages, %llu bytes received\n",
-		st->attempts, st->attempts == 1 ? "" : "s", st->datagrams, st->messages, st->bytes);
+	cmd_note(CMD, "%s: family device-evidence id %u version %u, read%s%s",
+		 streq(evidence_transport(c), "netlink") ? "netlink" : "TSMCTL_EVIDENCE_SOCKET",
+		 fam->id, fam->version, fam->read_admin ? " (admin)" : "",
+		 fam->has_validate ? ", validate" : "");
+	cmd_note(CMD, "%u dump%s, %lu datagrams, %lu messages, %llu bytes received",
+		 st->attempts, st->attempts == 1 ? "" : "s", st->datagrams, st->messages, st->bytes);
 }
 
 /* The objects (and -v's decoded views) as a table or the -J document. */
@@ -511,7 +511,7 @@ static int show_verdict(const struct cmd_ctx *ctx, struct ev_judge *j, const str
 	}
 	rc = ev_results_count(&r, AUDIT_FAIL) ? EXIT_FAIL : 0;
 	if (ev_judge_save_pins(j, &why)) {
-		print_error(CMD ": --pin %s", why);
+		cmd_error(CMD, "--pin %s", why);
 		rc = EXIT_FAIL;
 	}
 	free(why);
@@ -543,7 +543,7 @@ static int load_judge(struct ev_judge *j)
 	char *why = NULL;
 
 	if (ev_judge_load(j, &param.judge, &why)) {
-		print_error(CMD ": %s", why);
+		cmd_error(CMD, "%s", why);
 		free(why);
 		return EXIT_FAIL;
 	}
@@ -569,7 +569,7 @@ static int run_from(struct cmd_ctx *ctx, struct ev_judge *j)
 	if (rc)
 		return rc;
 	if (evset_load_dir(&set, param.from, ctx->nargs ? bdf : NULL, &why)) {
-		print_error(CMD ": --from %s", why);
+		cmd_error(CMD, "--from %s", why);
 		free(why);
 		evset_release(&set);
 		return EXIT_FAIL;
@@ -653,10 +653,12 @@ static int run_evidence(struct cmd_ctx *ctx)
 	req.nonce_len = nonce_len;
 	/* a table does not show the nonce: say it where the caller can keep it */
 	if (param.fresh && !ctx->out.json && !param.dir) {
-		fputs(CMD ": --fresh nonce ", stderr);
+		struct strbuf hex = STRBUF_INIT;
+
 		for (size_t i = 0; i < nonce_len; i++)
-			fprintf(stderr, "%02x", nonce[i]);
-		fputc('\n', stderr);
+			strbuf_appendf(&hex, "%02x", nonce[i]);
+		cmd_note(CMD, "--fresh nonce %s", hex.s ? hex.s : "");
+		strbuf_release(&hex);
 	}
 	stopsig_catch(STOPSIG_CLEANUP);
 	rc = evidence_open(&conn, &e);
@@ -667,7 +669,7 @@ static int run_evidence(struct cmd_ctx *ctx)
 	if (conn && ctx->verbose)
 		print_verbose(conn, &st);
 	if (stop_signal || e.stage == EVIDENCE_INTERRUPTED) {
-		fprintf(stderr, CMD ": interrupted; nothing was saved\n");
+		cmd_error(CMD, "interrupted; nothing was saved");
 		rc = stopsig_exit_status();
 		goto out;
 	}
@@ -677,8 +679,10 @@ static int run_evidence(struct cmd_ctx *ctx)
 		if (e.stage == EVIDENCE_SINK && f.failed_type >= 0) {
 			/* the file's own words: refused (a link, a device node) or the write's errno */
 			char *why = outfile_error(&f.obj[f.failed_type].out, e.err);
+			char *who = xasprintf(CMD " %s", bdf);
 
-			print_error(CMD " %s: --output %s; nothing was saved", bdf, why);
+			cmd_error(who, "--output %s; nothing was saved", why);
+			free(who);
 			free(why);
 		} else {
 			explain_evidence(&snap, bdf, &e, req.nonce != NULL, st.attempts, NULL);

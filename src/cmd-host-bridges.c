@@ -106,14 +106,13 @@ static void explain_hbs(const struct cmd_ctx *ctx, const struct tsm_snapshot *sn
 	if (!snap->nr_hbs) {
 		/* the tree's own place, not the running host's: a --sysroot capture says where it looked */
 		devices = sysfs_display_path(SYS_DEVICES);
-		print_error("tsmctl host-bridges: no PCI host bridge (pciDDDD:BB) found below %s",
-			    devices);
+		cmd_error("host-bridges", "no PCI host bridge (pciDDDD:BB) found below %s", devices);
 		free(devices);
 	} else if (!shown && filter_active(&ctx->devices) && !named.n) {
 		filters_matched_nothing(ctx, "host bridge", "no PCI host bridge holds that device");
 	} else if (!shown && param.exhausted) {
-		print_error("tsmctl host-bridges: no host bridge%s has an exhausted pool "
-			    "(available_secure_streams 0)", filters_active(ctx) ? " that matches" : "");
+		cmd_error("host-bridges", "no host bridge%s has an exhausted pool "
+			  "(available_secure_streams 0)", filters_active(ctx) ? " that matches" : "");
 	} else if (!shown) {
 		filters_matched_nothing(ctx, "host bridge", filter_active(&ctx->tsms) ?
 					"no stream of that TSM uses one" : NULL);

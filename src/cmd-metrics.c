@@ -50,7 +50,7 @@ static int run_metrics(struct cmd_ctx *ctx)
 	rc = outfile_open(&file, param.output_file ? param.output_file : "-", 0644);
 	if (rc) {
 		why = outfile_error(&file, rc);
-		print_error("tsmctl metrics: %s", why);
+		cmd_error("metrics", "%s", why);
 		free(why);
 		return EXIT_FAIL;
 	}
@@ -63,14 +63,14 @@ static int run_metrics(struct cmd_ctx *ctx)
 	audit_run(&snap, &opts, &rep);
 	mem = open_memstream(&buf, &len);
 	if (!mem) {
-		fprintf(stderr, "tsmctl metrics: %s\n", strerror(errno));
+		cmd_error("metrics", "%s", strerror(errno));
 		rc = EXIT_FAIL;
 		goto out;
 	}
 	metrics_write(mem, &snap, &rep,
 		      (double)now.tv_sec + (double)now.tv_nsec / 1e9);
 	if (fclose(mem)) {
-		fprintf(stderr, "tsmctl metrics: %s\n", strerror(errno));
+		cmd_error("metrics", "%s", strerror(errno));
 		rc = EXIT_FAIL;
 		goto out;
 	}
@@ -79,7 +79,7 @@ static int run_metrics(struct cmd_ctx *ctx)
 		rc = outfile_commit(&file);
 	if (rc) {
 		why = outfile_error(&file, rc);
-		print_error("tsmctl metrics: %s", why);
+		cmd_error("metrics", "%s", why);
 		free(why);
 	}
 	rc = rc ? EXIT_FAIL : EXIT_OK;

@@ -26,7 +26,7 @@
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
 
-#define CMD "tsmctl report"
+#define CMD "report"
 
 /* report's own options, raw: check_options() checks them once all are read */
 static struct report_param {
@@ -113,7 +113,7 @@ static int dest_open(struct outfile *d, const char *path, const char *opt)
 	if (!rc)
 		return 0;
 	why = outfile_error(d, rc);
-	print_error(CMD ": %s %s", opt, why);
+	cmd_error(CMD, "%s %s", opt, why);
 	free(why);
 	return EXIT_FAIL;
 }
@@ -291,9 +291,9 @@ static int run_report(struct cmd_ctx *ctx)
 	/* both providers take exactly 64 bytes of user data (sev-guest.c, tdx-guest.c) */
 	if (req.inblob_len < REPORT_INBLOB_MAX) {
 		if (ctx->verbose)
-			fprintf(stderr, CMD ": %s is %zu bytes: padded with %zu zero bytes to the %d "
-				"the providers take\n", source, input_len,
-				REPORT_INBLOB_MAX - input_len, REPORT_INBLOB_MAX);
+			cmd_note(CMD, "%s is %zu bytes: padded with %zu zero bytes to the %d "
+				 "the providers take", source, input_len,
+				 REPORT_INBLOB_MAX - input_len, REPORT_INBLOB_MAX);
 		memset(req.inblob + req.inblob_len, 0, REPORT_INBLOB_MAX - req.inblob_len);
 		req.inblob_len = REPORT_INBLOB_MAX;
 	}
@@ -315,8 +315,8 @@ static int run_report(struct cmd_ctx *ctx)
 	if (res.rmdir_error)
 		explain_report_rmdir(&res);
 	if (rc == -EINTR || stop_signal) {
-		fprintf(stderr, CMD ": interrupted by %s; the report entry was %sremoved\n",
-			stopsig_name(stop_signal), res.rmdir_error ? "NOT " : "");
+		cmd_error(CMD, "interrupted by %s; the report entry was %sremoved",
+			  stopsig_name(stop_signal), res.rmdir_error ? "NOT " : "");
 		rc = stopsig_exit_status();
 		goto out;
 	}
@@ -336,7 +336,7 @@ static int run_report(struct cmd_ctx *ctx)
 		if (err) {
 			char *why = outfile_error(&dests[b], err);
 
-			print_error(CMD ": %s %s", opts[b], why);
+			cmd_error(CMD, "%s %s", opts[b], why);
 			free(why);
 			exit_rc = EXIT_FAIL;
 			continue;

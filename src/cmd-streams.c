@@ -173,10 +173,10 @@ static void explain_streams(const struct cmd_ctx *ctx, const struct tsm_snapshot
 		if (!snap->nr_tsms)
 			explain_no_tsm(snap, "streams");
 		else
-			fprintf(stderr, "tsmctl streams: no IDE stream links on any host bridge: "
-				"no device is connected (see 'tsmctl devices')\n");
+			cmd_error("streams", "no IDE stream links on any host bridge: "
+				  "no device is connected (see 'tsmctl devices')");
 	} else if (!shown && param.states && !filters_active(ctx)) {
-		print_error("tsmctl streams: no stream is in the --state asked for");
+		cmd_error("streams", "no stream is in the --state asked for");
 	} else if (!shown) {
 		filters_matched_nothing(ctx, param.states ? "stream in the --state asked for" :
 					"stream", NULL);

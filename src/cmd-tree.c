@@ -421,7 +421,7 @@ static void explain_tree(const struct cmd_ctx *ctx, const struct tree *t, size_t
 		any_func = t->funcs[i].in;
 	if (!snap->nr_hbs && !any_func) {
 		where = sysfs_display_path(SYS_DEVICES);
-		print_error("tsmctl tree: no PCI host bridge (pciDDDD:BB) found below %s", where);
+		cmd_error("tree", "no PCI host bridge (pciDDDD:BB) found below %s", where);
 		free(where);
 	} else if (!shown) {
 		why = not_in_tree(ctx, t);

@@ -113,7 +113,7 @@ static int run_wait(struct cmd_ctx *ctx)
 		rc = EXIT_OK;
 		break;
 	case EINTR:
-		print_error("tsmctl wait: interrupted while waiting for %s", what);
+		cmd_error("wait", "interrupted while waiting for %s", what);
 		rc = stopsig_exit_status();
 		break;
 	default:

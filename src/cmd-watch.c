@@ -563,11 +563,11 @@ static int run_watch(struct cmd_ctx *ctx)
 	diff_pools(&w, &empty, &old);
 	w.baseline = false;
 	if (log_verbose())
-		fprintf(stderr, "tsmctl watch: %zu TSM%s, %zu stream%s, %zu host bridge%s; %zu "
-			"failure%s found at start; checking every %g s\n", old.nr_tsms,
-			old.nr_tsms == 1 ? "" : "s", old.nr_streams, old.nr_streams == 1 ? "" : "s",
-			old.nr_hbs, old.nr_hbs == 1 ? "" : "s", w.nr_failed,
-			w.nr_failed == 1 ? "" : "s", interval);
+		cmd_note("watch", "%zu TSM%s, %zu stream%s, %zu host bridge%s; %zu "
+			 "failure%s found at start; checking every %g s", old.nr_tsms,
+			 old.nr_tsms == 1 ? "" : "s", old.nr_streams, old.nr_streams == 1 ? "" : "s",
+			 old.nr_hbs, old.nr_hbs == 1 ? "" : "s", w.nr_failed,
+			 w.nr_failed == 1 ? "" : "s", interval);
 	deadline = now_s() + interval;
 	while (!stop_signal && (count < 0 || done < count) && !(w.failed && param.exit_on_fail)) {
 		bool early = nap(deadline, &l, &unblocked), moved;

@@ -183,8 +183,10 @@ void explain_evidence(const struct tsm_snapshot *snap, const char *bdf,
 		      const char *file)
 {
 	char *text = explain_evidence_text(snap, bdf, e, nonce, attempts, file);
+	char *who = xasprintf("evidence %s", bdf);
 
-	/* print_error() escapes the whole line, the kernel's text with it */
-	print_error("tsmctl evidence %s: %s", bdf, text);
+	/* cmd_error() escapes the whole line, the kernel's text with it */
+	cmd_error(who, "%s", text);
+	free(who);
 	free(text);
 }

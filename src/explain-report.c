@@ -17,7 +17,7 @@
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
 
-#define CMD "tsmctl report"
+#define CMD "report"
 
 static const char *errno_tag(int err)
 {
@@ -36,9 +36,9 @@ static void say(int err, const char *fmt, ...)
 	msg = xvasprintf(fmt, ap);
 	va_end(ap);
 	if (err)
-		print_error(CMD ": %s (%s)", msg, errno_tag(err));
+		cmd_error(CMD, "%s (%s)", msg, errno_tag(err));
 	else
-		print_error(CMD ": %s", msg);
+		cmd_error(CMD, "%s", msg);
 	free(msg);
 }
 
@@ -162,8 +162,8 @@ void explain_report_rmdir(const struct report_result *res)
 {
 	char *group = sysfs_display_path(REPORT_GROUP);
 
-	print_error(CMD ": could not remove the report entry %s/%s: %s; remove it with "
-		    "rmdir (%s)", group, res->entry, strerror(-res->rmdir_error),
-		    errno_tag(-res->rmdir_error));
+	cmd_error(CMD, "could not remove the report entry %s/%s: %s; remove it with "
+		  "rmdir (%s)", group, res->entry, strerror(-res->rmdir_error),
+		  errno_tag(-res->rmdir_error));
 	free(group);
 }

@@ -19,26 +19,26 @@ void explain_no_tsm(const struct tsm_snapshot *snap, const char *cmd)
 
 	/* a captured tree tells of the kernel it came from, not of the one running */
 	if (!snap->have_tsm_class && (!snap->tsm_class_err || snap->tsm_class_err == -ENOENT))
-		print_error("tsmctl %s: no %s%s: %s PCI TSM support (CONFIG_PCI_TSM) or no TSM "
-			    "provider module %s loaded [%s]", cmd, class, live ? "" : " in this tree",
-			    live ? "the running kernel lacks" : "its kernel lacked",
-			    live ? "is" : "was", mods);
+		cmd_error(cmd, "no %s%s: %s PCI TSM support (CONFIG_PCI_TSM) or no TSM "
+			  "provider module %s loaded [%s]", class, live ? "" : " in this tree",
+			  live ? "the running kernel lacks" : "its kernel lacked",
+			  live ? "is" : "was", mods);
 	else if (snap->tsm_class_err)
 		/* there, but not to be read: whether a TSM is registered is unknown */
-		print_error("tsmctl %s: %s is %s (%s): whether a TSM is registered is unknown", cmd,
-			    class, bad_entry_kind(snap->tsm_class_err),
-			    errno_symbol(-snap->tsm_class_err));
+		cmd_error(cmd, "%s is %s (%s): whether a TSM is registered is unknown",
+			  class, bad_entry_kind(snap->tsm_class_err),
+			  errno_symbol(-snap->tsm_class_err));
 	else if (snap->nr_bad_tsms)
-		print_error("tsmctl %s: no TSM registered in %s%s, only entries that are no TSM "
-			    "(see below)", cmd, class, live ? "" : " in this tree");
+		cmd_error(cmd, "no TSM registered in %s%s, only entries that are no TSM "
+			  "(see below)", class, live ? "" : " in this tree");
 	else
-		print_error("tsmctl %s: no TSM registered in %s%s; the provider %s not come up [%s]",
-			    cmd, class, live ? "" : " in this tree", live ? "has" : "had", mods);
+		cmd_error(cmd, "no TSM registered in %s%s; the provider %s not come up [%s]",
+			  class, live ? "" : " in this tree", live ? "has" : "had", mods);
 	/* tdx_host exists on any TDX host; TDX Connect's TSM only where kernel and module have it */
 	if (snap->tdx_module_version && !snap->nr_tsms)
-		print_error("tsmctl %s: a TDX host: tdx_host shows TDX module %s, but it registered "
-			    "no TSM (its kernel driver or the TDX module has no TDX Connect)", cmd,
-			    snap->tdx_module_version);
+		cmd_error(cmd, "a TDX host: tdx_host shows TDX module %s, but it registered "
+			  "no TSM (its kernel driver or the TDX module has no TDX Connect)",
+			  snap->tdx_module_version);
 	free(class);
 	free(mods);
 }
@@ -50,9 +50,9 @@ void explain_no_devices(const struct tsm_snapshot *snap, const char *cmd)
 	if (snap->pci_devices_err) {
 		/* no function can be looked up: nothing to say about tsm/ groups */
 		devices = sysfs_display_path(PCI_DEVICES);
-		print_error("tsmctl %s: %s is %s (%s): no PCI function could be looked up", cmd,
-			    devices, snap->pci_devices_err == -ENOENT ? "missing" :
-			    bad_entry_kind(snap->pci_devices_err), errno_symbol(-snap->pci_devices_err));
+		cmd_error(cmd, "%s is %s (%s): no PCI function could be looked up",
+			  devices, snap->pci_devices_err == -ENOENT ? "missing" :
+			  bad_entry_kind(snap->pci_devices_err), errno_symbol(-snap->pci_devices_err));
 		free(devices);
 		return;
 	}
@@ -60,8 +60,8 @@ void explain_no_devices(const struct tsm_snapshot *snap, const char *cmd)
 		explain_no_tsm(snap, cmd);
 		return;
 	}
-	fprintf(stderr, "tsmctl %s: no PCI function has a tsm/ directory yet: none is a "
-		"TEE-IO/IDE-capable function 0 accepted by a link TSM (try --all)\n", cmd);
+	cmd_error(cmd, "no PCI function has a tsm/ directory yet: none is a "
+		  "TEE-IO/IDE-capable function 0 accepted by a link TSM (try --all)");
 }
 
 void explain_bad_tsms(const struct tsm_snapshot *snap, const char *cmd)
@@ -72,10 +72,10 @@ void explain_bad_tsms(const struct tsm_snapshot *snap, const char *cmd)
 	if (!snap->nr_bad_tsms)
 		return;
 	class = sysfs_display_path(TSM_CLASS);
-	print_error("tsmctl %s: %zu entr%s of %s %s no TSM, not listed: %s is %s%s", cmd,
-		    snap->nr_bad_tsms, snap->nr_bad_tsms == 1 ? "y" : "ies", class,
-		    snap->nr_bad_tsms == 1 ? "is" : "are", b->name, bad_entry_kind(b->err),
-		    snap->nr_bad_tsms > 1 ? ", ..." : "");
+	cmd_error(cmd, "%zu entr%s of %s %s no TSM, not listed: %s is %s%s",
+		  snap->nr_bad_tsms, snap->nr_bad_tsms == 1 ? "y" : "ies", class,
+		  snap->nr_bad_tsms == 1 ? "is" : "are", b->name, bad_entry_kind(b->err),
+		  snap->nr_bad_tsms > 1 ? ", ..." : "");
 	free(class);
 }
 
@@ -122,11 +122,11 @@ void explain_read_errors(const struct tsm_snapshot *snap, const char *cmd)
 
 	if (!n)
 		return;
-	print_error("tsmctl %s: %zu attribute%s could not be read or %s malformed (%s: %s%s): "
-		    "shown as (unreadable) or (malformed), in JSON as null with a read_errors "
-		    "entry, never as empty", cmd, n, n == 1 ? "" : "s", n == 1 ? "is" : "are",
-		    first, err == -EBADMSG ? "not what the kernel prints" : strerror(-err),
-		    n > 1 ? "; ..." : "");
+	cmd_error(cmd, "%zu attribute%s could not be read or %s malformed (%s: %s%s): "
+		  "shown as (unreadable) or (malformed), in JSON as null with a read_errors "
+		  "entry, never as empty", n, n == 1 ? "" : "s", n == 1 ? "is" : "are",
+		  first, err == -EBADMSG ? "not what the kernel prints" : strerror(-err),
+		  n > 1 ? "; ..." : "");
 	free(first);
 }
 
@@ -144,26 +144,26 @@ void explain_bad_stream_links(const struct tsm_snapshot *snap, const char *cmd)
 		bad += snap->hbs[i]->nr_bad_links;
 	}
 	if (bad)
-		print_error("tsmctl %s: %zu entr%s named stream* %s no streamH.R.E name the kernel "
-			    "makes (%s/%s%s), not shown; see tsmctl audit (stream.link)", cmd, bad,
-			    bad == 1 ? "y" : "ies", bad == 1 ? "is" : "are", hb, first,
-			    bad > 1 ? ", ..." : "");
+		cmd_error(cmd, "%zu entr%s named stream* %s no streamH.R.E name the kernel "
+			  "makes (%s/%s%s), not shown; see tsmctl audit (stream.link)", bad,
+			  bad == 1 ? "y" : "ies", bad == 1 ? "is" : "are", hb, first,
+			  bad > 1 ? ", ..." : "");
 }
 
 void explain_needs_root(const struct tsm_snapshot *snap, const char *cmd)
 {
 	/* said once per run: what could not be read, and why */
 	if (snap->nr_cfg_unreadable)
-		print_error("tsmctl %s: config space of %zu function%s could not be read (%s%s): "
-			    "IDE, TEE and DOE fields are unknown (null), not absent; IDs and names "
-			    "come from the vendor, device and class files", cmd,
-			    snap->nr_cfg_unreadable, snap->nr_cfg_unreadable == 1 ? "" : "s",
-			    strerror(-snap->cfg_unreadable_err),
-			    (snap->cfg_unreadable_err == -EACCES || snap->cfg_unreadable_err == -EPERM) &&
-			    geteuid() ? "; run as root" : "");
+		cmd_error(cmd, "config space of %zu function%s could not be read (%s%s): "
+			  "IDE, TEE and DOE fields are unknown (null), not absent; IDs and names "
+			  "come from the vendor, device and class files",
+			  snap->nr_cfg_unreadable, snap->nr_cfg_unreadable == 1 ? "" : "s",
+			  strerror(-snap->cfg_unreadable_err),
+			  (snap->cfg_unreadable_err == -EACCES || snap->cfg_unreadable_err == -EPERM) &&
+			  geteuid() ? "; run as root" : "");
 	if (snap->any_needs_root)
-		fprintf(stderr, "tsmctl %s: config space past 64 bytes needs root: IDE and TEE "
-			"fields are unknown (null), not absent\n", cmd);
+		cmd_error(cmd, "config space past 64 bytes needs root: IDE and TEE "
+			  "fields are unknown (null), not absent");
 }
 
 void explain_not_ready(const char *cmd, const char *what, double seconds, int err)
@@ -171,16 +171,15 @@ void explain_not_ready(const char *cmd, const char *what, double seconds, int er
 	char *mods;
 
 	if (err != -ETIMEDOUT) {
-		print_error("tsmctl %s: cannot listen for kobject uevents (netlink): %s", cmd,
-			    strerror(-err));
+		cmd_error(cmd, "cannot listen for kobject uevents (netlink): %s", strerror(-err));
 		return;
 	}
 	if (seconds == 0)
-		print_error("tsmctl %s: %s not ready (--timeout 0: checked once)", cmd, what);
+		cmd_error(cmd, "%s not ready (--timeout 0: checked once)", what);
 	else
-		print_error("tsmctl %s: %s not ready after %g s", cmd, what, seconds);
+		cmd_error(cmd, "%s not ready after %g s", what, seconds);
 	mods = provider_modules_summary();
 	if (mods && *mods)
-		print_error("tsmctl %s: TSM provider modules: %s", cmd, mods);
+		cmd_error(cmd, "TSM provider modules: %s", mods);
 	free(mods);
 }

@@ -71,8 +71,8 @@ static void trace(const struct session *s, const char *what, const char *attr, c
 	char *shown = sysfs_display_path(s->dir);
 
 	/* the path as the administrator would type it: below the root given */
-	print_error("tsmctl report: %s %s%s%s%s%s", what, shown, attr ? "/" : "",
-		    attr ? attr : "", value ? ": " : "", value ? value : "");
+	cmd_note("report", "%s %s%s%s%s%s", what, shown, attr ? "/" : "",
+		 attr ? attr : "", value ? ": " : "", value ? value : "");
 	free(shown);
 }
 
@@ -219,7 +219,7 @@ static int read_blob(struct session *s, enum report_blob_id b, volatile sig_atom
 			break;
 		s->res->busy_retries++;
 		if (s->req->verbose)
-			fprintf(stderr, "tsmctl report: %s busy, again in %u ms\n", blob_names[b], delay);
+			cmd_note("report", "%s busy, again in %u ms", blob_names[b], delay);
 		nap(delay, stop);
 		delay *= 2;
 	}
@@ -325,9 +325,9 @@ int report_run(const struct report_request *req, struct report_result *res,
 		if (rc <= 0 || res->rmdir_error)
 			break;
 		if (req->verbose)
-			fprintf(stderr, "tsmctl report: generation %lu after %u write%s: another writer "
-				"raced; trying a fresh entry\n", res->seen_generation, res->writes,
-				res->writes == 1 ? "" : "s");
+			cmd_note("report", "generation %lu after %u write%s: another writer "
+				 "raced; trying a fresh entry", res->seen_generation, res->writes,
+				 res->writes == 1 ? "" : "s");
 	}
 	if (*stop) {
 		drop_blobs(res);

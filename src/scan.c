@@ -1476,9 +1476,9 @@ void snapshot_scan(struct tsm_snapshot *snap, unsigned int flags)
 	link_model(snap, flags & SCAN_STREAMS);
 	/* What config space cost, for benchmarks: on a host each cycle is a config access. */
 	if (debug_on(DEBUG_CONFIG_STATS))
-		fprintf(stderr, "tsmctl: config space: %zu functions, %zu reads, %zu bytes, "
-			"%zu config cycles\n", ctx->cfg_funcs, ctx->cfg_reads, ctx->cfg_bytes,
-			ctx->cfg_cycles);
+		cmd_note(NULL, "config space: %zu functions, %zu reads, %zu bytes, "
+			 "%zu config cycles", ctx->cfg_funcs, ctx->cfg_reads, ctx->cfg_bytes,
+			 ctx->cfg_cycles);
 	free(ctx);
 }
 

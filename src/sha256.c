@@ -11,6 +11,7 @@
 #include <openssl/evp.h>
 
 #include "tsmctl/sha256.h"
+#include "tsmctl/util.h"
 
 #define SHA256_BYTES 32
 
@@ -26,7 +27,7 @@ void sha256_hex(const void *buf, size_t len, char hex[SHA256_HEX_SIZE])
 		char why[256];
 
 		ERR_error_string_n(ERR_get_error(), why, sizeof(why));
-		fprintf(stderr, "tsmctl: SHA-256 from libcrypto failed: %s\n", why);
+		cmd_error(NULL, "SHA-256 from libcrypto failed: %s", why);
 		abort();
 	}
 	for (unsigned int i = 0; i < SHA256_BYTES; i++) {

@@ -26,9 +26,9 @@ size_t slot_targets(const char *cmd, const char *arg, const char *slot, bool dsm
 		snprintf(out[n++], BDF_MAX, "%.*s0", (int)strlen(slot) - 1, slot);
 	text = strbuf_take(&list);
 	if (*text)
-		print_error("tsmctl %s: %s is a slot: %s %s", cmd, arg, dsm_only ?
-			    "its DSM is function 0," : n == 1 ? "its function" : "each of its functions,",
-			    text);
+		cmd_note(cmd, "%s is a slot: %s %s", arg, dsm_only ?
+			 "its DSM is function 0," : n == 1 ? "its function" : "each of its functions,",
+			 text);
 	free(text);
 	return n;
 }

@@ -172,13 +172,13 @@ static bool path_is_relative_clean(const char *path)
 #define MAX_LINK_HOPS 40	/* as the kernel's own limit */
 #define OPENAT2_RETRIES 128	/* each retry follows a mount/rename elsewhere: rare */
 
-/* Names and link text come from the tree: print_error() escapes their control bytes. */
+/* Names and link text come from the tree: cmd_note() escapes their control bytes. */
 static void report_escape(const char *path, const char *target)
 {
 	static bool reported;
 
 	if (log_verbose() && !reported)
-		print_error("tsmctl: %s -> %s leaves the root; treated as absent", path, target);
+		cmd_note(NULL, "%s -> %s leaves the root; treated as absent", path, target);
 	reported = true;
 }
 

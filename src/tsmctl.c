@@ -83,8 +83,8 @@ int tsmctl_unknown_command(const char *name)
 			best = commands[i]->name;
 		}
 	}
-	print_error("tsmctl: unknown command '%s'%s%s%s", name,
-		    best ? "; did you mean '" : "", best ? best : "", best ? "'?" : "");
+	cmd_error(NULL, "unknown command '%s'%s%s%s", name,
+		  best ? "; did you mean '" : "", best ? best : "", best ? "'?" : "");
 	fputs("Try 'tsmctl --help'.\n", stderr);
 	return EXIT_USAGE;
 }
@@ -142,7 +142,7 @@ static int run_without_command(int argc, char **argv)
 		}
 	}
 	if (argc > 1)
-		fputs("tsmctl: no command given\n", stderr);
+		cmd_error(NULL, "no command given");
 	tsmctl_usage(stderr);
 	return EXIT_USAGE;
 }
@@ -186,11 +186,10 @@ static int open_root(const struct cmd_def *cmd)
 		return 0;
 	origin = sysroot_origin();
 	if (rc)
-		print_error("tsmctl %s: %s: %s", cmd->name, origin, strerror(-rc));
+		cmd_error(cmd->name, "%s: %s", origin, strerror(-rc));
 	else
-		print_error("tsmctl %s: %s: no sys/ directory in it: not a root directory tree "
-			    "(tsmctl reads DIR/sys/class/tsm, DIR/sys/bus/pci, ...)", cmd->name,
-			    origin);
+		cmd_error(cmd->name, "%s: no sys/ directory in it: not a root directory tree "
+			  "(tsmctl reads DIR/sys/class/tsm, DIR/sys/bus/pci, ...)", origin);
 	free(origin);
 	sysfs_exit();
 	return EXIT_USAGE;

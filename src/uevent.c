@@ -258,7 +258,7 @@ int tsm_wait(char *const *names, size_t n, double seconds, volatile sig_atomic_t
 	sigaddset(&block, SIGTERM);
 	sigprocmask(SIG_BLOCK, &block, &old);
 	if (log_verbose())
-		fprintf(stderr, "tsmctl %s: listening for tsm uevents\n", cmd);
+		cmd_note(cmd, "listening for tsm uevents");
 	for (bool recheck = true;;) {
 		struct pollfd pfd = { .fd = l.fd, .events = POLLIN };
 		struct timespec ts, *tsp = NULL;

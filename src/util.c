@@ -314,21 +314,37 @@ void fputs_escaped(const char *s, FILE *out)
 	free(shown);
 }
 
-void vprint_error(const char *fmt, va_list ap)
+void vcmd_message(FILE *out, const char *cmd, const char *fmt, va_list ap)
 {
-	char *msg = xvasprintf(fmt, ap);
+	struct strbuf line = STRBUF_INIT;
+	char *text = xvasprintf(fmt, ap);
 
-	fputs_escaped(msg, stderr);
-	fputc('\n', stderr);
-	free(msg);
+	/* the whole line escaped: a %s, %c or %.*s of tree text never reaches the terminal raw */
+	strbuf_append_escaped(&line, cmd ? "tsmctl " : "tsmctl");
+	strbuf_append_escaped(&line, cmd);
+	strbuf_append_escaped(&line, ": ");
+	strbuf_append_escaped(&line, text);
+	strbuf_append(&line, "\n");
+	fputs(line.s, out);
+	strbuf_release(&line);
+	free(text);
 }
 
-void print_error(const char *fmt, ...)
+void cmd_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vprint_error(fmt, ap);
+	vcmd_message(stderr, cmd, fmt, ap);
+	va_end(ap);
+}
+
+void cmd_note(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vcmd_message(stderr, cmd, fmt, ap);
 	va_end(ap);
 }
 
@@ -341,9 +357,9 @@ int close_stdout(int rc)
 	if (!failed || errno == EPIPE)
 		return rc;	/* a reader that went away is not worth a message */
 	if (errno)
-		fprintf(stderr, "tsmctl: write error: %s\n", strerror(errno));
+		cmd_error(NULL, "write error: %s", strerror(errno));
 	else
-		fputs("tsmctl: write error\n", stderr);
+		cmd_error(NULL, "write error");
 	return 1;
 }
 

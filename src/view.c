@@ -42,8 +42,7 @@ bool view_columns(struct cmd_ctx *ctx, const struct view *v, int *status)
 	}
 	/* the views' column lists are static: more than fit is a bug in the table, not input */
 	if (n + v->nverbose_extra > OUTPUT_MAX_COLUMNS) {
-		fprintf(stderr, "tsmctl %s: internal error: %zu default columns\n", cmd->name,
-			n + v->nverbose_extra);
+		cmd_error(cmd->name, "internal error: %zu default columns", n + v->nverbose_extra);
 		abort();
 	}
 	memcpy(defaults, v->defaults, n * sizeof(*defaults));

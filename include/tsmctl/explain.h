@@ -40,7 +40,7 @@ char *explain_action(const struct action_plan *plan, const struct tsm_snapshot *
 /*
  * What is wrong with the TSM NAME for ACTION, whatever the device: none of
  * that name, a devsec TSM for connect, a link TSM for lock. NULL when fine.
- * Not escaped: print it with print_error().
+ * Not escaped: print it with cmd_error().
  */
 char *explain_tsm_unfit(const struct tsm_snapshot *now, enum tsm_action action, const char *name);
 

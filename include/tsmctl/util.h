@@ -98,9 +98,19 @@ void strbuf_append_escaped(struct strbuf *b, const char *s);
 /* Write S escaped as text_escape() does to OUT: tree text on a terminal. */
 void fputs_escaped(const char *s, FILE *out);
 
-/* Format a message, escape it (text_escape) and print it on stderr with a newline. */
-void print_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void vprint_error(const char *fmt, va_list ap);
+/*
+ * Every message to the user, as util-linux's warnx(): "tsmctl CMD: " (CMD
+ * names the speaker: "devices", "connect 0000:01:00.0"; NULL for "tsmctl: ")
+ * and the formatted text, the whole line through text_escape(), then a
+ * newline, on OUT. Escaping is the helper's, never the caller's: text the
+ * caller has escaped already would come out escaped twice.
+ */
+void vcmd_message(FILE *out, const char *cmd, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+/* Something failed or was refused, on stderr. */
+void cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A remark the user asked for or should know (-v's progress, what was chosen), on stderr. */
+void cmd_note(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Write pending stdout; on an error other than EPIPE say so: RC, or EXIT 1 on failure. */
 int close_stdout(int rc);

@@ -3,12 +3,15 @@
  * Unit tests for the string and escape toolkit of src/util.c: the growing
  * buffer (append, appendf, join), strv_join, str_join, and text_escape()'s one
  * policy class by class, with the UTF-8 boundary cases (cut-off sequences,
- * overlongs, surrogates, past U+10FFFF). Prints one line per failed check and
+ * overlongs, surrogates, past U+10FFFF), and the message helper's prefix and
+ * escaping (cmd_error, cmd_note). Prints one line per failed check and
  * "N passed, N failed"; exits non-zero if anything failed.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tsmctl/log.h"
 #include "tsmctl/util.h"
@@ -265,6 +268,88 @@ static void test_debug_switches(void)
 	CHECK(log_verbose());
 }
 
+/* vcmd_message(CMD, FMT, ...) into a string (freed by the caller). */
+static char *message(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static char *message(const char *cmd, const char *fmt, ...)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	va_list ap;
+
+	if (!mem)
+		return NULL;
+	va_start(ap, fmt);
+	vcmd_message(mem, cmd, fmt, ap);
+	va_end(ap);
+	fclose(mem);
+	return text;
+}
+
+/* What cmd_error() and cmd_note() write on stderr, through a temporary file. */
+static char *stderr_of(void (*say)(const char *, const char *, ...), const char *cmd,
+		       const char *arg)
+{
+	FILE *tmp = tmpfile();
+	char buf[256] = "";
+	int saved;
+
+	if (!tmp)
+		return NULL;
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	dup2(fileno(tmp), STDERR_FILENO);
+	say(cmd, "device %s gone", arg);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	rewind(tmp);
+	if (!fgets(buf, sizeof(buf), tmp))
+		buf[0] = '\0';
+	fclose(tmp);
+	return strdup(buf);
+}
+
+static void test_messages(void)
+{
+	char *got;
+
+	/* the prefix, with and without a command */
+	got = message("devices", "no %s", "device");
+	SAME(got, "tsmctl devices: no device\n");
+	free(got);
+	got = message(NULL, "write error: %s", "No space left on device");
+	SAME(got, "tsmctl: write error: No space left on device\n");
+	free(got);
+	got = message("connect tsm0", "%s (%s)", "why", "ENXIO");
+	SAME(got, "tsmctl connect tsm0: why (ENXIO)\n");
+	free(got);
+
+	/* tree text in an argument never reaches the terminal raw: C0, CSI, '\\', a newline */
+	got = message("list", "tsm %s: %c", "evil\x1b[2J\xc2\x9b" "1m\\", '\a');
+	SAME(got, "tsmctl list: tsm evil\\x1b[2J\\xc2\\x9b1m\\x5c: \\x07\n");
+	free(got);
+	got = message("watch", "%s", "two\nlines");
+	SAME(got, "tsmctl watch: two\\x0alines\n");
+	free(got);
+	/* %.*s and numbers as printf has them; the program's words kept as they are */
+	got = message("report", "%.*s is %zu bytes: café", 3, "abcdef", (size_t)64);
+	SAME(got, "tsmctl report: abc is 64 bytes: café\n");
+	free(got);
+	/* a speaker from the tree is escaped too */
+	got = message("disconnect \x1b]0;x", "nothing");
+	SAME(got, "tsmctl disconnect \\x1b]0;x: nothing\n");
+	free(got);
+
+	/* cmd_error and cmd_note write the same line on stderr */
+	got = stderr_of(cmd_error, "wait", "0000:01:00.0\x1b");
+	SAME(got, "tsmctl wait: device 0000:01:00.0\\x1b gone\n");
+	free(got);
+	got = stderr_of(cmd_note, NULL, "x");
+	SAME(got, "tsmctl: device x gone\n");
+	free(got);
+}
+
 int main(void)
 {
 	test_strbuf();
@@ -273,5 +358,6 @@ int main(void)
 	test_escape_classes();
 	test_escape_boundaries();
 	test_escape_writers();
+	test_messages();
 	return unit_report();
 }
