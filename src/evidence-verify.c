@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The verification engine (evidence-verify.h): the check table, recording
- * results, and the checks that need nothing but the decoded objects:
- * evidence.decode, evidence.root-hash, evidence.algorithms and
- * evidence.generation. The chain, measurement and report checks are in
- * evidence-verify-{chain,meas,report}.c.
+ * The verification engine (evidence-verify.h): ev_verify() runs the checks in
+ * the table's order, and the checks that need nothing but the decoded
+ * objects are here: evidence.decode, evidence.root-hash, evidence.algorithms
+ * and evidence.generation. The chain, measurement and report checks are in
+ * evidence-verify-{chain,meas,report}.c; the table and the results in
+ * evidence-verify-result.c, which every check calls and which calls none.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -15,121 +16,6 @@
 #include "evidence-verify-int.h"
 #include "tsmctl/evidence-reference.h"
 #include "tsmctl/util.h"
-
-const struct ev_check_def ev_checks[] = {
-	{ "evidence.decode", NULL,
-	  "Each evidence object decodes as its format (DSP0274 certificate chain, VCA transcript, "
-	  "MEASUREMENTS; TDISP interface report) with every length consistent.",
-	  "the device or its TSM handed out malformed evidence: save it (tsmctl evidence BDF -o DIR) "
-	  "and report it to the device's vendor; do not accept the device" },
-	{ "evidence.chain", "evidence.decode",
-	  "Each certificate chain verifies against the trust store (signatures, validity times, CA "
-	  "constraints) and its leaf may authenticate an SPDM responder; with --pin its root is the "
-	  "one recorded at first use.",
-	  "put the device vendor's root CA certificate (PEM) in " "/etc/tsmctl/trust.d/ or name it "
-	  "with --trust FILE|DIR; a chain that does not verify is not proof of the vendor's device" },
-	{ "evidence.root-hash", "evidence.decode",
-	  "Each chain's RootHash is the digest of its root certificate under the negotiated hash "
-	  "algorithm.",
-	  "the chain's header does not describe its own root certificate: the evidence is "
-	  "inconsistent; report it to the device's vendor" },
-	{ "evidence.algorithms", "evidence.decode",
-	  "The leaf certificate's key fits the negotiated BaseAsymAlgo, and the negotiated "
-	  "algorithms are among those the reference manifest allows.",
-	  "the device negotiated algorithms its certificate or the reference does not allow: "
-	  "update the device's firmware or the reference manifest's \"algorithms\"" },
-	{ "evidence.measurements", "evidence.decode",
-	  "Each measurement block matches the reference manifest: digests or values per index, the "
-	  "device mode required, the minimum security version; unknown and missing indices are "
-	  "reported.",
-	  "the device does not run what the reference manifest accepts: update its firmware, or the "
-	  "manifest (from the vendor's reference values)" },
-	{ "evidence.report-ranges", "evidence.decode",
-	  "Every MMIO range of the TDISP interface report lies inside the BAR its range ID names, "
-	  "and the MSI-X table and PBA ranges are where the MSI-X capability puts them; non-TEE "
-	  "ranges are listed.",
-	  "the interface report describes MMIO the function does not have: do not accept the "
-	  "device; unlock it and report it" },
-	{ "evidence.generation", NULL,
-	  "Every object came from one generation of the evidence; with a nonce, the evidence was "
-	  "refreshed for it.",
-	  "read the evidence again in one dump (tsmctl evidence BDF -o DIR), with --fresh for a "
-	  "refresh of its own" },
-};
-const size_t ev_nr_checks = ARRAY_SIZE(ev_checks);
-
-static const struct ev_check_def *check_lookup(const char *id)
-{
-	for (size_t i = 0; i < ev_nr_checks; i++)
-		if (streq(ev_checks[i].id, id))
-			return &ev_checks[i];
-	return NULL;
-}
-
-const char *ev_status_name(enum audit_status st)
-{
-	static const char *const names[] = {
-		[AUDIT_PASS] = "pass", [AUDIT_WARN] = "warn", [AUDIT_FAIL] = "fail",
-		[AUDIT_SKIP] = "skip", [AUDIT_NEEDS_ROOT] = "needs-root",
-	};
-
-	return st < AUDIT_NR_STATUS ? names[st] : "?";
-}
-
-void ev_add(struct ev_results *r, const char *id, const char *object, enum audit_status st,
-	    char *hint, const char *fmt, ...)
-{
-	struct ev_result *res;
-	va_list ap;
-
-	xgrow(&r->v, &r->cap, r->n, sizeof(*r->v));
-	res = &r->v[r->n++];
-	res->check = check_lookup(id);
-	res->object = xstrdup(object);
-	res->status = st;
-	va_start(ap, fmt);
-	res->message = xvasprintf(fmt, ap);
-	va_end(ap);
-	if (st == AUDIT_PASS) {
-		free(hint);
-		hint = NULL;
-	} else if (!hint) {
-		hint = xstrdup(res->check->hint);
-	}
-	res->hint = hint;
-}
-
-bool ev_parent_ok(const struct ev_decoded *d, unsigned int type, struct ev_results *r,
-		  const char *id, const char *object)
-{
-	const struct ev_part *p = ev_decoded_part(d, type);
-
-	if (!p->present || !p->rc)
-		return true;
-	ev_add(r, id, object, AUDIT_SKIP, xstrdup("resolve evidence.decode first"),
-	       "parent check evidence.decode failed (%s)", evidence_type_name(type));
-	return false;
-}
-
-void ev_results_free(struct ev_results *r)
-{
-	for (size_t i = 0; i < r->n; i++) {
-		free(r->v[i].object);
-		free(r->v[i].message);
-		free(r->v[i].hint);
-	}
-	free(r->v);
-	memset(r, 0, sizeof(*r));
-}
-
-size_t ev_results_count(const struct ev_results *r, enum audit_status st)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < r->n; i++)
-		n += r->v[i].status == st;
-	return n;
-}
 
 /* ---- evidence.decode ---- */
 
