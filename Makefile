@@ -183,6 +183,11 @@ check-man: man
 check-abi-refs:
 	@tests/lib/check-abi-refs
 
+# make check-calls: no two source files call each other, directly or round a
+# longer circle (tests/lib/check-call-cycles reads the objects' symbols).
+check-calls: $(BUILDDIR)/tsmctl
+	@tests/lib/check-call-cycles $(BUILDDIR)/obj
+
 sim: | $(NEED_FUSE)
 	$(MAKE) -C tests/sim
 
@@ -243,10 +248,10 @@ ASAN_BATS := $(filter-out $(ASAN_SKIP),$(MAIN_BATS))
 # The order is the schedule: the long files and the CPU-heavy parts first.
 first_of = $(addprefix $(1)/,$(filter $(2),$(CHECK_FIRST)))
 rest_of = $(addprefix $(1)/,$(filter-out $(CHECK_FIRST),$(2)))
-CHECK_QUICK = build $(call first_of,bats,$(MAIN_BATS)) fuzz-replay $(call rest_of,bats,$(MAIN_BATS)) unit
+CHECK_QUICK = build $(call first_of,bats,$(MAIN_BATS)) fuzz-replay $(call rest_of,bats,$(MAIN_BATS)) unit calls
 CHECK_ALL = build asan-build $(call first_of,asan,$(ASAN_BATS)) $(call first_of,bats,$(MAIN_BATS)) \
 	package valgrind $(call first_of,sim,$(SIM_BATS)) fuzz-replay $(call rest_of,bats,$(MAIN_BATS)) \
-	$(call rest_of,sim,$(SIM_BATS)) $(call rest_of,asan,$(ASAN_BATS)) unit asan-unit man abi-refs soak
+	$(call rest_of,sim,$(SIM_BATS)) $(call rest_of,asan,$(ASAN_BATS)) unit asan-unit man abi-refs calls soak
 
 check-run: $(foreach p,$(CHECK_PARTS),$(call PART_DONE,$(p)))
 
@@ -265,6 +270,8 @@ $(call PART_DONE,man): $(call PART_DONE,build)
 	$(PART) man $(PART_MAKE) check-man
 $(call PART_DONE,abi-refs):
 	$(PART) abi-refs tests/lib/check-abi-refs
+$(call PART_DONE,calls): $(call PART_DONE,build)
+	$(PART) calls tests/lib/check-call-cycles $(BUILDDIR)/obj
 $(call PART_DONE,soak): $(call PART_DONE,build)
 	$(PART) soak $(PART_MAKE) soak SOAK_SECONDS=10 SOAK_DIGEST=state
 $(call PART_DONE,valgrind): $(call PART_DONE,build)
@@ -463,6 +470,6 @@ fuzz-replay: $(addprefix $(FUZZ_DIR)/fuzz-,$(FUZZ_TARGETS))
 
 # Every goal that names no file: the one list (after UNIT_RUNS is defined).
 .PHONY: all deps need-libs need-scdoc need-fuse sim man unit $(UNIT_RUNS) \
-	check check-quick check-run check-man check-abi-refs check-valgrind check-asan check-package \
+	check check-quick check-run check-man check-abi-refs check-calls check-valgrind check-asan check-package \
 	soak soak-asan bench demo install uninstall clean dist distcheck version deb \
 	fuzz fuzz-replay FORCE
