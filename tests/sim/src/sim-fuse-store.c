@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* sim-fuse-store.c: a write(2) in the live mount, dispatched to the kernel store() it reaches. */
-#define FUSE_USE_VERSION 35
+#define FUSE_USE_VERSION 312
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>

@@ -7,7 +7,8 @@
  * then re-sync the tree), configfs items sim-fuse-configfs.c's, late TSM
  * registration sim-fuse-timer.c's.
  */
-#define FUSE_USE_VERSION 35
+/* 3.12: below it fuse_loop_mt() reads our loop config as the old struct (one thread per request) */
+#define FUSE_USE_VERSION 312
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
