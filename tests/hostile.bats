@@ -263,6 +263,9 @@ trace_cases() {
 
 @test "hostile trees: no file outside the root is opened (strace: link escapes, FIFOs, huge files)" {
 	command -v strace >/dev/null || skip "strace not installed"
+	# What a run opens is the source's, checked on the build that ships; setup_file ran
+	# these same commands on these cases under the sanitizers already, untraced.
+	[ -z "${ASAN_OPTIONS:-}" ] || skip "the sanitizer pass: traced on the normal build"
 	local c j args=()
 	escape_cases | in_parallel trace_cases
 	for c in $(escape_cases); do
