@@ -2,7 +2,8 @@
 /*
  * sim-topology-parse.c: reads a topology JSON file into the model.
  * Every object accepts only the keys documented in README.md, so a typo
- * is an error rather than a silently ignored knob.
+ * is an error rather than a silently ignored knob; each object's keys are
+ * one field_spec table, from which they are both checked and read.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,25 +42,6 @@ static int fail(struct loader *L, const char *fmt, ...)
 		(arr) = sim_xrealloc((arr), (n) + 1, sizeof(*(arr)));       \
 		(arr)[(n)++] = (item);                                       \
 	} while (0)
-
-/* Reject keys outside @allowed (NULL-terminated). */
-static int check_keys(struct loader *L, json_object *o, const char *what,
-		      const char *const *allowed)
-{
-	if (!json_object_is_type(o, json_type_object))
-		return fail(L, "%s: expected an object", what);
-	json_object_object_foreach(o, key, val) {
-		bool ok = false;
-
-		(void)val;
-		for (const char *const *a = allowed; *a; a++)
-			if (!strcmp(*a, key))
-				ok = true;
-		if (!ok)
-			return fail(L, "%s: unknown key \"%s\"", what, key);
-	}
-	return 0;
-}
 
 static json_object *get(json_object *o, const char *key)
 {
@@ -1277,19 +1259,31 @@ static char *pci_id(const char *s)
 	return sim_xasprintf("%04x:%04x", v, d);
 }
 
+struct driver_raw {
+	const char *name, *probe_defer_unaccepted;
+	bool override_only;
+	int probe_accepted_errno;
+};
+
+/* step 1, once the name is checked, under the driver's name; the errno keeps an earlier entry's */
+static const struct field_spec driver_fields[] = {
+	{ "name", F_STR, AT(struct driver_raw, name) },
+	{ "probe_defer_unaccepted", F_STR, AT(struct driver_raw, probe_defer_unaccepted) },
+	{ "override_only", F_BOOL, .step = 1, AT(struct driver_raw, override_only) },
+	{ "probe_accepted_errno", F_ERRNO, .step = 1, AT(struct driver_raw, probe_accepted_errno) },
+	{ "ids", .type = F_OTHER },
+};
+
 /* drivers[]: a name, or { name, ids, override_only, probe_defer_unaccepted, probe_accepted_errno } */
 static int parse_drivers(struct loader *L, json_object *arr)
 {
-	static const char *const keys[] = { "name", "ids", "override_only",
-					    "probe_defer_unaccepted",
-					    "probe_accepted_errno", NULL };
-
 	if (!json_object_is_type(arr, json_type_array))
 		return fail(L, "drivers must be an array");
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
 		json_object *o = json_object_array_get_idx(arr, i), *v;
-		const char *name, *defer;
+		struct driver_raw r = { 0 };
 		struct sim_driver *drv;
+		const char *name;
 		int rc;
 
 		if (json_object_is_type(o, json_type_string)) {
@@ -1299,21 +1293,21 @@ static int parse_drivers(struct loader *L, json_object *arr)
 			add_driver(L->m, name);
 			continue;
 		}
-		rc = check_keys(L, o, "driver", keys) ?:
-		     get_str(L, o, "name", &name, "driver") ?:
-		     get_str(L, o, "probe_defer_unaccepted", &defer, "driver");
+		rc = load_fields(L, o, "driver", driver_fields, NFIELDS(driver_fields), &r);
 		if (rc)
 			return rc;
+		name = r.name;
 		if (!name || !*name || strchr(name, '/'))
 			return fail(L, "driver needs a name");
 		drv = add_driver_named(L->m, name);
-		rc = get_bool(L, o, "override_only", false, &drv->override_only, name);
+		r.probe_accepted_errno = drv->accepted_errno;
+		rc = read_fields(L, o, name, driver_fields, NFIELDS(driver_fields), 1, &r);
+		drv->override_only = r.override_only;
+		drv->accepted_errno = r.probe_accepted_errno;
 		if (rc)
 			return rc;
-		drv->defer_reason = defer ? sim_xstrdup(defer) : NULL;
-		v = get(o, "probe_accepted_errno");
-		if (v && (rc = parse_errno(L, v, &drv->accepted_errno, name)))
-			return rc;
+		drv->defer_reason = r.probe_defer_unaccepted ?
+				    sim_xstrdup(r.probe_defer_unaccepted) : NULL;
 		v = get(o, "ids");
 		if (!v)
 			continue;
@@ -1361,29 +1355,42 @@ static void add_platform_name(struct sim_model *m, const char *name)
 	add_platform(m, name);
 }
 
+struct report_raw {
+	struct sim_report_cfg c;
+	const char *provider;
+};
+
+static const struct field_spec report_fields[] = {
+	{ "provider", F_STR, AT(struct report_raw, provider) },
+	{ "privlevel_floor", F_NUM, .max = REPORT_PRIVLEVEL_MAX,
+	  AT(struct report_raw, c.privlevel_floor) },
+	{ "svsm", F_BOOL, AT(struct report_raw, c.svsm) },
+	{ "faults", .type = F_OTHER },
+};
+
+static const struct field_spec report_fault_fields[] = {
+	{ "concurrent_writer", F_NUM, .max = 1000000,
+	  AT(struct sim_report_cfg, concurrent_writer) },
+	{ "outblob_errno_reads", F_NUM, .max = 1000000,
+	  AT(struct sim_report_cfg, outblob_errno_reads) },
+	{ "outblob_errno", F_ERRNO, AT(struct sim_report_cfg, outblob_errno) },
+	{ "commit_errno", F_ERRNO, AT(struct sim_report_cfg, commit_errno) },
+};
+
 static int parse_report(struct loader *L, json_object *o)
 {
-	static const char *const keys[] = { "provider", "privlevel_floor",
-					    "svsm", "faults", NULL };
-	static const char *const fkeys[] = { "concurrent_writer",
-					     "outblob_errno",
-					     "outblob_errno_reads",
-					     "commit_errno", NULL };
 	struct sim_report_cfg *c = &L->m->report;
+	struct report_raw r = { .c = *c };
 	const char *prov;
-	uint64_t floor, n;
-	json_object *f, *v;
+	json_object *f;
 	int rc;
 
-	c->present = true;
-	rc = check_keys(L, o, "report", keys) ?:
-	     get_str(L, o, "provider", &prov, "report") ?:
-	     get_u64(L, o, "privlevel_floor", 0, REPORT_PRIVLEVEL_MAX, &floor,
-		     "report") ?:
-	     get_bool(L, o, "svsm", false, &c->svsm, "report");
+	r.c.present = true;
+	rc = load_fields(L, o, "report", report_fields, NFIELDS(report_fields), &r);
+	*c = r.c;
 	if (rc)
 		return rc;
-	c->privlevel_floor = (unsigned)floor;
+	prov = r.provider;
 	if (!prov)
 		c->provider = REPORT_NONE;
 	else if (!strcmp(prov, "sev_guest"))
@@ -1397,60 +1404,73 @@ static int parse_report(struct loader *L, json_object *o)
 	f = get(o, "faults");
 	if (!f)
 		return 0;
-	rc = check_keys(L, f, "report: faults", fkeys) ?:
-	     get_u64(L, f, "concurrent_writer", 0, 1000000, &n, "report: faults");
-	if (rc)
-		return rc;
-	c->concurrent_writer = (long)n;
-	rc = get_u64(L, f, "outblob_errno_reads", 0, 1000000, &n,
-		     "report: faults");
-	if (rc)
-		return rc;
-	c->outblob_errno_reads = (long)n;
-	v = get(f, "outblob_errno");
-	if (v && (rc = parse_errno(L, v, &c->outblob_errno, "report: faults")))
-		return rc;
-	v = get(f, "commit_errno");
-	if (v && (rc = parse_errno(L, v, &c->commit_errno, "report: faults")))
-		return rc;
-	return 0;
+	return load_fields(L, f, "report: faults", report_fault_fields,
+			   NFIELDS(report_fault_fields), c);
 }
+
+struct hb_raw {
+	uint64_t domain, bus, streams, keyp_streams;
+	const char *parent, *acpi;
+};
+
+/* streams defaults to 256, or 0 without TSM support (preset by the caller) */
+static const struct field_spec hb_fields[] = {
+	{ "domain", F_NUM, .max = 0xffffff, AT(struct hb_raw, domain) },
+	{ "bus", F_NUM, .max = 0xff, AT(struct hb_raw, bus) },
+	{ "streams", F_NUM, .preset = true, .max = SIM_POOL_MAX, AT(struct hb_raw, streams) },
+	{ "keyp_streams", F_NUM, .def = UINT64_MAX, .max = 255, AT(struct hb_raw, keyp_streams) },
+	{ "parent", F_STR, AT(struct hb_raw, parent) },
+	{ "acpi", F_STR, AT(struct hb_raw, acpi) },
+	{ "dangling_links", .type = F_OTHER },
+	{ "windows", .type = F_OTHER },
+	{ "devices", .type = F_OTHER },
+};
+
+struct dangling_raw {
+	const char *name, *target;
+};
+
+static const struct field_spec dangling_fields[] = {
+	{ "name", F_STR, AT(struct dangling_raw, name) },
+	{ "target", F_STR, AT(struct dangling_raw, target) },
+};
+
+struct hb_window_raw {
+	const char *name;
+	uint64_t base, limit;
+};
+
+static const struct field_spec hb_window_fields[] = {
+	{ "name", F_STR, AT(struct hb_window_raw, name) },
+	{ "base", F_NUM, .max = UINT64_MAX, AT(struct hb_window_raw, base) },
+	{ "limit", F_NUM, .max = UINT64_MAX, AT(struct hb_window_raw, limit) },
+};
 
 static int parse_hb(struct loader *L, json_object *o)
 {
-	static const char *const keys[] = { "domain", "bus", "parent", "streams",
-					    "dangling_links", "devices", "windows",
-					    "acpi", "keyp_streams", NULL };
-	static const char *const dkeys[] = { "name", "target", NULL };
-	static const char *const wkeys[] = { "name", "base", "limit", NULL };
 	struct sim_host_bridge *hb = sim_xcalloc(1, sizeof(*hb));
-	uint64_t dom, bus, streams, keyp;
+	struct hb_raw r = { .streams = L->m->abi == ABI_NONE ? 0 : 256 };
 	const char *parent, *acpi;
 	json_object *v;
 	int rc;
 
 	APPEND(L->m->hbs, L->m->nr_hbs, hb);
-	rc = check_keys(L, o, "host bridge", keys) ?:
-	     get_u64(L, o, "domain", 0, 0xffffff, &dom, "host bridge") ?:
-	     get_u64(L, o, "bus", 0, 0xff, &bus, "host bridge") ?:
-	     get_u64(L, o, "streams", L->m->abi == ABI_NONE ? 0 : 256,
-		     SIM_POOL_MAX, &streams, "host bridge") ?:
-	     get_u64(L, o, "keyp_streams", UINT64_MAX, 255, &keyp, "host bridge") ?:
-	     get_str(L, o, "parent", &parent, "host bridge") ?:
-	     get_str(L, o, "acpi", &acpi, "host bridge");
+	rc = load_fields(L, o, "host bridge", hb_fields, NFIELDS(hb_fields), &r);
 	if (rc)
 		return rc;
-	if (keyp != UINT64_MAX && get(o, "streams"))
+	parent = r.parent;
+	acpi = r.acpi;
+	if (r.keyp_streams != UINT64_MAX && get(o, "streams"))
 		return fail(L, "host bridge: keyp_streams sets the pool, streams must not");
-	hb->keyp_streams = keyp == UINT64_MAX ? -1 : (int)keyp;
+	hb->keyp_streams = r.keyp_streams == UINT64_MAX ? -1 : (int)r.keyp_streams;
 	if ((parent && (!*parent || parent[0] == '/' || strstr(parent, ".."))) ||
 	    (acpi && (!*acpi || acpi[0] == '/' || strstr(acpi, ".."))))
 		return fail(L, "host bridge: parent and acpi are paths below sys/devices");
 	hb->acpi = acpi ? sim_xasprintf("sys/devices/%s", acpi) : NULL;
-	hb->domain = (unsigned)dom;
-	hb->bus = (unsigned)bus;
+	hb->domain = (unsigned)r.domain;
+	hb->bus = (unsigned)r.bus;
 	hb->present = true;
-	hb->nr_streams = L->m->abi == ABI_NONE ? 0 : (unsigned)streams;
+	hb->nr_streams = L->m->abi == ABI_NONE ? 0 : (unsigned)r.streams;
 	hb->name = sim_xasprintf("pci%04x:%02x", hb->domain, hb->bus);
 	if (parent) {
 		char *p = sim_xasprintf("sys/devices/%s", parent);
@@ -1474,20 +1494,18 @@ static int parse_hb(struct loader *L, json_object *o)
 		if (!json_object_is_type(v, json_type_array))
 			return fail(L, "%s: dangling_links must be an array", hb->name);
 		for (size_t i = 0; i < json_object_array_length(v); i++) {
-			json_object *e = json_object_array_get_idx(v, i);
-			const char *name, *target;
+			struct dangling_raw d = { 0 };
 			struct sim_dangling_link dl;
 
-			rc = check_keys(L, e, hb->name, dkeys) ?:
-			     get_str(L, e, "name", &name, hb->name) ?:
-			     get_str(L, e, "target", &target, hb->name);
+			rc = load_fields(L, json_object_array_get_idx(v, i), hb->name,
+					 dangling_fields, NFIELDS(dangling_fields), &d);
 			if (rc)
 				return rc;
-			if (!name || !target || strchr(name, '/'))
+			if (!d.name || !d.target || strchr(d.name, '/'))
 				return fail(L, "%s: dangling link needs name and target",
 					    hb->name);
-			dl.name = sim_xstrdup(name);
-			dl.target = sim_xstrdup(target);
+			dl.name = sim_xstrdup(d.name);
+			dl.target = sim_xstrdup(d.target);
 			APPEND(hb->dangling, hb->nr_dangling, dl);
 		}
 	}
@@ -1496,20 +1514,17 @@ static int parse_hb(struct loader *L, json_object *o)
 		if (!json_object_is_type(v, json_type_array))
 			return fail(L, "%s: windows must be an array", hb->name);
 		for (size_t i = 0; i < json_object_array_length(v); i++) {
-			json_object *e = json_object_array_get_idx(v, i);
-			struct sim_hb_window w = { 0 };
-			const char *name;
+			struct hb_window_raw wr = { 0 };
+			struct sim_hb_window w;
 
-			rc = check_keys(L, e, hb->name, wkeys) ?:
-			     get_str(L, e, "name", &name, hb->name) ?:
-			     get_u64(L, e, "base", 0, UINT64_MAX, &w.base, hb->name) ?:
-			     get_u64(L, e, "limit", 0, UINT64_MAX, &w.limit, hb->name);
+			rc = load_fields(L, json_object_array_get_idx(v, i), hb->name,
+					 hb_window_fields, NFIELDS(hb_window_fields), &wr);
 			if (rc)
 				return rc;
-			if (!name || w.limit < w.base)
+			if (!wr.name || wr.limit < wr.base)
 				return fail(L, "%s: a window needs a name and base <= limit",
 					    hb->name);
-			w.name = sim_xstrdup(name);
+			w = (struct sim_hb_window){ sim_xstrdup(wr.name), wr.base, wr.limit };
 			APPEND(hb->windows, hb->nr_windows, w);
 		}
 	}
@@ -1529,6 +1544,18 @@ static int parse_hb(struct loader *L, json_object *o)
 	return rc;
 }
 
+struct tdx_host_raw {
+	const char *version, *seamldr_version;
+	uint64_t num_remaining_updates;
+};
+
+static const struct field_spec tdx_host_fields[] = {
+	{ "version", F_STR, AT(struct tdx_host_raw, version) },
+	{ "seamldr_version", F_STR, AT(struct tdx_host_raw, seamldr_version) },
+	{ "num_remaining_updates", F_NUM, .max = UINT32_MAX,
+	  AT(struct tdx_host_raw, num_remaining_updates) },
+};
+
 /*
  * The TDX module's versions on the tdx_host faux device (a TSM's "tdx_module"
  * or the top-level "tdx_host" of a TDX host without TDX Connect): any TDX
@@ -1537,29 +1564,23 @@ static int parse_hb(struct loader *L, json_object *o)
  */
 static int parse_tdx_host(struct loader *L, json_object *mod, const char *what)
 {
-	static const char *const keys[] = { "version", "seamldr_version",
-					    "num_remaining_updates", NULL };
 	struct sim_tdx_host *x = &L->m->tdx;
-	const char *ver = NULL, *ldr = NULL;
-	uint64_t left = 0;
+	struct tdx_host_raw r = { 0 };
 	int rc;
 
 	if (x->present)
 		return fail(L, "%s: the TDX module is described twice (tdx_host, tdx_module)", what);
 	if (mod) {
-		rc = check_keys(L, mod, what, keys) ?:
-		     get_str(L, mod, "version", &ver, what) ?:
-		     get_str(L, mod, "seamldr_version", &ldr, what) ?:
-		     get_u64(L, mod, "num_remaining_updates", 0, UINT32_MAX, &left, what);
+		rc = load_fields(L, mod, what, tdx_host_fields, NFIELDS(tdx_host_fields), &r);
 		if (rc)
 			return rc;
-		if (!ldr && get(mod, "num_remaining_updates"))
+		if (!r.seamldr_version && get(mod, "num_remaining_updates"))
 			return fail(L, "%s: num_remaining_updates needs seamldr_version", what);
 	}
 	x->present = true;
-	x->version = sim_xstrdup(ver ? ver : "1.5.16");
-	x->seamldr_version = ldr ? sim_xstrdup(ldr) : NULL;
-	x->remaining_updates = (long)left;
+	x->version = sim_xstrdup(r.version ? r.version : "1.5.16");
+	x->seamldr_version = r.seamldr_version ? sim_xstrdup(r.seamldr_version) : NULL;
+	x->remaining_updates = (long)r.num_remaining_updates;
 	add_faux(L->m, "tdx_host");
 	return 0;
 }
@@ -1609,37 +1630,58 @@ static void keyp_pools(struct sim_model *m)
 			sim_tsm_platform_init(m, m->tsms[i]);
 }
 
+struct tsm_raw {
+	uint64_t id, register_after_ms, change_after_ms;
+	const char *kind, *provider, *parent;
+	bool register_manually, uevents, evidence_inputs, evidence_refresh;
+};
+
+/*
+ * id defaults to the TSM's place in the array (preset); evidence_refresh is read
+ * (step 1) once the provider, which sets its default, is known.
+ */
+static const struct field_spec tsm_fields[] = {
+	{ "id", F_NUM, .preset = true, .max = 0xffff, AT(struct tsm_raw, id) },
+	{ "kind", F_STR, AT(struct tsm_raw, kind) },
+	{ "provider", F_STR, AT(struct tsm_raw, provider) },
+	{ "parent", F_STR, AT(struct tsm_raw, parent) },
+	{ "register_after_ms", F_NUM, .def = UINT64_MAX, .max = 3600000,
+	  AT(struct tsm_raw, register_after_ms) },
+	{ "register_manually", F_BOOL, AT(struct tsm_raw, register_manually) },
+	{ "uevents", F_BOOL, .def = true, AT(struct tsm_raw, uevents) },
+	{ "evidence_inputs", F_BOOL, AT(struct tsm_raw, evidence_inputs) },
+	{ "change_after_ms", F_NUM, .max = 60000, AT(struct tsm_raw, change_after_ms) },
+	{ "evidence_refresh", F_BOOL, .step = 1, .preset = true,
+	  AT(struct tsm_raw, evidence_refresh) },
+	{ "stream_ids", .type = F_OTHER },
+	{ "tdx_module", .type = F_OTHER },
+	{ "host_bridges", .type = F_OTHER },
+};
+
 static int parse_tsm(struct loader *L, json_object *o)
 {
-	static const char *const keys[] = { "id", "kind", "provider", "parent",
-					    "host_bridges", "register_after_ms",
-					    "register_manually", "uevents", "change_after_ms",
-					    "evidence_inputs", "evidence_refresh", "stream_ids",
-					    "tdx_module", NULL };
 	struct sim_tsm *t = sim_xcalloc(1, sizeof(*t));
+	struct tsm_raw r;
 	const char *kind, *prov, *parent;
-	uint64_t id, after, change;
 	json_object *v;
 	int rc;
 
 	APPEND(L->m->tsms, L->m->nr_tsms, t);
-	rc = check_keys(L, o, "tsm", keys) ?:
-	     get_u64(L, o, "id", L->m->nr_tsms - 1, 0xffff, &id, "tsm") ?:
-	     get_str(L, o, "kind", &kind, "tsm") ?:
-	     get_str(L, o, "provider", &prov, "tsm") ?:
-	     get_str(L, o, "parent", &parent, "tsm") ?:
-	     get_u64(L, o, "register_after_ms", UINT64_MAX, 3600000, &after, "tsm") ?:
-	     get_bool(L, o, "register_manually", false, &t->register_manually, "tsm") ?:
-	     get_bool(L, o, "uevents", true, &t->uevents, "tsm") ?:
-	     get_bool(L, o, "evidence_inputs", false, &t->evidence_inputs, "tsm") ?:
-	     get_u64(L, o, "change_after_ms", 0, 60000, &change, "tsm");
+	r = (struct tsm_raw){ .id = L->m->nr_tsms - 1 };
+	rc = load_fields(L, o, "tsm", tsm_fields, NFIELDS(tsm_fields), &r);
 	if (rc)
 		return rc;
-	t->id = (unsigned)id;
+	kind = r.kind;
+	prov = r.provider;
+	parent = r.parent;
+	t->id = (unsigned)r.id;
 	t->name = sim_xasprintf("tsm%u", t->id);
 	t->decl_name = sim_xstrdup(t->name);
-	t->register_after_ms = after == UINT64_MAX ? -1 : (long)after;
-	t->change_after_ms = (long)change;
+	t->register_manually = r.register_manually;
+	t->uevents = r.uevents;
+	t->evidence_inputs = r.evidence_inputs;
+	t->register_after_ms = r.register_after_ms == UINT64_MAX ? -1 : (long)r.register_after_ms;
+	t->change_after_ms = (long)r.change_after_ms;
 	if (t->register_after_ms >= 0 && t->register_manually)
 		return fail(L, "%s: register_after_ms and register_manually exclude each other",
 			    t->name);
@@ -1668,9 +1710,11 @@ static int parse_tsm(struct loader *L, json_object *o)
 		return fail(L, "%s: provider is sev-tio, devsec-sample, tdx-connect or generic",
 			    t->name);
 	/* the sample's pci_tsm_ops have no refresh_evidence (samples/devsec/link_tsm.c) */
-	rc = get_bool(L, o, "evidence_refresh", t->provider != PROV_DEVSEC_SAMPLE,
-		      &t->evidence_refresh, "tsm") ?:
-	     parse_tdx(L, o, t, parent);
+	r.evidence_refresh = t->provider != PROV_DEVSEC_SAMPLE;
+	rc = read_fields(L, o, "tsm", tsm_fields, NFIELDS(tsm_fields), 1, &r);
+	t->evidence_refresh = r.evidence_refresh;
+	if (!rc)
+		rc = parse_tdx(L, o, t, parent);
 	if (rc)
 		return rc;
 	if (!parent)
@@ -1713,30 +1757,43 @@ static int parse_tsm(struct loader *L, json_object *o)
 	return 0;
 }
 
+struct module_raw {
+	const char *name;
+	bool loaded;
+};
+
+/* loaded is read (step 1) under the module's name once the name is checked */
+static const struct field_spec module_fields[] = {
+	{ "name", F_STR, AT(struct module_raw, name) },
+	{ "loaded", F_BOOL, .step = 1, .def = true, AT(struct module_raw, loaded) },
+	{ "parameters", .type = F_OTHER },
+};
+
 static int parse_modules(struct loader *L, json_object *arr)
 {
-	static const char *const keys[] = { "name", "parameters", "loaded", NULL };
-
 	if (!json_object_is_type(arr, json_type_array))
 		return fail(L, "modules must be an array");
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
 		json_object *o = json_object_array_get_idx(arr, i);
+		struct module_raw r = { 0 };
 		struct sim_module *mod;
 		const char *name;
 		json_object *p;
 		int rc;
 
-		rc = check_keys(L, o, "module", keys) ?:
-		     get_str(L, o, "name", &name, "module");
+		rc = load_fields(L, o, "module", module_fields, NFIELDS(module_fields), &r);
 		if (rc)
 			return rc;
+		name = r.name;
 		if (!name || strchr(name, '/'))
 			return fail(L, "module needs a name");
 		/* In the model before it is filled: a failure below frees it with the model. */
 		APPEND(L->m->modules, L->m->nr_modules, (struct sim_module){ .name = sim_xstrdup(name) });
 		mod = &L->m->modules[L->m->nr_modules - 1];
 		mod->autoprobe = true;
-		if ((rc = get_bool(L, o, "loaded", true, &mod->loaded, name)))
+		rc = read_fields(L, o, name, module_fields, NFIELDS(module_fields), 1, &r);
+		mod->loaded = r.loaded;
+		if (rc)
 			return rc;
 		for (size_t j = 0; j + 1 < L->m->nr_modules; j++)
 			if (!strcmp(L->m->modules[j].name, name))
@@ -1762,11 +1819,28 @@ static int parse_modules(struct loader *L, json_object *arr)
 	return 0;
 }
 
+struct top_raw {
+	const char *abi;
+	bool debugfs;
+};
+
+static const struct field_spec top_fields[] = {
+	{ "abi", F_STR, AT(struct top_raw, abi) },
+	{ "debugfs", F_BOOL, AT(struct top_raw, debugfs) },
+	{ "comment", .type = F_OTHER },
+	{ "modules", .type = F_OTHER },
+	{ "faux", .type = F_OTHER },
+	{ "platform", .type = F_OTHER },
+	{ "drivers", .type = F_OTHER },
+	{ "tdx_host", .type = F_OTHER },
+	{ "report", .type = F_OTHER },
+	{ "host_bridges", .type = F_OTHER },
+	{ "tsms", .type = F_OTHER },
+};
+
 int sim_topology_load(const char *file, struct sim_model **out, char **err)
 {
-	static const char *const keys[] = { "abi", "comment", "modules", "faux",
-					    "platform", "drivers", "report", "tdx_host",
-					    "tsms", "host_bridges", "debugfs", NULL };
+	struct top_raw r = { 0 };
 	struct loader L = { 0 };
 	json_object *root, *v;
 	const char *abi;
@@ -1781,11 +1855,11 @@ int sim_topology_load(const char *file, struct sim_model **out, char **err)
 	}
 	L.m = sim_xcalloc(1, sizeof(*L.m));
 	L.m->ev_ext_ack = L.m->ev_cap_ack = true;	/* the options tsmctl sets */
-	rc = check_keys(&L, root, "topology", keys) ?:
-	     get_str(&L, root, "abi", &abi, "topology") ?:
-	     get_bool(&L, root, "debugfs", false, &L.m->debugfs, "topology");
+	rc = load_fields(&L, root, "topology", top_fields, NFIELDS(top_fields), &r);
 	if (rc)
 		goto out;
+	abi = r.abi;
+	L.m->debugfs = r.debugfs;
 	if (!abi || !strcmp(abi, "v6.19"))
 		L.m->abi = ABI_V619;
 	else if (!strcmp(abi, "proposed"))
