@@ -720,9 +720,12 @@ out:
 static int parse_mailbox(struct loader *L, json_object *arr, struct sim_dev *d,
 			 const char *what)
 {
-	struct sim_doe_mb mb = { 0 };
+	struct sim_doe_mb *mb;
 	bool disc = false;
 
+	/* in the device before it is filled: a bad entry below frees it with the model */
+	APPEND(d->mbs, d->nr_mbs, (struct sim_doe_mb){ 0 });
+	mb = &d->mbs[d->nr_mbs - 1];
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
 		json_object *e = json_object_array_get_idx(arr, i);
 		unsigned vid, type;
@@ -737,15 +740,14 @@ static int parse_mailbox(struct loader *L, json_object *arr, struct sim_dev *d,
 		/* sysfs names use lower-case %04lx:%02lx */
 		f = sim_xasprintf("%04x:%02x", vid, type);
 		disc |= !strcmp(f, "0001:00");
-		APPEND(mb.feat, mb.nr_feat, f);
+		APPEND(mb->feat, mb->nr_feat, f);
 	}
 	if (!disc)
-		APPEND(mb.feat, mb.nr_feat, sim_xasprintf("0001:00"));
+		APPEND(mb->feat, mb->nr_feat, sim_xasprintf("0001:00"));
 	/* doe_features/ shows each feature once: a second mailbox's is EEXIST, skipped */
-	for (size_t i = 0; i < mb.nr_feat; i++)
-		if (!sim_dev_has_doe(d, mb.feat[i]))
-			APPEND(d->doe, d->nr_doe, sim_xstrdup(mb.feat[i]));
-	APPEND(d->mbs, d->nr_mbs, mb);
+	for (size_t i = 0; i < mb->nr_feat; i++)
+		if (!sim_dev_has_doe(d, mb->feat[i]))
+			APPEND(d->doe, d->nr_doe, sim_xstrdup(mb->feat[i]));
 	return 0;
 }
 
