@@ -180,7 +180,7 @@ enum field_type {
 struct field_spec {
 	const char *key;
 	enum field_type type;
-	/* 0: read by load_fields(); a later step by read_fields() once what it follows is checked */
+	/* 0: read by load_fields(); later ones by read_fields() once what they follow is checked */
 	unsigned char step;
 	/* the default is what the caller left in the field (known only at run time) */
 	bool preset;
@@ -579,10 +579,7 @@ struct preset_raw {
 	bool ide_fail, is_default, tee_limited, cfg;
 };
 
-/*
- * step 1 after the state is checked; rid_base defaults to the root port's RID and
- * rid_limit (step 2) to rid_base, both preset by the caller.
- */
+/* step 1 once the state is checked; preset: rid_base the root port's RID, rid_limit rid_base */
 static const struct field_spec preset_fields[] = {
 	{ "block", F_NUM, .max = SIM_MAX_BLOCKS - 1, AT(struct preset_raw, block) },
 	{ "stream_id", F_NUM, .max = 255, AT(struct preset_raw, stream_id) },
@@ -999,14 +996,11 @@ struct dev_raw {
 	bool tee, bound, accepted, flr;
 };
 
-/*
- * bdf is read before the key check (its value names the device in every message);
- * type in step 1, after the BDF is checked; the rest in step 2, class and flr
- * defaulting by type (preset by the caller); the objects and arrays after them.
- */
+/* bdf is read before the key check to name the device; type once the BDF is checked (step 1) */
 static const struct field_spec dev_fields[] = {
 	{ "bdf", .type = F_OTHER },
 	{ "type", F_STR, .step = 1, AT(struct dev_raw, type) },
+	/* step 2 once the type is known, which presets the class and flr defaults */
 	{ "vendor", F_NUM, .step = 2, .def = 0x1234, .max = 0xffff, AT(struct dev_raw, vendor) },
 	{ "device", F_NUM, .step = 2, .def = 0x0001, .max = 0xffff, AT(struct dev_raw, device) },
 	{ "class", F_NUM, .step = 2, .preset = true, .max = 0xffffff, AT(struct dev_raw, class) },
@@ -1638,10 +1632,7 @@ struct tsm_raw {
 	bool register_manually, uevents, evidence_inputs, evidence_refresh;
 };
 
-/*
- * id defaults to the TSM's place in the array (preset); evidence_refresh is read
- * (step 1) once the provider, which sets its default, is known.
- */
+/* id preset to the TSM's place; evidence_refresh (step 1) once the provider presets it */
 static const struct field_spec tsm_fields[] = {
 	{ "id", F_NUM, .preset = true, .max = 0xffff, AT(struct tsm_raw, id) },
 	{ "kind", F_STR, AT(struct tsm_raw, kind) },
