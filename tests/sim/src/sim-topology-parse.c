@@ -2,12 +2,14 @@
 /*
  * sim-topology-parse.c: reads a topology JSON file into the model.
  * Every object accepts only the keys documented in README.md, so a typo
- * is an error rather than a silently ignored knob.
+ * is an error rather than a silently ignored knob; each object's keys are
+ * one field_spec table, from which they are both checked and read.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,25 +42,6 @@ static int fail(struct loader *L, const char *fmt, ...)
 		(arr) = sim_xrealloc((arr), (n) + 1, sizeof(*(arr)));       \
 		(arr)[(n)++] = (item);                                       \
 	} while (0)
-
-/* Reject keys outside @allowed (NULL-terminated). */
-static int check_keys(struct loader *L, json_object *o, const char *what,
-		      const char *const *allowed)
-{
-	if (!json_object_is_type(o, json_type_object))
-		return fail(L, "%s: expected an object", what);
-	json_object_object_foreach(o, key, val) {
-		bool ok = false;
-
-		(void)val;
-		for (const char *const *a = allowed; *a; a++)
-			if (!strcmp(*a, key))
-				ok = true;
-		if (!ok)
-			return fail(L, "%s: unknown key \"%s\"", what, key);
-	}
-	return 0;
-}
 
 static json_object *get(json_object *o, const char *key)
 {
@@ -170,6 +153,175 @@ static int parse_errno(struct loader *L, json_object *v, int *out,
 	return fail(L, "%s: errno must be a name like \"EIO\" or a number", what);
 }
 
+static int parse_partner(struct loader *L, const char *s, bool *rp, bool *ep,
+			 const char *what)
+{
+	*rp = !strcmp(s, "rp") || !strcmp(s, "both");
+	*ep = !strcmp(s, "ep") || !strcmp(s, "both");
+	if (!*rp && !*ep)
+		return fail(L, "%s: partner is \"rp\", \"ep\" or \"both\"", what);
+	return 0;
+}
+
+/*
+ * An object's keys, one table each: the key check knows no other list, and
+ * the scalars are read from it in table order, which is the order their
+ * errors have always been reported in.
+ */
+enum field_type {
+	F_OTHER,	/* an array, object or mixed value its parser reads itself */
+	F_NUM,		/* get_u64() into an unsigned (or non-negative long) of any width */
+	F_BOOL,
+	F_STR,		/* const char * into the JSON, NULL when absent */
+	F_ERRNO,	/* parse_errno() into an int, left alone when absent */
+	F_PARTNER,	/* "rp", "ep" or "both" into a bool[2] (rp, ep), false when absent */
+};
+
+struct field_spec {
+	const char *key;
+	enum field_type type;
+	/* 0: read by load_fields(); later ones by read_fields() once what they follow is checked */
+	unsigned char step;
+	/* the default is what the caller left in the field (known only at run time) */
+	bool preset;
+	uint64_t def, max;
+	size_t offset, size;
+};
+
+#define AT(type, member) .offset = offsetof(type, member), .size = sizeof(((type *)0)->member)
+#define NFIELDS(spec) (sizeof(spec) / sizeof((spec)[0]))
+
+/* Reject keys not in @spec. */
+static int check_fields(struct loader *L, json_object *o, const char *what,
+			const struct field_spec *spec, size_t n)
+{
+	if (!json_object_is_type(o, json_type_object))
+		return fail(L, "%s: expected an object", what);
+	json_object_object_foreach(o, key, val) {
+		bool ok = false;
+
+		(void)val;
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(spec[i].key, key))
+				ok = true;
+		if (!ok)
+			return fail(L, "%s: unknown key \"%s\"", what, key);
+	}
+	return 0;
+}
+
+static uint64_t num_field(const void *p, size_t size)
+{
+	switch (size) {
+	case 1:
+		return *(const uint8_t *)p;
+	case 2:
+		return *(const uint16_t *)p;
+	case 4:
+		return *(const uint32_t *)p;
+	default:
+		return *(const uint64_t *)p;
+	}
+}
+
+static bool fits(uint64_t v, size_t size)
+{
+	return size >= 8 || !(v >> (8 * size));
+}
+
+/* Whether @f's field can hold its type, bound and default. */
+static bool field_ok(const struct field_spec *f)
+{
+	switch (f->type) {
+	case F_NUM:
+		return (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) &&
+		       fits(f->max, f->size) && (f->preset || fits(f->def, f->size));
+	case F_BOOL:
+		return f->size == sizeof(bool);
+	case F_STR:
+		return f->size == sizeof(const char *);
+	case F_ERRNO:
+		return f->size == sizeof(int);
+	case F_PARTNER:
+		return f->size == 2 * sizeof(bool);
+	default:
+		return true;
+	}
+}
+
+static void set_num_field(void *p, size_t size, uint64_t v)
+{
+	switch (size) {
+	case 1:
+		*(uint8_t *)p = (uint8_t)v;
+		break;
+	case 2:
+		*(uint16_t *)p = (uint16_t)v;
+		break;
+	case 4:
+		*(uint32_t *)p = (uint32_t)v;
+		break;
+	default:
+		*(uint64_t *)p = v;
+	}
+}
+
+static int read_field(struct loader *L, json_object *o, const char *what,
+		      const struct field_spec *f, void *dest)
+{
+	char *p = (char *)dest + f->offset;
+	const char *s;
+	uint64_t n;
+	bool b;
+	int rc;
+
+	/* a table bug would otherwise truncate or overrun a field silently */
+	if (!field_ok(f))
+		abort();
+	switch (f->type) {
+	case F_NUM:
+		rc = get_u64(L, o, f->key, f->preset ? num_field(p, f->size) : f->def, f->max, &n,
+			     what);
+		if (!rc)
+			set_num_field(p, f->size, n);
+		return rc;
+	case F_BOOL:
+		rc = get_bool(L, o, f->key, f->preset ? *(bool *)p : (bool)f->def, &b, what);
+		*(bool *)p = b;
+		return rc;
+	case F_STR:
+		return get_str(L, o, f->key, (const char **)p, what);
+	case F_ERRNO:
+		return get(o, f->key) ? parse_errno(L, get(o, f->key), (int *)p, what) : 0;
+	case F_PARTNER:
+		rc = get_str(L, o, f->key, &s, what);
+		((bool *)p)[0] = ((bool *)p)[1] = false;
+		return !rc && s ? parse_partner(L, s, (bool *)p, (bool *)p + 1, what) : rc;
+	default:
+		return 0;
+	}
+}
+
+/* Read @spec's keys of @step (in table order) from @o into @dest; the first error stops. */
+static int read_fields(struct loader *L, json_object *o, const char *what,
+		       const struct field_spec *spec, size_t n, unsigned step, void *dest)
+{
+	for (size_t i = 0; i < n; i++) {
+		int rc = spec[i].step == step ? read_field(L, o, what, &spec[i], dest) : 0;
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Check @o's keys against @spec, then read its step-0 keys into @dest. */
+static int load_fields(struct loader *L, json_object *o, const char *what,
+		       const struct field_spec *spec, size_t n, void *dest)
+{
+	return check_fields(L, o, what, spec, n) ?: read_fields(L, o, what, spec, n, 0, dest);
+}
+
 static int parse_type(struct loader *L, const char *s, int *out,
 		      const char *what)
 {
@@ -213,10 +365,14 @@ static char *bdf_name(unsigned dom, unsigned bus, unsigned slot, unsigned fn)
 	return sim_xasprintf("%04x:%02x:%02x.%x", dom, bus, slot, fn);
 }
 
+static const struct field_spec window_fields[] = {
+	{ "base", F_NUM, .max = UINT64_MAX, AT(struct sim_window, base) },
+	{ "limit", F_NUM, .max = UINT64_MAX, AT(struct sim_window, limit) },
+};
+
 static int parse_window(struct loader *L, json_object *o, const char *key,
 			struct sim_window *w, const char *what)
 {
-	static const char *const keys[] = { "base", "limit", NULL };
 	json_object *v = get(o, key);
 	char *wh;
 	int rc;
@@ -225,11 +381,7 @@ static int parse_window(struct loader *L, json_object *o, const char *key,
 	if (!v)
 		return 0;
 	wh = sim_xasprintf("%s: %s", what, key);
-	rc = check_keys(L, v, wh, keys);
-	if (!rc)
-		rc = get_u64(L, v, "base", 0, UINT64_MAX, &w->base, wh);
-	if (!rc)
-		rc = get_u64(L, v, "limit", 0, UINT64_MAX, &w->limit, wh);
+	rc = load_fields(L, v, wh, window_fields, NFIELDS(window_fields), w);
 	if (!rc && (w->limit < w->base || (w->base & 0xfffff) ||
 		    (w->limit & 0xfffff) != 0xfffff))
 		rc = fail(L, "%s: window must be 1 MiB aligned (limit ends in fffff)",
@@ -239,57 +391,63 @@ static int parse_window(struct loader *L, json_object *o, const char *key,
 	return rc;
 }
 
+struct ide_raw {
+	uint64_t cap, algorithms, link_tcs, streams, addr_assoc;
+	bool link, selective, flow_through, partial_header, aggregation, pcrc, ide_km, sel_cfg,
+		tee_limited, xt;
+};
+
+/* step 1: the capability's fields, read only without "cap"; step 2: addr_assoc as one number */
+static const struct field_spec ide_fields[] = {
+	{ "cap", F_NUM, .def = UINT64_MAX, .max = UINT64_MAX, AT(struct ide_raw, cap) },
+	{ "link", F_BOOL, .step = 1, AT(struct ide_raw, link) },
+	{ "selective", F_BOOL, .step = 1, .def = true, AT(struct ide_raw, selective) },
+	{ "flow_through", F_BOOL, .step = 1, AT(struct ide_raw, flow_through) },
+	{ "partial_header", F_BOOL, .step = 1, AT(struct ide_raw, partial_header) },
+	{ "aggregation", F_BOOL, .step = 1, AT(struct ide_raw, aggregation) },
+	{ "pcrc", F_BOOL, .step = 1, AT(struct ide_raw, pcrc) },
+	{ "ide_km", F_BOOL, .step = 1, .def = true, AT(struct ide_raw, ide_km) },
+	{ "sel_cfg", F_BOOL, .step = 1, AT(struct ide_raw, sel_cfg) },
+	{ "tee_limited", F_BOOL, .step = 1, AT(struct ide_raw, tee_limited) },
+	{ "xt", F_BOOL, .step = 1, AT(struct ide_raw, xt) },
+	{ "algorithms", F_NUM, .step = 1, .max = 0x1f, AT(struct ide_raw, algorithms) },
+	{ "link_tcs", F_NUM, .step = 1, .def = 1, .max = 8, AT(struct ide_raw, link_tcs) },
+	{ "streams", F_NUM, .step = 1, .def = 1, .max = 256, AT(struct ide_raw, streams) },
+	{ "addr_assoc", F_NUM, .step = 2, .def = 1, .max = SIM_MAX_ASSOC,
+	  AT(struct ide_raw, addr_assoc) },
+};
+
 static int parse_ide(struct loader *L, json_object *o, struct sim_dev *d,
 		     const char *what)
 {
-	static const char *const keys[] = {
-		"cap", "link", "selective", "flow_through", "partial_header",
-		"aggregation", "pcrc", "ide_km", "sel_cfg", "algorithms",
-		"link_tcs", "streams", "tee_limited", "xt", "addr_assoc", NULL
-	};
 	struct sim_dev_ide *ide = &d->ide;
-	bool link, sel, ft, phe, agg, pcrc, km, selcfg, tee, xt;
-	uint64_t cap, alg, tcs, streams, assoc;
+	struct ide_raw r = { 0 };
 	json_object *av;
 	char *wh = sim_xasprintf("%s: ide", what);
 	int rc;
 
-	rc = check_keys(L, o, wh, keys);
-	if (!rc)
-		rc = get_u64(L, o, "cap", UINT64_MAX, UINT64_MAX, &cap, wh);
+	rc = load_fields(L, o, wh, ide_fields, NFIELDS(ide_fields), &r);
 	if (rc)
 		goto out;
-	if (cap != UINT64_MAX) {
-		if (cap > 0xffffffffull) {
+	if (r.cap != UINT64_MAX) {
+		if (r.cap > 0xffffffffull) {
 			rc = fail(L, "%s: cap must be 32 bits", wh);
 			goto out;
 		}
-		ide->cap = (uint32_t)cap;
+		ide->cap = (uint32_t)r.cap;
 	} else {
-		rc = get_bool(L, o, "link", false, &link, wh) ?:
-		     get_bool(L, o, "selective", true, &sel, wh) ?:
-		     get_bool(L, o, "flow_through", false, &ft, wh) ?:
-		     get_bool(L, o, "partial_header", false, &phe, wh) ?:
-		     get_bool(L, o, "aggregation", false, &agg, wh) ?:
-		     get_bool(L, o, "pcrc", false, &pcrc, wh) ?:
-		     get_bool(L, o, "ide_km", true, &km, wh) ?:
-		     get_bool(L, o, "sel_cfg", false, &selcfg, wh) ?:
-		     get_bool(L, o, "tee_limited", false, &tee, wh) ?:
-		     get_bool(L, o, "xt", false, &xt, wh) ?:
-		     get_u64(L, o, "algorithms", 0, 0x1f, &alg, wh) ?:
-		     get_u64(L, o, "link_tcs", 1, 8, &tcs, wh) ?:
-		     get_u64(L, o, "streams", 1, 256, &streams, wh);
+		rc = read_fields(L, o, wh, ide_fields, NFIELDS(ide_fields), 1, &r);
 		if (rc)
 			goto out;
-		if (!tcs || !streams) {
+		if (!r.link_tcs || !r.streams) {
 			rc = fail(L, "%s: link_tcs and streams start at 1", wh);
 			goto out;
 		}
-		ide->cap = link | sel << 1 | ft << 2 | phe << 3 | agg << 4 |
-			   pcrc << 5 | km << 6 | selcfg << 7 |
-			   (uint32_t)alg << 8 | (uint32_t)(tcs - 1) << 13 |
-			   (uint32_t)(streams - 1) << 16 | (uint32_t)tee << 24 |
-			   (uint32_t)xt << 25;
+		ide->cap = r.link | r.selective << 1 | r.flow_through << 2 | r.partial_header << 3 |
+			   r.aggregation << 4 | r.pcrc << 5 | r.ide_km << 6 | r.sel_cfg << 7 |
+			   (uint32_t)r.algorithms << 8 | (uint32_t)(r.link_tcs - 1) << 13 |
+			   (uint32_t)(r.streams - 1) << 16 | (uint32_t)r.tee_limited << 24 |
+			   (uint32_t)r.xt << 25;
 	}
 	ide->present = true;
 	ide->nr_link = (ide->cap & 1) ? ((ide->cap >> 13) & 7) + 1 : 0;
@@ -314,11 +472,11 @@ static int parse_ide(struct loader *L, json_object *o, struct sim_dev *d,
 			ide->sel[i].nr_assoc = json_object_get_int(e);
 		}
 	} else {
-		rc = get_u64(L, o, "addr_assoc", 1, SIM_MAX_ASSOC, &assoc, wh);
+		rc = read_fields(L, o, wh, ide_fields, NFIELDS(ide_fields), 2, &r);
 		if (rc)
 			goto out;
 		for (unsigned i = 0; i < ide->nr_sel; i++)
-			ide->sel[i].nr_assoc = (unsigned)assoc;
+			ide->sel[i].nr_assoc = (unsigned)r.addr_assoc;
 	}
 out:
 	free(wh);
@@ -337,100 +495,73 @@ static int parse_state(struct loader *L, const char *s, int *out,
 	return 0;
 }
 
-static int parse_partner(struct loader *L, const char *s, bool *rp, bool *ep,
-			 const char *what)
+struct faults_raw {
+	struct sim_dev_faults f;
+	const char *connect_after;
+	bool insecure[2], ide_fail[2], dropped[2];	/* rp, ep */
+};
+
+/* step 1: connect_after, checked against connect_errno before the rest is read */
+static const struct field_spec faults_fields[] = {
+	{ "connect_errno", F_ERRNO, AT(struct faults_raw, f.connect_errno) },
+	{ "lock_errno", F_ERRNO, AT(struct faults_raw, f.lock_errno) },
+	{ "accept_errno", F_ERRNO, AT(struct faults_raw, f.accept_errno) },
+	{ "connect_after", F_STR, .step = 1, AT(struct faults_raw, connect_after) },
+	{ "insecure", F_PARTNER, .step = 2, AT(struct faults_raw, insecure) },
+	{ "ide_fail", F_PARTNER, .step = 2, AT(struct faults_raw, ide_fail) },
+	{ "dropped", F_PARTNER, .step = 2, AT(struct faults_raw, dropped) },
+	{ "vanish_after_writes", F_NUM, .step = 2, .max = 1000000,
+	  AT(struct faults_raw, f.vanish_after_writes) },
+	{ "vanish_after_opens", F_NUM, .step = 2, .max = 1000000,
+	  AT(struct faults_raw, f.vanish_after_opens) },
+	{ "write_delay_ms", F_NUM, .step = 2, .max = 600000,
+	  AT(struct faults_raw, f.write_delay_ms) },
+	{ "stream_alloc_fail", F_BOOL, .step = 2, AT(struct faults_raw, f.stream_alloc_fail) },
+	{ "seamcall_fail", F_BOOL, .step = 2, AT(struct faults_raw, f.seamcall_fail) },
+};
+
+static int parse_stage(struct loader *L, const char *s, enum sim_fault_stage *out,
+		       const char *what)
 {
-	*rp = !strcmp(s, "rp") || !strcmp(s, "both");
-	*ep = !strcmp(s, "ep") || !strcmp(s, "both");
-	if (!*rp && !*ep)
-		return fail(L, "%s: partner is \"rp\", \"ep\" or \"both\"", what);
+	if (!strcmp(s, "alloc"))
+		*out = STAGE_ALLOC;
+	else if (!strcmp(s, "register"))
+		*out = STAGE_REGISTER;
+	else if (!strcmp(s, "setup"))
+		*out = STAGE_SETUP;
+	else if (!strcmp(s, "enable"))
+		*out = STAGE_ENABLE;
+	else
+		return fail(L, "%s: connect_after is alloc, register, setup or enable", what);
 	return 0;
 }
 
 static int parse_faults(struct loader *L, json_object *o, struct sim_dev *d,
 			const char *what)
 {
-	static const char *const keys[] = {
-		"connect_errno", "connect_after", "insecure", "ide_fail", "dropped",
-		"vanish_after_writes", "vanish_after_opens", "write_delay_ms",
-		"lock_errno", "accept_errno", "stream_alloc_fail", "seamcall_fail",
-		NULL
-	};
-	struct sim_dev_faults *f = &d->faults;
+	struct faults_raw r = { .f = d->faults };
 	char *wh = sim_xasprintf("%s: faults", what);
-	const char *s;
-	json_object *v;
-	uint64_t n = 0;
-	bool rp, ep;
 	int rc;
 
-	rc = check_keys(L, o, wh, keys);
-	if (rc)
-		goto out;
-	v = get(o, "connect_errno");
-	if (v) {
-		rc = parse_errno(L, v, &f->connect_errno, wh);
-		if (rc)
-			goto out;
-		f->connect_after = STAGE_SETUP;
-	}
-	v = get(o, "lock_errno");
-	if (v && (rc = parse_errno(L, v, &f->lock_errno, wh)))
-		goto out;
-	v = get(o, "accept_errno");
-	if (v && (rc = parse_errno(L, v, &f->accept_errno, wh)))
-		goto out;
-	rc = get_str(L, o, "connect_after", &s, wh);
-	if (rc)
-		goto out;
-	if (s) {
-		if (!f->connect_errno) {
-			rc = fail(L, "%s: connect_after needs connect_errno", wh);
-			goto out;
-		}
-		if (!strcmp(s, "alloc"))
-			f->connect_after = STAGE_ALLOC;
-		else if (!strcmp(s, "register"))
-			f->connect_after = STAGE_REGISTER;
-		else if (!strcmp(s, "setup"))
-			f->connect_after = STAGE_SETUP;
-		else if (!strcmp(s, "enable"))
-			f->connect_after = STAGE_ENABLE;
-		else {
-			rc = fail(L, "%s: connect_after is alloc, register, setup or enable",
-				  wh);
-			goto out;
-		}
-	}
-	rc = get_str(L, o, "insecure", &s, wh);
-	if (!rc && s) {
-		rc = parse_partner(L, s, &rp, &ep, wh);
-		if (rp)
-			f->rp_state = STATE_INSECURE;
-		if (ep)
-			f->ep_state = STATE_INSECURE;
-	}
+	rc = load_fields(L, o, wh, faults_fields, NFIELDS(faults_fields), &r);
+	if (!rc && r.f.connect_errno)
+		r.f.connect_after = STAGE_SETUP;
 	if (!rc)
-		rc = get_str(L, o, "ide_fail", &s, wh);
-	if (!rc && s)
-		rc = parse_partner(L, s, &f->rp_ide_fail, &f->ep_ide_fail, wh);
+		rc = read_fields(L, o, wh, faults_fields, NFIELDS(faults_fields), 1, &r);
+	if (!rc && r.connect_after)
+		rc = !r.f.connect_errno ? fail(L, "%s: connect_after needs connect_errno", wh) :
+		     parse_stage(L, r.connect_after, &r.f.connect_after, wh);
 	if (!rc)
-		rc = get_str(L, o, "dropped", &s, wh);
-	if (!rc && s)
-		rc = parse_partner(L, s, &f->rp_dropped, &f->ep_dropped, wh);
-	if (!rc)
-		rc = get_u64(L, o, "vanish_after_writes", 0, 1000000, &n, wh);
-	f->vanish_after_writes = (long)n;
-	if (!rc)
-		rc = get_u64(L, o, "vanish_after_opens", 0, 1000000, &n, wh);
-	f->vanish_after_opens = (long)n;
-	if (!rc)
-		rc = get_u64(L, o, "write_delay_ms", 0, 600000, &n, wh);
-	f->write_delay_ms = (long)n;
-	if (!rc)
-		rc = get_bool(L, o, "stream_alloc_fail", false, &f->stream_alloc_fail, wh) ?:
-		     get_bool(L, o, "seamcall_fail", false, &f->seamcall_fail, wh);
-out:
+		rc = read_fields(L, o, wh, faults_fields, NFIELDS(faults_fields), 2, &r);
+	if (r.insecure[0])
+		r.f.rp_state = STATE_INSECURE;
+	if (r.insecure[1])
+		r.f.ep_state = STATE_INSECURE;
+	r.f.rp_ide_fail = r.ide_fail[0];
+	r.f.ep_ide_fail = r.ide_fail[1];
+	r.f.rp_dropped = r.dropped[0];
+	r.f.ep_dropped = r.dropped[1];
+	d->faults = r.f;
 	free(wh);
 	return rc;
 }
@@ -442,121 +573,140 @@ static int want_array(struct loader *L, json_object *v, const char *what)
 	return 0;
 }
 
+struct preset_raw {
+	uint64_t block, stream_id, rid_base, rid_limit;
+	const char *state;
+	bool ide_fail, is_default, tee_limited, cfg;
+};
+
+/* step 1 once the state is checked; preset: rid_base the root port's RID, rid_limit rid_base */
+static const struct field_spec preset_fields[] = {
+	{ "block", F_NUM, .max = SIM_MAX_BLOCKS - 1, AT(struct preset_raw, block) },
+	{ "stream_id", F_NUM, .max = 255, AT(struct preset_raw, stream_id) },
+	{ "state", F_STR, AT(struct preset_raw, state) },
+	{ "ide_fail", F_BOOL, .step = 1, AT(struct preset_raw, ide_fail) },
+	{ "default", F_BOOL, .step = 1, AT(struct preset_raw, is_default) },
+	{ "tee_limited", F_BOOL, .step = 1, AT(struct preset_raw, tee_limited) },
+	{ "cfg", F_BOOL, .step = 1, AT(struct preset_raw, cfg) },
+	{ "rid_base", F_NUM, .step = 1, .preset = true, .max = 0xffff,
+	  AT(struct preset_raw, rid_base) },
+	{ "rid_limit", F_NUM, .step = 2, .preset = true, .max = 0xffff,
+	  AT(struct preset_raw, rid_limit) },
+};
+
 static int parse_presets(struct loader *L, json_object *arr, struct sim_dev *d,
 			 const char *what)
 {
-	static const char *const keys[] = {
-		"block", "stream_id", "state", "ide_fail", "rid_base",
-		"rid_limit", "default", "tee_limited", "cfg", NULL
-	};
 	char *wh = sim_xasprintf("%s: preset_streams", what);
 	int rc = want_array(L, arr, wh);
 
 	for (size_t i = 0; !rc && i < json_object_array_length(arr); i++) {
 		json_object *o = json_object_array_get_idx(arr, i);
-		uint64_t blk, id, base, limit;
-		bool fail_bit, def, tee, cfg;
+		struct preset_raw r = { .rid_base = d->parent ? sim_dev_rid(d->parent) : 0 };
 		struct sim_sel_block *b;
 		int state = STATE_SECURE;
-		const char *s;
-		unsigned rp_rid = 0;
 
-		if (d->parent)
-			rp_rid = sim_dev_rid(d->parent);
-		rc = check_keys(L, o, wh, keys) ?:
-		     get_u64(L, o, "block", 0, SIM_MAX_BLOCKS - 1, &blk, wh) ?:
-		     get_u64(L, o, "stream_id", 0, 255, &id, wh) ?:
-		     get_str(L, o, "state", &s, wh);
-		if (!rc && s)
-			rc = parse_state(L, s, &state, wh);
+		rc = load_fields(L, o, wh, preset_fields, NFIELDS(preset_fields), &r);
+		if (!rc && r.state)
+			rc = parse_state(L, r.state, &state, wh);
 		if (!rc)
-			rc = get_bool(L, o, "ide_fail", false, &fail_bit, wh) ?:
-			     get_bool(L, o, "default", false, &def, wh) ?:
-			     get_bool(L, o, "tee_limited", false, &tee, wh) ?:
-			     get_bool(L, o, "cfg", false, &cfg, wh) ?:
-			     get_u64(L, o, "rid_base", rp_rid, 0xffff, &base, wh) ?:
-			     get_u64(L, o, "rid_limit", base, 0xffff, &limit, wh);
+			rc = read_fields(L, o, wh, preset_fields, NFIELDS(preset_fields), 1, &r);
+		r.rid_limit = r.rid_base;
+		if (!rc)
+			rc = read_fields(L, o, wh, preset_fields, NFIELDS(preset_fields), 2, &r);
 		if (rc)
 			goto out;
-		if (!d->ide.present || blk >= d->ide.nr_sel) {
+		if (!d->ide.present || r.block >= d->ide.nr_sel) {
 			rc = fail(L, "%s: block %llu does not exist", wh,
-				  (unsigned long long)blk);
+				  (unsigned long long)r.block);
 			goto out;
 		}
 		/* the hardware state enumeration finds: an enabled block */
-		b = &d->ide.sel[blk];
-		b->ctl = (uint32_t)id << 24 | 1u | (uint32_t)def << 22 |
-			 (uint32_t)tee << 23 | (uint32_t)cfg << 9;
-		b->sts = (uint32_t)state | (fail_bit ? 1u << 31 : 0);
-		b->rid1 = (uint32_t)limit << 8;
-		b->rid2 = 1u | (uint32_t)base << 8;
+		b = &d->ide.sel[r.block];
+		b->ctl = (uint32_t)r.stream_id << 24 | 1u | (uint32_t)r.is_default << 22 |
+			 (uint32_t)r.tee_limited << 23 | (uint32_t)r.cfg << 9;
+		b->sts = (uint32_t)state | (r.ide_fail ? 1u << 31 : 0);
+		b->rid1 = (uint32_t)r.rid_limit << 8;
+		b->rid2 = 1u | (uint32_t)r.rid_base << 8;
 	}
 out:
 	free(wh);
 	return rc;
 }
 
+struct connected_raw {
+	const char *tsm, *stream;
+};
+
+static const struct field_spec connected_fields[] = {
+	{ "tsm", F_STR, AT(struct connected_raw, tsm) },
+	{ "stream", F_STR, AT(struct connected_raw, stream) },
+};
+
 static int parse_connected(struct loader *L, json_object *v, struct sim_dev *d,
 			   const char *what)
 {
-	static const char *const keys[] = { "tsm", "stream", NULL };
-	const char *tsm = NULL, *stream = NULL;
+	struct connected_raw r = { 0 };
 	int rc = 0;
 
 	d->boot_h = d->boot_r = d->boot_e = -1;
 	if (!v)
 		return 0;
 	if (json_object_is_type(v, json_type_string)) {
-		tsm = json_object_get_string(v);
+		r.tsm = json_object_get_string(v);
 	} else {
-		rc = check_keys(L, v, what, keys) ?:
-		     get_str(L, v, "tsm", &tsm, what) ?:
-		     get_str(L, v, "stream", &stream, what);
+		rc = load_fields(L, v, what, connected_fields, NFIELDS(connected_fields), &r);
 		if (rc)
 			return rc;
 	}
-	if (!tsm || strncmp(tsm, "tsm", 3))
+	if (!r.tsm || strncmp(r.tsm, "tsm", 3))
 		return fail(L, "%s: connected needs a TSM name like \"tsm0\"", what);
-	if (stream) {
-		unsigned h, r, e;
+	if (r.stream) {
+		unsigned h, rp, e;
 		char tail;
 
-		if (sscanf(stream, "%u.%u.%u%c", &h, &r, &e, &tail) != 3 ||
-		    h >= SIM_POOL_MAX || r >= SIM_MAX_BLOCKS ||
+		if (sscanf(r.stream, "%u.%u.%u%c", &h, &rp, &e, &tail) != 3 ||
+		    h >= SIM_POOL_MAX || rp >= SIM_MAX_BLOCKS ||
 		    e >= SIM_MAX_BLOCKS)
 			return fail(L, "%s: stream must be \"H.R.E\"", what);
 		d->boot_h = h;
-		d->boot_r = r;
+		d->boot_r = rp;
 		d->boot_e = e;
 	}
-	d->boot_connect = sim_xstrdup(tsm);
+	d->boot_connect = sim_xstrdup(r.tsm);
 	return 0;
 }
+
+struct bar_raw {
+	uint64_t index, base, size;
+	bool is64, prefetch;
+};
+
+/* index defaults to the entry's place in the array (preset) */
+static const struct field_spec bar_fields[] = {
+	{ "index", F_NUM, .preset = true, .max = 5, AT(struct bar_raw, index) },
+	{ "base", F_NUM, .max = UINT64_MAX, AT(struct bar_raw, base) },
+	{ "size", F_NUM, .def = 0x1000, .max = UINT64_MAX, AT(struct bar_raw, size) },
+	{ "64bit", F_BOOL, AT(struct bar_raw, is64) },
+	{ "prefetchable", F_BOOL, AT(struct bar_raw, prefetch) },
+};
 
 static int parse_bars(struct loader *L, json_object *arr, struct sim_dev *d,
 		      const char *what)
 {
-	static const char *const keys[] = { "index", "base", "size", "64bit",
-					    "prefetchable", NULL };
 	char *wh = sim_xasprintf("%s: bars", what);
 	int rc = want_array(L, arr, wh);
 
 	for (size_t i = 0; !rc && i < json_object_array_length(arr); i++) {
-		json_object *o = json_object_array_get_idx(arr, i);
-		uint64_t idx, base, size;
-		bool is64, pf;
+		struct bar_raw r = { .index = i };
 
-		rc = check_keys(L, o, wh, keys) ?:
-		     get_u64(L, o, "index", i, 5, &idx, wh) ?:
-		     get_u64(L, o, "base", 0, UINT64_MAX, &base, wh) ?:
-		     get_u64(L, o, "size", 0x1000, UINT64_MAX, &size, wh) ?:
-		     get_bool(L, o, "64bit", false, &is64, wh) ?:
-		     get_bool(L, o, "prefetchable", false, &pf, wh);
+		rc = load_fields(L, json_object_array_get_idx(arr, i), wh, bar_fields,
+				 NFIELDS(bar_fields), &r);
 		if (rc)
 			goto out;
-		d->bars[idx] = (struct sim_bar){ .present = true, .is64 = is64,
-					     .prefetch = pf, .base = base,
-					     .size = size };
+		d->bars[r.index] = (struct sim_bar){ .present = true, .is64 = r.is64,
+						     .prefetch = r.prefetch, .base = r.base,
+						     .size = r.size };
 	}
 out:
 	free(wh);
@@ -567,9 +717,12 @@ out:
 static int parse_mailbox(struct loader *L, json_object *arr, struct sim_dev *d,
 			 const char *what)
 {
-	struct sim_doe_mb mb = { 0 };
+	struct sim_doe_mb *mb;
 	bool disc = false;
 
+	/* in the device before it is filled: a bad entry below frees it with the model */
+	APPEND(d->mbs, d->nr_mbs, (struct sim_doe_mb){ 0 });
+	mb = &d->mbs[d->nr_mbs - 1];
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
 		json_object *e = json_object_array_get_idx(arr, i);
 		unsigned vid, type;
@@ -584,15 +737,14 @@ static int parse_mailbox(struct loader *L, json_object *arr, struct sim_dev *d,
 		/* sysfs names use lower-case %04lx:%02lx */
 		f = sim_xasprintf("%04x:%02x", vid, type);
 		disc |= !strcmp(f, "0001:00");
-		APPEND(mb.feat, mb.nr_feat, f);
+		APPEND(mb->feat, mb->nr_feat, f);
 	}
 	if (!disc)
-		APPEND(mb.feat, mb.nr_feat, sim_xasprintf("0001:00"));
+		APPEND(mb->feat, mb->nr_feat, sim_xasprintf("0001:00"));
 	/* doe_features/ shows each feature once: a second mailbox's is EEXIST, skipped */
-	for (size_t i = 0; i < mb.nr_feat; i++)
-		if (!sim_dev_has_doe(d, mb.feat[i]))
-			APPEND(d->doe, d->nr_doe, sim_xstrdup(mb.feat[i]));
-	APPEND(d->mbs, d->nr_mbs, mb);
+	for (size_t i = 0; i < mb->nr_feat; i++)
+		if (!sim_dev_has_doe(d, mb->feat[i]))
+			APPEND(d->doe, d->nr_doe, sim_xstrdup(mb->feat[i]));
 	return 0;
 }
 
@@ -666,6 +818,19 @@ static int parse_report_kind(struct loader *L, json_object *o, struct sim_ev_spe
 	return 0;
 }
 
+struct evidence_raw {
+	const char *firmware;
+};
+
+/* vca, measurements and report are a bool or a name, read first; firmware then (step 1) */
+static const struct field_spec evidence_fields[] = {
+	{ "vca", .type = F_OTHER },
+	{ "measurements", .type = F_OTHER },
+	{ "report", .type = F_OTHER },
+	{ "firmware", F_STR, .step = 1, AT(struct evidence_raw, firmware) },
+	{ "certs", .type = F_OTHER },
+};
+
 /*
  * "evidence": what the device's provider reports once it has a context
  * (sim-evidence.c): "certs" (per slot a chain name gen-cert-chain built,
@@ -674,22 +839,20 @@ static int parse_report_kind(struct loader *L, json_object *o, struct sim_ev_spe
  */
 static int parse_evidence(struct loader *L, json_object *o, struct sim_dev *d, const char *what)
 {
-	static const char *const keys[] = { "certs", "vca", "measurements", "report", "firmware",
-					     NULL };
 	struct sim_ev_spec *s = sim_xcalloc(1, sizeof(*s));
-	const char *fw = NULL;
+	struct evidence_raw r = { 0 };
 	json_object *c;
 	int rc;
 
 	d->ev_spec = s;
-	rc = check_keys(L, o, what, keys) ?:
+	rc = load_fields(L, o, what, evidence_fields, NFIELDS(evidence_fields), &r) ?:
 	     bool_or_file(L, o, "vca", &s->vca, &s->vca_file, what) ?:
 	     bool_or_file(L, o, "measurements", &s->measurements, &s->meas_file, what) ?:
 	     parse_report_kind(L, o, s, what) ?:
-	     get_str(L, o, "firmware", &fw, what);
+	     read_fields(L, o, what, evidence_fields, NFIELDS(evidence_fields), 1, &r);
 	if (rc)
 		return rc;
-	s->firmware = fw ? sim_xstrdup(fw) : NULL;
+	s->firmware = r.firmware ? sim_xstrdup(r.firmware) : NULL;
 	c = get(o, "certs");
 	if (!c)
 		return 0;
@@ -711,6 +874,20 @@ static int parse_evidence(struct loader *L, json_object *o, struct sim_dev *d, c
 	return 0;
 }
 
+struct msix_raw {
+	uint64_t vectors, table_bar, table_offset, pba_bar, pba_offset;
+};
+
+/* step 1: the PBA, by default in the table's BAR right after it (preset from step 0) */
+static const struct field_spec msix_fields[] = {
+	{ "vectors", F_NUM, .def = 1, .max = 2048, AT(struct msix_raw, vectors) },
+	{ "table_bar", F_NUM, .max = 5, AT(struct msix_raw, table_bar) },
+	{ "table_offset", F_NUM, .max = 0xfffffff8, AT(struct msix_raw, table_offset) },
+	{ "pba_bar", F_NUM, .step = 1, .preset = true, .max = 5, AT(struct msix_raw, pba_bar) },
+	{ "pba_offset", F_NUM, .step = 1, .preset = true, .max = 0xfffffff8,
+	  AT(struct msix_raw, pba_offset) },
+};
+
 /*
  * "msix": { "vectors", "table_bar", "table_offset", "pba_bar", "pba_offset" }:
  * an MSI-X capability whose table and PBA lie inside memory BARs the
@@ -718,53 +895,59 @@ static int parse_evidence(struct loader *L, json_object *o, struct sim_dev *d, c
  */
 static int parse_msix(struct loader *L, json_object *o, struct sim_dev *d, const char *what)
 {
-	static const char *const keys[] = { "vectors", "table_bar", "table_offset", "pba_bar",
-					    "pba_offset", NULL };
 	struct sim_msix *x = &d->msix;
-	uint64_t n, tb, to, pb, po;
-	int rc = check_keys(L, o, what, keys) ?:
-		 get_u64(L, o, "vectors", 1, 2048, &n, what) ?:
-		 get_u64(L, o, "table_bar", 0, 5, &tb, what) ?:
-		 get_u64(L, o, "table_offset", 0, 0xfffffff8, &to, what) ?:
-		 get_u64(L, o, "pba_bar", tb, 5, &pb, what) ?:
-		 get_u64(L, o, "pba_offset", to + 16 * n, 0xfffffff8, &po, what);
+	struct msix_raw r = { 0 };
+	int rc = load_fields(L, o, what, msix_fields, NFIELDS(msix_fields), &r);
 
+	r.pba_bar = r.table_bar;
+	r.pba_offset = r.table_offset + 16 * r.vectors;
+	if (!rc)
+		rc = read_fields(L, o, what, msix_fields, NFIELDS(msix_fields), 1, &r);
 	if (rc)
 		return rc;
-	if (!sim_dev_is_pcie(d) || !n || to % 8 || po % 8 || !d->bars[tb].present || !d->bars[pb].present ||
-	    to + 16 * n > d->bars[tb].size || po + (n + 63) / 64 * 8 > d->bars[pb].size)
+	if (!sim_dev_is_pcie(d) || !r.vectors || r.table_offset % 8 || r.pba_offset % 8 ||
+	    !d->bars[r.table_bar].present || !d->bars[r.pba_bar].present ||
+	    r.table_offset + 16 * r.vectors > d->bars[r.table_bar].size ||
+	    r.pba_offset + (r.vectors + 63) / 64 * 8 > d->bars[r.pba_bar].size)
 		return fail(L, "%s: msix: a PCIe function's 1..2048 vectors whose table and PBA lie "
 			    "QWORD aligned inside BARs it has", what);
-	*x = (struct sim_msix){ true, (unsigned)n, (unsigned)tb, (unsigned)pb, (uint32_t)to,
-				(uint32_t)po };
+	*x = (struct sim_msix){ true, (unsigned)r.vectors, (unsigned)r.table_bar,
+				(unsigned)r.pba_bar, (uint32_t)r.table_offset,
+				(uint32_t)r.pba_offset };
 	return 0;
 }
+
+struct vfs_raw {
+	uint64_t count, offset, stride, device;
+	bool tee;
+	const char *driver;
+};
+
+/* device and tee default to the PF's (preset by the caller) */
+static const struct field_spec vfs_fields[] = {
+	{ "count", F_NUM, .def = 1, .max = 256, AT(struct vfs_raw, count) },
+	{ "offset", F_NUM, .def = 1, .max = 0xffff, AT(struct vfs_raw, offset) },
+	{ "stride", F_NUM, .def = 1, .max = 0xffff, AT(struct vfs_raw, stride) },
+	{ "device", F_NUM, .preset = true, .max = 0xffff, AT(struct vfs_raw, device) },
+	{ "tee", F_BOOL, .preset = true, AT(struct vfs_raw, tee) },
+	{ "driver", F_STR, AT(struct vfs_raw, driver) },
+};
 
 static int make_vfs(struct loader *L, json_object *o, struct sim_dev *pf,
 		    const char *what)
 {
-	static const char *const keys[] = { "count", "offset", "stride",
-					    "device", "tee", "driver", NULL };
+	struct vfs_raw r = { .device = pf->device, .tee = pf->tee };
 	char *wh = sim_xasprintf("%s: vfs", what);
-	uint64_t count, offset, stride, dev;
-	const char *drv;
-	bool tee;
 	int rc;
 
-	rc = check_keys(L, o, wh, keys) ?:
-	     get_u64(L, o, "count", 1, 256, &count, wh) ?:
-	     get_u64(L, o, "offset", 1, 0xffff, &offset, wh) ?:
-	     get_u64(L, o, "stride", 1, 0xffff, &stride, wh) ?:
-	     get_u64(L, o, "device", pf->device, 0xffff, &dev, wh) ?:
-	     get_bool(L, o, "tee", pf->tee, &tee, wh) ?:
-	     get_str(L, o, "driver", &drv, wh);
+	rc = load_fields(L, o, wh, vfs_fields, NFIELDS(vfs_fields), &r);
 	if (rc)
 		goto out;
-	pf->vf_offset = (unsigned)offset;
-	pf->vf_stride = (unsigned)stride;
-	pf->vf_device = (uint16_t)dev;
-	for (unsigned i = 0; i < count; i++) {
-		unsigned rid = sim_dev_rid(pf) + (unsigned)offset + i * (unsigned)stride;
+	pf->vf_offset = (unsigned)r.offset;
+	pf->vf_stride = (unsigned)r.stride;
+	pf->vf_device = (uint16_t)r.device;
+	for (unsigned i = 0; i < r.count; i++) {
+		unsigned rid = sim_dev_rid(pf) + (unsigned)r.offset + i * (unsigned)r.stride;
 		struct sim_dev *vf = sim_xcalloc(1, sizeof(*vf));
 
 		if (rid > 0xffff) {
@@ -778,16 +961,16 @@ static int make_vfs(struct loader *L, json_object *o, struct sim_dev *pf,
 		vf->fn = rid & 7;
 		vf->name = bdf_name(vf->domain, vf->bus, vf->slot, vf->fn);
 		vf->vendor = pf->vendor;
-		vf->device = (uint16_t)dev;
+		vf->device = (uint16_t)r.device;
 		vf->subvendor = pf->subvendor;
 		vf->subdevice = pf->subdevice;
 		vf->class = pf->class;
 		vf->revision = pf->revision;
 		vf->type = PT_ENDPOINT;
-		vf->tee = tee;
+		vf->tee = r.tee;
 		vf->flr = true;
-		vf->driver = drv ? sim_xstrdup(drv) : NULL;
-		vf->boot_driver = drv ? sim_xstrdup(drv) : NULL;
+		vf->driver = r.driver ? sim_xstrdup(r.driver) : NULL;
+		vf->boot_driver = r.driver ? sim_xstrdup(r.driver) : NULL;
 		vf->hb = pf->hb;
 		vf->parent = pf->parent;
 		vf->physfn = pf;
@@ -806,20 +989,62 @@ out:
 	return rc;
 }
 
+struct dev_raw {
+	const char *type, *driver, *locked;
+	uint64_t vendor, device, class, revision, subsystem_vendor, subsystem_device, secondary,
+		ext_caps;
+	bool tee, bound, accepted, flr;
+};
+
+/* bdf is read before the key check to name the device; type once the BDF is checked (step 1) */
+static const struct field_spec dev_fields[] = {
+	{ "bdf", .type = F_OTHER },
+	{ "type", F_STR, .step = 1, AT(struct dev_raw, type) },
+	/* step 2 once the type is known, which presets the class and flr defaults */
+	{ "vendor", F_NUM, .step = 2, .def = 0x1234, .max = 0xffff, AT(struct dev_raw, vendor) },
+	{ "device", F_NUM, .step = 2, .def = 0x0001, .max = 0xffff, AT(struct dev_raw, device) },
+	{ "class", F_NUM, .step = 2, .preset = true, .max = 0xffffff, AT(struct dev_raw, class) },
+	{ "revision", F_NUM, .step = 2, .max = 0xff, AT(struct dev_raw, revision) },
+	{ "subsystem_vendor", F_NUM, .step = 2, .max = 0xffff,
+	  AT(struct dev_raw, subsystem_vendor) },
+	{ "subsystem_device", F_NUM, .step = 2, .max = 0xffff,
+	  AT(struct dev_raw, subsystem_device) },
+	{ "driver", F_STR, .step = 2, AT(struct dev_raw, driver) },
+	{ "tee", F_BOOL, .step = 2, AT(struct dev_raw, tee) },
+	{ "bound", F_BOOL, .step = 2, AT(struct dev_raw, bound) },
+	{ "locked", F_STR, .step = 2, AT(struct dev_raw, locked) },
+	{ "accepted", F_BOOL, .step = 2, AT(struct dev_raw, accepted) },
+	{ "flr", F_BOOL, .step = 2, .preset = true, AT(struct dev_raw, flr) },
+	{ "secondary", F_NUM, .step = 2, .max = 0xff, AT(struct dev_raw, secondary) },
+	{ "ext_caps", F_NUM, .step = 2, .max = SIM_MAX_EXT_CAPS, AT(struct dev_raw, ext_caps) },
+	{ "mem_window", .type = F_OTHER },
+	{ "pref_window", .type = F_OTHER },
+	{ "link", .type = F_OTHER },
+	{ "bars", .type = F_OTHER },
+	{ "msix", .type = F_OTHER },
+	{ "doe", .type = F_OTHER },
+	{ "ide", .type = F_OTHER },
+	{ "preset_streams", .type = F_OTHER },
+	{ "evidence", .type = F_OTHER },
+	{ "faults", .type = F_OTHER },
+	{ "connected", .type = F_OTHER },
+	{ "vfs", .type = F_OTHER },
+	{ "children", .type = F_OTHER },
+};
+
+/* an absent "link" takes every default: the port is the device's slot (preset) */
+static const struct field_spec link_fields[] = {
+	{ "port", F_NUM, .preset = true, .max = 0xff, AT(struct sim_dev, link_port) },
+	{ "speed", F_NUM, .def = 4, .max = 0xf, AT(struct sim_dev, link_speed) },
+	{ "width", F_NUM, .def = 16, .max = 0x3f, AT(struct sim_dev, link_width) },
+};
+
 static int parse_dev(struct loader *L, json_object *o, struct sim_host_bridge *hb,
 		     struct sim_dev *parent)
 {
-	static const char *const keys[] = {
-		"bdf", "type", "vendor", "device", "class", "revision",
-		"subsystem_vendor", "subsystem_device", "driver", "tee", "flr",
-		"link", "mem_window", "pref_window", "secondary", "bars", "doe",
-		"ide", "vfs", "children", "connected", "bound", "locked",
-		"accepted", "preset_streams", "faults", "ext_caps", "evidence", "msix", NULL
-	};
-	static const char *const link_keys[] = { "port", "speed", "width", NULL };
 	struct sim_dev *d = sim_xcalloc(1, sizeof(*d));
-	const char *bdf, *type, *drv, *lock;
-	uint64_t vendor, device, class, rev, sv, sd, sec, port, speed, width, ext;
+	struct dev_raw r = { 0 };
+	const char *bdf;
 	json_object *v;
 	char *what;
 	int rc;
@@ -837,7 +1062,7 @@ static int parse_dev(struct loader *L, json_object *o, struct sim_host_bridge *h
 	if (get_str(L, o, "bdf", &bdf, "device") || !bdf)
 		return fail(L, "%s: every device needs a \"bdf\"", hb->name);
 	what = sim_xasprintf("%s", bdf);
-	rc = check_keys(L, o, what, keys);
+	rc = load_fields(L, o, what, dev_fields, NFIELDS(dev_fields), &r);
 	if (rc)
 		goto out;
 	if (parse_bdf(bdf, &d->domain, &d->bus, &d->slot, &d->fn)) {
@@ -849,70 +1074,54 @@ static int parse_dev(struct loader *L, json_object *o, struct sim_host_bridge *h
 		rc = fail(L, "%s: domain differs from host bridge %s", what, hb->name);
 		goto out;
 	}
-	rc = get_str(L, o, "type", &type, what);
+	rc = read_fields(L, o, what, dev_fields, NFIELDS(dev_fields), 1, &r);
 	if (rc)
 		goto out;
-	if (!type) {
+	if (!r.type) {
 		rc = fail(L, "%s: \"type\" is required", what);
 		goto out;
 	}
-	rc = parse_type(L, type, &d->type, what) ?:
-	     get_u64(L, o, "vendor", 0x1234, 0xffff, &vendor, what) ?:
-	     get_u64(L, o, "device", 0x0001, 0xffff, &device, what) ?:
-	     get_u64(L, o, "class", d->type == PT_ROOT_PORT ||
-			     d->type == PT_UPSTREAM || d->type == PT_DOWNSTREAM ?
-			     0x060400 : 0xff0000, 0xffffff, &class, what) ?:
-	     get_u64(L, o, "revision", 0, 0xff, &rev, what) ?:
-	     get_u64(L, o, "subsystem_vendor", 0, 0xffff, &sv, what) ?:
-	     get_u64(L, o, "subsystem_device", 0, 0xffff, &sd, what) ?:
-	     get_str(L, o, "driver", &drv, what) ?:
-	     get_bool(L, o, "tee", false, &d->tee, what) ?:
-	     get_bool(L, o, "bound", false, &d->boot_bound, what) ?:
-	     get_str(L, o, "locked", &lock, what) ?:
-	     get_bool(L, o, "accepted", false, &d->boot_accepted, what) ?:
-	     get_bool(L, o, "flr", d->type == PT_ENDPOINT, &d->flr, what) ?:
-	     get_u64(L, o, "secondary", 0, 0xff, &sec, what) ?:
-	     get_u64(L, o, "ext_caps", 0, SIM_MAX_EXT_CAPS, &ext, what) ?:
-	     parse_window(L, o, "mem_window", &d->mem, what) ?:
-	     parse_window(L, o, "pref_window", &d->pref, what);
+	rc = parse_type(L, r.type, &d->type, what);
+	r.class = d->type == PT_ROOT_PORT || d->type == PT_UPSTREAM ||
+		  d->type == PT_DOWNSTREAM ? 0x060400 : 0xff0000;
+	r.flr = d->type == PT_ENDPOINT;
+	if (!rc)
+		rc = read_fields(L, o, what, dev_fields, NFIELDS(dev_fields), 2, &r) ?:
+		     parse_window(L, o, "mem_window", &d->mem, what) ?:
+		     parse_window(L, o, "pref_window", &d->pref, what);
 	if (rc)
 		goto out;
-	d->vendor = (uint16_t)vendor;
-	d->device = (uint16_t)device;
-	d->class = (uint32_t)class;
-	d->revision = (uint8_t)rev;
-	d->subvendor = (uint16_t)sv;
-	d->subdevice = (uint16_t)sd;
-	d->secondary = (unsigned)sec;
-	d->ext_caps = (unsigned)ext;
-	d->driver = drv ? sim_xstrdup(drv) : NULL;
-	d->boot_driver = drv ? sim_xstrdup(drv) : NULL;
-	if (lock && strncmp(lock, "tsm", 3)) {
+	d->vendor = (uint16_t)r.vendor;
+	d->device = (uint16_t)r.device;
+	d->class = (uint32_t)r.class;
+	d->revision = (uint8_t)r.revision;
+	d->subvendor = (uint16_t)r.subsystem_vendor;
+	d->subdevice = (uint16_t)r.subsystem_device;
+	d->secondary = (unsigned)r.secondary;
+	d->ext_caps = (unsigned)r.ext_caps;
+	d->tee = r.tee;
+	d->boot_bound = r.bound;
+	d->boot_accepted = r.accepted;
+	d->flr = r.flr;
+	d->driver = r.driver ? sim_xstrdup(r.driver) : NULL;
+	d->boot_driver = r.driver ? sim_xstrdup(r.driver) : NULL;
+	if (r.locked && strncmp(r.locked, "tsm", 3)) {
 		rc = fail(L, "%s: locked needs a TSM name like \"tsm1\"", what);
 		goto out;
 	}
-	if (d->boot_accepted && !lock) {
+	if (d->boot_accepted && !r.locked) {
 		rc = fail(L, "%s: accepted needs locked", what);
 		goto out;
 	}
-	d->boot_lock = lock ? sim_xstrdup(lock) : NULL;
-	d->link_speed = 4;
-	d->link_width = 16;
+	d->boot_lock = r.locked ? sim_xstrdup(r.locked) : NULL;
 	d->link_port = d->slot;
 	v = get(o, "link");
-	if (v) {
-		rc = check_keys(L, v, what, link_keys) ?:
-		     get_u64(L, v, "port", d->slot, 0xff, &port, what) ?:
-		     get_u64(L, v, "speed", 4, 0xf, &speed, what) ?:
-		     get_u64(L, v, "width", 16, 0x3f, &width, what);
-		if (rc)
-			goto out;
-		d->link_port = (uint8_t)port;
-		d->link_speed = (uint8_t)speed;
-		d->link_width = (uint8_t)width;
-	}
+	rc = v ? load_fields(L, v, what, link_fields, NFIELDS(link_fields), d) :
+		 read_fields(L, NULL, what, link_fields, NFIELDS(link_fields), 0, d);
+	if (rc)
+		goto out;
 	if (d->type == PT_CONVENTIONAL && (d->tee || get(o, "ide") ||
-					   get(o, "doe") || get(o, "vfs") || ext)) {
+					   get(o, "doe") || get(o, "vfs") || d->ext_caps)) {
 		rc = fail(L, "%s: a conventional PCI device has no extended capabilities",
 			  what);
 		goto out;
@@ -928,7 +1137,7 @@ static int parse_dev(struct loader *L, json_object *o, struct sim_host_bridge *h
 	if ((v = get(o, "preset_streams")) && (rc = parse_presets(L, v, d, what)))
 		goto out;
 	if ((v = get(o, "evidence")) && (rc = parse_evidence(L, v, d, what)))
-		return rc;
+		goto out;
 	if ((v = get(o, "faults")) && (rc = parse_faults(L, v, d, what)))
 		goto out;
 	rc = parse_connected(L, get(o, "connected"), d, what);
@@ -1046,19 +1255,31 @@ static char *pci_id(const char *s)
 	return sim_xasprintf("%04x:%04x", v, d);
 }
 
+struct driver_raw {
+	const char *name, *probe_defer_unaccepted;
+	bool override_only;
+	int probe_accepted_errno;
+};
+
+/* step 1, once the name is checked, under the driver's name; the errno keeps an earlier entry's */
+static const struct field_spec driver_fields[] = {
+	{ "name", F_STR, AT(struct driver_raw, name) },
+	{ "probe_defer_unaccepted", F_STR, AT(struct driver_raw, probe_defer_unaccepted) },
+	{ "override_only", F_BOOL, .step = 1, AT(struct driver_raw, override_only) },
+	{ "probe_accepted_errno", F_ERRNO, .step = 1, AT(struct driver_raw, probe_accepted_errno) },
+	{ "ids", .type = F_OTHER },
+};
+
 /* drivers[]: a name, or { name, ids, override_only, probe_defer_unaccepted, probe_accepted_errno } */
 static int parse_drivers(struct loader *L, json_object *arr)
 {
-	static const char *const keys[] = { "name", "ids", "override_only",
-					    "probe_defer_unaccepted",
-					    "probe_accepted_errno", NULL };
-
 	if (!json_object_is_type(arr, json_type_array))
 		return fail(L, "drivers must be an array");
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
 		json_object *o = json_object_array_get_idx(arr, i), *v;
-		const char *name, *defer;
+		struct driver_raw r = { 0 };
 		struct sim_driver *drv;
+		const char *name;
 		int rc;
 
 		if (json_object_is_type(o, json_type_string)) {
@@ -1068,21 +1289,21 @@ static int parse_drivers(struct loader *L, json_object *arr)
 			add_driver(L->m, name);
 			continue;
 		}
-		rc = check_keys(L, o, "driver", keys) ?:
-		     get_str(L, o, "name", &name, "driver") ?:
-		     get_str(L, o, "probe_defer_unaccepted", &defer, "driver");
+		rc = load_fields(L, o, "driver", driver_fields, NFIELDS(driver_fields), &r);
 		if (rc)
 			return rc;
+		name = r.name;
 		if (!name || !*name || strchr(name, '/'))
 			return fail(L, "driver needs a name");
 		drv = add_driver_named(L->m, name);
-		rc = get_bool(L, o, "override_only", false, &drv->override_only, name);
+		r.probe_accepted_errno = drv->accepted_errno;
+		rc = read_fields(L, o, name, driver_fields, NFIELDS(driver_fields), 1, &r);
+		drv->override_only = r.override_only;
+		drv->accepted_errno = r.probe_accepted_errno;
 		if (rc)
 			return rc;
-		drv->defer_reason = defer ? sim_xstrdup(defer) : NULL;
-		v = get(o, "probe_accepted_errno");
-		if (v && (rc = parse_errno(L, v, &drv->accepted_errno, name)))
-			return rc;
+		drv->defer_reason = r.probe_defer_unaccepted ?
+				    sim_xstrdup(r.probe_defer_unaccepted) : NULL;
 		v = get(o, "ids");
 		if (!v)
 			continue;
@@ -1130,29 +1351,42 @@ static void add_platform_name(struct sim_model *m, const char *name)
 	add_platform(m, name);
 }
 
+struct report_raw {
+	struct sim_report_cfg c;
+	const char *provider;
+};
+
+static const struct field_spec report_fields[] = {
+	{ "provider", F_STR, AT(struct report_raw, provider) },
+	{ "privlevel_floor", F_NUM, .max = REPORT_PRIVLEVEL_MAX,
+	  AT(struct report_raw, c.privlevel_floor) },
+	{ "svsm", F_BOOL, AT(struct report_raw, c.svsm) },
+	{ "faults", .type = F_OTHER },
+};
+
+static const struct field_spec report_fault_fields[] = {
+	{ "concurrent_writer", F_NUM, .max = 1000000,
+	  AT(struct sim_report_cfg, concurrent_writer) },
+	{ "outblob_errno_reads", F_NUM, .max = 1000000,
+	  AT(struct sim_report_cfg, outblob_errno_reads) },
+	{ "outblob_errno", F_ERRNO, AT(struct sim_report_cfg, outblob_errno) },
+	{ "commit_errno", F_ERRNO, AT(struct sim_report_cfg, commit_errno) },
+};
+
 static int parse_report(struct loader *L, json_object *o)
 {
-	static const char *const keys[] = { "provider", "privlevel_floor",
-					    "svsm", "faults", NULL };
-	static const char *const fkeys[] = { "concurrent_writer",
-					     "outblob_errno",
-					     "outblob_errno_reads",
-					     "commit_errno", NULL };
 	struct sim_report_cfg *c = &L->m->report;
+	struct report_raw r = { .c = *c };
 	const char *prov;
-	uint64_t floor, n;
-	json_object *f, *v;
+	json_object *f;
 	int rc;
 
-	c->present = true;
-	rc = check_keys(L, o, "report", keys) ?:
-	     get_str(L, o, "provider", &prov, "report") ?:
-	     get_u64(L, o, "privlevel_floor", 0, REPORT_PRIVLEVEL_MAX, &floor,
-		     "report") ?:
-	     get_bool(L, o, "svsm", false, &c->svsm, "report");
+	r.c.present = true;
+	rc = load_fields(L, o, "report", report_fields, NFIELDS(report_fields), &r);
+	*c = r.c;
 	if (rc)
 		return rc;
-	c->privlevel_floor = (unsigned)floor;
+	prov = r.provider;
 	if (!prov)
 		c->provider = REPORT_NONE;
 	else if (!strcmp(prov, "sev_guest"))
@@ -1166,60 +1400,73 @@ static int parse_report(struct loader *L, json_object *o)
 	f = get(o, "faults");
 	if (!f)
 		return 0;
-	rc = check_keys(L, f, "report: faults", fkeys) ?:
-	     get_u64(L, f, "concurrent_writer", 0, 1000000, &n, "report: faults");
-	if (rc)
-		return rc;
-	c->concurrent_writer = (long)n;
-	rc = get_u64(L, f, "outblob_errno_reads", 0, 1000000, &n,
-		     "report: faults");
-	if (rc)
-		return rc;
-	c->outblob_errno_reads = (long)n;
-	v = get(f, "outblob_errno");
-	if (v && (rc = parse_errno(L, v, &c->outblob_errno, "report: faults")))
-		return rc;
-	v = get(f, "commit_errno");
-	if (v && (rc = parse_errno(L, v, &c->commit_errno, "report: faults")))
-		return rc;
-	return 0;
+	return load_fields(L, f, "report: faults", report_fault_fields,
+			   NFIELDS(report_fault_fields), c);
 }
+
+struct hb_raw {
+	uint64_t domain, bus, streams, keyp_streams;
+	const char *parent, *acpi;
+};
+
+/* streams defaults to 256, or 0 without TSM support (preset by the caller) */
+static const struct field_spec hb_fields[] = {
+	{ "domain", F_NUM, .max = 0xffffff, AT(struct hb_raw, domain) },
+	{ "bus", F_NUM, .max = 0xff, AT(struct hb_raw, bus) },
+	{ "streams", F_NUM, .preset = true, .max = SIM_POOL_MAX, AT(struct hb_raw, streams) },
+	{ "keyp_streams", F_NUM, .def = UINT64_MAX, .max = 255, AT(struct hb_raw, keyp_streams) },
+	{ "parent", F_STR, AT(struct hb_raw, parent) },
+	{ "acpi", F_STR, AT(struct hb_raw, acpi) },
+	{ "dangling_links", .type = F_OTHER },
+	{ "windows", .type = F_OTHER },
+	{ "devices", .type = F_OTHER },
+};
+
+struct dangling_raw {
+	const char *name, *target;
+};
+
+static const struct field_spec dangling_fields[] = {
+	{ "name", F_STR, AT(struct dangling_raw, name) },
+	{ "target", F_STR, AT(struct dangling_raw, target) },
+};
+
+struct hb_window_raw {
+	const char *name;
+	uint64_t base, limit;
+};
+
+static const struct field_spec hb_window_fields[] = {
+	{ "name", F_STR, AT(struct hb_window_raw, name) },
+	{ "base", F_NUM, .max = UINT64_MAX, AT(struct hb_window_raw, base) },
+	{ "limit", F_NUM, .max = UINT64_MAX, AT(struct hb_window_raw, limit) },
+};
 
 static int parse_hb(struct loader *L, json_object *o)
 {
-	static const char *const keys[] = { "domain", "bus", "parent", "streams",
-					    "dangling_links", "devices", "windows",
-					    "acpi", "keyp_streams", NULL };
-	static const char *const dkeys[] = { "name", "target", NULL };
-	static const char *const wkeys[] = { "name", "base", "limit", NULL };
 	struct sim_host_bridge *hb = sim_xcalloc(1, sizeof(*hb));
-	uint64_t dom, bus, streams, keyp;
+	struct hb_raw r = { .streams = L->m->abi == ABI_NONE ? 0 : 256 };
 	const char *parent, *acpi;
 	json_object *v;
 	int rc;
 
 	APPEND(L->m->hbs, L->m->nr_hbs, hb);
-	rc = check_keys(L, o, "host bridge", keys) ?:
-	     get_u64(L, o, "domain", 0, 0xffffff, &dom, "host bridge") ?:
-	     get_u64(L, o, "bus", 0, 0xff, &bus, "host bridge") ?:
-	     get_u64(L, o, "streams", L->m->abi == ABI_NONE ? 0 : 256,
-		     SIM_POOL_MAX, &streams, "host bridge") ?:
-	     get_u64(L, o, "keyp_streams", UINT64_MAX, 255, &keyp, "host bridge") ?:
-	     get_str(L, o, "parent", &parent, "host bridge") ?:
-	     get_str(L, o, "acpi", &acpi, "host bridge");
+	rc = load_fields(L, o, "host bridge", hb_fields, NFIELDS(hb_fields), &r);
 	if (rc)
 		return rc;
-	if (keyp != UINT64_MAX && get(o, "streams"))
+	parent = r.parent;
+	acpi = r.acpi;
+	if (r.keyp_streams != UINT64_MAX && get(o, "streams"))
 		return fail(L, "host bridge: keyp_streams sets the pool, streams must not");
-	hb->keyp_streams = keyp == UINT64_MAX ? -1 : (int)keyp;
+	hb->keyp_streams = r.keyp_streams == UINT64_MAX ? -1 : (int)r.keyp_streams;
 	if ((parent && (!*parent || parent[0] == '/' || strstr(parent, ".."))) ||
 	    (acpi && (!*acpi || acpi[0] == '/' || strstr(acpi, ".."))))
 		return fail(L, "host bridge: parent and acpi are paths below sys/devices");
 	hb->acpi = acpi ? sim_xasprintf("sys/devices/%s", acpi) : NULL;
-	hb->domain = (unsigned)dom;
-	hb->bus = (unsigned)bus;
+	hb->domain = (unsigned)r.domain;
+	hb->bus = (unsigned)r.bus;
 	hb->present = true;
-	hb->nr_streams = L->m->abi == ABI_NONE ? 0 : (unsigned)streams;
+	hb->nr_streams = L->m->abi == ABI_NONE ? 0 : (unsigned)r.streams;
 	hb->name = sim_xasprintf("pci%04x:%02x", hb->domain, hb->bus);
 	if (parent) {
 		char *p = sim_xasprintf("sys/devices/%s", parent);
@@ -1243,20 +1490,18 @@ static int parse_hb(struct loader *L, json_object *o)
 		if (!json_object_is_type(v, json_type_array))
 			return fail(L, "%s: dangling_links must be an array", hb->name);
 		for (size_t i = 0; i < json_object_array_length(v); i++) {
-			json_object *e = json_object_array_get_idx(v, i);
-			const char *name, *target;
+			struct dangling_raw d = { 0 };
 			struct sim_dangling_link dl;
 
-			rc = check_keys(L, e, hb->name, dkeys) ?:
-			     get_str(L, e, "name", &name, hb->name) ?:
-			     get_str(L, e, "target", &target, hb->name);
+			rc = load_fields(L, json_object_array_get_idx(v, i), hb->name,
+					 dangling_fields, NFIELDS(dangling_fields), &d);
 			if (rc)
 				return rc;
-			if (!name || !target || strchr(name, '/'))
+			if (!d.name || !d.target || strchr(d.name, '/'))
 				return fail(L, "%s: dangling link needs name and target",
 					    hb->name);
-			dl.name = sim_xstrdup(name);
-			dl.target = sim_xstrdup(target);
+			dl.name = sim_xstrdup(d.name);
+			dl.target = sim_xstrdup(d.target);
 			APPEND(hb->dangling, hb->nr_dangling, dl);
 		}
 	}
@@ -1265,20 +1510,17 @@ static int parse_hb(struct loader *L, json_object *o)
 		if (!json_object_is_type(v, json_type_array))
 			return fail(L, "%s: windows must be an array", hb->name);
 		for (size_t i = 0; i < json_object_array_length(v); i++) {
-			json_object *e = json_object_array_get_idx(v, i);
-			struct sim_hb_window w = { 0 };
-			const char *name;
+			struct hb_window_raw wr = { 0 };
+			struct sim_hb_window w;
 
-			rc = check_keys(L, e, hb->name, wkeys) ?:
-			     get_str(L, e, "name", &name, hb->name) ?:
-			     get_u64(L, e, "base", 0, UINT64_MAX, &w.base, hb->name) ?:
-			     get_u64(L, e, "limit", 0, UINT64_MAX, &w.limit, hb->name);
+			rc = load_fields(L, json_object_array_get_idx(v, i), hb->name,
+					 hb_window_fields, NFIELDS(hb_window_fields), &wr);
 			if (rc)
 				return rc;
-			if (!name || w.limit < w.base)
+			if (!wr.name || wr.limit < wr.base)
 				return fail(L, "%s: a window needs a name and base <= limit",
 					    hb->name);
-			w.name = sim_xstrdup(name);
+			w = (struct sim_hb_window){ sim_xstrdup(wr.name), wr.base, wr.limit };
 			APPEND(hb->windows, hb->nr_windows, w);
 		}
 	}
@@ -1298,6 +1540,18 @@ static int parse_hb(struct loader *L, json_object *o)
 	return rc;
 }
 
+struct tdx_host_raw {
+	const char *version, *seamldr_version;
+	uint64_t num_remaining_updates;
+};
+
+static const struct field_spec tdx_host_fields[] = {
+	{ "version", F_STR, AT(struct tdx_host_raw, version) },
+	{ "seamldr_version", F_STR, AT(struct tdx_host_raw, seamldr_version) },
+	{ "num_remaining_updates", F_NUM, .max = UINT32_MAX,
+	  AT(struct tdx_host_raw, num_remaining_updates) },
+};
+
 /*
  * The TDX module's versions on the tdx_host faux device (a TSM's "tdx_module"
  * or the top-level "tdx_host" of a TDX host without TDX Connect): any TDX
@@ -1306,29 +1560,23 @@ static int parse_hb(struct loader *L, json_object *o)
  */
 static int parse_tdx_host(struct loader *L, json_object *mod, const char *what)
 {
-	static const char *const keys[] = { "version", "seamldr_version",
-					    "num_remaining_updates", NULL };
 	struct sim_tdx_host *x = &L->m->tdx;
-	const char *ver = NULL, *ldr = NULL;
-	uint64_t left = 0;
+	struct tdx_host_raw r = { 0 };
 	int rc;
 
 	if (x->present)
 		return fail(L, "%s: the TDX module is described twice (tdx_host, tdx_module)", what);
 	if (mod) {
-		rc = check_keys(L, mod, what, keys) ?:
-		     get_str(L, mod, "version", &ver, what) ?:
-		     get_str(L, mod, "seamldr_version", &ldr, what) ?:
-		     get_u64(L, mod, "num_remaining_updates", 0, UINT32_MAX, &left, what);
+		rc = load_fields(L, mod, what, tdx_host_fields, NFIELDS(tdx_host_fields), &r);
 		if (rc)
 			return rc;
-		if (!ldr && get(mod, "num_remaining_updates"))
+		if (!r.seamldr_version && get(mod, "num_remaining_updates"))
 			return fail(L, "%s: num_remaining_updates needs seamldr_version", what);
 	}
 	x->present = true;
-	x->version = sim_xstrdup(ver ? ver : "1.5.16");
-	x->seamldr_version = ldr ? sim_xstrdup(ldr) : NULL;
-	x->remaining_updates = (long)left;
+	x->version = sim_xstrdup(r.version ? r.version : "1.5.16");
+	x->seamldr_version = r.seamldr_version ? sim_xstrdup(r.seamldr_version) : NULL;
+	x->remaining_updates = (long)r.num_remaining_updates;
 	add_faux(L->m, "tdx_host");
 	return 0;
 }
@@ -1378,37 +1626,55 @@ static void keyp_pools(struct sim_model *m)
 			sim_tsm_platform_init(m, m->tsms[i]);
 }
 
+struct tsm_raw {
+	uint64_t id, register_after_ms, change_after_ms;
+	const char *kind, *provider, *parent;
+	bool register_manually, uevents, evidence_inputs, evidence_refresh;
+};
+
+/* id preset to the TSM's place; evidence_refresh (step 1) once the provider presets it */
+static const struct field_spec tsm_fields[] = {
+	{ "id", F_NUM, .preset = true, .max = 0xffff, AT(struct tsm_raw, id) },
+	{ "kind", F_STR, AT(struct tsm_raw, kind) },
+	{ "provider", F_STR, AT(struct tsm_raw, provider) },
+	{ "parent", F_STR, AT(struct tsm_raw, parent) },
+	{ "register_after_ms", F_NUM, .def = UINT64_MAX, .max = 3600000,
+	  AT(struct tsm_raw, register_after_ms) },
+	{ "register_manually", F_BOOL, AT(struct tsm_raw, register_manually) },
+	{ "uevents", F_BOOL, .def = true, AT(struct tsm_raw, uevents) },
+	{ "evidence_inputs", F_BOOL, AT(struct tsm_raw, evidence_inputs) },
+	{ "change_after_ms", F_NUM, .max = 60000, AT(struct tsm_raw, change_after_ms) },
+	{ "evidence_refresh", F_BOOL, .step = 1, .preset = true,
+	  AT(struct tsm_raw, evidence_refresh) },
+	{ "stream_ids", .type = F_OTHER },
+	{ "tdx_module", .type = F_OTHER },
+	{ "host_bridges", .type = F_OTHER },
+};
+
 static int parse_tsm(struct loader *L, json_object *o)
 {
-	static const char *const keys[] = { "id", "kind", "provider", "parent",
-					    "host_bridges", "register_after_ms",
-					    "register_manually", "uevents", "change_after_ms",
-					    "evidence_inputs", "evidence_refresh", "stream_ids",
-					    "tdx_module", NULL };
 	struct sim_tsm *t = sim_xcalloc(1, sizeof(*t));
+	struct tsm_raw r;
 	const char *kind, *prov, *parent;
-	uint64_t id, after, change;
 	json_object *v;
 	int rc;
 
 	APPEND(L->m->tsms, L->m->nr_tsms, t);
-	rc = check_keys(L, o, "tsm", keys) ?:
-	     get_u64(L, o, "id", L->m->nr_tsms - 1, 0xffff, &id, "tsm") ?:
-	     get_str(L, o, "kind", &kind, "tsm") ?:
-	     get_str(L, o, "provider", &prov, "tsm") ?:
-	     get_str(L, o, "parent", &parent, "tsm") ?:
-	     get_u64(L, o, "register_after_ms", UINT64_MAX, 3600000, &after, "tsm") ?:
-	     get_bool(L, o, "register_manually", false, &t->register_manually, "tsm") ?:
-	     get_bool(L, o, "uevents", true, &t->uevents, "tsm") ?:
-	     get_bool(L, o, "evidence_inputs", false, &t->evidence_inputs, "tsm") ?:
-	     get_u64(L, o, "change_after_ms", 0, 60000, &change, "tsm");
+	r = (struct tsm_raw){ .id = L->m->nr_tsms - 1 };
+	rc = load_fields(L, o, "tsm", tsm_fields, NFIELDS(tsm_fields), &r);
 	if (rc)
 		return rc;
-	t->id = (unsigned)id;
+	kind = r.kind;
+	prov = r.provider;
+	parent = r.parent;
+	t->id = (unsigned)r.id;
 	t->name = sim_xasprintf("tsm%u", t->id);
 	t->decl_name = sim_xstrdup(t->name);
-	t->register_after_ms = after == UINT64_MAX ? -1 : (long)after;
-	t->change_after_ms = (long)change;
+	t->register_manually = r.register_manually;
+	t->uevents = r.uevents;
+	t->evidence_inputs = r.evidence_inputs;
+	t->register_after_ms = r.register_after_ms == UINT64_MAX ? -1 : (long)r.register_after_ms;
+	t->change_after_ms = (long)r.change_after_ms;
 	if (t->register_after_ms >= 0 && t->register_manually)
 		return fail(L, "%s: register_after_ms and register_manually exclude each other",
 			    t->name);
@@ -1437,9 +1703,11 @@ static int parse_tsm(struct loader *L, json_object *o)
 		return fail(L, "%s: provider is sev-tio, devsec-sample, tdx-connect or generic",
 			    t->name);
 	/* the sample's pci_tsm_ops have no refresh_evidence (samples/devsec/link_tsm.c) */
-	rc = get_bool(L, o, "evidence_refresh", t->provider != PROV_DEVSEC_SAMPLE,
-		      &t->evidence_refresh, "tsm") ?:
-	     parse_tdx(L, o, t, parent);
+	r.evidence_refresh = t->provider != PROV_DEVSEC_SAMPLE;
+	rc = read_fields(L, o, "tsm", tsm_fields, NFIELDS(tsm_fields), 1, &r);
+	t->evidence_refresh = r.evidence_refresh;
+	if (!rc)
+		rc = parse_tdx(L, o, t, parent);
 	if (rc)
 		return rc;
 	if (!parent)
@@ -1482,30 +1750,43 @@ static int parse_tsm(struct loader *L, json_object *o)
 	return 0;
 }
 
+struct module_raw {
+	const char *name;
+	bool loaded;
+};
+
+/* loaded is read (step 1) under the module's name once the name is checked */
+static const struct field_spec module_fields[] = {
+	{ "name", F_STR, AT(struct module_raw, name) },
+	{ "loaded", F_BOOL, .step = 1, .def = true, AT(struct module_raw, loaded) },
+	{ "parameters", .type = F_OTHER },
+};
+
 static int parse_modules(struct loader *L, json_object *arr)
 {
-	static const char *const keys[] = { "name", "parameters", "loaded", NULL };
-
 	if (!json_object_is_type(arr, json_type_array))
 		return fail(L, "modules must be an array");
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
 		json_object *o = json_object_array_get_idx(arr, i);
+		struct module_raw r = { 0 };
 		struct sim_module *mod;
 		const char *name;
 		json_object *p;
 		int rc;
 
-		rc = check_keys(L, o, "module", keys) ?:
-		     get_str(L, o, "name", &name, "module");
+		rc = load_fields(L, o, "module", module_fields, NFIELDS(module_fields), &r);
 		if (rc)
 			return rc;
+		name = r.name;
 		if (!name || strchr(name, '/'))
 			return fail(L, "module needs a name");
 		/* In the model before it is filled: a failure below frees it with the model. */
 		APPEND(L->m->modules, L->m->nr_modules, (struct sim_module){ .name = sim_xstrdup(name) });
 		mod = &L->m->modules[L->m->nr_modules - 1];
 		mod->autoprobe = true;
-		if ((rc = get_bool(L, o, "loaded", true, &mod->loaded, name)))
+		rc = read_fields(L, o, name, module_fields, NFIELDS(module_fields), 1, &r);
+		mod->loaded = r.loaded;
+		if (rc)
 			return rc;
 		for (size_t j = 0; j + 1 < L->m->nr_modules; j++)
 			if (!strcmp(L->m->modules[j].name, name))
@@ -1531,11 +1812,28 @@ static int parse_modules(struct loader *L, json_object *arr)
 	return 0;
 }
 
+struct top_raw {
+	const char *abi;
+	bool debugfs;
+};
+
+static const struct field_spec top_fields[] = {
+	{ "abi", F_STR, AT(struct top_raw, abi) },
+	{ "debugfs", F_BOOL, AT(struct top_raw, debugfs) },
+	{ "comment", .type = F_OTHER },
+	{ "modules", .type = F_OTHER },
+	{ "faux", .type = F_OTHER },
+	{ "platform", .type = F_OTHER },
+	{ "drivers", .type = F_OTHER },
+	{ "tdx_host", .type = F_OTHER },
+	{ "report", .type = F_OTHER },
+	{ "host_bridges", .type = F_OTHER },
+	{ "tsms", .type = F_OTHER },
+};
+
 int sim_topology_load(const char *file, struct sim_model **out, char **err)
 {
-	static const char *const keys[] = { "abi", "comment", "modules", "faux",
-					    "platform", "drivers", "report", "tdx_host",
-					    "tsms", "host_bridges", "debugfs", NULL };
+	struct top_raw r = { 0 };
 	struct loader L = { 0 };
 	json_object *root, *v;
 	const char *abi;
@@ -1550,11 +1848,11 @@ int sim_topology_load(const char *file, struct sim_model **out, char **err)
 	}
 	L.m = sim_xcalloc(1, sizeof(*L.m));
 	L.m->ev_ext_ack = L.m->ev_cap_ack = true;	/* the options tsmctl sets */
-	rc = check_keys(&L, root, "topology", keys) ?:
-	     get_str(&L, root, "abi", &abi, "topology") ?:
-	     get_bool(&L, root, "debugfs", false, &L.m->debugfs, "topology");
+	rc = load_fields(&L, root, "topology", top_fields, NFIELDS(top_fields), &r);
 	if (rc)
 		goto out;
+	abi = r.abi;
+	L.m->debugfs = r.debugfs;
 	if (!abi || !strcmp(abi, "v6.19"))
 		L.m->abi = ABI_V619;
 	else if (!strcmp(abi, "proposed"))

@@ -320,3 +320,163 @@ JSON
 		T=
 	done
 }
+
+# all_kinds: a topology ($J) with one object of every kind the loader has a key table for
+all_kinds() {
+	topo_file <<'JSON'
+{ "abi": "v6.19", "comment": "one object of every kind",
+  "modules": [ { "name": "m1", "parameters": { "p": "1" } } ],
+  "drivers": [ { "name": "d1" } ],
+  "report": { "provider": "sev_guest", "faults": { "concurrent_writer": 1 } },
+  "tdx_host": { "version": "1.5.16" },
+  "tsms": [ { "provider": "generic", "parent": "faux:t" } ],
+  "host_bridges": [ { "bus": 0,
+    "dangling_links": [ { "name": "x", "target": "../nowhere" } ],
+    "windows": [ { "name": "w", "base": 0, "limit": 4095 } ],
+    "devices": [
+      { "bdf": "0000:00:01.0", "type": "root_port", "ide": { "streams": 2 }, "link": { "speed": 5 },
+        "mem_window": { "base": "0x80000000", "limit": "0x80ffffff" },
+        "children": [
+          { "bdf": "0000:01:00.0", "type": "endpoint", "device": "0xabcd", "tee": true,
+            "ide": { "streams": 2 }, "doe": [ "0001:01" ],
+            "bars": [ { "base": "0x80000000", "size": "0x10000" }, { "base": "0x80010000" } ],
+            "msix": { "vectors": 4 }, "faults": { "write_delay_ms": 1 },
+            "preset_streams": [ { "block": 1, "stream_id": 3 } ],
+            "connected": { "tsm": "tsm0" }, "evidence": { "firmware": "x" },
+            "vfs": { "count": 2 } } ] } ] } ] }
+JSON
+}
+
+RP0='.host_bridges[0].devices[0]'
+EP0="$RP0.children[0]"
+
+# refused FILTER MESSAGE: the all_kinds topology changed by jq FILTER fails to load with MESSAGE
+refused() {
+	jq "$1" "$J" > "$J.bad"
+	run "$SIM" build "$J.bad" "$T/bad"
+	rm -f "$J.bad"
+	[ "$status" -eq 1 ] || { echo "$1: loaded"; return 1; }
+	[ "$output" = "tsm-sim: $2" ] || { echo "$1: $output, expected: $2"; return 1; }
+}
+
+@test "key tables: every object refuses a key it has not, naming the object" {
+	all_kinds
+	T=$(mktemp -d)
+	"$SIM" build "$J" "$T/good"
+	while IFS='|' read -r path what; do
+		refused "$path.zz = 1" "${what}unknown key \"zz\""
+	done <<EOF2
+|topology: 
+.modules[0]|module: 
+.drivers[0]|driver: 
+.report|report: 
+.report.faults|report: faults: 
+.tdx_host|tdx_host: 
+.tsms[0]|tsm: 
+.host_bridges[0]|host bridge: 
+.host_bridges[0].dangling_links[0]|pci0000:00: 
+.host_bridges[0].windows[0]|pci0000:00: 
+$RP0|0000:00:01.0: 
+$RP0.link|0000:00:01.0: 
+$RP0.mem_window|0000:00:01.0: mem_window: 
+$EP0|0000:01:00.0: 
+$EP0.ide|0000:01:00.0: ide: 
+$EP0.bars[0]|0000:01:00.0: bars: 
+$EP0.msix|0000:01:00.0: 
+$EP0.faults|0000:01:00.0: faults: 
+$EP0.preset_streams[0]|0000:01:00.0: preset_streams: 
+$EP0.connected|0000:01:00.0: 
+$EP0.evidence|0000:01:00.0: 
+$EP0.vfs|0000:01:00.0: vfs: 
+EOF2
+	# a TSM's tdx_module shares tdx_host's table under its own name
+	refused 'del(.tdx_host) | .abi = "proposed" | .tsms[0] += { "provider": "tdx-connect",
+		"parent": "faux:tdx_host", "tdx_module": { "zz": 1 } }' 'tdx_module: unknown key "zz"'
+}
+
+@test "key tables: each key README documents is one the loader knows" {
+	all_kinds
+	T=$(mktemp -d)
+	README=$BATS_TEST_DIRNAME/../README.md
+	while IFS='|' read -r heading path; do
+		keys=$(awk -v h="$heading" '$0 == h { on = 1; next } on && /^#/ { exit }
+			on && /^\| `/' "$README" | cut -d'|' -f2 | grep -o '`[a-z_0-9]*`' | tr -d '`')
+		[ -n "$keys" ] || { echo "no keys under $heading"; return 1; }
+		for k in $keys; do
+			# a null value passes the key check and reads as absent
+			jq "$path.$k = null" "$J" > "$J.k"
+			run "$SIM" build "$J.k" "$T/k"
+			rm -rf "$J.k" "$T/k"
+			[[ "$output" != *"unknown key"* ]] || { echo "$heading: $k: $output"; return 1; }
+		done
+	done <<EOF2
+### Top level|
+### \`report\` (top level)|.report
+### \`tsms[]\`|.tsms[0]
+### \`host_bridges[]\`|.host_bridges[0]
+### Devices (\`devices[]\`, \`children[]\`)|$EP0
+### \`faults\` (on the endpoint that is the DSM, unless noted)|$EP0.faults
+EOF2
+}
+
+@test "key tables: a value above a key's bound is refused, an absent key takes its default" {
+	all_kinds
+	T=$(mktemp -d)
+	while IFS='|' read -r filter message; do
+		refused "$filter" "$message"
+	done <<EOF2
+.report.privlevel_floor = 4|report: privlevel_floor out of range (max 0x3)
+.report.faults.concurrent_writer = 1000001|report: faults: concurrent_writer out of range (max 0xf4240)
+.tdx_host.num_remaining_updates = 4294967296|tdx_host: num_remaining_updates out of range (max 0xffffffff)
+.tsms[0].change_after_ms = 60001|tsm: change_after_ms out of range (max 0xea60)
+.host_bridges[0].bus = 256|host bridge: bus out of range (max 0xff)
+.host_bridges[0].keyp_streams = 256|host bridge: keyp_streams out of range (max 0xff)
+.host_bridges[0].windows[0].name = 1|pci0000:00: name must be a string
+.host_bridges[0].dangling_links[0].target = 1|pci0000:00: target must be a string
+.modules[0].loaded = 1|m1: loaded must be true or false
+.drivers[0].override_only = 1|d1: override_only must be true or false
+.debugfs = 1|topology: debugfs must be true or false
+$RP0.revision = 256|0000:00:01.0: revision out of range (max 0xff)
+$RP0.ext_caps = 65|0000:00:01.0: ext_caps out of range (max 0x40)
+$RP0.link.speed = 16|0000:00:01.0: speed out of range (max 0xf)
+$RP0.mem_window.base = true|0000:00:01.0: mem_window: base must be a number or a numeric string
+$EP0.ide.link_tcs = 9|0000:01:00.0: ide: link_tcs out of range (max 0x8)
+$EP0.bars[0].index = 6|0000:01:00.0: bars: index out of range (max 0x5)
+$EP0.msix.vectors = 2049|0000:01:00.0: vectors out of range (max 0x800)
+$EP0.faults.write_delay_ms = 600001|0000:01:00.0: faults: write_delay_ms out of range (max 0x927c0)
+$EP0.preset_streams[0].stream_id = 256|0000:01:00.0: preset_streams: stream_id out of range (max 0xff)
+$EP0.connected.stream = 1|0000:01:00.0: stream must be a string
+$EP0.evidence.firmware = 1|0000:01:00.0: firmware must be a string
+$EP0.vfs.count = 257|0000:01:00.0: vfs: count out of range (max 0x100)
+EOF2
+	"$SIM" build "$J" "$T/good"
+	RP=$T/good/sys/devices/pci0000:00/0000:00:01.0
+	EP=$RP/0000:01:00.0
+	# a device's ids, and its class and FLR by its type
+	[ "$(cat "$EP/vendor")" = 0x1234 ]
+	[ "$(cat "$EP/revision")" = 0x00 ]
+	[ "$(cat "$EP/subsystem_vendor")" = 0x0000 ]
+	[ "$(cat "$EP/class")" = 0xff0000 ]
+	[ "$(cat "$RP/class")" = 0x060400 ]
+	[[ "$(cat "$EP/reset_method")" == flr* ]]
+	# link: speed 4 (16 GT/s) and width 16 unless given
+	[ "$(cat "$EP/current_link_speed")" = "16.0 GT/s PCIe" ]
+	[ "$(cat "$RP/current_link_speed")" = "32.0 GT/s PCIe" ]
+	[ "$(cat "$EP/current_link_width")" = 16 ]
+	# BAR 1: index by position, size 0x1000
+	[ "$(sed -n 2p "$EP/resource")" = "0x0000000080010000 0x0000000080010fff 0x0000000000040200" ]
+	# VFs: offset 1, stride 1, the PF's device ID
+	[ "$(cat "$EP/sriov_offset")" = 1 ]
+	[ "$(cat "$EP/sriov_stride")" = 1 ]
+	[ "$(cat "$EP/sriov_vf_device")" = abcd ]
+	[ "$(cat "$RP/0000:01:00.1/device")" = 0xabcd ]
+	# IDE flags: selective and ide_km on, the rest off; 2 Selective blocks
+	ide=$(ext_cap "$EP/config" 0x30)
+	[ "$(u32 "$EP/config" $((ide + 4)))" = 00010042 ]
+	# a preset stream's RID range: the root port's RID for both ends
+	[ "$(sel_reg "$EP/config" 1 ctl)" = 03000001 ]
+	[ "$(sel_reg "$EP/config" 1 rid1)" = 00000800 ]
+	[ "$(sel_reg "$EP/config" 1 rid2)" = 00000801 ]
+	# a TSM's id: its place in the array
+	[ -d "$T/good/sys/class/tsm/tsm0" ]
+}
