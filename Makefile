@@ -232,6 +232,9 @@ PART = @tests/lib/check-part $(CHECK_LOG)
 PART_DONE = $(CHECK_LOG)/$(1).time
 ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 UNIT_BINS = $(addprefix $(BUILDDIR)/test-,$(UNIT_TESTS))
+# Documents that validated, shared by the two passes (tests/lib/check-json):
+# both builds print the same ones, and jsonschema takes a minute over hostile's.
+JSON_MEMO = TSMCTL_JSON_VERDICTS=$(abspath $(CHECK_LOG))/json-verdicts
 ASAN_UNIT_BINS := $(addprefix $(ASAN_DIR)/test-,$(UNIT_TESTS))
 
 # The bats files that take longest, started first so that none of them
@@ -283,11 +286,11 @@ $(call PART_DONE,valgrind): $(call PART_DONE,build)
 $(call PART_DONE,package): $(call PART_DONE,build)
 	$(PART) package $(PART_MAKE) check-package
 $(CHECK_LOG)/bats/%.time: $(call PART_DONE,build)
-	$(PART) bats/$* env TSMCTL=$(abspath $(BUILDDIR)/tsmctl) bats --tap --timing tests/$*.bats
+	$(PART) bats/$* env $(JSON_MEMO) TSMCTL=$(abspath $(BUILDDIR)/tsmctl) bats --tap --timing tests/$*.bats
 $(CHECK_LOG)/sim/%.time: $(call PART_DONE,build)
 	$(PART) sim/$* bats --tap --timing tests/sim/test/$*.bats
 $(CHECK_LOG)/asan/%.time: $(call PART_DONE,build) $(call PART_DONE,asan-build)
-	$(PART) asan/$* env $(ASAN_ENV) TSMCTL=$(abspath $(ASAN_DIR)/tsmctl) bats --tap --timing tests/$*.bats
+	$(PART) asan/$* env $(ASAN_ENV) $(JSON_MEMO) TSMCTL=$(abspath $(ASAN_DIR)/tsmctl) bats --tap --timing tests/$*.bats
 
 # The read views once under valgrind: any error or definite leak fails.
 check-valgrind: $(BUILDDIR)/tsmctl $(BUILDDIR)/.deps-test

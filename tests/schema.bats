@@ -304,3 +304,41 @@ check() {
 		<(jq -S '."$defs".device | .required -= ["detail"]' "$SCHEMAS/tree.schema.json")
 	[ "$status" -ne 0 ]
 }
+
+# make check shares check-json's passes between its two builds (TSMCTL_JSON_VERDICTS):
+# the memo may skip only what validated, against the very same schemas.
+@test "check-json's memo: a pass is recorded and reused; a failure never is; another schema misses it" {
+	local memo=$BATS_TEST_TMPDIR/memo good=$BATS_TEST_TMPDIR/good.json bad=$BATS_TEST_TMPDIR/bad.json
+	local schemas=$BATS_TEST_TMPDIR/schemas
+	"$TSMCTL" --sysroot "$(static_tree sev-tio)" devices -J >"$good"
+	jq '.devices[0].tee_io = "yes"' "$good" >"$bad"
+	TSMCTL_JSON_VERDICTS=$memo run "$CHECK" "$SCHEMAS" <(printf 'devices\tdoc\t%s\tgood\n' "$good")
+	[ "$status" -eq 0 ]
+	[ "$(ls "$memo" | wc -l)" -eq 1 ]
+	[[ "$output" == *"check-json: 0 passes taken from $memo"* ]]
+	# the same document again: the recorded pass is the verdict, nothing new is written
+	TSMCTL_JSON_VERDICTS=$memo run "$CHECK" "$SCHEMAS" <(printf 'devices\tdoc\t%s\tgood\n' "$good")
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"check-json: 1 passes taken from $memo"* ]]
+	[ "$(ls "$memo" | wc -l)" -eq 1 ]
+	# a failure is reported on every run and never recorded
+	for _ in 1 2; do
+		TSMCTL_JSON_VERDICTS=$memo run "$CHECK" "$SCHEMAS" <(printf 'devices\tdoc\t%s\tbad\n' "$bad")
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"bad: devices.schema.json: at /devices/0/tee_io: 'yes' is not of type"* ]]
+		[ "$(ls "$memo" | wc -l)" -eq 1 ]
+	done
+	# a pass against other schemas is no pass against these: one byte changed misses the memo
+	cp -r "$SCHEMAS" "$schemas"
+	jq '.description += "."' "$SCHEMAS/list.schema.json" >"$schemas/list.schema.json"
+	TSMCTL_JSON_VERDICTS=$memo run "$CHECK" "$schemas" <(printf 'devices\tdoc\t%s\tgood\n' "$good")
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"check-json: 0 passes taken from $memo"* ]]
+	[ "$(ls "$memo" | wc -l)" -eq 2 ]
+	# without the variable nothing is written
+	rm "$memo"/*
+	TSMCTL_JSON_VERDICTS= run "$CHECK" "$SCHEMAS" <(printf 'devices\tdoc\t%s\tgood\n' "$good")
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"passes taken"* ]]
+	[ -z "$(ls "$memo")" ]
+}
