@@ -270,6 +270,7 @@ static int read_field(struct loader *L, json_object *o, const char *what,
 		      const struct field_spec *f, void *dest)
 {
 	char *p = (char *)dest + f->offset;
+	json_object *v;
 	const char *s;
 	uint64_t n;
 	bool b;
@@ -292,7 +293,8 @@ static int read_field(struct loader *L, json_object *o, const char *what,
 	case F_STR:
 		return get_str(L, o, f->key, (const char **)p, what);
 	case F_ERRNO:
-		return get(o, f->key) ? parse_errno(L, get(o, f->key), (int *)p, what) : 0;
+		v = get(o, f->key);
+		return v ? parse_errno(L, v, (int *)p, what) : 0;
 	case F_PARTNER:
 		rc = get_str(L, o, f->key, &s, what);
 		((bool *)p)[0] = ((bool *)p)[1] = false;
