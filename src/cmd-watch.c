@@ -575,8 +575,12 @@ static int run_watch(struct cmd_ctx *ctx)
 		if (stop_signal)
 			break;
 		moved = early || rescan_look(cur.rescan);
-		if (moved)
+		if (moved) {
+			/* its files closed first, or the new look gets what the old one leaves of the budget */
+			rescan_stop(cur.rescan);
+			cur.rescan = NULL;
 			take(&next, budget);
+		}
 		state_take(&now, moved ? &next.snap : &cur.snap);
 		diff_tsms(&w, &old, &now);
 		diff_hbs_added(&w, &old, &now);

@@ -324,3 +324,36 @@ events() {
 	kill -TERM "$WPID"
 	watch_rc
 }
+
+# fds of the watch WPID open on files below ROOT: the files its look keeps
+kept_files() {
+	local f n=0
+	for f in /proc/"$WPID"/fd/*; do
+		case $(readlink "$f") in "$ROOT"/*) n=$((n + 1)) ;; esac
+	done
+	echo "$n"
+}
+
+@test "after the structure moves, the new look keeps as many files open as the first" {
+	"$SIM" gen-large --functions 400 --host-bridges 4 --streams 128 "$BATS_TEST_TMPDIR/gl.json" >/dev/null
+	ROOT=$BATS_TEST_TMPDIR/gl
+	"$SIM" build "$BATS_TEST_TMPDIR/gl.json" "$ROOT" >/dev/null
+	OUT=$BATS_TEST_TMPDIR/watch.out
+	# 300 descriptors: a budget of 236 (64 kept spare), fewer than the look's files
+	prlimit --nofile=300:300 "$TSMCTL" --sysroot "$ROOT" -v watch -i 0.1 >"$OUT" 2>"$BATS_TEST_TMPDIR/err" &
+	WPID=$!
+	wait_for_line "$BATS_TEST_TMPDIR/err" "checking every"
+	before=$(kept_files)
+	# a connection torn down moves the structure: a new snapshot, a new look
+	local dsm
+	dsm=$(jq -r '.streams[0].endpoint.bdf' <("$TSMCTL" --sysroot "$ROOT" streams -J))
+	echo >"$(dev "$dsm")/tsm/connect"
+	wait_for_line "$OUT" "device-disconnected $dsm"
+	after=$(kept_files)
+	echo "files kept open: $before at the start, $after after the move"
+	[ "$before" -ge 236 ]
+	# the old look's files are closed before the new one opens its own (else it kept about 55)
+	[ "$after" -ge 236 ]
+	kill -TERM "$WPID"
+	watch_rc
+}
