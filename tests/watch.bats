@@ -325,11 +325,13 @@ events() {
 	watch_rc
 }
 
-# fds of the watch WPID open on files below ROOT: the files its look keeps
+# fds of the watch WPID open on files below ROOT: the files its look keeps (and
+# one it may have open for a look), not the directories sysfs.c keeps for links
 kept_files() {
-	local f n=0
+	local f t n=0
 	for f in /proc/"$WPID"/fd/*; do
-		case $(readlink "$f") in "$ROOT"/*) n=$((n + 1)) ;; esac
+		t=$(readlink "$f")
+		case $t in "$ROOT"/*) [ -d "$t" ] || n=$((n + 1)) ;; esac
 	done
 	echo "$n"
 }
