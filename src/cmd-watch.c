@@ -522,8 +522,10 @@ static size_t open_files_budget(void)
 
 static void take(struct watched *w, size_t budget)
 {
+	/* the listings first: what comes while the scan runs is then a move, never lost */
+	w->rescan = rescan_begin(budget);
 	snapshot_scan(&w->snap, WATCH_SCAN);
-	w->rescan = rescan_start(&w->snap, budget);
+	rescan_keep(w->rescan, &w->snap);
 }
 
 static void drop(struct watched *w)

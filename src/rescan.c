@@ -186,7 +186,7 @@ static void fix_files(struct rescan *r)
 		r->pools[i].file = &r->files[(uintptr_t)r->pools[i].file];
 }
 
-struct rescan *rescan_start(struct tsm_snapshot *snap, size_t max_open)
+struct rescan *rescan_begin(size_t max_open)
 {
 	struct rescan *r = xcalloc(1, sizeof(*r));
 
@@ -195,6 +195,11 @@ struct rescan *rescan_start(struct tsm_snapshot *snap, size_t max_open)
 	for (size_t i = 0; i < ARRAY_SIZE(watched_dirs); i++)
 		r->listings[i].err = sysfs_list(watched_dirs[i], &r->listings[i].names,
 						&r->listings[i].n);
+	return r;
+}
+
+void rescan_keep(struct rescan *r, struct tsm_snapshot *snap)
+{
 	for (size_t i = 0; i < snap->nr_funcs; i++) {
 		const struct pci_func *f = snap->funcs[i];
 		char *tsmdir;
@@ -216,7 +221,6 @@ struct rescan *rescan_start(struct tsm_snapshot *snap, size_t max_open)
 	for (size_t i = 0; i < snap->nr_streams; i++)
 		watch_stream(r, snap->streams[i]);
 	fix_files(r);
-	return r;
 }
 
 /* DIR's names differ from those (or the error) the start saw. */

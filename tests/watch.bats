@@ -359,3 +359,18 @@ kept_files() {
 	kill -TERM "$WPID"
 	watch_rc
 }
+
+@test "a scan's listings are taken before its snapshot: a TSM registered meanwhile is a move, not the start" {
+	ROOT=$(static_tree sev-tio)
+	local nolsan=ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 listed read
+	env "$nolsan" strace -f -qq -e trace=openat2,openat -o "$BATS_TEST_TMPDIR/trace" \
+		"$TSMCTL" --sysroot "$ROOT" watch -i 0.1 --count 1
+	# the look's last listing (rescan.c's watched_dirs) and the snapshot's first file read
+	# (sysfs.c opens the files it reads, and only those, with O_NOFOLLOW)
+	listed=$(grep -n '"sys/devices/platform"' "$BATS_TEST_TMPDIR/trace" | head -1 | cut -d: -f1)
+	read=$(grep -n 'openat2(.*O_NOFOLLOW' "$BATS_TEST_TMPDIR/trace" | head -1 | cut -d: -f1)
+	echo "listed at line $listed, the first file read at line $read"
+	[ -n "$listed" ] && [ -n "$read" ]
+	# listed after the snapshot, a TSM registered in between was the baseline: never reported
+	[ "$listed" -lt "$read" ]
+}

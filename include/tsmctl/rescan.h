@@ -16,10 +16,15 @@
 struct rescan;
 
 /*
- * Open what SNAP's next looks read. SNAP must outlive the handle; at most
- * MAX_OPEN files stay open (the others are opened for each look).
+ * A handle whose looks keep at most MAX_OPEN files open (the others are
+ * opened for each look). It lists where TSMs and host bridges appear now:
+ * call it before taking the snapshot, so that one registered while the
+ * snapshot is taken shows as a move at the next look, not as the start.
  */
-struct rescan *rescan_start(struct tsm_snapshot *snap, size_t max_open);
+struct rescan *rescan_begin(size_t max_open);
+
+/* Open what SNAP's next looks read. SNAP must outlive the handle. */
+void rescan_keep(struct rescan *r, struct tsm_snapshot *snap);
 
 /*
  * Look again: the Status registers are updated in the snapshot. 1 when
