@@ -353,9 +353,10 @@ kept_files() {
 	wait_for_line "$OUT" "device-disconnected $dsm"
 	after=$(kept_files)
 	echo "files kept open: $before at the start, $after after the move"
-	[ "$before" -ge 236 ]
-	# the old look's files are closed before the new one opens its own (else it kept about 55)
-	[ "$after" -ge 236 ]
+	# 236 when idle; make check under load has shown a few fewer (232, 235). The old
+	# code kept about 55 after the move: its old look's files were still open.
+	[ "$before" -ge 200 ]
+	[ "$after" -ge 200 ]
 	kill -TERM "$WPID"
 	watch_rc
 }
