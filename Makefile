@@ -233,7 +233,7 @@ PART_DONE = $(CHECK_LOG)/$(1).time
 ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 UNIT_BINS = $(addprefix $(BUILDDIR)/test-,$(UNIT_TESTS))
 # Documents that validated, shared by the two passes (tests/lib/check-json):
-# both builds print the same ones, and jsonschema takes a minute over hostile's.
+# both builds print the same documents, so the second pass need not validate them again.
 JSON_MEMO = TSMCTL_JSON_VERDICTS=$(abspath $(CHECK_LOG))/json-verdicts
 ASAN_UNIT_BINS := $(addprefix $(ASAN_DIR)/test-,$(UNIT_TESTS))
 
