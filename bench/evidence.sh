@@ -15,7 +15,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-evidence.XXXXXX")
 mnt=$work/mnt
 mkdir "$mnt"
-trap 'fusermount3 -u "$mnt" 2>/dev/null; rm -rf "$work"' EXIT
+# never remove what may still be mounted: rm would walk the simulator's tree
+trap 'fusermount3 -u "$mnt" 2>/dev/null; mountpoint -q "$mnt" || rm -rf "$work"' EXIT
 
 "$sim" mount "$top/tests/topologies/devsec-staging.json" "$mnt"
 for m in devsec_bus devsec_link_tsm devsec_tsm; do echo "modprobe $m" > "$mnt/tsm-sim-control"; done
