@@ -61,3 +61,27 @@ audit_agrees() {
 teardown() {
 	unmount_live
 }
+
+@test "bench/watch-latency.sh times each change to its line and leaves nothing mounted" {
+	"$SIM" gen-large --functions 200 --host-bridges 2 --streams 8 "$BATS_TEST_TMPDIR/h.json" >/dev/null
+	run env TMPDIR="$BATS_TEST_TMPDIR" "$TOP/bench/watch-latency.sh" "$TSMCTL" "$SIM" "$BATS_TEST_TMPDIR/h.json" 2
+	[ "$status" -eq 0 ]
+	# a figure in each row, and the target line judged
+	[[ "$output" =~ \|\ \`drop\ DSM\ ep\`\ →\ stream-insecure\ \|\ [0-9]*\.[0-9]+\ \|\ [0-9]*\.[0-9]+\ \| ]]
+	[[ "$output" =~ \|\ \`ide-fail\ DSM\ ep\`\ →\ stream-ide-fail\ \|\ [0-9]*\.[0-9]+\ \| ]]
+	[[ "$output" =~ \|\ tsm/disconnect\ →\ device-disconnected\ \|\ [0-9]*\.[0-9]+\ \| ]]
+	[[ "$output" =~ target\ within\ one\ interval.*:\ (met|NOT\ MET)\) ]]
+	run grep -c bench-watch /proc/self/mountinfo
+	[ "$output" = 0 ]
+	run find "$BATS_TEST_TMPDIR" -maxdepth 1 -name 'bench-watch.*'
+	[ -z "$output" ]
+}
+
+@test "bench/watch-latency.sh refuses a topology with too few streams, and unmounts" {
+	"$SIM" gen-large --functions 200 --host-bridges 2 --streams 2 "$BATS_TEST_TMPDIR/h.json" >/dev/null
+	run env TMPDIR="$BATS_TEST_TMPDIR" "$TOP/bench/watch-latency.sh" "$TSMCTL" "$SIM" "$BATS_TEST_TMPDIR/h.json" 1
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"needs 3 DSMs with a stream, the topology has 2"* ]]
+	run grep -c bench-watch /proc/self/mountinfo
+	[ "$output" = 0 ]
+}
