@@ -135,7 +135,8 @@ for c in "$root"/sys/bus/pci/devices/*/tsm/connect; do
 	fi
 done
 
-for hb in "$root"/sys/devices/pci* "$root"/sys/devices/{faux,platform}/*/pci*; do
+# host bridges below sys/devices, a faux or platform device, or a root-bus function (VMD)
+for hb in "$root"/sys/devices/pci* "$root"/sys/devices/{faux,platform}/*/pci* "$root"/sys/devices/pci*/*/pci[0-9a-f]*; do
 	hbname=${hb##*/}
 	for link in "$hb"/stream*; do
 		[ -L "$link" ] || continue

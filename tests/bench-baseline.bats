@@ -85,3 +85,17 @@ teardown() {
 	run grep -c bench-watch /proc/self/mountinfo
 	[ "$output" = 0 ]
 }
+
+@test "both baselines find the host bridges of VMD domains, below a root-bus function" {
+	"$SIM" gen-large --functions 400 --host-bridges 4 --streams 16 --vmd "$BATS_TEST_TMPDIR/v.json" >/dev/null
+	"$SIM" build "$BATS_TEST_TMPDIR/v.json" "$BATS_TEST_TMPDIR/v" >/dev/null
+	ROOT=$BATS_TEST_TMPDIR/v
+	run t streams -J
+	json_is '.streams | length' 16
+	same_as_tsmctl
+	audit_agrees
+	# every stream's checks, not only the functions'
+	local q='[.checks[] | select(.object | test("/stream"))] | length'
+	[ "$("$TOP/bench/audit.sh" "$ROOT" | jq "$q")" -eq 112 ]
+	[ "$(t audit -J | jq "$q")" -eq 112 ]
+}
