@@ -94,6 +94,7 @@ echo "| tsm/disconnect → device-disconnected | $(echo "$disc" | median) | $(ec
 echo
 all=$(echo "$drop $fail" | worst)
 echo "- a change the look reads (the Status registers): at most $all s (target within one interval and a look, 1 s plus the look: $([ "$(echo "$all <= 1.5" | bc)" = 1 ] && echo met || echo "NOT MET"))"
+echo "- the simulator holds its lock through its write, and a look that starts meanwhile waits on it and reads the change as soon as it is made: so these figures are mostly the rest of one look, and the wait for the next look (at most the interval) seldom shows in them"
 echo "- a disconnect moves the structure: the look sees tsm/connect change, then watch takes a new snapshot of the whole mount over FUSE, whose time is in these figures (a snapshot and a look on this mount: $snap s)"
 echo "- the simulator's own write (its tree rewritten under its lock, before the change can be seen): median $(echo "$writes" | median) s, not counted above"
 echo
