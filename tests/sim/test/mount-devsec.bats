@@ -211,7 +211,7 @@ teardown() {
 	done
 	for _ in $(seq 20); do
 		c=$(cat "$PF0/tsm/connect")
-		[ "$c" = "" ] || [ "$c" = tsm0 ]
+		[ "$c" = "" ] || [ "$c" = tsm0 ] || { printf 'a reader saw %q\n' "$c"; false; }
 	done
 	wait
 	[ "$(cat "$BATS_TEST_TMPDIR"/r.* | grep -c '^0$')" -eq 1 ]
