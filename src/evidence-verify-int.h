@@ -14,6 +14,9 @@
 /* Record a result; HINT is taken over (NULL: the check's generic hint, none for pass). */
 void ev_add(struct ev_results *r, const char *id, const char *object, enum audit_status st,
 	    char *hint, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* Record a skip that a decision may take on trust as RISK (evidence-verify.h). */
+void ev_add_risk(struct ev_results *r, const char *id, const char *object, enum ev_risk risk,
+		 char *hint, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 /* Object TYPE decoded (or is empty); else a skip of check ID for OBJECT is recorded. */
 bool ev_parent_ok(const struct ev_decoded *d, unsigned int type, struct ev_results *r,

@@ -72,20 +72,19 @@ const char *ev_status_name(enum audit_status st)
 	return st < AUDIT_NR_STATUS ? names[st] : "?";
 }
 
-void ev_add(struct ev_results *r, const char *id, const char *object, enum audit_status st,
-	    char *hint, const char *fmt, ...)
+static void add_result(struct ev_results *r, const char *id, const char *object,
+		       enum audit_status st, enum ev_risk risk, char *hint, const char *fmt,
+		       va_list ap)
 {
 	struct ev_result *res;
-	va_list ap;
 
 	xgrow(&r->v, &r->cap, r->n, sizeof(*r->v));
 	res = &r->v[r->n++];
 	res->check = check_lookup(id);
 	res->object = xstrdup(object);
 	res->status = st;
-	va_start(ap, fmt);
+	res->risk = risk;
 	res->message = xvasprintf(fmt, ap);
-	va_end(ap);
 	if (st == AUDIT_PASS) {
 		free(hint);
 		hint = NULL;
@@ -93,6 +92,26 @@ void ev_add(struct ev_results *r, const char *id, const char *object, enum audit
 		hint = xstrdup(res->check->hint);
 	}
 	res->hint = hint;
+}
+
+void ev_add(struct ev_results *r, const char *id, const char *object, enum audit_status st,
+	    char *hint, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_result(r, id, object, st, EV_RISK_NONE, hint, fmt, ap);
+	va_end(ap);
+}
+
+void ev_add_risk(struct ev_results *r, const char *id, const char *object, enum ev_risk risk,
+		 char *hint, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_result(r, id, object, AUDIT_SKIP, risk, hint, fmt, ap);
+	va_end(ap);
 }
 
 bool ev_parent_ok(const struct ev_decoded *d, unsigned int type, struct ev_results *r,

@@ -42,10 +42,26 @@ struct ev_check_def {
 extern const struct ev_check_def ev_checks[];
 extern const size_t ev_nr_checks;
 
+/*
+ * What a skip leaves unproven, when a decision may take it on trust under an
+ * option of its own (the gate names the option). A skip of EV_RISK_NONE is
+ * accepted by no option: a decision that meets it refuses.
+ */
+enum ev_risk {
+	EV_RISK_NONE,
+	EV_RISK_FIRST_USE,	/* the chain's root is pinned now, never vouched for */
+	EV_RISK_UNSIGNED,	/* the measurements' signature cannot be checked here */
+	EV_RISK_NO_REFERENCE,	/* the measurements are not compared with a reference */
+	EV_RISK_NOT_FRESH,	/* no nonce of this reader's: a replay is not excluded */
+	EV_RISK_REPORT_OFFSETS,	/* the report gives MMIO as offsets: addresses not proven */
+	EV_NR_RISKS
+};
+
 struct ev_result {
 	const struct ev_check_def *check;
 	char *object;		/* "cert0", "measurements/3", "report", "evidence" */
 	enum audit_status status;
+	enum ev_risk risk;	/* a skip's: what taking it on trust risks */
 	char *message;
 	char *hint;		/* NULL when passing */
 };
