@@ -495,7 +495,7 @@ static int show(const struct cmd_ctx *ctx, struct result *res, const struct evid
 static int show_verdict(const struct cmd_ctx *ctx, struct ev_judge *j, const struct evidence_set *set)
 {
 	struct ev_results r;
-	char *why = NULL;
+	char *why = NULL, *pending;
 	int rc;
 
 	ev_judge_run(j, set, !set->from_dir, &r);
@@ -510,10 +510,15 @@ static int show_verdict(const struct cmd_ctx *ctx, struct ev_judge *j, const str
 		ev_results_print(stdout, &r, ctx->verbose);
 	}
 	rc = ev_results_count(&r, AUDIT_FAIL) ? EXIT_FAIL : 0;
-	if (ev_judge_save_pins(j, &why)) {
+	/* a first use is pinned only by a verdict that stands, and said once it is on disk */
+	pending = rc ? NULL : ev_judge_pending_pins(j);
+	if (pending && ev_judge_save_pins(j, &why)) {
 		cmd_error(CMD, "--pin %s", why);
 		rc = EXIT_FAIL;
+	} else if (pending) {
+		cmd_note(CMD, "pinned %s in %s", pending, param.judge.pin);
 	}
+	free(pending);
 	free(why);
 	ev_results_free(&r);
 	return rc;
