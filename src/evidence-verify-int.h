@@ -55,5 +55,6 @@ void ev_check_measurements(const struct ev_decoded *d, const struct ev_verify_op
 			   struct ev_results *r);
 void ev_check_report(const struct ev_decoded *d, const struct ev_verify_opts *o,
 		     struct ev_results *r);
+void ev_check_binding(const struct ev_decoded *d, struct ev_results *r);
 
 #endif

@@ -46,10 +46,17 @@ const struct ev_check_def ev_checks[] = {
 	  "manifest (from the vendor's reference values)" },
 	{ "evidence.report-ranges", "evidence.decode",
 	  "Every MMIO range of the TDISP interface report lies inside the BAR its range ID names, "
-	  "and the MSI-X table and PBA ranges are where the MSI-X capability puts them; non-TEE "
-	  "ranges are listed.",
+	  "by absolute address (by offset, a risk taken on trust, where the platform reports "
+	  "offsets: the SEV-TIO guest), no two overlap, and the MSI-X table and PBA ranges are "
+	  "where the MSI-X capability puts them; non-TEE ranges are listed.",
 	  "the interface report describes MMIO the function does not have: do not accept the "
 	  "device; unlock it and report it" },
+	{ "evidence.binding", "evidence.decode",
+	  "The evidence is the function's: the interface report's reserved bits are 0 and a whole "
+	  "TDISP response's INTERFACE_ID names the function judged; where the kernel shows the "
+	  "function's Device Serial Number, a leaf's device-info serial is that number.",
+	  "the evidence describes another function or device: do not accept it; unlock the device "
+	  "and report it" },
 	{ "evidence.generation", NULL,
 	  "Every object came from one generation of the evidence; with a nonce, the evidence was "
 	  "refreshed for it.",

@@ -3,8 +3,8 @@
  * The verification engine (evidence-verify.h): ev_verify() runs the checks in
  * the table's order, and the checks that need nothing but the decoded
  * objects are here: evidence.decode, evidence.root-hash, evidence.algorithms
- * and evidence.generation. The chain, measurement and report checks are in
- * evidence-verify-{chain,meas,report}.c; the table and the results in
+ * and evidence.generation. The chain, measurement, report and binding checks
+ * are in evidence-verify-{chain,meas,report,binding}.c; the table and the results in
  * evidence-verify-result.c, which every check calls and which calls none.
  */
 #include <stdarg.h>
@@ -329,5 +329,6 @@ void ev_verify(const struct ev_decoded *d, const struct ev_verify_opts *o, struc
 	ev_check_algorithms(d, o, r);
 	ev_check_measurements(d, o, r);
 	ev_check_report(d, o, r);
+	ev_check_binding(d, r);
 	check_generation(d, o, r);
 }

@@ -12,7 +12,8 @@
  *   ├ evidence.root-hash     RootHash = digest of the root certificate
  *   ├ evidence.algorithms    leaf key fits BaseAsymAlgo; algorithms allowed
  *   ├ evidence.measurements  blocks against the reference manifest
- *   └ evidence.report-ranges MMIO ranges inside their BARs, MSI-X in place
+ *   ├ evidence.report-ranges MMIO ranges inside their BARs, MSI-X in place
+ *   └ evidence.binding       the report and the leaf name the function judged
  *   evidence.generation      one generation; refreshed for the nonce
  */
 #ifndef TSMCTL_EVIDENCE_VERIFY_H
