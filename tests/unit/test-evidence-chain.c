@@ -251,15 +251,15 @@ static void test_leaf_rules(void)
 /* Chains out of DSP0274's order fail, whatever the store or the pins say. */
 static void test_order(void)
 {
-	static const char *const shuffled[] = { "ecp384.root", "ecp384.leaf", "ecp384.inter", NULL };
+	static const char *const shuffled[] = { "ecp384.inter", "ecp384.root", "ecp384.leaf", NULL };
 	static const char *const foreign[] = { "ecp384.root", "other.leaf", "ecp384.inter",
 					       "ecp384.leaf", NULL };
 	static const char *const decoy[] = { "other.root", "ecp384.root", "ecp384.inter",
 					     "ecp384.leaf", NULL };
 	const char *const *chains[] = { shuffled, foreign, decoy };
 	static const char *const want[] = {
-		"fail: certificate 1 (CN=vectors ecp384 responder) is not signed by certificate 0 "
-		"(CN=vectors ecp384 root CA) before it",
+		"fail: certificate 1 (CN=vectors ecp384 root CA) is not signed by certificate 0 "
+		"(CN=vectors ecp384 intermediate) before it",
 		"fail: certificate 1 (CN=vectors other device) is not signed by certificate 0 "
 		"(CN=vectors ecp384 root CA) before it",
 		"fail: certificate 1 (CN=vectors ecp384 root CA) is not signed by certificate 0 "
