@@ -437,7 +437,7 @@ FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 FUZZ_DIR := build-fuzz
 FUZZ_TARGETS := ide capwalk names jsstr topology spdm-cert spdm-vca spdm-meas tdisp-report evreply \
-	uevent
+	uevent evdevice
 FUZZ_SAN := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -std=gnu11
 FUZZ_CPPFLAGS := -D_GNU_SOURCE -Iinclude
@@ -450,6 +450,7 @@ FUZZ_LIBS_jsstr = $(shell pkg-config --libs json-c smartcols)
 FUZZ_SRCS_evreply := src/evidence-reply.c src/util.c
 FUZZ_LIBS_evreply = $(shell pkg-config --libs libmnl)
 FUZZ_SRCS_uevent := src/uevent-parse.c
+FUZZ_SRCS_evdevice := src/evidence-device.c
 # The simulator's topology loader: every simulator object but sim-main.c, with
 # the simulator's flags (its sources define _GNU_SOURCE themselves).
 FUZZ_SRCS_topology := $(filter-out tests/sim/src/sim-main.c,$(wildcard tests/sim/src/*.c)) \
