@@ -403,7 +403,10 @@ static void check_slot(const struct ev_decoded *d, const struct ev_verify_opts *
 			       o->store_path, o->store_missing ? o->store_missing : "was not given");
 		root_unverified(c, roots, k, "there is no trust store to find it in");
 	} else if (!verify_anchored(c, o, &p, &own)) {
-		no_anchor(c, o, obj, r);
+		if (misuse)
+			ev_add(r, ID, obj, AUDIT_FAIL, NULL, "%s", misuse);
+		else
+			no_anchor(c, o, obj, r);
 		root_unverified(c, roots, k, "no trust store holds it");
 	} else if (p.err) {
 		bad = at_depth(c, p.depth);
