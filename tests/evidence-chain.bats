@@ -240,6 +240,13 @@ sha384_of_pem() {
 	[[ "$(result evidence.report-ranges report)" != *"by offset"* ]]
 }
 
+@test "ranges far from their BAR fail: their absolute addresses are checked, not their offsets" {
+	mount_live evidence-forged
+	run --separate-stderr ev 09:00.0 --verify -J --trust "$TRUST"
+	expect_status 1
+	[[ "$(result evidence.report-ranges report)" == "fail: range 0 (2 pages at BAR 0 +0x40000000) ends past BAR 0 (0x200000 bytes); "* ]]
+}
+
 @test "the function's Device Serial Number against the leaf's device-info serial" {
 	bare ecp384.root ecp384.inter leaf-dsn
 	with_chain dsn "$BATS_TEST_TMPDIR/bare.der"

@@ -253,10 +253,13 @@ static void make_measurements(const struct sim_dev *d, unsigned generation, stru
 #define RANGE_NON_TEE (1u << 2)
 #define PAGE 4096u
 
+/* the MMIO reporting offset of a "moved" report: 1 GiB, in 4 KiB pages */
+#define MOVED_PAGES 0x40000u
+
 static void report_range(struct bytes *b, unsigned *nr, uint64_t first_page, uint64_t pages,
 			 unsigned bar, unsigned attrs)
 {
-	le(b, first_page, 8);		/* FIRST_PAGE (MMIO reporting offset 0) */
+	le(b, first_page, 8);		/* FIRST_PAGE (with the MMIO reporting offset) */
 	le(b, pages, 4);		/* NUMBER_OF_PAGES */
 	le(b, (uint64_t)bar << 16 | attrs, 4);	/* RANGE_ATTRIBUTES: range ID (the BAR) in 31:16 */
 	(*nr)++;
@@ -319,6 +322,16 @@ static void bar_ranges(const struct sim_dev *d, unsigned i, bool misplace, struc
 	}
 }
 
+/* the little-endian u64 at P */
+static uint64_t get_le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (unsigned k = 8; k--;)
+		v = v << 8 | p[k];
+	return v;
+}
+
 /* INTERFACE_INFO bit 5, attribute bit 4: the first reserved bits (PCIe r7.0 §11.3.11) */
 #define TDI_INFO_RESERVED5 (1u << 5)
 #define RANGE_RESERVED4 (1u << 4)
@@ -364,6 +377,10 @@ static void make_report(const struct sim_dev *d, struct bytes *b)
 	/* a reserved attribute bit on the first range */
 	if (kind == SIM_REPORT_RESERVED_BITS && nr)
 		ranges.p[12] |= RANGE_RESERVED4;
+	/* every range 1 GiB further: the offsets within each BAR unchanged */
+	for (unsigned i = 0; kind == SIM_REPORT_MOVED && i < nr; i++)
+		for (uint64_t v = get_le64(ranges.p + 16 * i) + MOVED_PAGES, k = 0; k < 8; k++)
+			ranges.p[16 * i + k] = (uint8_t)(v >> (8 * k));
 	/* INTERFACE_INFO */
 	le(&rep, TDI_DMA_NO_PASID | (kind == SIM_REPORT_RESERVED_BITS ? TDI_INFO_RESERVED5 : 0), 2);
 	le(&rep, 0, 2);			/* Reserved */

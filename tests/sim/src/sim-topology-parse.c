@@ -810,6 +810,7 @@ static const struct {
 	{ "other-function", SIM_REPORT_OTHER_FUNCTION },
 	{ "reserved-bits", SIM_REPORT_RESERVED_BITS },
 	{ "overlap", SIM_REPORT_OVERLAP },
+	{ "moved", SIM_REPORT_MOVED },
 };
 
 /* "report": true (the BARs), false, the whole TDISP response, or a broken one for verifiers to refuse. */
@@ -829,7 +830,7 @@ static int parse_report_kind(struct loader *L, json_object *o, struct sim_ev_spe
 		}
 	}
 	return fail(L, "%s: evidence report: true, false, \"response\", \"range-outside-bar\", "
-		    "\"msix-misplaced\", \"other-function\", \"reserved-bits\" or \"overlap\"", what);
+		    "\"msix-misplaced\", \"other-function\", \"reserved-bits\", \"overlap\" or \"moved\"", what);
 }
 
 struct evidence_raw {

@@ -124,11 +124,12 @@ struct sim_doe_mb {
  * The interface report the provider makes (sim-evidence.c): the BARs as they
  * are (the report structure, or the whole TDISP response naming the
  * function), or broken: a range past its BAR, a misplaced MSI-X table, a
- * response naming another function, reserved bits set, two ranges overlapping.
+ * response naming another function, reserved bits set, two ranges
+ * overlapping, every range 1 GiB away from its BAR (right only as offsets).
  */
 enum sim_ev_report {
 	SIM_REPORT_BARS, SIM_REPORT_OUTSIDE_BAR, SIM_REPORT_MSIX_MISPLACED, SIM_REPORT_RESPONSE,
-	SIM_REPORT_OTHER_FUNCTION, SIM_REPORT_RESERVED_BITS, SIM_REPORT_OVERLAP,
+	SIM_REPORT_OTHER_FUNCTION, SIM_REPORT_RESERVED_BITS, SIM_REPORT_OVERLAP, SIM_REPORT_MOVED,
 };
 
 /* What a device's provider reports, from the topology's "evidence" (sim-evidence.c). */

@@ -40,7 +40,7 @@ u32() { od -An -tu4 -j "$2" -N4 "$1" | tr -d ' '; }
 	jq '.host_bridges[0].devices[0].children[0].evidence.report = "sideways"' "$TOPO/evidence-host.json" > "$J"
 	run "$SIM" build "$J" "$T"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *'evidence report: true, false, "response", "range-outside-bar", "msix-misplaced", "other-function", "reserved-bits" or "overlap"'* ]]
+	[[ "$output" == *'evidence report: true, false, "response", "range-outside-bar", "msix-misplaced", "other-function", "reserved-bits", "overlap" or "moved"'* ]]
 	jq '.host_bridges[0].devices[0].children[0].evidence.vca = "../etc"' "$TOPO/evidence-host.json" > "$J"
 	run "$SIM" build "$J" "$T"
 	[ "$status" -eq 1 ]
