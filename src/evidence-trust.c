@@ -223,6 +223,13 @@ const struct ev_pin *ev_pin_find(const struct ev_pins *p, const char *bdf, unsig
 
 void ev_pin_propose(struct ev_pins *p, const char *bdf, unsigned int slot, const char *sha384)
 {
+	/* a later proposal for the same slot replaces the earlier one */
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->v[i].pending && streq(p->v[i].bdf, bdf) && p->v[i].slot == slot) {
+			snprintf(p->v[i].sha384, sizeof(p->v[i].sha384), "%s", sha384);
+			return;
+		}
+	}
 	add_pin(p, bdf, slot, sha384, true);
 }
 

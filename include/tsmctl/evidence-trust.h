@@ -61,7 +61,7 @@ int ev_pins_save(struct ev_pins *p, char **why);
 void ev_pins_release(struct ev_pins *p);
 /* The pin the file holds for BDF's SLOT (a pending one is none), or NULL. */
 const struct ev_pin *ev_pin_find(const struct ev_pins *p, const char *bdf, unsigned int slot);
-/* Propose SHA384 as BDF's SLOT's pin: pending until ev_pins_save(). */
+/* Propose SHA384 as BDF's SLOT's pin (replacing an earlier proposal): pending until ev_pins_save(). */
 void ev_pin_propose(struct ev_pins *p, const char *bdf, unsigned int slot, const char *sha384);
 /* Drop the pending pins (a decision that did not take them). */
 void ev_pins_forget_pending(struct ev_pins *p);

@@ -407,8 +407,12 @@ static void test_pins(void)
 	CHECK(text && !strncmp(text, "0000:01:00.0 slot 0 (SHA-384 ", 29));
 	free(text);
 	CHECK(access(path, F_OK) < 0 && errno == ENOENT);
-	/* a trust anchor vouches: a pass, the pin still proposed (replacing the earlier proposal) */
+	/* judged again: one proposal for the slot, not two */
+	judge(&s, NULL, &pins, "evidence.chain", "cert0", &v);
+	CHECK(pins.n == 1);
+	/* a trust anchor vouches: a pass, the pin still proposed */
 	ev_pins_forget_pending(&pins);
+	CHECK(pins.n == 0);
 	judge(&s, store, &pins, "evidence.chain", "cert0", &v);
 	EXPECT_PREFIX(v.text, "pass: verified against trust.pem (3 certificates");
 	EXPECT_HAS(v.text, "; the root is not pinned yet: pinned in ");
