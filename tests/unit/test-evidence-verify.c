@@ -419,6 +419,7 @@ static void test_read_device(void)
 	path = path_join(root, "sys/bus/pci/devices/0000:41:00.0/tsm/lock");
 	f = fopen(path, "w");
 	fclose(f);
+	free(path);
 	evset_init(&s);
 	snprintf(s.bdf, sizeof(s.bdf), "0000:41:00.0");
 	evset_read_device(&s);
