@@ -184,7 +184,7 @@ static struct pci_tsm_ops tl_ops = {
 	.unbind = tl_unbind,
 };
 
-/* A PCI device by name (drivers/base/bus.c bus_find_device_by_name()), with a reference. */
+/* A PCI device by name (include/linux/device/bus.h bus_find_device_by_name()), with a reference. */
 static struct pci_dev *tl_find(const char *buf)
 {
 	char name[32];
