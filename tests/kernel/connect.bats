@@ -32,11 +32,11 @@ assoc1() {
 
 @test "the provider's TSM and host bridges come up as the kernel registers them" {
 	[ "$(readlink -f /sys/class/tsm/tsm0)" = "$LINK/tsm/tsm0" ]
-	run "$TSMCTL" list -J
+	run --separate-stderr "$TSMCTL" list -J
 	expect_status 0
 	json_is '[.tsms[] | .name]' '["tsm0"]'
 	json_is '.tsms[0].provider' '"tsmtest_link"'
-	run "$TSMCTL" host-bridges -J
+	run --separate-stderr "$TSMCTL" host-bridges -J
 	expect_status 0
 	# tsmtest_link sized both pools to 4; QEMU's own host bridge keeps the kernel's 256
 	json_is '[.host_bridges[] | {name, available_secure_streams}]' \
@@ -81,7 +81,7 @@ assoc1() {
 	[ "$(sel_reg $RP0 0 0x24)" = "$(printf 0x%08x $((pe >> 32)))" ]
 	[ "$(sel_reg $RP0 0 0x28)" = "$(printf 0x%08x $((ps >> 32)))" ]
 	# what tsmctl reads back is what the registers say
-	run "$TSMCTL" streams -J
+	run --separate-stderr "$TSMCTL" streams -J
 	expect_status 0
 	json_is '[.streams[] | {host_bridge, name, stream_id, ep: .endpoint.state, rp: .root_port.state}]' \
 		'[{"host_bridge":"pci10000:00","name":"stream0.0.0","stream_id":0,"ep":"secure","rp":"secure"}]'
@@ -112,7 +112,7 @@ assoc1() {
 	[ "$(cat "$PCI/$EP0/tsm/bound")" = "" ]
 	[ "$(store "$LINK/tsm_bind" "$EP0")" = OK ]
 	[ "$(cat "$PCI/$EP0/tsm/bound")" = tsm0 ]
-	run "$TSMCTL" devices -J
+	run --separate-stderr "$TSMCTL" devices -J
 	json_is "[.devices[] | select(.bdf == \"$EP0\") | .bound]" '["tsm0"]'
 	[ "$(store "$LINK/tsm_unbind" "$EP0")" = OK ]
 	[ "$(cat "$PCI/$EP0/tsm/bound")" = "" ]

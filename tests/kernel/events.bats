@@ -26,8 +26,9 @@ listening() {
 }
 
 @test "wait wakes for the TSM that loading the provider module registers" {
-	modprobe -r tsmtest_link
-	! [ -e /sys/class/tsm/tsm0 ]
+	# rmmod: modprobe -r would take the unused tsmtest_bus with it
+	rmmod tsmtest_link
+	! [ -e /sys/class/tsm/tsm0 ] && [ -e "$PCI/$EP0" ]
 	"$TSMCTL" wait --timeout 120 >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
 	BG=$!
 	wait_until 60 listening "$BG"
@@ -57,13 +58,16 @@ listening() {
 	"$TSMCTL" connect "$EP2" tsm0 >/dev/null
 	wait_until 60 grep -q " device-connected $EP2" "$log"
 	# the TSM goes with its module; its connection and stream with it
-	modprobe -r tsmtest_link
+	rmmod tsmtest_link
 	wait_until 60 grep -q " tsm-removed tsm0" "$log"
 	wait_until 60 grep -q " stream-removed $HB1/stream0.0.0" "$log"
-	modprobe -r tsmtest_bus
+	rmmod tsmtest_bus
 	wait_until 60 grep -q " host-bridge-removed $HB0" "$log"
 	wait_until 60 grep -q " host-bridge-removed $HB1" "$log"
 	kill -0 "$BG"	# a watch outlives what it watches
+	# (its open files would keep the old host bridges, and their domains, alive)
+	kill "$BG" && wait "$BG"
+	BG=
 	tt_load
 }
 
@@ -82,16 +86,16 @@ except OSError as e:
     print(errno.errorcode[e.errno])'; }
 	read -r line <&"${READER[0]}"
 	[ "$line" = open ]
-	modprobe -r tsmtest_link
+	rmmod tsmtest_link
 	echo >&"${READER[1]}"
 	read -r line <&"${READER[0]}"
 	[ "$line" = ENODEV ]
 	# the kernel tore the connection down with the TSM: no group, no stream, pool back
 	! [ -e "$PCI/$EP0/tsm" ] && ! [ -e "$(hb_of $EP0)/stream0.0.0" ]
 	[ "$(cat "$(hb_of $EP0)/available_secure_streams")" = 4 ]
-	run "$TSMCTL" list -J
+	run --separate-stderr "$TSMCTL" list -J
 	json_is '.tsms' '[]'
-	run "$TSMCTL" devices -J
+	run --separate-stderr "$TSMCTL" devices -J
 	json_is '[.devices[] | select(.tsm_dir)] | length' '0'
 	run "$TSMCTL" list tsm0
 	[ "$status" -ne 0 ]

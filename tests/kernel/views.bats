@@ -61,7 +61,7 @@ teardown_file() {
 }
 
 @test "audit on a healthy provider: no failure, each stream secure on both partners" {
-	run "$TSMCTL" audit -J
+	run --separate-stderr "$TSMCTL" audit -J
 	expect_status 0
 	json_is '[.checks[] | select(.status == "fail")] | length' '0'
 	json_is '[.checks[] | select(.id == "stream.secure") | {object, status}]' \
@@ -72,13 +72,13 @@ teardown_file() {
 
 @test "audit on a faulted provider: the endpoint's stream fell INSECURE" {
 	echo "$EP0" >/sys/module/tsmtest_bus/parameters/insecure
-	run "$TSMCTL" audit -J
+	run --separate-stderr "$TSMCTL" audit -J
 	echo >/sys/module/tsmtest_bus/parameters/insecure
 	expect_status 1
 	json_is '[.checks[] | select(.id == "stream.secure" and .status == "fail") | .object]' \
 		'["pci10000:00/stream0.0.0"]'
 	[ "$(sel_sts $EP0 0)" = 0x00000002 ]	# and back once the fault is gone
-	run "$TSMCTL" audit -J
+	run --separate-stderr "$TSMCTL" audit -J
 	expect_status 0
 }
 

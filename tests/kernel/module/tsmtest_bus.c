@@ -190,7 +190,7 @@ static struct tt_fn *new_endpoint(int domain, int bus, int fn)
 
 	if (!f)
 		return NULL;
-	init_common(f, 0x5445, PCI_CLASS_ACCELERATOR_PROCESSING << 8,
+	init_common(f, 0x5445, PCI_CLASS_ACCELERATOR_PROCESSING << 16,
 		    functions > 1 ? PCI_HEADER_TYPE_MFD : PCI_HEADER_TYPE_NORMAL,
 		    PCI_EXP_TYPE_ENDPOINT);
 	put32(f, TT_EXP + PCI_EXP_DEVCAP, PCI_EXP_DEVCAP_FLR | PCI_EXP_DEVCAP_TEE, 0);
