@@ -176,6 +176,7 @@ static struct tt_fn *new_root_port(int rp)
 	return f;
 }
 
+/* Is the "refuse" parameter this function 0 (lib/string_helpers.c sysfs_streq())? */
 static bool refused(int domain, int bus)
 {
 	char name[32];
@@ -209,7 +210,11 @@ static struct tt_fn *new_endpoint(int domain, int bus, int fn)
 	return f;
 }
 
-/* Which emulated function answers (@bus, @devfn) of @h, or NULL (pci_ops contract, access.c). */
+/*
+ * Which emulated function answers (@bus, @devfn) of @h, or NULL: the root
+ * bus holds the root ports (include/linux/pci.h pci_is_root_bus()), each
+ * port's secondary bus its endpoint.
+ */
 static struct tt_fn *tt_lookup(struct tt_hb *h, struct pci_bus *bus, unsigned int devfn)
 {
 	if (pci_is_root_bus(bus))
@@ -227,6 +232,7 @@ static struct tt_hb *to_tt_hb(struct pci_bus *bus)
 	return container_of((struct pci_sysdata *)bus->sysdata, struct tt_hb, sd);
 }
 
+/* Does the "insecure" fault name this function (arch/x86/include/asm/pci.h pci_domain_nr())? */
 static bool is_insecure(struct pci_bus *bus, unsigned int devfn)
 {
 	char name[32];
@@ -381,6 +387,7 @@ static struct pci_ops tt_pci_ops = {
 	.write = tt_config_write,
 };
 
+/* The emulated functions and the windows (kernel/resource.c release_resource()) */
 static void tt_free_hb(struct tt_hb *h)
 {
 	for (int rp = 0; rp < TT_MAX_RP; rp++) {
@@ -394,7 +401,11 @@ static void tt_free_hb(struct tt_hb *h)
 		release_resource(&h->pref);
 }
 
-/* devm action: the root bus goes (drivers/pci/remove.c pci_stop_root_bus(), pci_remove_root_bus()). */
+/*
+ * devm action: the root bus goes, under the rescan lock (drivers/pci/probe.c
+ * pci_lock_rescan_remove(); drivers/pci/remove.c pci_stop_root_bus(),
+ * drivers/pci/remove.c pci_remove_root_bus()).
+ */
 static void tt_remove_hb(void *data)
 {
 	struct tt_hb *h = data;
@@ -428,7 +439,7 @@ static int tt_add_hb(struct device *dev, int idx)
 	bridge = devm_pci_alloc_host_bridge(dev, sizeof(*h));
 	if (!bridge)
 		return -ENOMEM;
-	h = pci_host_bridge_priv(bridge);
+	h = pci_host_bridge_priv(bridge);	/* include/linux/pci.h pci_host_bridge_priv() */
 	h->bridge = bridge;
 	h->idx = idx;
 	/* drivers/pci/pci.c pci_bus_find_emul_domain_nr(): above the ACPI segments, as VMD does */
@@ -442,6 +453,7 @@ static int tt_add_hb(struct device *dev, int idx)
 		for (int fn = 0; fn < functions; fn++)
 			h->ep[rp][fn] = new_endpoint(h->sd.domain, rp + 1, fn);
 	}
+	/* drivers/base/devres.c __devm_add_action(): runs before the bridge is freed */
 	rc = devm_add_action(dev, tt_remove_hb, h);
 	if (rc) {
 		tt_free_hb(h);
@@ -461,6 +473,7 @@ static int tt_add_hb(struct device *dev, int idx)
 		return rc;
 	h->busr = (struct resource){ .name = "tsmtest buses", .start = 0, .end = root_ports,
 				     .flags = IORESOURCE_BUS | IORESOURCE_PCI_FIXED };
+	/* drivers/pci/bus.c pci_add_resource(): the windows the root bus decodes */
 	pci_add_resource(&bridge->windows, &h->busr);
 	pci_add_resource(&bridge->windows, &h->mem);
 	pci_add_resource(&bridge->windows, &h->pref);
@@ -470,7 +483,11 @@ static int tt_add_hb(struct device *dev, int idx)
 	/* no port services: nothing here raises interrupts (drivers/pci/pcie/portdrv.c) */
 	bridge->native_aer = bridge->native_pme = bridge->native_pcie_hotplug = 0;
 	bridge->native_dpc = bridge->native_ltr = 0;
-	/* drivers/pci/probe.c pci_scan_root_bus_bridge(), setup-bus.c, bus.c pci_bus_add_devices() */
+	/*
+	 * drivers/pci/probe.c pci_scan_root_bus_bridge(), then
+	 * drivers/pci/setup-bus.c pci_assign_unassigned_bus_resources() (BARs
+	 * and bridge windows) and drivers/pci/bus.c pci_bus_add_devices()
+	 */
 	pci_lock_rescan_remove();
 	rc = pci_scan_root_bus_bridge(bridge);
 	if (!rc) {
@@ -484,6 +501,7 @@ static int tt_add_hb(struct device *dev, int idx)
 	return 0;
 }
 
+/* drivers/pci/host-bridge.c pci_find_host_bridge(): one of ours? */
 bool tsmtest_bus_owns(struct pci_dev *pdev)
 {
 	struct pci_host_bridge *bridge = pci_find_host_bridge(pdev->bus);
@@ -529,6 +547,7 @@ static int __init tt_init(void)
 }
 module_init(tt_init);
 
+/* drivers/base/faux.c faux_device_destroy(): the probe's devm actions undo it all */
 static void __exit tt_exit(void)
 {
 	faux_device_destroy(tt_faux);

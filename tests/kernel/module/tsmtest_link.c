@@ -49,7 +49,12 @@ static struct tl_pf0 *to_tl_pf0(struct pci_tsm *tsm)
 	return container_of(tsm, struct tl_pf0, base.base_tsm);
 }
 
-/* pci_tsm_ops .probe: a context for our host bridges only (drivers/pci/tsm.c pci_tsm_connect(), probe_fn()) */
+/*
+ * pci_tsm_ops .probe, called by drivers/pci/tsm.c pci_tsm_connect() and
+ * probe_fn(): a context for our host bridges only; a DSM candidate
+ * (include/linux/pci-tsm.h is_pci_tsm_pf0()) gets a pf0 context, another
+ * function a dependent's.
+ */
 static struct pci_tsm *tl_probe(struct tsm_dev *tsm_dev, struct pci_dev *pdev)
 {
 	if (!tsmtest_bus_owns(pdev))
@@ -57,7 +62,7 @@ static struct pci_tsm *tl_probe(struct tsm_dev *tsm_dev, struct pci_dev *pdev)
 	if (is_pci_tsm_pf0(pdev)) {
 		struct tl_pf0 *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 
-		/* pci_tsm_pf0_constructor(): -ENODEV without a CMA mailbox */
+		/* drivers/pci/tsm.c pci_tsm_pf0_constructor(): -ENODEV without a CMA mailbox */
 		if (!ctx || pci_tsm_pf0_constructor(pdev, &ctx->base, tsm_dev)) {
 			kfree(ctx);
 			return NULL;
@@ -66,7 +71,7 @@ static struct pci_tsm *tl_probe(struct tsm_dev *tsm_dev, struct pci_dev *pdev)
 	} else {
 		struct pci_tsm *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 
-		/* pci_tsm_link_constructor(): a dependent of a connected DSM */
+		/* drivers/pci/tsm.c pci_tsm_link_constructor(): a dependent of a connected DSM */
 		if (!ctx || pci_tsm_link_constructor(pdev, ctx, tsm_dev)) {
 			kfree(ctx);
 			return NULL;
@@ -75,7 +80,7 @@ static struct pci_tsm *tl_probe(struct tsm_dev *tsm_dev, struct pci_dev *pdev)
 	}
 }
 
-/* pci_tsm_ops .remove (drivers/pci/tsm.c tsm_remove()) */
+/* pci_tsm_ops .remove, from drivers/pci/tsm.c tsm_remove(); drivers/pci/tsm.c pci_tsm_pf0_destructor() */
 static void tl_remove(struct pci_tsm *tsm)
 {
 	if (tsm->dsm_dev == tsm->pdev) {
@@ -101,7 +106,7 @@ static int tl_spdm_version(struct pci_dev *pdev)
 	return rc >= 4 && rsp[1] == 0x04 ? 0 : -EIO;	/* VERSION */
 }
 
-/* The lowest Stream ID free on the host bridge: pci_ide_stream_register() is EBUSY on a taken one. */
+/* The lowest Stream ID free on the host bridge: drivers/pci/ide.c pci_ide_stream_register() is EBUSY on a taken one. */
 static int tl_register(struct pci_ide *ide)
 {
 	int rc = -EBUSY;
@@ -119,7 +124,7 @@ static int tl_register(struct pci_ide *ide)
 static int tl_connect(struct pci_dev *pdev)
 {
 	struct tl_pf0 *ctx = to_tl_pf0(pdev->tsm);
-	struct pci_dev *rp = pcie_find_root_port(pdev);
+	struct pci_dev *rp = pcie_find_root_port(pdev);	/* include/linux/pci.h pcie_find_root_port() */
 	struct pci_ide *ide;
 	int rc = -READ_ONCE(connect_errno);
 
@@ -128,7 +133,12 @@ static int tl_connect(struct pci_dev *pdev)
 	rc = tl_spdm_version(pdev);
 	if (rc)
 		return rc;
-	/* drivers/pci/ide.c: alloc, register, setup, enable; release undoes what was done */
+	/*
+	 * drivers/pci/ide.c pci_ide_stream_alloc(), then the Stream ID,
+	 * drivers/pci/ide.c pci_ide_stream_setup() of both partners and
+	 * drivers/pci/ide.c pci_ide_stream_enable() of the root port, then the
+	 * endpoint; drivers/pci/ide.c pci_ide_stream_release() undoes what was done
+	 */
 	ide = pci_ide_stream_alloc(pdev);
 	if (!ide)
 		return -ENOMEM;
@@ -204,8 +214,9 @@ static ssize_t tsm_bind_store(struct device *d, struct device_attribute *attr,
 
 	if (!pdev)
 		return -ENODEV;
+	/* drivers/pci/tsm.c pci_tsm_bind(): EINVAL without a context, ENXIO not a link TSM's */
 	rc = pci_tsm_bind(pdev, (struct kvm *)&tl_vm_token, pci_dev_id(pdev));
-	pci_dev_put(pdev);
+	pci_dev_put(pdev);	/* drivers/pci/pci-driver.c pci_dev_put() */
 	return rc ? rc : len;
 }
 static DEVICE_ATTR_WO(tsm_bind);
@@ -217,7 +228,7 @@ static ssize_t tsm_unbind_store(struct device *d, struct device_attribute *attr,
 
 	if (!pdev)
 		return -ENODEV;
-	pci_tsm_unbind(pdev);	/* always succeeds, bound or not */
+	pci_tsm_unbind(pdev);	/* drivers/pci/tsm.c pci_tsm_unbind(): bound or not */
 	pci_dev_put(pdev);
 	return len;
 }
@@ -245,7 +256,7 @@ static int tl_probe_faux(struct faux_device *fdev)
 	return PTR_ERR_OR_ZERO(tl_tsm);
 }
 
-/* faux_device_ops .remove: tsm_unregister() tears down every context of this TSM */
+/* faux_device_ops .remove: drivers/virt/coco/tsm-core.c tsm_unregister() tears down every context of this TSM */
 static void tl_remove_faux(struct faux_device *fdev)
 {
 	tsm_unregister(tl_tsm);
@@ -260,6 +271,7 @@ static int __init tl_init(void)
 {
 	if (pool > 256)
 		return -EINVAL;
+	/* drivers/base/faux.c faux_device_create_with_groups(): the triggers appear after the probe */
 	tl_faux = faux_device_create_with_groups("tsmtest_link", NULL, &tl_faux_ops, tl_groups);
 	return tl_faux ? 0 : -ENODEV;
 }
