@@ -259,7 +259,7 @@ ASAN_BATS := $(filter-out $(ASAN_SKIP),$(MAIN_BATS))
 first_of = $(addprefix $(1)/,$(filter $(2),$(CHECK_FIRST)))
 rest_of = $(addprefix $(1)/,$(filter-out $(CHECK_FIRST),$(2)))
 CHECK_QUICK = build $(call first_of,bats,$(MAIN_BATS)) fuzz-replay $(call rest_of,bats,$(MAIN_BATS)) unit calls
-CHECK_ALL = build asan-build $(call first_of,asan,$(ASAN_BATS)) $(call first_of,bats,$(MAIN_BATS)) \
+CHECK_ALL = build kernel asan-build $(call first_of,asan,$(ASAN_BATS)) $(call first_of,bats,$(MAIN_BATS)) \
 	package valgrind $(call first_of,sim,$(SIM_BATS)) fuzz-replay $(call rest_of,bats,$(MAIN_BATS)) \
 	$(call rest_of,sim,$(SIM_BATS)) $(call rest_of,asan,$(ASAN_BATS)) unit asan-unit man abi-refs calls soak
 
@@ -270,6 +270,8 @@ $(call PART_DONE,build):
 $(call PART_DONE,asan-build):
 	$(PART) asan-build $(PART_MAKE) -j$(CHECK_BUILD_JOBS) BUILDDIR=$(ASAN_DIR) SAN="$(ASAN_SAN)" \
 		CFLAGS="-O1 -g" $(ASAN_DIR)/tsmctl $(ASAN_UNIT_BINS)
+$(call PART_DONE,kernel): $(call PART_DONE,build)
+	$(PART) kernel $(PART_MAKE) check-kernel
 $(call PART_DONE,unit): $(call PART_DONE,build)
 	$(PART) unit $(PART_MAKE) unit
 $(call PART_DONE,asan-unit): $(call PART_DONE,asan-build)
@@ -294,6 +296,20 @@ $(CHECK_LOG)/sim/%.time: $(call PART_DONE,build)
 	$(PART) sim/$* bats --tap --timing tests/sim/test/$*.bats
 $(CHECK_LOG)/asan/%.time: $(call PART_DONE,build) $(call PART_DONE,asan-build)
 	$(PART) asan/$* env $(ASAN_ENV) $(JSON_MEMO) TSMCTL=$(abspath $(ASAN_DIR)/tsmctl) bats --tap --timing tests/$*.bats
+
+# make check-kernel: tsmctl's tests in QEMU on Debian's newest packaged Linux
+# 7.x with the test TSM provider of tests/kernel/module, against the kernel's
+# own sysfs (tests/kernel/run, README "Against the real kernel"). Downloads,
+# the build chroot and the module are cached in KERNEL_CACHE. Where no kernel
+# can boot (not root, no QEMU) it says so loudly and skips.
+KERNEL_DEBS := qemu-system-x86 debootstrap busybox-static cpio kmod xz-utils
+KERNEL_CACHE ?= $(BUILDDIR)/build-kernel/cache
+$(BUILDDIR)/.deps-kernel: $(BUILDDIR)/.deps-test
+	@if [ "$$(id -u)" -eq 0 ]; then $(NEED_PACKAGES) $(KERNEL_DEBS) && touch $@ || \
+		echo "check-kernel: apt-get could not install $(KERNEL_DEBS)" >&2; fi
+check-kernel: $(BUILDDIR)/.deps-kernel all
+	@BUILDDIR=$(abspath $(BUILDDIR)) KERNEL_CACHE=$(abspath $(KERNEL_CACHE)) \
+		TSMCTL=$(abspath $(BUILDDIR)/tsmctl) tests/kernel/run
 
 # The read views once under valgrind: any error or definite leak fails.
 check-valgrind: $(BUILDDIR)/tsmctl $(BUILDDIR)/.deps-test
@@ -481,6 +497,6 @@ fuzz-replay: $(addprefix $(FUZZ_DIR)/fuzz-,$(FUZZ_TARGETS))
 
 # Every goal that names no file: the one list (after UNIT_RUNS is defined).
 .PHONY: all deps need-libs need-scdoc need-fuse sim man unit $(UNIT_RUNS) \
-	check check-quick check-run check-man check-abi-refs check-calls check-valgrind check-asan check-package \
+	check check-quick check-run check-kernel check-man check-abi-refs check-calls check-valgrind check-asan check-package \
 	soak soak-asan bench demo install uninstall clean dist distcheck version deb \
 	fuzz fuzz-replay FORCE
