@@ -125,6 +125,19 @@ wait_done_within() {
 	[[ "$stderr" != *"gave up"* ]]
 }
 
+@test "other subsystems' uevents, however many, do not put off the look every 5 s (issue 45)" {
+	netns_setup
+	mount_late sev-tio "$LATE"'{ "register_manually": true, "uevents": false }'
+	noise_start 0.5	# as the bdi adds of FUSE mounts coming and going on the host
+	wait_bg --timeout infinity tsm0
+	sim_ctl register tsm0	# silent: only the look due every 5 s can see it
+	# the look is due 5 s after the last one; a look each event puts off never comes
+	wait_done_within 30
+	wait_rc
+	[ "$WRC" = 0 ]
+	[ "$(cat "$OUT")" = tsm0 ]
+}
+
 @test "ready means the PCI side is there: registered, not yet taken on, is not ready (proposed ABI: pci_mode)" {
 	netns_setup
 	mount_late tdx-connect-tiny '.tsms[0] += { "register_after_ms": 300, "change_after_ms": 4000 }'

@@ -17,7 +17,8 @@ TS='[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z'
 watch_bg() {
 	OUT=$BATS_TEST_TMPDIR/watch.out
 	ERR=$BATS_TEST_TMPDIR/watch.err
-	"$TSMCTL" --sysroot "$ROOT" -v watch -i 0.1 "$@" > "$OUT" 2> "$ERR" &
+	# WATCH_NS=1: inside the namespace, where the simulator's uevents go
+	${WATCH_NS:+nsenter --net=$NS} "$TSMCTL" --sysroot "$ROOT" -v watch -i 0.1 "$@" > "$OUT" 2> "$ERR" &
 	WPID=$!
 	wait_for_line "$ERR" "checking every"
 }
@@ -130,6 +131,28 @@ watch_rc() {
 	watch_rc
 	run grep -Eo "(tsm|device)-[a-z]+ [^ ]+" "$OUT"
 	[ "${lines[*]}" = "tsm-added tsm0 device-connected 0000:81:00.0 device-disconnected 0000:81:00.0 tsm-removed tsm0" ]
+}
+
+@test "a stream of unrelated uevents does not hold the settle after a TSM's uevent (issue 45)" {
+	netns_setup
+	mount_late sev-tio 'del(.. | .connected?) | .tsms[0] += { "register_manually": true }'
+	noise_start 0.01	# closer together than the 50 ms of quiet the settle waits for
+	WATCH_NS=1 watch_bg
+	sim_ctl register tsm0	# its uevent ends the nap; only the TSM's events are settled on
+	wait_for_line "$OUT" "tsm-added tsm0"
+	echo tsm0 > "$(dev 0000:81:00.0)/tsm/connect"	# the scans go on after it
+	wait_for_line "$OUT" "device-connected 0000:81:00.0"
+}
+
+@test "a stream of uevents that move the structure holds the scan no longer than the settle bound (issue 45)" {
+	netns_setup
+	mount_late sev-tio 'del(.. | .connected?)'
+	noise_start 0.01 pci	# a pci device changing without end: each one a move
+	WATCH_NS=1 watch_bg
+	echo tsm0 > "$(dev 0000:81:00.0)/tsm/connect"
+	wait_for_line "$OUT" "device-connected 0000:81:00.0"
+	echo tsm0 > "$(dev 0000:81:00.0)/tsm/disconnect"
+	wait_for_line "$OUT" "device-disconnected 0000:81:00.0"
 }
 
 @test "a connected device vanishing is a failure" {
