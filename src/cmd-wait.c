@@ -143,6 +143,6 @@ const struct cmd_def cmd_wait = {
 		       "the deadline. Prints the ready TSMs. Exit status 0 when ready, 1 on\n"
 		       "timeout, 130/143 on SIGINT/SIGTERM",
 	.opts = wait_opts,
-	.verbose_help = "say on stderr when it starts listening, and why each look found it waiting",
+	.verbose_help = "say on stderr when it starts listening, and why it looked again",
 	.run = run_wait,
 };

@@ -204,14 +204,15 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* What made tsm_wait() look at sysfs: -v names it after a look that found the TSMs not ready. */
-enum look_cause { LOOK_NONE, LOOK_LISTENING, LOOK_EVENT, LOOK_OVERRUN, LOOK_DUE };
+/* What made tsm_wait() look at sysfs: -v names it after each look. */
+enum look_cause { LOOK_NONE, LOOK_LISTENING, LOOK_EVENT, LOOK_OVERRUN, LOOK_DUE, LOOK_DEADLINE };
 
 static const char *const look_causes[] = {
 	[LOOK_LISTENING] = "listening now",
 	[LOOK_EVENT] = "a tsm uevent",
 	[LOOK_OVERRUN] = "a socket overrun, events lost",
 	[LOOK_DUE] = "due " NUMBER_TEXT(RECHECK_SECONDS) " s after the last look",
+	[LOOK_DEADLINE] = "the deadline",
 };
 
 /*
@@ -279,12 +280,16 @@ int tsm_wait(char *const *names, size_t n, double seconds, volatile sig_atomic_t
 
 		/* other subsystems' events (the kernel sends plenty) change nothing here */
 		if (cause != LOOK_NONE) {
-			if (check_ready(&w, ready)) {
-				rc = 0;
+			bool done = check_ready(&w, ready);
+
+			/* (not ready at the deadline: the caller says so) */
+			if (log_verbose() && (done || cause != LOOK_DEADLINE))
+				cmd_note(cmd, "%s (looked at sysfs: %s)", done ? "ready" : "still waiting",
+					 look_causes[cause]);
+			if (done || cause == LOOK_DEADLINE) {
+				rc = done ? 0 : -ETIMEDOUT;
 				break;
 			}
-			if (log_verbose())
-				cmd_note(cmd, "still waiting (looked at sysfs: %s)", look_causes[cause]);
 			next_look = now_seconds() + RECHECK_SECONDS;
 		}
 		cause = LOOK_NONE;
@@ -297,8 +302,8 @@ int tsm_wait(char *const *names, size_t n, double seconds, volatile sig_atomic_t
 		if (seconds > 0) {
 			if (deadline <= now) {
 				/* the deadline's own look: sysfs may say what no event did */
-				rc = check_ready(&w, ready) ? 0 : -ETIMEDOUT;
-				break;
+				cause = LOOK_DEADLINE;
+				continue;
 			}
 			if (left > deadline - now)
 				left = deadline - now;
@@ -315,7 +320,10 @@ int tsm_wait(char *const *names, size_t n, double seconds, volatile sig_atomic_t
 		if (rc > 0 && (rc = drain(&l, &w, &cause)))
 			break;
 		/* due by the clock: a stream of other events never puts the look off */
-		if (cause == LOOK_NONE && now_seconds() >= next_look)
+		now = now_seconds();
+		if (cause == LOOK_NONE && seconds > 0 && deadline <= now)
+			cause = LOOK_DEADLINE;
+		else if (cause == LOOK_NONE && next_look <= now)
 			cause = LOOK_DUE;
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
