@@ -589,7 +589,7 @@ sel_reg() {
 	[[ "${stderr_lines[1]}" == "tsmctl connect: TSM provider modules: "* ]]
 	[ "${stderr_lines[2]}" = "tsmctl connect: nothing written" ]
 	[ -z "$output" ]
-	nsenter --net="$NS" "$TSMCTL" --sysroot "$ROOT" -v connect --wait 20 81:00.0 tsm0 \
+	nsenter --net="$NS" "$TSMCTL" --sysroot "$ROOT" -v connect --wait 60 81:00.0 tsm0 \
 		> "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" &
 	pid=$!
 	wait_for_line "$BATS_TEST_TMPDIR/err" "still waiting (looked at sysfs: listening now)"

@@ -91,7 +91,7 @@ wait_rc() {
 	netns_setup
 	mount_late sev-tio "$LATE"'{ "register_manually": true }'
 	[ ! -e "$ROOT/sys/class/tsm/tsm0" ]
-	wait_bg --timeout 20 tsm0
+	wait_bg --timeout 60 tsm0
 	wait_for_line "$ERR" "still waiting (looked at sysfs: listening now)"	# nothing registered
 	kill -0 "$WPID"
 	sim_ctl register tsm0
@@ -172,7 +172,7 @@ wait_rc() {
 	[ "${stderr_lines[0]}" = "tsmctl connect: tsm0 not ready after 0.2 s" ]
 	[ "${stderr_lines[-1]}" = "tsmctl connect: nothing written" ]
 	sim_ctl pci-register tsm0
-	run --separate-stderr in_ns "$TSMCTL" --sysroot "$ROOT" wait --timeout 20 tsm0
+	run --separate-stderr in_ns "$TSMCTL" --sysroot "$ROOT" wait --timeout 60 tsm0
 	expect_status 0
 	[ -f "$D/tsm/connect" ]
 	[ "$(cat "$ROOT/sys/class/tsm/tsm0/pci_mode")" = link ]
@@ -202,7 +202,7 @@ wait_rc() {
 @test "a synthetic add (udevadm trigger at coldplug) of a ready TSM keeps it ready" {
 	netns_setup
 	mount_late devsec-proposed '.tsms[1] += { "register_manually": true }'
-	wait_bg --timeout 20 tsm0 tsm1
+	wait_bg --timeout 60 tsm0 tsm1
 	echo add > "$ROOT/sys/class/tsm/tsm0/uevent"	# SYNTH_UUID=0, after tsm0's real events
 	printf 'add 01234567-89ab-cdef-0123-456789abcdef\n' > "$ROOT/sys/class/tsm/tsm0/uevent"
 	wait_drained	# it took both in
@@ -216,7 +216,7 @@ wait_rc() {
 @test "KOBJ_ADD is not readiness: it waits for the KOBJ_CHANGE after the PCI registration" {
 	netns_setup
 	mount_late sev-tio "$LATE"'{ "register_manually": true, "change_manually": true }'
-	wait_bg --timeout 20 tsm0
+	wait_bg --timeout 60 tsm0
 	sim_ctl register tsm0	# KOBJ_ADD; the PCI registration waits for pci-register
 	[ -e "$ROOT/sys/class/tsm/tsm0" ]	# added ...
 	[ ! -e "$ROOT/sys/bus/pci/devices/0000:81:00.0/tsm" ]	# ... not on the PCI side yet
@@ -301,7 +301,7 @@ send_uevent() {
 	run in_ns "$TSMCTL" --sysroot "$ROOT" wait --timeout 0
 	expect_status 0
 	[ "$output" = tsm0 ]
-	wait_bg --timeout 20 tsm0 tsm1
+	wait_bg --timeout 60 tsm0 tsm1
 	wait_for_line "$ERR" "still waiting (looked at sysfs: listening now)"
 	kill -0 "$WPID"
 	sim_ctl register tsm1
@@ -313,7 +313,7 @@ send_uevent() {
 @test "a coldplug's synthetic add of a ready TSM leaves it ready (udevadm trigger between two registrations)" {
 	netns_setup
 	mount_late devsec-proposed '.tsms[0] += { "register_manually": true } | .tsms[1] += { "register_manually": true }'
-	wait_bg --timeout 10 tsm0 tsm1
+	wait_bg --timeout 60 tsm0 tsm1
 	sim_ctl register tsm0	# add, change: ready
 	echo add > "$ROOT/sys/class/tsm/tsm0/uevent"	# what udevadm trigger writes: add with SYNTH_UUID=0
 	wait_drained	# it took the events in; tsm1 is still missing
