@@ -6,6 +6,7 @@ load lib/helpers
 load lib/netns
 
 teardown() {
+	release_held	# a process a failed test left held
 	unmount_live
 	netns_teardown
 }
@@ -605,14 +606,17 @@ sel_reg() {
 	netns_setup
 	mount_late sev-tio 'del(.. | .connected?) | .tsms[0] += { "register_manually": true, "uevents": false }'
 	command -v strace >/dev/null || skip "strace not installed"
-	# held as its first sleep on the socket ends (the deadline, or another subsystem's
-	# event), so the silent register comes before the deadline's look however slow the machine
+	# held as it has written its second note, after the look once listening: the silent
+	# register comes between that look and the deadline's, however slow the machine
+	: > "$BATS_TEST_TMPDIR/err"
 	nsenter --net="$NS" env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-		strace -f -qq -o "$BATS_TEST_TMPDIR/trace" -e trace=ppoll -e inject=ppoll:signal=SIGSTOP:when=1 \
+		strace -f -qq -o "$BATS_TEST_TMPDIR/trace" -P "$BATS_TEST_TMPDIR/err" -e trace=write \
+		-e inject=write:signal=SIGSTOP:when=2 \
 		"$TSMCTL" --sysroot "$ROOT" -v connect --wait 1.5 81:00.0 tsm0 \
 		> "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" &
 	pid=$!
 	wait_held "$BATS_TEST_TMPDIR/trace"
+	[ "$(tail -1 "$BATS_TEST_TMPDIR/err")" = "tsmctl connect: still waiting (looked at sysfs: listening now)" ]
 	sim_ctl register tsm0
 	kill -CONT "$HELD"
 	rc=0
@@ -632,7 +636,7 @@ sel_reg() {
 	nsenter --net="$NS" "$TSMCTL" --sysroot "$ROOT" -v connect --no-syslog --wait 600 81:00.0 tsm0 \
 		> "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" &
 	pid=$!
-	wait_for_line "$BATS_TEST_TMPDIR/err" "listening for tsm uevents"
+	wait_for_line "$BATS_TEST_TMPDIR/err" "still waiting (looked at sysfs: listening now)"
 	sim_ctl register tsm0	# silent: the look due every 5 s finds it, long before the deadline
 	wait_gone $pid	# the old code looked only at the deadline, 600 s on
 	wait $pid

@@ -5,6 +5,7 @@
 load lib/helpers
 
 teardown() {
+	release_held	# a process a failed test left held
 	unmount_live
 }
 

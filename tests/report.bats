@@ -13,6 +13,7 @@ setup() {
 }
 
 teardown() {
+	release_held	# a process a failed test left held
 	[ -z "${BG:-}" ] || kill "$BG" 2>/dev/null || true
 	unmount_live
 }

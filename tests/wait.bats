@@ -7,6 +7,7 @@ load lib/netns
 LATE='del(.. | .connected?) | .tsms[0] += '
 
 teardown() {
+	release_held	# a process a failed test left held
 	stop_bg "${WPID:-}"
 	unmount_live
 	netns_teardown
@@ -109,13 +110,15 @@ wait_rc() {
 	command -v strace >/dev/null || skip "strace not installed"
 	OUT=$BATS_TEST_TMPDIR/wait.out
 	ERR=$BATS_TEST_TMPDIR/wait.err
-	# held as its first sleep on the socket ends (the deadline, or another subsystem's event),
-	# so the silent register comes before the deadline's look however slow the machine
+	# held as it has written its second note, after the look once listening: the silent
+	# register comes between that look and the deadline's, however slow the machine
+	: > "$ERR"
 	nsenter --net="$NS" env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-		strace -f -qq -o "$BATS_TEST_TMPDIR/trace" -e trace=ppoll -e inject=ppoll:signal=SIGSTOP:when=1 \
+		strace -f -qq -o "$BATS_TEST_TMPDIR/trace" -P "$ERR" -e trace=write -e inject=write:signal=SIGSTOP:when=2 \
 		"$TSMCTL" --sysroot "$ROOT" -v wait --timeout 1 tsm0 > "$OUT" 2> "$ERR" &
 	WPID=$!
 	wait_held "$BATS_TEST_TMPDIR/trace"
+	[ "$(tail -1 "$ERR")" = "tsmctl wait: still waiting (looked at sysfs: listening now)" ]
 	sim_ctl register tsm0	# silent
 	kill -CONT "$HELD"
 	wait_rc
@@ -124,6 +127,7 @@ wait_rc() {
 	[ "$(cat "$OUT")" = tsm0 ]
 	sim_ctl unregister tsm0
 	wait_bg --timeout infinity tsm0
+	wait_for_line "$ERR" "still waiting (looked at sysfs: listening now)"
 	sim_ctl register tsm0	# silent again: only the periodic look can end this wait
 	wait_gone "$WPID"
 	wait_rc
@@ -142,6 +146,7 @@ wait_rc() {
 	mount_late sev-tio "$LATE"'{ "register_manually": true, "uevents": false }'
 	noise_start 0.5	# as the bdi adds of FUSE mounts coming and going on the host
 	wait_bg --timeout infinity tsm0
+	wait_for_line "$ERR" "still waiting (looked at sysfs: listening now)"
 	sim_ctl register tsm0	# silent: only the look due every 5 s can see it
 	wait_gone "$WPID"	# the old code, whose every event put the look off, never ended
 	wait_rc

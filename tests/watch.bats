@@ -6,6 +6,7 @@ load lib/helpers
 load lib/netns
 
 teardown() {
+	release_held	# a process a failed test left held
 	stop_bg "${WPID:-}"
 	unmount_live
 	netns_teardown
@@ -209,15 +210,16 @@ watch_rc() {
 # one_look CHANGE...: a watch takes its baseline, is held still while CHANGE
 # runs, then makes exactly one look (--count 1) and ends; its events land in
 # $OUT. What that one look reports is what the next interval would: the
-# watch was stopped as its first sleep began (strace's SIGSTOP at its first
-# ppoll), before its look could come, so the change came first.
+# watch was stopped (strace's SIGSTOP) as it wrote its baseline's note, before
+# its look could come, so the change came first.
 one_look() {
 	OUT=$BATS_TEST_TMPDIR/look.out
 	ERR=$BATS_TEST_TMPDIR/look.err
 	rm -f "$BATS_TEST_TMPDIR/look.trace"
+	: > "$ERR"
 	# LeakSanitizer cannot run under ptrace: a sanitizer build is traced without it
 	env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f -qq \
-		-o "$BATS_TEST_TMPDIR/look.trace" -e trace=ppoll -e inject=ppoll:signal=SIGSTOP:when=1 \
+		-o "$BATS_TEST_TMPDIR/look.trace" -P "$ERR" -e trace=write -e inject=write:signal=SIGSTOP:when=1 \
 		"$TSMCTL" --sysroot "$ROOT" -v watch -i 0.1 --count 1 > "$OUT" 2> "$ERR" &
 	WPID=$!
 	wait_held "$BATS_TEST_TMPDIR/look.trace"

@@ -37,8 +37,11 @@ sim_ctl() {
 # SECONDS, in the background (NOISE_PID; netns_teardown stops it). By default a bdi
 # device's add, which every FUSE mount on the host sends into every namespace.
 noise_start() {
+	local rt=
+	# real-time where allowed, so that a busy machine opens no gaps in the stream
+	chrt -f 1 true 2>/dev/null && rt="chrt -f 1"
 	# nsenter itself, not in_ns: a function would run in a subshell that keeps the pid
-	nsenter --net="$NS" perl -MTime::HiRes=sleep -e '
+	nsenter --net="$NS" $rt perl -MTime::HiRes=sleep -e '
 		my ($every, $sub) = @ARGV;
 		socket(my $s, 16, 2, 15) or die "socket: $!";
 		my $to = pack("S x2 L L", 16, 0, 1);

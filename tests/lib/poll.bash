@@ -45,6 +45,16 @@ wait_gone() {
 	done
 }
 
+# release_held: end a process wait_held left stopped, for a teardown (a test that
+# failed while it was held would leave it, and strace, waiting for ever).
+release_held() {
+	if [ -n "${HELD:-}" ] && grep -qs tsmctl "/proc/$HELD/cmdline"; then
+		kill -KILL "$HELD" 2>/dev/null
+	fi
+	HELD=
+	return 0
+}
+
 # wait_held TRACE: until strace (-f -o TRACE, -e inject=...:signal=SIGSTOP) has a
 # tracee stopped right after the injected system call; its pid into HELD. The
 # test acts while it is held and resumes it with kill -CONT "$HELD".
