@@ -287,6 +287,31 @@ events() {
 	grep -Eq "^$TS host-bridge-removed pci10000:00 gone, with its 1 stream link$" "$OUT"
 }
 
+@test "host bridges that come below a device that was there already are seen by the look, no uevent heard" {
+	# a bus module's faux device (or a platform device) is there before its host bridges: the
+	# look lists the pci_bus class, where every root bus shows, not only where bridges are put
+	J=$BATS_TEST_TMPDIR/bus.json
+	jq '(.modules[] | select(.name == "devsec_bus")).loaded = true' "$TOPO/devsec-staging.json" > "$J"
+	ROOT=$BATS_TEST_TMPDIR/bus
+	"$SIM" build "$J" "$ROOT" >/dev/null
+	A=$BATS_TEST_TMPDIR/aside
+	mkdir -p "$A/hb" "$A/class" "$A/devices"
+	mv "$ROOT"/sys/devices/faux/devsec_bus/pci1000* "$A/hb/"
+	mv "$ROOT"/sys/class/pci_bus/1000* "$A/class/"
+	mv "$ROOT"/sys/bus/pci/devices/1000* "$A/devices/"
+	[ -d "$ROOT/sys/devices/faux/devsec_bus" ]	# the bus's faux device stays
+	watch_bg
+	# as the kernel adds them: the bridges, their buses' class devices, the functions
+	mv "$A"/hb/* "$ROOT/sys/devices/faux/devsec_bus/"
+	mv "$A"/class/* "$ROOT/sys/class/pci_bus/"
+	mv "$A"/devices/* "$ROOT/sys/bus/pci/devices/"
+	wait_for_line "$OUT" "host-bridge-added pci10000:00 below /sys/devices/faux/devsec_bus"
+	wait_for_line "$OUT" "host-bridge-added pci10001:02 below /sys/devices/faux/devsec_bus"
+	kill -TERM "$WPID"
+	watch_rc
+	[ "$WRC" -eq 0 ]
+}
+
 @test "-J: host bridge events validate and say where" {
 	mount_live devsec-staging
 	"$TSMCTL" --sysroot "$ROOT" -v watch -J -i 0.1 > "$BATS_TEST_TMPDIR/w.out" 2> "$BATS_TEST_TMPDIR/w.err" &
