@@ -814,6 +814,9 @@ class Soak:
                     w["exhausted"].add(o)
                 elif e == "pool-available":
                     w["exhausted"].discard(o)
+                elif e == "host-bridge-removed":
+                    # its pool went with it: a scan after the whole removal says no pool-available
+                    w["exhausted"].discard(o)
             self.log_line({"watch": ev})
 
     # --- the run -----------------------------------------------------------
