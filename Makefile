@@ -320,6 +320,19 @@ check-valgrind: $(BUILDDIR)/tsmctl $(BUILDDIR)/.deps-test
 check-asan: $(BUILDDIR)/.deps-test
 	$(call CHECK_RUN,build asan-build asan-unit $(addprefix asan/,$(ASAN_BATS)))
 
+# make check-stress [CHECK_STRESS_ROUNDS=N] [CHECK_STRESS_JOBS=N] [CHECK_STRESS_FILES="wait
+# sim/mount-late soak"]: every bats file with a live mount or a background process, and
+# the soak, each run N times (10), N at once (3), beside a load like make check's own: a
+# CPU hog on every core and FUSE mounts coming and going (their uevents reach every
+# namespace); how many runs of each failed (tests/lib/check-stress; logs in build-stress).
+CHECK_STRESS_ROUNDS ?= 10
+CHECK_STRESS_JOBS ?= 3
+CHECK_STRESS_FILES ?=
+check-stress: $(BUILDDIR)/.deps-test all
+	@CHECK_STRESS_ROUNDS=$(CHECK_STRESS_ROUNDS) CHECK_STRESS_JOBS=$(CHECK_STRESS_JOBS) \
+		CHECK_STRESS_FILES="$(CHECK_STRESS_FILES)" TSMCTL=$(abspath $(BUILDDIR)/tsmctl) \
+		tests/lib/check-stress $(BUILDDIR)/build-stress
+
 # make soak [SOAK_SECONDS=N] [SOAK_SEED=N] [TSMCTL=path]: concurrent connect,
 # disconnect, lock, accept, unlock, readers, watch, module removal and injected
 # faults on live mounts, invariants read from the tree (tests/soak/soak.py).
@@ -497,6 +510,6 @@ fuzz-replay: $(addprefix $(FUZZ_DIR)/fuzz-,$(FUZZ_TARGETS))
 
 # Every goal that names no file: the one list (after UNIT_RUNS is defined).
 .PHONY: all deps need-libs need-scdoc need-fuse sim man unit $(UNIT_RUNS) \
-	check check-quick check-run check-kernel check-man check-abi-refs check-calls check-valgrind check-asan check-package \
+	check check-quick check-run check-kernel check-stress check-man check-abi-refs check-calls check-valgrind check-asan check-package \
 	soak soak-asan bench demo install uninstall clean dist distcheck version deb \
 	fuzz fuzz-replay FORCE

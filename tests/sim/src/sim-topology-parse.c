@@ -1644,7 +1644,7 @@ static void keyp_pools(struct sim_model *m)
 struct tsm_raw {
 	uint64_t id, register_after_ms, change_after_ms;
 	const char *kind, *provider, *parent;
-	bool register_manually, uevents, evidence_inputs, evidence_refresh;
+	bool register_manually, change_manually, uevents, evidence_inputs, evidence_refresh;
 };
 
 /* id preset to the TSM's place; evidence_refresh (step 1) once the provider presets it */
@@ -1659,6 +1659,7 @@ static const struct field_spec tsm_fields[] = {
 	{ "uevents", F_BOOL, .def = true, AT(struct tsm_raw, uevents) },
 	{ "evidence_inputs", F_BOOL, AT(struct tsm_raw, evidence_inputs) },
 	{ "change_after_ms", F_NUM, .max = 60000, AT(struct tsm_raw, change_after_ms) },
+	{ "change_manually", F_BOOL, AT(struct tsm_raw, change_manually) },
 	{ "evidence_refresh", F_BOOL, .step = 1, .preset = true,
 	  AT(struct tsm_raw, evidence_refresh) },
 	{ "stream_ids", .type = F_OTHER },
@@ -1690,9 +1691,15 @@ static int parse_tsm(struct loader *L, json_object *o)
 	t->evidence_inputs = r.evidence_inputs;
 	t->register_after_ms = r.register_after_ms == UINT64_MAX ? -1 : (long)r.register_after_ms;
 	t->change_after_ms = (long)r.change_after_ms;
+	t->change_manually = r.change_manually;
 	if (t->register_after_ms >= 0 && t->register_manually)
 		return fail(L, "%s: register_after_ms and register_manually exclude each other",
 			    t->name);
+	if (t->change_manually && t->change_after_ms)
+		return fail(L, "%s: change_after_ms and change_manually exclude each other", t->name);
+	if (t->change_manually && t->register_after_ms < 0 && !t->register_manually)
+		return fail(L, "%s: change_manually needs a late TSM (register_after_ms or "
+			    "register_manually)", t->name);
 	if (t->evidence_inputs && (!parent || strncmp(parent, "faux:", 5)))
 		return fail(L, "%s: evidence_inputs needs a faux:NAME parent", t->name);
 	/* registered at boot unless late; late ones register in the live mount */

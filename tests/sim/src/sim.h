@@ -279,6 +279,7 @@ struct sim_tsm {
 	bool register_manually;	/* registered when the control file says so */
 	bool uevents;		/* KOBJ_ADD/CHANGE/REMOVE are sent */
 	long change_after_ms;	/* from device_add() to the PCI registration */
+	bool change_manually;	/* the PCI registration waits for the control file */
 	bool registered;	/* device_add() done: tsmN exists (KOBJ_ADD) */
 	bool pci_ready;		/* PCI/TSM registration done (KOBJ_CHANGE) */
 	bool evidence_inputs;	/* the sample's certs/transcript on its faux device */
@@ -631,7 +632,7 @@ int sim_uevent_synth(const char *dir, const char *subsystem, const char *buf, si
 
 /* sim-control.c: the live mount's test-only control file (outside sys/) */
 #define CONTROL_FILE "tsm-sim-control"
-enum sim_control_op { CTL_NONE, CTL_REGISTER, CTL_UNREGISTER, CTL_MODULE };
+enum sim_control_op { CTL_NONE, CTL_REGISTER, CTL_PCI_REGISTER, CTL_UNREGISTER, CTL_MODULE };
 /* Parse and apply one command under the lock; op and tsm say what sim-fuse-store.c must finish. */
 int sim_control_apply(struct sim_model *m, const char *buf, size_t len,
 		      enum sim_control_op *op, struct sim_tsm **tsm);
