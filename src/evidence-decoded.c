@@ -40,6 +40,7 @@ void ev_decode_set(const struct evidence_set *s, struct ev_decoded *d)
 		hash_len = spdm_vca_hash(&d->vca) ? spdm_vca_hash(&d->vca)->size : 0;
 		algs.base_asym_sel = d->vca.selected.base_asym;
 		algs.meas_hash_algo = d->vca.selected.meas_hash;
+		algs.version = d->vca.version;
 	}
 	for (unsigned int k = 0; k < EV_NR_SLOTS; k++) {
 		o = &s->obj[k];
