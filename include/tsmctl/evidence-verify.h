@@ -11,9 +11,10 @@
  *   ├ evidence.chain         chains against the trust store (or a pin)
  *   ├ evidence.root-hash     RootHash = digest of the root certificate
  *   ├ evidence.algorithms    leaf key fits BaseAsymAlgo; algorithms allowed
+ *   ├ evidence.signature     measurements signed by the named slot's leaf key
  *   ├ evidence.measurements  blocks against the reference manifest
  *   └ evidence.report-ranges MMIO ranges inside their BARs, MSI-X in place
- *   evidence.generation      one generation; refreshed for the nonce
+ *   evidence.generation      one generation; refreshed and signed for the nonce
  */
 #ifndef TSMCTL_EVIDENCE_VERIFY_H
 #define TSMCTL_EVIDENCE_VERIFY_H
