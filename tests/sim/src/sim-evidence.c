@@ -51,6 +51,8 @@ struct bytes {
 
 static void put(struct bytes *b, const void *src, size_t n)
 {
+	if (!n)
+		return;		/* an empty piece may have no buffer at all */
 	if (b->len + n > b->cap) {
 		b->cap = (b->len + n) * 2 + 64;
 		b->p = sim_xrealloc(b->p, b->cap, 1);
