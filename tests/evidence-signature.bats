@@ -231,6 +231,26 @@ LEAF_CN="slot 0's leaf (CN=tsm-sim ECDSA P-384 device, ec 384)"
 	expect evidence.generation nonce skip "only the measurements' signature binds the nonce, and it cannot be checked here"
 }
 
+@test "decoding slips: bytes after ALGORITHMS, and a MEASUREMENTS of another version than the VCA's, are malformed" {
+	mount_live evidence-signature
+	d=$BATS_TEST_TMPDIR/slip
+	ev 01:00.0 --fresh -o "$d" >/dev/null
+	cp "$d/vca.bin" "$BATS_TEST_TMPDIR/vca"
+	# the VCA object with a GET_DIGESTS after it
+	{ cat "$BATS_TEST_TMPDIR/vca"; printf '\x13\x81\x00\x00'; } > "$d/vca.bin"
+	reseal "$d" vca
+	from "$d" --trust "$TRUST"
+	expect_status 1
+	[ "$(result_in "$output" evidence.decode vca)" = "fail: malformed at offset $(stat -c %s "$BATS_TEST_TMPDIR/vca"): 4 bytes after ALGORITHMS: the VCA is the six messages from GET_VERSION to ALGORITHMS and nothing else" ]
+	# a VCA that negotiated 1.2 beside the device's 1.3 response
+	cp "$CERTS/spdm12-ecdsa-p384.vca" "$d/vca.bin"
+	reseal "$d" vca
+	from "$d" --trust "$TRUST"
+	expect_status 1
+	[ "$(result_in "$output" evidence.decode vca)" = "pass: well-formed: SPDM 1.2 negotiated in six messages" ]
+	[ "$(result_in "$output" evidence.decode measurements)" = "fail: malformed at offset 0: MEASUREMENTS speaks SPDM 1.3, the VCA negotiated 1.2" ]
+}
+
 @test "the simulator's signature verifies with the openssl command line alone, and not over another nonce" {
 	mount_live evidence-signature
 	leaf=$BATS_TEST_TMPDIR/leaf.pem
