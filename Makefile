@@ -118,7 +118,7 @@ $(BUILDDIR)/tsmctl: $(OBJS)
 # libraries UNIT_LIBS_NAME) becomes test-NAME; make unit runs them all, make
 # unit-NAME one.
 UNIT_TESTS := ide names sha256 audit explain util spdm-cert spdm-vca spdm-meas spdm-transcript \
-	tdisp-report evreply evidence-verify snapshot action uevent sysfs
+	tdisp-report evreply evidence-verify evidence-chain snapshot action uevent sysfs
 UNIT_SRCS_ide := src/ide.c tests/fuzz/cfg-ranged.h
 UNIT_SRCS_names := src/names.c
 UNIT_SRCS_sha256 := src/sha256.c src/util.c
@@ -159,6 +159,9 @@ UNIT_SRCS_evidence-verify := $(wildcard src/evidence-verify*.c) src/evidence-dec
 	src/spdm-meas.c src/spdm-transcript.c src/spdm-sig.c src/tdisp-report.c $(EV_DECODE_SRCS) \
 	tests/unit/sig-vectors.h
 UNIT_LIBS_evidence-verify = $(PKG_LIBS)
+# The chain checks on certificates the openssl command line made (tests/vectors/gen-chains).
+UNIT_SRCS_evidence-chain = $(UNIT_SRCS_evidence-verify) tests/unit/vca-build.h
+UNIT_LIBS_evidence-chain = $(PKG_LIBS)
 
 .SECONDEXPANSION:
 $(BUILDDIR)/test-%: tests/unit/test-%.c $$(UNIT_SRCS_$$*) $(HDRS) tests/unit/unit.h | $(NEED_LIBS)
@@ -439,7 +442,7 @@ FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 FUZZ_DIR := build-fuzz
 FUZZ_TARGETS := ide capwalk names jsstr topology spdm-cert spdm-vca spdm-meas spdm-transcript \
-	tdisp-report evreply uevent
+	tdisp-report evreply uevent evdevice
 FUZZ_SAN := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -std=gnu11
 FUZZ_CPPFLAGS := -D_GNU_SOURCE -Iinclude
@@ -452,6 +455,7 @@ FUZZ_LIBS_jsstr = $(shell pkg-config --libs json-c smartcols)
 FUZZ_SRCS_evreply := src/evidence-reply.c src/util.c
 FUZZ_LIBS_evreply = $(shell pkg-config --libs libmnl)
 FUZZ_SRCS_uevent := src/uevent-parse.c
+FUZZ_SRCS_evdevice := src/evidence-device.c
 # The simulator's topology loader: every simulator object but sim-main.c, with
 # the simulator's flags (its sources define _GNU_SOURCE themselves).
 FUZZ_SRCS_topology := $(filter-out tests/sim/src/sim-main.c,$(wildcard tests/sim/src/*.c)) \

@@ -3,10 +3,10 @@
  * The verification engine (evidence-verify.h): ev_verify() runs the checks in
  * the table's order, and the checks that need nothing but the decoded
  * objects are here: evidence.decode, evidence.root-hash, evidence.algorithms
- * and evidence.generation. The chain, signature, measurement and report
- * checks are in evidence-verify-{chain,sig,meas,report}.c; the table and the
- * results in evidence-verify-result.c, which every check calls and which
- * calls none.
+ * and evidence.generation. The chain, signature, measurement, report and
+ * binding checks are in evidence-verify-{chain,sig,meas,report,binding}.c;
+ * the table and the results in evidence-verify-result.c, which every check
+ * calls and which calls none.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -92,9 +92,15 @@ static const char *const candidates[][2] = {
 	{ "sha512", "SHA512" }, { "sha3_512", "SHA3-512" },
 };
 
-static void root_hash_without_vca(const struct spdm_chain *c, const char *obj, struct ev_results *r)
+/* "; the root is ..." when the root is not the chain's first certificate, else "". */
+static const char *root_from(const struct ev_root *root)
 {
-	const struct spdm_cert *root = spdm_chain_root(c);
+	return root->from && !streq(root->from, EV_ROOT_IN_CHAIN) ? "; the root is " : "";
+}
+
+static void root_hash_without_vca(const struct spdm_chain *c, const struct ev_root *root,
+				  const char *obj, struct ev_results *r)
+{
 	uint8_t md[EVP_MAX_MD_SIZE];
 	char *fits = NULL;
 
@@ -107,24 +113,31 @@ static void root_hash_without_vca(const struct spdm_chain *c, const char *obj, s
 			continue;
 		ev_add(r, "evidence.root-hash", obj, AUDIT_PASS, NULL,
 		       "without the VCA the hash algorithm is not known: the %zu-byte RootHash is the "
-		       "root certificate's %s (header lengths that fitted: %s)", c->root_hash_len,
-		       candidates[i][0], fits);
+		       "root certificate's %s (header lengths that fitted: %s)%s%s", c->root_hash_len,
+		       candidates[i][0], fits, root_from(root), root_from(root)[0] ? root->from : "");
 		free(fits);
 		return;
 	}
 	ev_add(r, "evidence.root-hash", obj, AUDIT_FAIL, NULL,
 	       "the %zu-byte RootHash is no digest of the root certificate (no VCA: tried every "
-	       "%zu-byte DSP0274 hash; header lengths that fitted: %s)", c->root_hash_len,
-	       c->root_hash_len, fits);
+	       "%zu-byte DSP0274 hash; header lengths that fitted: %s)%s%s", c->root_hash_len,
+	       c->root_hash_len, fits, root_from(root), root_from(root)[0] ? root->from : "");
 	free(fits);
 }
 
-void ev_check_root_hash(const struct ev_decoded *d, struct ev_results *r)
+/*
+ * DSP0274's RootHash is the digest of the root certificate: the first one
+ * when it is the root, else the one that signed it, which only the trust
+ * anchor the chain verified to can be (evidence.chain found it).
+ */
+void ev_check_root_hash(const struct ev_decoded *d, const struct ev_roots *roots,
+			struct ev_results *r)
 {
 	const struct spdm_hash_alg *hash = ev_vca_ok(d) ? spdm_vca_hash(&d->vca) : NULL;
 
 	for (unsigned int k = 0; k < EV_NR_SLOTS; k++) {
 		const struct spdm_chain *c = &d->chain[k];
+		const struct ev_root *root = &roots->slot[k];
 		const char *obj = evidence_type_name(k);
 		uint8_t md[EVP_MAX_MD_SIZE];
 		char *got, *want;
@@ -139,21 +152,29 @@ void ev_check_root_hash(const struct ev_decoded *d, struct ev_results *r)
 			       "carries no RootHash");
 			continue;
 		}
-		if (!hash) {
-			root_hash_without_vca(c, obj, r);
+		if (!root->der) {
+			ev_add(r, "evidence.root-hash", obj, AUDIT_SKIP,
+			       xstrdup("a trust store holding the vendor's root CA (--trust) lets the "
+				       "root certificate be known"),
+			       EV_UNVERIFIABLE "the root certificate is not known: %s", root->why);
 			continue;
 		}
-		if (digest_of(hash->md, spdm_chain_root(c)->der, spdm_chain_root(c)->der_len, md) ==
-		    c->root_hash_len && !memcmp(md, c->root_hash, c->root_hash_len)) {
+		if (!hash) {
+			root_hash_without_vca(c, root, obj, r);
+			continue;
+		}
+		if (digest_of(hash->md, root->der, root->der_len, md) == c->root_hash_len &&
+		    !memcmp(md, c->root_hash, c->root_hash_len)) {
 			ev_add(r, "evidence.root-hash", obj, AUDIT_PASS, NULL,
-			       "RootHash is the root certificate's %s (negotiated BaseHashAlgo)",
-			       hash->name);
+			       "RootHash is the root certificate's %s (negotiated BaseHashAlgo)%s%s",
+			       hash->name, root_from(root), root_from(root)[0] ? root->from : "");
 			continue;
 		}
 		got = ev_hex(c->root_hash, c->root_hash_len);
 		want = ev_hex(md, hash->size);
 		ev_add(r, "evidence.root-hash", obj, AUDIT_FAIL, NULL,
-		       "RootHash %s is not the root certificate's %s %s", got, hash->name, want);
+		       "RootHash %s is not the root certificate's %s %s%s%s", got, hash->name, want,
+		       root_from(root), root_from(root)[0] ? root->from : "");
 		free(got);
 		free(want);
 	}
@@ -329,14 +350,17 @@ static void check_generation(const struct ev_decoded *d, const struct ev_verify_
 void ev_verify(const struct ev_decoded *d, const struct ev_verify_opts *o, struct ev_results *r)
 {
 	struct ev_sig_verdict sig;
+	struct ev_roots roots;
 
 	memset(r, 0, sizeof(*r));
 	check_decode(d, r);
-	ev_check_chains(d, o, r);
-	ev_check_root_hash(d, r);
+	ev_check_chains(d, o, r, &roots);
+	ev_check_root_hash(d, &roots, r);
+	ev_roots_release(&roots);
 	ev_check_algorithms(d, o, r);
 	ev_check_signature(d, o, r, &sig);
 	ev_check_measurements(d, o, r);
 	ev_check_report(d, o, r);
+	ev_check_binding(d, r);
 	check_generation(d, o, r, &sig);
 }

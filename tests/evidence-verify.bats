@@ -134,10 +134,10 @@ both_exit() {
 	expect evidence.chain cert0 fail "certificate is not yet valid (certificate CN=tsm-sim not-yet-valid device)"
 	judge 04:00.0 --trust "$TRUST"
 	both_exit 1
-	expect evidence.chain cert0 fail "unable to get local issuer certificate (certificate CN=tsm-sim wrong-issuer device)"
+	expect evidence.chain cert0 fail "certificate 2 (CN=tsm-sim wrong-issuer device) is not signed by certificate 1 (CN=tsm-sim intermediate CA) before it"
 	judge 05:00.0 --trust "$TRUST"
 	both_exit 1
-	expect evidence.chain cert0 fail "self-signed certificate (certificate CN=tsm-sim self-signed device)"
+	expect evidence.chain cert0 fail "certificate 2 (CN=tsm-sim self-signed device) is not signed by certificate 1 (CN=tsm-sim intermediate CA) before it"
 	# a good chain whose root is not in the store
 	judge 01:00.0 --trust "$CERTS/ecdsa-p384-expired.root.pem"
 	expect evidence.chain cert0 fail "self-signed certificate in certificate chain"
@@ -174,10 +174,9 @@ both_exit() {
 	pins=$BATS_TEST_TMPDIR/pins
 	judge 01:00.0 --trust "$BATS_TEST_TMPDIR/empty" --pin "$pins"
 	both_exit 0
-	# the live run pinned; the saved copy then matched the pin
-	[ "$(result_in "$LIVE" evidence.chain cert0 | cut -c1-50)" = "warn: verified to its own root (3 certificates, ro" ]
-	[[ "$(result_in "$LIVE" evidence.chain cert0)" == *"root pinned on first use in $pins"* ]]
-	[[ "$(result_in "$SAVED" evidence.chain cert0)" == "pass: verified to its own root "*"root is the one pinned in $pins" ]]
+	# the live run proposed the pin and, its verdict standing, wrote it; the saved copy then matched the pin
+	[[ "$(result_in "$LIVE" evidence.chain cert0)" == "skip: trust on first use: verified to its own root, which no trust anchor issued and $pins does not hold yet; it would be pinned there"* ]]
+	[[ "$(result_in "$SAVED" evidence.chain cert0)" == "pass: verified to the root pinned in $pins (3 certificates, root CN=tsm-sim root CA, "* ]]
 	root0=$(openssl x509 -in "$CERTS/ecdsa-p384.root.pem" -outform DER | sha384sum | cut -d' ' -f1)
 	grep -qx "0000:01:00.0 0 $root0" "$pins"
 	[ "$(grep -c '^0000:01:00.0 [01] [0-9a-f]\{96\}$' "$pins")" -eq 2 ]
@@ -462,7 +461,8 @@ both_exit() {
 	mount_live evidence-guest
 	run --separate-stderr act accept --verify --trust "$TRUST" --reference "$CERTS/all-types.reference.json" 00:05.0
 	expect_status 0
-	[[ "$output" == "0000:00:05.0: accepted (locked to tsm0); evidence of generation 1 verified: "*" pass, 2 skip"* ]]
+	# the SEV-TIO guest's report gives offsets: evidence.report-ranges is a skip (EV_RISK_REPORT_OFFSETS)
+	[[ "$output" == "0000:00:05.0: accepted (locked to tsm0); evidence of generation 1 verified: "*" pass, 3 skip"* ]]
 	[ "$(cat "$(dev 0000:00:05.0)/tsm/accept")" = 1 ]
 	run --separate-stderr act accept --verify --trust "$TRUST" 00:05.0
 	expect_status 0

@@ -322,10 +322,13 @@ static void make_measurements(const struct sim_dev *d, unsigned generation, stru
 #define RANGE_NON_TEE (1u << 2)
 #define PAGE 4096u
 
+/* the MMIO reporting offset of a "moved" report: 1 GiB, in 4 KiB pages */
+#define MOVED_PAGES 0x40000u
+
 static void report_range(struct bytes *b, unsigned *nr, uint64_t first_page, uint64_t pages,
 			 unsigned bar, unsigned attrs)
 {
-	le(b, first_page, 8);		/* FIRST_PAGE (MMIO reporting offset 0) */
+	le(b, first_page, 8);		/* FIRST_PAGE (with the MMIO reporting offset) */
 	le(b, pages, 4);		/* NUMBER_OF_PAGES */
 	le(b, (uint64_t)bar << 16 | attrs, 4);	/* RANGE_ATTRIBUTES: range ID (the BAR) in 31:16 */
 	(*nr)++;
@@ -388,11 +391,44 @@ static void bar_ranges(const struct sim_dev *d, unsigned i, bool misplace, struc
 	}
 }
 
+/* the little-endian u64 at P */
+static uint64_t get_le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (unsigned k = 8; k--;)
+		v = v << 8 | p[k];
+	return v;
+}
+
+/* INTERFACE_INFO bit 5, attribute bit 4: the first reserved bits (PCIe r7.0 §11.3.11) */
+#define TDI_INFO_RESERVED5 (1u << 5)
+#define RANGE_RESERVED4 (1u << 4)
+/* FUNCTION_ID: requester ID 15:0, segment 23:16, segment valid 24 */
+#define FUNCTION_ID_SEGMENT_VALID (1u << 24)
+
+/*
+ * The DEVICE_INTERFACE_REPORT response around REPORT (PCIe r7.0 §11.3.11,
+ * TDISP message header): TDISP 1.0, code 0x04, INTERFACE_ID naming the
+ * function RID in segment SEG, PORTION_LENGTH the whole report.
+ */
+static void report_response(struct bytes *b, const struct bytes *report, unsigned rid, unsigned seg)
+{
+	u8(b, 0x10);			/* TDISPVersion 1.0 */
+	u8(b, 0x04);			/* DEVICE_INTERFACE_REPORT */
+	le(b, 0, 2);			/* reserved */
+	le(b, FUNCTION_ID_SEGMENT_VALID | seg << 16 | rid, 4);	/* INTERFACE_ID: FUNCTION_ID */
+	le(b, 0, 8);			/* INTERFACE_ID: reserved */
+	le(b, report->len, 2);		/* PORTION_LENGTH */
+	le(b, 0, 2);			/* REMAINDER_LENGTH: all of it */
+	put(b, report->p, report->len);
+}
+
 static void make_report(const struct sim_dev *d, struct bytes *b)
 {
 	enum sim_ev_report kind = d->ev_spec->report_kind;
-	struct bytes ranges = { 0 };
-	unsigned nr = 0, first = 6;
+	struct bytes ranges = { 0 }, rep = { 0 };
+	unsigned nr = 0, first = 6, rid = d->bus << 8 | d->slot << 3 | d->fn;
 
 	for (unsigned i = 0; i < 6; i++) {
 		if (!d->bars[i].present)
@@ -404,16 +440,35 @@ static void make_report(const struct sim_dev *d, struct bytes *b)
 	if (kind == SIM_REPORT_OUTSIDE_BAR && first < 6)
 		report_range(&ranges, &nr, (d->bars[first].base + d->bars[first].size) / PAGE, 1,
 			     first, 0);
-	le(b, TDI_DMA_NO_PASID, 2);	/* INTERFACE_INFO */
-	le(b, 0, 2);			/* Reserved */
+	/* the first BAR's first page once more, in a range of its own */
+	if (kind == SIM_REPORT_OVERLAP && first < 6)
+		report_range(&ranges, &nr, d->bars[first].base / PAGE, 1, first, 0);
+	/* a reserved attribute bit on the first range */
+	if (kind == SIM_REPORT_RESERVED_BITS && nr)
+		ranges.p[12] |= RANGE_RESERVED4;
+	/* every range 1 GiB further: the offsets within each BAR unchanged */
+	for (unsigned i = 0; kind == SIM_REPORT_MOVED && i < nr; i++)
+		for (uint64_t v = get_le64(ranges.p + 16 * i) + MOVED_PAGES, k = 0; k < 8; k++)
+			ranges.p[16 * i + k] = (uint8_t)(v >> (8 * k));
+	/* INTERFACE_INFO */
+	le(&rep, TDI_DMA_NO_PASID | (kind == SIM_REPORT_RESERVED_BITS ? TDI_INFO_RESERVED5 : 0), 2);
+	le(&rep, 0, 2);			/* Reserved */
 	/* MSI_X_MESSAGE_CONTROL as the capability has it (table size N - 1) */
-	le(b, d->msix.present ? d->msix.vectors - 1 : 0, 2);
-	le(b, 0, 2);			/* LNR_CONTROL */
-	le(b, 0, 4);			/* TPH_CONTROL */
-	le(b, nr, 4);			/* MMIO_RANGE_COUNT */
-	put(b, ranges.p, ranges.len);
-	le(b, 0, 4);			/* DEVICE_SPECIFIC_INFO_LEN */
+	le(&rep, d->msix.present ? d->msix.vectors - 1 : 0, 2);
+	le(&rep, 0, 2);			/* LNR_CONTROL */
+	le(&rep, 0, 4);			/* TPH_CONTROL */
+	le(&rep, nr, 4);		/* MMIO_RANGE_COUNT */
+	put(&rep, ranges.p, ranges.len);
+	le(&rep, 0, 4);			/* DEVICE_SPECIFIC_INFO_LEN */
+	/* another function's requester ID: bus 0x99, or 0x98 for a device on bus 0x99 */
+	if (kind == SIM_REPORT_OTHER_FUNCTION)
+		report_response(b, &rep, (d->bus == 0x99 ? 0x98 : 0x99) << 8, d->domain);
+	else if (kind == SIM_REPORT_RESPONSE)
+		report_response(b, &rep, rid, d->domain);
+	else
+		put(b, rep.p, rep.len);
 	free(ranges.p);
+	free(rep.p);
 }
 
 static const struct sim_chain *find_chain(const struct sim_model *m, const char *name)

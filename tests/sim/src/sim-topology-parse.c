@@ -800,7 +800,20 @@ static int bool_or_file(struct loader *L, json_object *o, const char *key, bool 
 	return get_bool(L, o, key, false, on, what);
 }
 
-/* "report": true (the BARs), false, or a broken one for verifiers to refuse. */
+static const struct {
+	const char *name;
+	enum sim_ev_report kind;
+} report_kinds[] = {
+	{ "response", SIM_REPORT_RESPONSE },
+	{ "range-outside-bar", SIM_REPORT_OUTSIDE_BAR },
+	{ "msix-misplaced", SIM_REPORT_MSIX_MISPLACED },
+	{ "other-function", SIM_REPORT_OTHER_FUNCTION },
+	{ "reserved-bits", SIM_REPORT_RESERVED_BITS },
+	{ "overlap", SIM_REPORT_OVERLAP },
+	{ "moved", SIM_REPORT_MOVED },
+};
+
+/* "report": true (the BARs), false, the whole TDISP response, or a broken one for verifiers to refuse. */
 static int parse_report_kind(struct loader *L, json_object *o, struct sim_ev_spec *s, const char *what)
 {
 	json_object *v = get(o, "report");
@@ -810,14 +823,14 @@ static int parse_report_kind(struct loader *L, json_object *o, struct sim_ev_spe
 		return get_bool(L, o, "report", false, &s->report, what);
 	k = json_object_get_string(v);
 	s->report = true;
-	if (!strcmp(k, "range-outside-bar"))
-		s->report_kind = SIM_REPORT_OUTSIDE_BAR;
-	else if (!strcmp(k, "msix-misplaced"))
-		s->report_kind = SIM_REPORT_MSIX_MISPLACED;
-	else
-		return fail(L, "%s: evidence report: true, false, \"range-outside-bar\" or "
-			    "\"msix-misplaced\"", what);
-	return 0;
+	for (size_t i = 0; i < sizeof(report_kinds) / sizeof(report_kinds[0]); i++) {
+		if (!strcmp(k, report_kinds[i].name)) {
+			s->report_kind = report_kinds[i].kind;
+			return 0;
+		}
+	}
+	return fail(L, "%s: evidence report: true, false, \"response\", \"range-outside-bar\", "
+		    "\"msix-misplaced\", \"other-function\", \"reserved-bits\", \"overlap\" or \"moved\"", what);
 }
 
 struct evidence_raw {

@@ -120,8 +120,17 @@ struct sim_doe_mb {
 #define SIM_EV_MAX_OBJECT 0x01000000u	/* DEVICE_EVIDENCE_MAX_OBJECT_SIZE */
 #define SIM_EV_DIGEST 48	/* SHA-384, the providers' digest */
 
-/* The interface report the provider makes (sim-evidence.c): the BARs as they are, or broken. */
-enum sim_ev_report { SIM_REPORT_BARS, SIM_REPORT_OUTSIDE_BAR, SIM_REPORT_MSIX_MISPLACED };
+/*
+ * The interface report the provider makes (sim-evidence.c): the BARs as they
+ * are (the report structure, or the whole TDISP response naming the
+ * function), or broken: a range past its BAR, a misplaced MSI-X table, a
+ * response naming another function, reserved bits set, two ranges
+ * overlapping, every range 1 GiB away from its BAR (right only as offsets).
+ */
+enum sim_ev_report {
+	SIM_REPORT_BARS, SIM_REPORT_OUTSIDE_BAR, SIM_REPORT_MSIX_MISPLACED, SIM_REPORT_RESPONSE,
+	SIM_REPORT_OTHER_FUNCTION, SIM_REPORT_RESERVED_BITS, SIM_REPORT_OVERLAP, SIM_REPORT_MOVED,
+};
 
 /* How a provider hands out the measurements: the response, request || response, or the VCA first too. */
 enum sim_ev_form { SIM_FORM_RESPONSE, SIM_FORM_EXCHANGE, SIM_FORM_TRANSCRIPT };
