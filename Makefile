@@ -117,8 +117,8 @@ $(BUILDDIR)/tsmctl: $(OBJS)
 # Unit tests: tests/unit/test-NAME.c with the sources UNIT_SRCS_NAME (and
 # libraries UNIT_LIBS_NAME) becomes test-NAME; make unit runs them all, make
 # unit-NAME one.
-UNIT_TESTS := ide names sha256 audit explain util spdm-cert spdm-vca spdm-meas tdisp-report evreply \
-	evidence-verify evidence-chain snapshot action uevent sysfs
+UNIT_TESTS := ide names sha256 audit explain util spdm-cert spdm-vca spdm-meas spdm-transcript \
+	tdisp-report evreply evidence-verify evidence-chain snapshot action uevent sysfs
 UNIT_SRCS_ide := src/ide.c tests/fuzz/cfg-ranged.h
 UNIT_SRCS_names := src/names.c
 UNIT_SRCS_sha256 := src/sha256.c src/util.c
@@ -144,6 +144,10 @@ UNIT_SRCS_spdm-cert := src/spdm-cert.c $(EV_DECODE_SRCS)
 UNIT_LIBS_spdm-cert = $(shell pkg-config --libs libcrypto)
 UNIT_SRCS_spdm-vca := src/spdm-vca.c $(EV_DECODE_SRCS) tests/unit/vca-build.h
 UNIT_SRCS_spdm-meas := src/spdm-meas.c src/spdm-vca.c $(EV_DECODE_SRCS) tests/unit/vca-build.h
+# the measurement signature: the framing, L1 and the verifier, on the openssl-made vectors
+UNIT_SRCS_spdm-transcript := src/spdm-transcript.c src/spdm-sig.c src/spdm-meas.c src/spdm-vca.c \
+	$(EV_DECODE_SRCS) tests/unit/vca-build.h tests/unit/sig-vectors.h
+UNIT_LIBS_spdm-transcript = $(shell pkg-config --libs libcrypto)
 UNIT_SRCS_tdisp-report := src/tdisp-report.c $(EV_DECODE_SRCS)
 UNIT_SRCS_evreply := src/evidence-reply.c src/util.c
 UNIT_LIBS_evreply = $(shell pkg-config --libs libmnl)
@@ -152,7 +156,8 @@ UNIT_SRCS_evidence-verify := $(wildcard src/evidence-verify*.c) src/evidence-dec
 	src/evidence-device.c src/evidence-reference.c src/evidence-set.c src/evidence-netlink.c \
 	src/evidence-reply.c src/evidence-trust.c src/outfile.c src/userfile.c src/sysfs.c src/log.c src/names.c \
 	src/util.c src/spdm-cert.c src/spdm-vca.c \
-	src/spdm-meas.c src/tdisp-report.c $(EV_DECODE_SRCS)
+	src/spdm-meas.c src/spdm-transcript.c src/spdm-sig.c src/tdisp-report.c $(EV_DECODE_SRCS) \
+	tests/unit/sig-vectors.h
 UNIT_LIBS_evidence-verify = $(PKG_LIBS)
 # The chain checks on certificates the openssl command line made (tests/vectors/gen-chains).
 UNIT_SRCS_evidence-chain = $(UNIT_SRCS_evidence-verify) tests/unit/vca-build.h
@@ -465,8 +470,8 @@ distcheck: dist
 FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 FUZZ_DIR := build-fuzz
-FUZZ_TARGETS := ide capwalk names jsstr topology spdm-cert spdm-vca spdm-meas tdisp-report evreply \
-	uevent evdevice
+FUZZ_TARGETS := ide capwalk names jsstr topology spdm-cert spdm-vca spdm-meas spdm-transcript \
+	tdisp-report evreply uevent evdevice
 FUZZ_SAN := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -std=gnu11
 FUZZ_CPPFLAGS := -D_GNU_SOURCE -Iinclude
@@ -490,6 +495,10 @@ FUZZ_LIBS_topology = $(shell pkg-config --libs json-c fuse3 libcrypto) -lpthread
 EV_FUZZ := spdm-cert spdm-vca spdm-meas tdisp-report
 $(foreach t,$(EV_FUZZ),$(eval FUZZ_SRCS_$(t) := src/$(t).c src/ev-decode.c src/spdm-alg.c))
 $(foreach t,$(EV_FUZZ),$(eval FUZZ_LIBS_$(t) = $$(shell pkg-config --libs libcrypto)))
+# The measurements' framing, L1 and its signature: the decoders they stand on too.
+FUZZ_SRCS_spdm-transcript := src/spdm-transcript.c src/spdm-sig.c src/spdm-meas.c src/spdm-vca.c \
+	src/ev-decode.c src/spdm-alg.c
+FUZZ_LIBS_spdm-transcript = $(shell pkg-config --libs libcrypto)
 
 $(FUZZ_DIR)/fuzz-%: tests/fuzz/fuzz-%.c $$(FUZZ_SRCS_$$*) tests/fuzz/fuzz-assert.h $(HDRS)
 	@mkdir -p $(dir $@)

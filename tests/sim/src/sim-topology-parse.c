@@ -834,23 +834,62 @@ static int parse_report_kind(struct loader *L, json_object *o, struct sim_ev_spe
 }
 
 struct evidence_raw {
-	const char *firmware;
+	const char *firmware, *form, *signature, *signer;
+	unsigned truncate;
 };
 
-/* vca, measurements and report are a bool or a name, read first; firmware then (step 1) */
+/* vca, measurements and report are a bool or a name, read first; the rest then (step 1) */
 static const struct field_spec evidence_fields[] = {
 	{ "vca", .type = F_OTHER },
 	{ "measurements", .type = F_OTHER },
 	{ "report", .type = F_OTHER },
 	{ "firmware", F_STR, .step = 1, AT(struct evidence_raw, firmware) },
+	{ "form", F_STR, .step = 1, AT(struct evidence_raw, form) },
+	{ "signature", F_STR, .step = 1, AT(struct evidence_raw, signature) },
+	{ "signer", F_STR, .step = 1, AT(struct evidence_raw, signer) },
+	{ "truncate", F_NUM, .step = 1, .max = 65535, AT(struct evidence_raw, truncate) },
 	{ "certs", .type = F_OTHER },
 };
+
+/* NAME's index in NAMES (N of them), or -1. */
+static int name_index(const char *name, const char *const *names, int n)
+{
+	for (int i = 0; name && i < n; i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return -1;
+}
+
+/* "form", "signature" and "signer": how the measurements are handed out and signed. */
+static int parse_signing(struct loader *L, const struct evidence_raw *r, struct sim_ev_spec *s,
+			 const char *what)
+{
+	static const char *const forms[] = { "response", "exchange", "transcript" };
+	static const char *const sigs[] = { "good", "zero", "none", "replay" };
+	int f = r->form ? name_index(r->form, forms, 3) : SIM_FORM_RESPONSE;
+	int g = r->signature ? name_index(r->signature, sigs, 4) : SIM_SIG_GOOD;
+
+	if (f < 0)
+		return fail(L, "%s: evidence form is \"response\", \"exchange\" or \"transcript\"", what);
+	if (g < 0)
+		return fail(L, "%s: evidence signature is \"good\", \"zero\", \"none\" or \"replay\"",
+			    what);
+	if (r->signer && (!*r->signer ||
+			  strspn(r->signer, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(r->signer)))
+		return fail(L, "%s: evidence signer: a chain name ([a-z0-9-])", what);
+	s->form = (enum sim_ev_form)f;
+	s->sig = (enum sim_ev_sig)g;
+	s->signer = r->signer ? sim_xstrdup(r->signer) : NULL;
+	s->truncate = r->truncate;
+	return 0;
+}
 
 /*
  * "evidence": what the device's provider reports once it has a context
  * (sim-evidence.c): "certs" (per slot a chain name gen-cert-chain built,
  * or null), "vca", "measurements" (true or a gen-evidence file's name),
- * "report" (true or a broken kind), "firmware".
+ * "report" (true or a broken kind), "firmware", and how the measurements
+ * are handed out and signed: "form", "signature", "signer", "truncate".
  */
 static int parse_evidence(struct loader *L, json_object *o, struct sim_dev *d, const char *what)
 {
@@ -865,7 +904,7 @@ static int parse_evidence(struct loader *L, json_object *o, struct sim_dev *d, c
 	     bool_or_file(L, o, "measurements", &s->measurements, &s->meas_file, what) ?:
 	     parse_report_kind(L, o, s, what) ?:
 	     read_fields(L, o, what, evidence_fields, NFIELDS(evidence_fields), 1, &r);
-	if (rc)
+	if (rc || (rc = parse_signing(L, &r, s, what)))
 		return rc;
 	s->firmware = r.firmware ? sim_xstrdup(r.firmware) : NULL;
 	c = get(o, "certs");
