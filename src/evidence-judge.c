@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * A verification's inputs and one evidence set judged with them
- * (evidence-judge.h): the glue between the loaders (trust, reference, pins)
- * and the pure checks.
+ * (evidence-judge.h): the glue between the loaders (trust, reference, pins),
+ * the pure checks and the decision.
  */
 #include <string.h>
 
@@ -35,7 +35,21 @@ void ev_judge_release(struct ev_judge *j)
 	memset(j, 0, sizeof(*j));
 }
 
-void ev_judge_run(struct ev_judge *j, const struct evidence_set *s, bool live, struct ev_results *r)
+bool ev_judge_opts_given(const struct ev_judge_opts *o)
+{
+	return o->trust || o->reference || o->pin || o->partial_chain || ev_risk_any(o->allow);
+}
+
+/* The slot whose key signed the measurements; 0, the slot the TSMs authenticate with, when unsigned. */
+static int signer_slot(const struct ev_decoded *d)
+{
+	if (d->meas_part.present && !d->meas_part.rc && d->meas->sig == SPDM_SIG_PRESENT)
+		return d->meas->slot_id;
+	return 0;
+}
+
+void ev_judge_run(struct ev_judge *j, const struct evidence_set *s, bool live, unsigned int allow,
+		  bool need_report, struct ev_judgement *out)
 {
 	const struct ev_verify_opts o = {
 		.store = j->trust.store, .store_path = j->trust.path, .store_missing = j->trust.missing,
@@ -45,11 +59,22 @@ void ev_judge_run(struct ev_judge *j, const struct evidence_set *s, bool live, s
 	struct ev_decoded d;
 
 	ev_decode_set(s, &d);
-	ev_verify(&d, &o, r);
+	ev_verify(&d, &o, &out->results);
+	out->decide = (struct ev_decide_opts){ .allow = allow, .signer_slot = signer_slot(&d),
+					       .need_report = need_report };
+	ev_decide(&out->results, &out->decide, &out->decision);
 	ev_decoded_release(&d);
 }
 
-int ev_judge_save_pins(struct ev_judge *j, char **why)
+void ev_judgement_release(struct ev_judgement *jm)
 {
-	return j->has_pins && j->pins.changed ? ev_pins_save(&j->pins, why) : 0;
+	ev_results_free(&jm->results);
+	ev_decision_release(&jm->decision);
+}
+
+int ev_judge_save_pins(struct ev_judge *j, const struct ev_judgement *jm, char **why)
+{
+	if (!j->has_pins || !j->pins.changed || !ev_decision_accepts(&jm->decision))
+		return 0;
+	return ev_pins_save(&j->pins, why);
 }
