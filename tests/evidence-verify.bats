@@ -471,7 +471,7 @@ both_exit() {
 	run --separate-stderr act accept --verify --trust "$TRUST" --reference "$CERTS/all-types.reference.json" 00:05.0
 	expect_status 1
 	[ "$output" = "0000:00:05.0: failed"$'\n'"accepted 0 of 1 device (1 failed)" ]
-	[[ "$stderr" == "tsmctl accept 0000:00:05.0: not accepted: evidence of generation 1 does not prove the device: "*"evidence.signature measurements: no result: nothing shows the measurements were signed with slot 0's key"* ]]
+	[[ "$stderr" == "tsmctl accept 0000:00:05.0: not accepted: evidence of generation 2 does not prove the device: "*"evidence.signature measurements: no result: nothing shows the measurements were signed with slot 0's key"* ]]
 	[[ "$stderr" != *"verified:"* ]]
 	[ "$(cat "$(dev 0000:00:05.0)/tsm/accept")" = 0 ]
 }
@@ -481,20 +481,20 @@ both_exit() {
 	run --separate-stderr act accept --verify --trust "$TRUST" --keep-going 00:06.0 00:07.0 00:08.0
 	expect_status 1
 	[ "${lines[*]}" = "0000:00:06.0: failed 0000:00:07.0: failed 0000:00:08.0: failed accepted 0 of 3 devices (3 failed)" ]
-	[[ "$stderr" == *"tsmctl accept 0000:00:06.0: not accepted: evidence of generation 1 does not verify: evidence.chain cert0: certificate has expired"* ]]
-	[[ "$stderr" == *"tsmctl accept 0000:00:07.0: not accepted: evidence of generation 1 does not verify: evidence.report-ranges report: range 1 (1 page at BAR 0 +0x200000) ends past BAR 0"* ]]
+	[[ "$stderr" == *"tsmctl accept 0000:00:06.0: not accepted: evidence of generation 2 does not verify: evidence.chain cert0: certificate has expired"* ]]
+	[[ "$stderr" == *"tsmctl accept 0000:00:07.0: not accepted: evidence of generation 2 does not verify: evidence.report-ranges report: range 1 (1 page at BAR 0 +0x200000) ends past BAR 0"* ]]
 	[[ "$stderr" == *"tsmctl accept 0000:00:08.0: not accepted: "*"range 1 is marked MSI-X table but lies at BAR 0 +0x3000"* ]]
 	run --separate-stderr act accept --verify --trust "$TRUST" --reference "$CERTS/all-types.wrong-digest.reference.json" -J 00:05.0
 	expect_status 1
 	json_is '.results[0] | [.result, .errno, .accepted, .locked]' '["failed",null,false,"tsm0"]'
-	[[ "$(printf '%s' "$output" | jq -r '.results[0].message')" == "not accepted: evidence of generation 1 does not verify: evidence.measurements measurements/2: index 2 (mutable_firmware): the digest "* ]]
+	[[ "$(printf '%s' "$output" | jq -r '.results[0].message')" == "not accepted: evidence of generation 2 does not verify: evidence.measurements measurements/2: index 2 (mutable_firmware): the digest "* ]]
 	for b in 05 06 07 08; do
 		[ "$(cat "$(dev 0000:00:$b.0)/tsm/accept")" = 0 ]
 	done
 	# a dry run decides as the accept would, and writes nothing
 	run --separate-stderr act accept --verify --dry-run --trust "$TRUST" 00:05.0
 	expect_status 1
-	[[ "$stderr" == "tsmctl accept 0000:00:05.0: not accepted: evidence of generation 1 does not prove the device: "* ]]
+	[[ "$stderr" == "tsmctl accept 0000:00:05.0: not accepted: evidence of generation 3 does not prove the device: "* ]]
 	[ "$(cat "$(dev 0000:00:05.0)/tsm/accept")" = 0 ]
 	# an unreadable reference stops before any device
 	run --separate-stderr act accept --verify --reference "$BATS_TEST_TMPDIR/none.json" 00:05.0
