@@ -118,7 +118,7 @@ $(BUILDDIR)/tsmctl: $(OBJS)
 # libraries UNIT_LIBS_NAME) becomes test-NAME; make unit runs them all, make
 # unit-NAME one.
 UNIT_TESTS := ide names sha256 audit explain util spdm-cert spdm-vca spdm-meas spdm-transcript \
-	tdisp-report evreply evidence-verify evidence-chain snapshot action uevent sysfs
+	tdisp-report evreply evidence-verify evidence-chain evidence-decision snapshot action uevent sysfs
 UNIT_SRCS_ide := src/ide.c tests/fuzz/cfg-ranged.h
 UNIT_SRCS_names := src/names.c
 UNIT_SRCS_sha256 := src/sha256.c src/util.c
@@ -162,6 +162,8 @@ UNIT_LIBS_evidence-verify = $(PKG_LIBS)
 # The chain checks on certificates the openssl command line made (tests/vectors/gen-chains).
 UNIT_SRCS_evidence-chain = $(UNIT_SRCS_evidence-verify) tests/unit/vca-build.h
 UNIT_LIBS_evidence-chain = $(PKG_LIBS)
+# The decision over results lists built by hand (evidence-decision.c is pure).
+UNIT_SRCS_evidence-decision := src/evidence-decision.c src/util.c src/log.c
 
 .SECONDEXPANSION:
 $(BUILDDIR)/test-%: tests/unit/test-%.c $$(UNIT_SRCS_$$*) $(HDRS) tests/unit/unit.h | $(NEED_LIBS)

@@ -92,7 +92,7 @@ _tsmctl() {
 		compopt -o dirnames 2>/dev/null
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return ;;
-	# evidence --verify's, accept --verify's and audit's inputs: files (a trust store may be a directory)
+	# evidence --verify's, accept --verify's, audit's and metrics' inputs: files (a trust store may be a directory)
 	--trust|--reference|--pin)
 		compopt -o filenames 2>/dev/null
 		COMPREPLY=($(compgen -f -- "$cur"))

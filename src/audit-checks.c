@@ -293,32 +293,60 @@ static void check_connected(struct audit_run *run, struct audit_finding *f, cons
 			    "not connected; TEE-IO capability unknown (config space unreadable)");
 }
 
-/* Each function with tsm/connect, then the required devices that are no connectable DSM at all. */
-static void check_connected_all(struct audit_run *run, const struct audit_check *c)
+/* What a --require-* option names, for the devices it names that its check has no object of. */
+struct required_list {
+	const char *opt, *what;		/* "--require-connected", "connected" */
+	char *const *bdfs;
+	size_t n;
+	const bool *absent;		/* per BDF: no such PCI device in sysfs (NULL: all exist) */
+};
+
+/*
+ * Each BDF of R the check's own loop did not judge (JUDGED false, or not in
+ * the tree) fails: "no such PCI device" when sysfs lacks it (a typo fails
+ * rather than passes), else MESSAGE with HINT.
+ */
+static void required_missing(struct audit_run *run, const struct audit_check *c,
+			     const struct required_list *r, bool (*judged)(const struct pci_func *),
+			     const char *hint, const char *message)
 {
-	audit_for_each(run, c);
-	for (size_t i = 0; i < run->opts->nr_require; i++) {
-		const char *bdf = run->opts->require[i];
+	for (size_t i = 0; i < r->n; i++) {
+		const char *bdf = r->bdfs[i];
 		const struct pci_func *d = snapshot_find_func(run->snap, bdf);
 		struct subject s = { .ptr = bdf, .object = bdf, .dev0 = bdf };
 		struct audit_finding *f;
 
-		if (d && d->has_connect)
+		if (d && judged(d))
 			continue;
 		if (d)
 			s = subject_func(d);
 		f = result_start(run, c, &s);
-		if (f && !d && run->opts->require_absent && run->opts->require_absent[i])
+		if (f && !d && r->absent && r->absent[i])
 			result_done(run, f, AUDIT_FAIL,
-				    xstrdup("check the address: --require-connected names a device this "
-					    "host does not have (see 'tsmctl devices --all')"),
-				    "required to be connected, but there is no such PCI device");
+				    xasprintf("check the address: %s names a device this host does not "
+					      "have (see 'tsmctl devices --all')", r->opt),
+				    "required to be %s, but there is no such PCI device", r->what);
 		else if (f)
-			result_done(run, f, AUDIT_FAIL,
-				    xstrdup("--require-connected names a device without tsm/connect: check "
-					    "the address, and that a link TSM is registered"),
-				    "required to be connected, but has no tsm/connect");
+			result_done(run, f, AUDIT_FAIL, xstrdup(hint), "required to be %s, %s", r->what,
+				    message);
 	}
+}
+
+static bool has_connect(const struct pci_func *d)
+{
+	return d->has_connect;
+}
+
+/* Each function with tsm/connect, then the required devices that are no connectable DSM at all. */
+static void check_connected_all(struct audit_run *run, const struct audit_check *c)
+{
+	const struct required_list r = { "--require-connected", "connected", run->opts->require,
+					 run->opts->nr_require, run->opts->require_absent };
+
+	audit_for_each(run, c);
+	required_missing(run, c, &r, has_connect,
+			 "--require-connected names a device without tsm/connect: check the address, "
+			 "and that a link TSM is registered", "but has no tsm/connect");
 }
 
 static bool authenticated_applies(const struct audit_run *run, const void *obj)
@@ -580,10 +608,14 @@ static void check_tdisp(struct audit_run *run, struct audit_finding *f, const vo
 	}
 }
 
-/* A device the kernel keeps evidence for: a connected DSM, or a TDI locked to a devsec TSM (ABI.md §1.6). */
-static bool has_evidence(const struct pci_func *f)
+/*
+ * A device whose evidence can be judged: a connected DSM, a TDI locked to a
+ * devsec TSM (ABI.md §1.6), or a dependent of a connected DSM, judged through
+ * its DSM's evidence as `evidence` reads it.
+ */
+static bool has_evidence(const struct audit_run *run, const struct pci_func *f)
 {
-	return func_connected(f) || func_lock_holder(f);
+	return func_evidence_holder(run->snap, f) != NULL;
 }
 
 static bool verified_required(const struct audit_opts *o, const char *bdf)
@@ -599,7 +631,7 @@ static bool evidence_applies(const struct audit_run *run, const void *obj)
 {
 	const struct pci_func *d = obj;
 
-	if (has_evidence(d))
+	if (has_evidence(run, d))
 		return true;
 	return verified_required(run->opts, d->bdf) && !run->opts->require_verified_all;
 }
@@ -611,11 +643,11 @@ static void check_evidence(struct audit_run *run, struct audit_finding *f, const
 	enum audit_status st = AUDIT_SKIP;
 	char *msg = NULL, *hint = NULL;
 
-	if (!has_evidence(d)) {
+	if (!has_evidence(run, d)) {
 		result_done(run, f, AUDIT_FAIL, xasprintf("connect it (host) or lock it (guest): "
 			    "only then has it evidence to verify"), "required to be verified "
 			    "(--require-verified), but it has no evidence: neither a connected "
-			    "DSM nor a locked TDI");
+			    "DSM, a locked TDI nor a dependent of a connected DSM");
 		return;
 	}
 	if (run->opts->evidence)
@@ -628,6 +660,25 @@ static void check_evidence(struct audit_run *run, struct audit_finding *f, const
 	else
 		result_done(run, f, st, hint, "%s", msg);
 	free(msg);
+}
+
+static bool in_tree(const struct pci_func *d)
+{
+	(void)d;
+	return true;	/* evidence_applies() judged it, with or without evidence */
+}
+
+/* Each device with evidence, then the ones --require-verified names that the tree does not have. */
+static void check_evidence_all(struct audit_run *run, const struct audit_check *c)
+{
+	const struct required_list r = { "--require-verified", "verified", run->opts->require_verified,
+					 run->opts->nr_require_verified,
+					 run->opts->require_verified_absent };
+
+	audit_for_each(run, c);
+	required_missing(run, c, &r, in_tree,
+			 "--require-verified names a device without a TSM context: check the address",
+			 "but it has no evidence: no tsm/ attributes, so neither a DSM nor a TDI");
 }
 
 /* ---- streams ---- */
@@ -1509,11 +1560,12 @@ const struct audit_check audit_checks[] = {
 	  "(it checks the evidence first), then bind its driver",
 	  NULL, has_lock, check_tdisp, NULL },
 	{ "device.evidence", "device", "platform.tsm-present", AUDIT_SCOPE_FUNC,
-	  "Each device with evidence (a connected DSM, a locked TDI) has certificate chains that "
-	  "verify against the trust store; --require-verified devices must.",
+	  "Each device with evidence (a connected DSM, a locked TDI, a dependent through its DSM's) "
+	  "is proven by it, as evidence --verify decides: identity, the measurements' signature, "
+	  "the interface report; --require-verified devices must be.",
 	  "put the device vendors' root CA certificates (PEM) in /etc/tsmctl/trust.d/ (or name a "
-	  "store with --trust), then see tsmctl evidence --verify BDF",
-	  NULL, evidence_applies, check_evidence, NULL },
+	  "store with --trust), then see tsmctl evidence --verify -v BDF",
+	  check_evidence_all, evidence_applies, check_evidence, NULL },
 	{ "stream.link", "stream", "platform.tsm-present", AUDIT_SCOPE_STREAM,
 	  "streamH.R.E resolves to an existing endpoint below the same host bridge; H, R and E "
 	  "lie within the pool and the partners' Selective stream counts.",

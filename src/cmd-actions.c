@@ -207,6 +207,10 @@ static int parse_args(struct batch *b)
 		if (nargs && startswith(ctx->args[nargs - 1], "tsm"))
 			return usage_error(ctx->cmd, "accept takes no TSM: the device's lock names "
 					   "it ('%s')", ctx->args[nargs - 1]);
+		/* without --verify nothing is judged: an input or a risk taken would be a promise unkept */
+		if (!param.verify && ev_judge_opts_given(&param.judge))
+			return usage_error(ctx->cmd, "--trust, --reference, --pin, --partial-chain and "
+					   "the --allow-* options go with --verify");
 	} else if (nargs && startswith(ctx->args[nargs - 1], "tsm")) {
 		b->tsm = ctx->args[--nargs];
 	}
@@ -463,8 +467,8 @@ static bool evidence_passes(const struct tsm_snapshot *snap, struct target *t)
 		rc = ev_gate_confirm(accept_gate, snap, t->bdf, &msg);
 	}
 	if (!rc) {
-		t->verified = xasprintf("evidence of generation %lld verified: %s",
-					accept_gate->generation, accept_gate->summary);
+		/* "evidence of generation N verified: ..." or "... taking on trust: ...; verified: ..." */
+		t->verified = text_escape(accept_gate->line);
 		free(msg);
 		return true;
 	}
@@ -472,6 +476,25 @@ static bool evidence_passes(const struct tsm_snapshot *snap, struct target *t)
 	t->tsm = xstrdup(func_lock_holder(f));
 	report_tdisp(t, f);
 	return false;
+}
+
+/*
+ * accept --verify, once the kernel shows T accepted: the first use's pins
+ * saved; a pin that could not be saved fails T, saying the accept stands.
+ */
+static void save_pins(struct target *t)
+{
+	char *note, *msg, *done = t->message;
+
+	if (ev_gate_save_pins(accept_gate, &note, &msg)) {
+		free(t->verified);
+		t->verified = NULL;
+		set_result(t, RESULT_FAILED, 0, xasprintf("%s, but %s", done, msg));
+		free(done);
+		free(msg);
+	} else if (note) {
+		t->verified = with_note(t->verified, note);
+	}
 }
 
 /* A dry run's result: what would be written, or why the store would fail. */
@@ -572,12 +595,17 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 	free(note);
 	free(tsm);
 	free(value);
+	if (t->result == RESULT_OK && t->verified)
+		save_pins(t);
 	if ((t->result == RESULT_OK || t->result == RESULT_DRY_RUN) && t->verified) {
 		t->message = with_note(t->message, t->verified);
 		t->verified = NULL;
 	} else if (t->result == RESULT_OK && action == ACTION_ACCEPT) {
 		t->message = with_note(t->message, xstrdup("its evidence was not checked ('tsmctl "
 							   "accept --verify' checks it first)"));
+	} else if (t->result == RESULT_DRY_RUN && action == ACTION_ACCEPT) {
+		t->message = with_note(t->message, xstrdup("its evidence would not be checked "
+							   "(--verify checks it first)"));
 	} else if (t->result == RESULT_OK && action == ACTION_LOCK) {
 		t->message = with_note(t->message, xasprintf("next: tsmctl accept --verify %s",
 							     t->bdf));
@@ -868,7 +896,8 @@ static const struct opt_def connect_opts[] = {
 static const struct opt_def accept_opts[] = {
 	OPT_COMMON(COMMON_ALL), OPT_DRY_RUN(), OPT_KEEP_GOING_STRICT(),
 	OPT_BOOLEAN(0, "verify", &param.verify,
-		    "accept only when the device's evidence verifies (tsmctl-evidence(8) --verify)"),
+		    "accept only when the device's evidence proves it (tsmctl-evidence(8), THE "
+		    "DECISION)"),
 	OPT_EV_JUDGE(param.judge),
 	OPT_NO_SYSLOG_JSON(), OPT_END()
 };
@@ -925,9 +954,11 @@ const struct cmd_def cmd_accept = {
 	.description = "Inside a confidential guest: accept each locked device by writing 1 once\n"
 		       "to tsm/accept (LOCKED -> RUN: private DMA and MMIO enabled), then report\n"
 		       "what the kernel shows. With --verify the device's evidence is read and\n"
-		       "checked first, and the accept written only when no check fails and the\n"
-		       "evidence is still the generation checked. Accept before binding its\n"
-		       "driver. --all accepts every locked, unaccepted device that has no driver",
+		       "decided on first: the accept is written only when it proves the device\n"
+		       "(identity, the measurements' signature, the interface report) or the\n"
+		       "--allow-* options take what it cannot prove on trust, and the evidence\n"
+		       "is still the generation decided on. Accept before binding its driver.\n"
+		       "--all accepts every locked, unaccepted device that has no driver",
 	.opts = accept_opts,
 	VERB_CMD,
 };

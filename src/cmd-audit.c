@@ -18,6 +18,7 @@
 #include "tsmctl/modhint.h"
 #include "tsmctl/names.h"
 #include "tsmctl/output.h"
+#include "tsmctl/slot.h"
 #include "tsmctl/snapshot.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
@@ -33,14 +34,26 @@ struct audit_view {
 /* audit's own options */
 static struct audit_param {
 	bool shrt, strict, list_checks;
-	const char *require_connected, *require_verified, *trust;
+	const char *require_connected, *require_verified;
+	struct ev_judge_opts judge;	/* device.evidence's inputs and the risks it may take */
 } param;
 
 /* ---- --require-connected, --require-verified ---- */
 
-/* ARG of OPT (NULL: not given) as canonical BDFs or 'all': 0, or EXIT_USAGE */
-static int parse_bdf_list(struct cmd_ctx *ctx, const char *opt, const char *arg, bool *all,
-			  char ***list, size_t *n)
+/* BDF onto LIST. */
+static void list_add(char ***list, size_t *n, const char *bdf)
+{
+	*list = xrealloc(*list, (*n + 1) * sizeof(**list));
+	(*list)[(*n)++] = xstrdup(bdf);
+}
+
+/*
+ * ARG of OPT (NULL: not given) as canonical BDFs or 'all': 0, or EXIT_USAGE.
+ * A slot stands for its DSM, function 0 (DSM_ONLY: what a connect takes), or
+ * for each of its functions the tree has (what an accept takes).
+ */
+static int parse_bdf_list(struct cmd_ctx *ctx, const char *opt, const char *arg, bool dsm_only,
+			  bool *all, char ***list, size_t *n)
 {
 	char *copy, *save = NULL;
 	int rc = 0;
@@ -50,19 +63,23 @@ static int parse_bdf_list(struct cmd_ctx *ctx, const char *opt, const char *arg,
 		return 0;
 	copy = xstrdup(arg);
 	for (char *tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
-		char canon[BDF_MAX];
+		char canon[BDF_MAX], fns[SLOT_MAX_FUNCS][BDF_MAX];
 
 		if (streq(tok, "all")) {
 			*all = true;
-			continue;
-		}
-		if (bdf_canonical(tok, canon)) {
+		} else if (!bdf_canonical(tok, canon)) {
+			list_add(list, n, canon);
+		} else if (!slot_canonical(tok, canon)) {
+			size_t k = slot_targets("audit", tok, canon, dsm_only, fns);
+
+			for (size_t i = 0; i < k; i++)
+				list_add(list, n, fns[i]);
+		} else {
 			rc = usage_error(ctx->cmd, "invalid PCI address '%s' in %s "
-					 "(expected [DDDD:]BB:DD.F or 'all')", tok, opt);
+					 "(expected [DDDD:]BB:DD.F, a slot [DDDD:]BB:DD, or 'all')",
+					 tok, opt);
 			break;
 		}
-		*list = xrealloc(*list, (*n + 1) * sizeof(**list));
-		(*list)[(*n)++] = xstrdup(canon);
 	}
 	if (!rc && !*all && !*n)
 		rc = usage_error(ctx->cmd, "%s needs a BDF list or 'all'", opt);
@@ -72,45 +89,30 @@ static int parse_bdf_list(struct cmd_ctx *ctx, const char *opt, const char *arg,
 
 static int parse_required(struct cmd_ctx *ctx, struct audit_opts *o, char ***list, char ***verified)
 {
-	int rc = parse_bdf_list(ctx, "--require-connected", param.require_connected,
+	int rc = parse_bdf_list(ctx, "--require-connected", param.require_connected, true,
 				&o->require_all, list, &o->nr_require);
 
 	o->require = *list;
 	if (!rc)
-		rc = parse_bdf_list(ctx, "--require-verified", param.require_verified,
+		rc = parse_bdf_list(ctx, "--require-verified", param.require_verified, false,
 				    &o->require_verified_all, verified, &o->nr_require_verified);
 	o->require_verified = *verified;
 	return rc;
 }
 
-/* Which required devices sysfs does not have at all (the check has no I/O of its own). */
-static bool *required_absent(const struct tsm_snapshot *snap, const struct audit_opts *o)
+/* Which of N BDFs sysfs does not have at all (the checks have no I/O of their own). */
+static bool *absent_of(const struct tsm_snapshot *snap, char *const *bdfs, size_t n)
 {
-	bool *absent = xcalloc(o->nr_require ? o->nr_require : 1, sizeof(*absent));
+	bool *absent = xcalloc(n ? n : 1, sizeof(*absent));
 
-	for (size_t i = 0; i < o->nr_require; i++) {
-		char *const one[] = { o->require[i] };
+	for (size_t i = 0; i < n; i++) {
+		char *const one[] = { bdfs[i] };
 		const struct snapshot_names want = { .devices = one, .nr_devices = 1 };
 		struct snapshot_missing miss;
 
 		absent[i] = snapshot_find_missing(snap, &want, &miss) != 0;
 	}
 	return absent;
-}
-
-/* ---- device.evidence: the evidence read and judged here, for the check (evidence-gate.c) ---- */
-
-struct evidence_judging {
-	struct ev_gate gate;
-	const struct tsm_snapshot *snap;
-};
-
-static enum audit_status judge_evidence(const struct pci_func *f, void *arg, char **message,
-					char **hint)
-{
-	struct evidence_judging *j = arg;
-
-	return ev_gate_audit(&j->gate, j->snap, f, message, hint);
 }
 
 /* ---- filters ---- */
@@ -493,10 +495,9 @@ static int run_audit(struct cmd_ctx *ctx)
 	struct audit_view v = { .rep = &rep, .verbose = ctx->verbose };
 	struct tsm_snapshot snap;
 	size_t count[AUDIT_NR_STATUS] = { 0 }, total = 0;
-	struct evidence_judging judging = { .snap = &snap };
-	const struct ev_judge_opts trust = { .trust = param.trust };
+	struct ev_gate gate;
 	char **required = NULL, **verified = NULL, *why = NULL;
-	bool *absent = NULL;
+	bool *absent = NULL, *verified_absent = NULL;
 	int rc;
 
 	if (param.list_checks)
@@ -509,14 +510,16 @@ static int run_audit(struct cmd_ctx *ctx)
 	rc = parse_required(ctx, &opts, &required, &verified);
 	if (rc)
 		goto out_required;
-	if (ev_gate_init(&judging.gate, &trust, &why)) {
-		cmd_error("audit", "--trust %s", why);
+	if (ev_gate_init(&gate, &param.judge, &why)) {
+		cmd_error("audit", "%s", why);
 		free(why);
 		rc = EXIT_FAIL;
 		goto out_gate;
 	}
-	opts.evidence = judge_evidence;
-	opts.evidence_arg = &judging;
+	/* device.evidence: each device's evidence read and decided on (evidence-gate.c) */
+	gate.snap = &snap;
+	opts.evidence = ev_gate_audit_fn;
+	opts.evidence_arg = &gate;
 
 	snapshot_scan(&snap, SCAN_TSMS | SCAN_STREAMS | SCAN_DEVICES | SCAN_IDE_PORTS);
 	rc = filters_check(ctx, &snap);
@@ -530,8 +533,10 @@ static int run_audit(struct cmd_ctx *ctx)
 		}
 		goto out_snap;
 	}
-	absent = required_absent(&snap, &opts);
+	absent = absent_of(&snap, opts.require, opts.nr_require);
 	opts.require_absent = absent;
+	verified_absent = absent_of(&snap, opts.require_verified, opts.nr_require_verified);
+	opts.require_verified_absent = verified_absent;
 	if (!snap.nr_tsms) {	/* the hints name the provider modules */
 		opts.modules = mods;
 		opts.nr_modules = provider_modules(mods, ARRAY_SIZE(mods));
@@ -570,9 +575,10 @@ static int run_audit(struct cmd_ctx *ctx)
 	audit_report_free(&rep);
 out_snap:
 	free(absent);
+	free(verified_absent);
 	snapshot_free(&snap);
 out_gate:
-	ev_gate_release(&judging.gate);
+	ev_gate_release(&gate);
 out_required:
 	strv_free(required, opts.nr_require);
 	strv_free(verified, opts.nr_require_verified);
@@ -585,11 +591,10 @@ static const struct opt_def audit_options[] = {
 	OPT_BOOLEAN(0, "short", &param.shrt, "show only results that did not pass"),
 	OPT_BOOLEAN(0, "strict", &param.strict, "count warnings as failures"),
 	OPT_STRING(0, "require-connected", &param.require_connected, "LIST",
-		   "devices that must be connected (BDF list or 'all')"),
+		   "devices that must be connected (BDF or slot list, or 'all')"),
 	OPT_STRING(0, "require-verified", &param.require_verified, "LIST",
-		   "devices whose evidence must verify (BDF list or 'all' with evidence)"),
-	OPT_STRING(0, "trust", &param.trust, "FILE|DIR",
-		   "trust anchors for device.evidence (default " EV_TRUST_DEFAULT ")"),
+		   "devices whose evidence must prove them (BDF or slot list, or 'all' with evidence)"),
+	OPT_EV_JUDGE_READONLY(param.judge),
 	OPT_BOOLEAN(0, "list-checks", &param.list_checks,
 		    "list the checks: id, category, parent, description"),
 	OPT_COMMON(COMMON_OUTPUT), OPT_COMMON(COMMON_OUTPUT_ALL), OPT_COMMON(COMMON_LIST_COLUMNS),

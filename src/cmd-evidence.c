@@ -28,6 +28,7 @@
 #include "tsmctl/cli.h"
 #include "tsmctl/evidence.h"
 #include "tsmctl/evidence-judge.h"
+#include "tsmctl/evidence-results.h"
 #include "tsmctl/evidence-view.h"
 #include "tsmctl/explain.h"
 #include "tsmctl/names.h"
@@ -245,6 +246,11 @@ static int prepare_dir(const struct cmd_def *cmd, const char *dir)
 
 	if (!*dir)
 		return usage_error(cmd, "--output: empty directory name");
+	/* a directory of files is no stream; -J prints the manifest's document on stdout */
+	if (streq(dir, "-"))
+		return usage_error(cmd, "--output -: the evidence is saved as a directory (an object "
+				   "file each and manifest.json), not to stdout: name a directory, or "
+				   "use -J for the manifest's document");
 	if (lstat(dir, &st) < 0) {
 		if (errno == ENOENT && mkdir(dir, 0755) == 0)
 			return 0;
@@ -428,7 +434,30 @@ static int save_text(const char *dir, const char *name, const char *text)
 	return rc;
 }
 
-/* The files into place, the function's resource, config, serial number and TSM provider, then the manifest. */
+/*
+ * DIR/NAME of an earlier save that this one does not write (an object not
+ * asked for with -t, empty now, a device file not read): removed, so the
+ * directory holds this save only. 0, or EXIT_FAIL said.
+ */
+static int remove_stale(const char *dir, const char *name)
+{
+	char *path = path_join(dir, name);
+	int rc = 0;
+
+	if (unlink(path) < 0 && errno != ENOENT) {
+		cmd_error(CMD, "--output %s: cannot remove the earlier save's file: %s", path,
+			  strerror(errno));
+		rc = EXIT_FAIL;
+	}
+	free(path);
+	return rc;
+}
+
+/*
+ * The files into place, the function's resource, config, serial number and
+ * TSM provider, the earlier save's other files removed, then the manifest
+ * (the -J document).
+ */
 static int commit_files(struct fetch *f, const struct result *res, const struct evidence_set *dev)
 {
 	FILE *mem;
@@ -455,6 +484,17 @@ static int commit_files(struct fetch *f, const struct result *res, const struct 
 		rc = save_text(f->dir, EVSET_SERIAL, dev->serial);
 	if (!rc && dev->tsm_provider)
 		rc = save_text(f->dir, EVSET_TSM_PROVIDER, dev->tsm_provider);
+	for (int t = 0; t < EVIDENCE_NR_TYPES && !rc; t++)
+		if (!f->obj[t].path)
+			rc = remove_stale(f->dir, evset_file_name((unsigned int)t));
+	if (!rc && !dev->resource)
+		rc = remove_stale(f->dir, EVSET_RESOURCE);
+	if (!rc && !dev->config)
+		rc = remove_stale(f->dir, EVSET_CONFIG);
+	if (!rc && !dev->serial)
+		rc = remove_stale(f->dir, EVSET_SERIAL);
+	if (!rc && !dev->tsm_provider)
+		rc = remove_stale(f->dir, EVSET_TSM_PROVIDER);
 	if (rc)
 		return rc;
 	mem = open_memstream(&text, &len);
@@ -501,28 +541,33 @@ static int show(const struct cmd_ctx *ctx, struct result *res, const struct evid
 	return rc;
 }
 
-/* --verify: the checks, their exit status (1 when one failed), the pins of a first use saved. */
-static int show_verdict(const struct cmd_ctx *ctx, struct ev_judge *j, const struct evidence_set *set)
+/*
+ * --verify: the checks and the decision (evidence-decision.h); exit 0 only
+ * when it accepts, the pins of a first use saved only then. A TDI
+ * (NEED_REPORT) must have its interface report proven.
+ */
+static int show_verdict(const struct cmd_ctx *ctx, struct ev_judge *j, const struct evidence_set *set,
+			bool need_report)
 {
-	struct ev_results r;
+	struct ev_judgement jm;
 	char *why = NULL, *pending;
 	int rc;
 
-	ev_judge_run(j, set, !set->from_dir, &r);
+	ev_judge_run(j, set, !set->from_dir, ev_risk_mask(param.judge.allow), need_report, &jm);
 	if (ctx->out.json) {
-		struct json_object *doc = ev_results_json(&r, set);
+		struct json_object *doc = ev_judgement_json(&jm, set);
 
 		fputs(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 						     JSON_C_TO_STRING_NOSLASHESCAPE), stdout);
 		fputc('\n', stdout);
 		json_object_put(doc);
 	} else {
-		ev_results_print(stdout, &r, ctx->verbose);
+		ev_judgement_print(stdout, &jm, set, ctx->verbose);
 	}
-	rc = ev_results_count(&r, AUDIT_FAIL) ? EXIT_FAIL : 0;
-	/* a first use is pinned only by a verdict that stands, and said once it is on disk */
+	rc = ev_decision_accepts(&jm.decision) ? 0 : EXIT_FAIL;
+	/* a first use is pinned only by a decision that accepts, and said once it is on disk */
 	pending = rc ? NULL : ev_judge_pending_pins(j);
-	if (pending && ev_judge_save_pins(j, &why)) {
+	if (ev_judge_save_pins(j, !rc, &why)) {
 		cmd_error(CMD, "--pin %s", why);
 		rc = EXIT_FAIL;
 	} else if (pending) {
@@ -530,8 +575,22 @@ static int show_verdict(const struct cmd_ctx *ctx, struct ev_judge *j, const str
 	}
 	free(pending);
 	free(why);
-	ev_results_free(&r);
+	ev_judgement_release(&jm);
 	return rc;
+}
+
+/* Is BDF a locked TDI, whose interface report a decision must see proven? The tree says. */
+static bool locked_tdi(const char *bdf)
+{
+	struct tsm_snapshot snap;
+	const struct pci_func *f;
+	bool tdi;
+
+	snapshot_scan(&snap, SCAN_TSMS | SCAN_DEVICES);
+	f = snapshot_find_func(&snap, bdf);
+	tdi = f && func_lock_holder(f);
+	snapshot_free(&snap);
+	return tdi;
 }
 
 /* ---- the modes ---- */
@@ -544,9 +603,9 @@ static int check_modes(struct cmd_ctx *ctx)
 	if (param.from && (param.dir || param.nonce || param.nonce_file || param.fresh))
 		return usage_error(ctx->cmd, "--from reads a saved directory: -o, --nonce, "
 				   "--nonce-file and --fresh need the kernel");
-	if (!param.verify && (j->trust || j->reference || j->pin || j->partial_chain))
-		return usage_error(ctx->cmd, "--trust, --reference, --pin and --partial-chain go "
-				   "with --verify");
+	if (!param.verify && ev_judge_opts_given(j))
+		return usage_error(ctx->cmd, "--trust, --reference, --pin, --partial-chain and the "
+				   "--allow-* options go with --verify");
 	if (param.verify && param.types)
 		return usage_error(ctx->cmd, "--verify judges every object: drop --type");
 	return 0;
@@ -565,38 +624,68 @@ static int load_judge(struct ev_judge *j)
 	return 0;
 }
 
-/* --from DIR [BDF]: a saved directory, no kernel involved. */
-static int run_from(struct cmd_ctx *ctx, struct ev_judge *j)
+/* The objects a saved manifest does not list ("vca, measurements"), saved with -t; NULL: none. */
+static char *unsaved(const struct evidence_set *set)
+{
+	char *list = NULL;
+
+	for (unsigned int t = 0; t < EVIDENCE_NR_TYPES; t++)
+		if (!set->obj[t].present)
+			str_join(&list, ", ", "%s", evidence_type_name(t));
+	return list;
+}
+
+/*
+ * A saved directory's evidence (DIR, or a capture's tsmctl-evidence/BDF),
+ * shown, or judged as a TDI's when NEED_REPORT. OPT names DIR in messages.
+ */
+static int judge_dir(struct cmd_ctx *ctx, struct ev_judge *j, const char *opt, const char *dir,
+		     const char *bdf, bool need_report)
 {
 	struct evidence_set set;
 	struct fetch f = { .failed_type = -1 };
-	char bdf[BDF_MAX], *why = NULL;
+	char *why = NULL, *missing;
 	uint32_t mask = 0;
 	int rc;
 
-	if (ctx->nargs > 1)
-		return usage_error(ctx->cmd, "one device at a time ('%s' too)", ctx->args[1]);
-	if (ctx->nargs && bdf_canonical(ctx->args[0], bdf))
-		return usage_error(ctx->cmd, "invalid PCI address '%s' (expected [DDDD:]BB:DD.F)",
-				   ctx->args[0]);
 	evset_init(&set);
 	rc = parse_types(ctx, &mask);
 	if (rc)
 		return rc;
-	if (evset_load_dir(&set, param.from, ctx->nargs ? bdf : NULL, &why)) {
-		cmd_error(CMD, "--from %s", why);
+	/* a capture's tsmctl-evidence/BDF, or what tsmctl-collect recorded of why there is none */
+	rc = param.from ? evset_load_dir(&set, dir, bdf, &why) : evset_load_capture(&set, bdf, &why);
+	if (rc) {
+		if (rc == -ENOENT && !param.from)
+			cmd_error(CMD, "%s%s: no evidence of %s is saved in it (%s/%s/)%s%s", opt, dir,
+				  bdf, EVSET_CAPTURE_DIR, bdf, why ? "; tsmctl-collect could not save "
+				  "it: " : "", why ? why : "");
+		else
+			cmd_error(CMD, "%s%s", opt, why);
 		free(why);
 		evset_release(&set);
 		return EXIT_FAIL;
 	}
-	f.dir = param.from;
+	/* an object never saved is not an empty one: say so, and judge nothing short of all */
+	missing = unsaved(&set);
+	if (missing && param.verify) {
+		cmd_error(CMD, "%s%s was saved with --type: %s %s not saved, and --verify judges every "
+			  "object (save them all: tsmctl evidence BDF -o DIR)", opt, set.source, missing,
+			  strchr(missing, ',') ? "were" : "was");
+		free(missing);
+		evset_release(&set);
+		return EXIT_FAIL;
+	}
+	if (missing)
+		cmd_note(CMD, "%s holds only what -t asked for: %s not saved", set.source, missing);
+	free(missing);
+	f.dir = dir;
 	for (unsigned int t = 0; t < EVIDENCE_NR_TYPES; t++)
 		if (set.obj[t].present)
 			object_from_set(&f.obj[t], &set.obj[t]);
 		else
 			mask &= ~(1u << t);
 	if (param.verify) {
-		rc = show_verdict(ctx, j, &set);
+		rc = show_verdict(ctx, j, &set, need_report);
 	} else {
 		struct result res = { set.bdf, set.bdf, NULL, NULL, set.nonce, set.nonce_len, NULL,
 				      mask, &f, NULL };
@@ -606,6 +695,47 @@ static int run_from(struct cmd_ctx *ctx, struct ev_judge *j)
 	sink_restart(&f);
 	evset_release(&set);
 	return rc;
+}
+
+/* --from DIR [BDF]: a saved directory, no kernel involved. */
+static int run_from(struct cmd_ctx *ctx, struct ev_judge *j)
+{
+	char bdf[BDF_MAX];
+
+	if (ctx->nargs > 1)
+		return usage_error(ctx->cmd, "one device at a time ('%s' too)", ctx->args[1]);
+	if (ctx->nargs && bdf_canonical(ctx->args[0], bdf))
+		return usage_error(ctx->cmd, "invalid PCI address '%s' (expected [DDDD:]BB:DD.F)",
+				   ctx->args[0]);
+	return judge_dir(ctx, j, "--from ", param.from, ctx->nargs ? bdf : NULL, false);
+}
+
+/*
+ * --sysroot of a tree no kernel serves (a tsmctl-collect capture, a copy):
+ * its own saved evidence (tsmctl-evidence/BDF), never the running kernel's,
+ * which belongs to another machine or another moment.
+ */
+static int run_capture(struct cmd_ctx *ctx, struct ev_judge *j)
+{
+	char requested[BDF_MAX], bdf[BDF_MAX];
+	int rc;
+
+	if (param.dir || param.nonce || param.nonce_file || param.fresh) {
+		cmd_error(CMD, "%s is no kernel's tree (a capture or a copy): its evidence is what was "
+			  "saved in it, so -o, --nonce, --nonce-file and --fresh have no kernel to ask",
+			  sysfs_root_path());
+		return EXIT_FAIL;
+	}
+	if (ctx->nargs != 1)
+		return usage_error(ctx->cmd, ctx->nargs ? "one device at a time ('%s' too)" :
+				   "no device given (BDF)", ctx->nargs ? ctx->args[1] : "");
+	rc = resolve_target(ctx, requested, bdf);
+	if (rc)
+		return rc;
+	cmd_note(CMD, "%s is no kernel's tree (a capture or a copy): reading the evidence saved in "
+		 "it, not the running kernel's", sysfs_root_path());
+	return judge_dir(ctx, j, "--sysroot ", sysfs_root_path(), bdf,
+			 param.verify && locked_tdi(requested));
 }
 
 /* The generation before a nonce's refresh, for evidence.generation (-1 when it cannot be read). */
@@ -640,8 +770,8 @@ static int run_evidence(struct cmd_ctx *ctx)
 	evset_init(&set);
 	if (!rc && param.verify)
 		rc = load_judge(&judge);
-	if (!rc && param.from) {
-		rc = run_from(ctx, &judge);
+	if (!rc && (param.from || !sysfs_takes_stores())) {
+		rc = param.from ? run_from(ctx, &judge) : run_capture(ctx, &judge);
 		goto out_judge;
 	}
 	if (rc)
@@ -716,7 +846,7 @@ static int run_evidence(struct cmd_ctx *ctx)
 
 		rc = param.dir ? commit_files(&f, &res, &set) : 0;
 		if (!rc && param.verify)
-			rc = show_verdict(ctx, &judge, &set);
+			rc = show_verdict(ctx, &judge, &set, locked_tdi(requested));
 		else if (!rc)
 			rc = show(ctx, &res, &set);
 	}

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * A verification's inputs and one evidence set judged with them
- * (evidence-judge.h): the glue between the loaders (trust, reference, pins)
- * and the pure checks.
+ * (evidence-judge.h): the glue between the loaders (trust, reference, pins),
+ * the pure checks and the decision.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +36,21 @@ void ev_judge_release(struct ev_judge *j)
 	memset(j, 0, sizeof(*j));
 }
 
-void ev_judge_run(struct ev_judge *j, const struct evidence_set *s, bool live, struct ev_results *r)
+bool ev_judge_opts_given(const struct ev_judge_opts *o)
+{
+	return o->trust || o->reference || o->pin || o->partial_chain || ev_risk_any(o->allow);
+}
+
+/* The slot whose key signed the measurements; 0, the slot the TSMs authenticate with, when unsigned. */
+static int signer_slot(const struct ev_decoded *d)
+{
+	if (d->meas_part.present && !d->meas_part.rc && d->meas->sig == SPDM_SIG_PRESENT)
+		return d->meas->slot_id;
+	return 0;
+}
+
+void ev_judge_run(struct ev_judge *j, const struct evidence_set *s, bool live, unsigned int allow,
+		  bool need_report, struct ev_judgement *out)
 {
 	const struct ev_verify_opts o = {
 		.store = j->trust.store, .store_path = j->trust.path, .store_missing = j->trust.missing,
@@ -48,8 +62,17 @@ void ev_judge_run(struct ev_judge *j, const struct evidence_set *s, bool live, s
 	if (j->has_pins)
 		ev_pins_forget_pending(&j->pins);
 	ev_decode_set(s, &d);
-	ev_verify(&d, &o, r);
+	ev_verify(&d, &o, &out->results);
+	out->decide = (struct ev_decide_opts){ .allow = allow, .signer_slot = signer_slot(&d),
+					       .need_report = need_report };
+	ev_decide(&out->results, &out->decide, &out->decision);
 	ev_decoded_release(&d);
+}
+
+void ev_judgement_release(struct ev_judgement *jm)
+{
+	ev_results_free(&jm->results);
+	ev_decision_release(&jm->decision);
 }
 
 char *ev_judge_pending_pins(const struct ev_judge *j)
@@ -57,11 +80,16 @@ char *ev_judge_pending_pins(const struct ev_judge *j)
 	return j->has_pins ? ev_pins_pending_text(&j->pins) : NULL;
 }
 
-int ev_judge_save_pins(struct ev_judge *j, char **why)
+int ev_judge_save_pins(struct ev_judge *j, bool accepted, char **why)
 {
-	char *pending = ev_judge_pending_pins(j);
-	int rc = pending ? ev_pins_save(&j->pins, why) : 0;
+	char *pending;
+	int rc = 0;
 
+	if (!accepted)
+		return 0;
+	pending = ev_judge_pending_pins(j);
+	if (pending)
+		rc = ev_pins_save(&j->pins, why);
 	free(pending);
 	return rc;
 }

@@ -226,6 +226,45 @@ void evset_read_device(struct evidence_set *s)
 
 /* ---- a saved directory ---- */
 
+/*
+ * How a saved directory's files are read: one the user names (--from) as
+ * any file, one inside a capture's tree below the sysroot as sysfs.c reads
+ * the tree, never leaving it (the capture is untrusted input).
+ */
+struct evset_files {
+	int (*read)(const char *path, size_t max, uint8_t **buf, size_t *len);
+	char *(*error)(const char *path, int err, size_t max);
+};
+
+static const struct evset_files user_files = { userfile_read, userfile_error };
+
+/* A file of the tree, NUL-terminated past *LEN as userfile_read() gives it. */
+static int tree_read(const char *path, size_t max, uint8_t **buf, size_t *len)
+{
+	uint8_t *raw;
+	int rc = sysfs_read_blob(path, max, &raw, len);
+
+	if (rc)
+		return rc;
+	*buf = xmalloc(*len + 1);
+	memcpy(*buf, raw, *len);
+	(*buf)[*len] = 0;
+	free(raw);
+	return 0;
+}
+
+static char *tree_error(const char *path, int err, size_t max)
+{
+	char *shown = sysfs_display_path(path), *why;
+
+	why = err == -EFBIG ? xasprintf("%s: larger than %zu bytes", shown, max) :
+	      xasprintf("%s: %s", shown, strerror(-err));
+	free(shown);
+	return why;
+}
+
+static const struct evset_files tree_files = { tree_read, tree_error };
+
 static void sha384_hex(const uint8_t *p, size_t n, char hex[97])
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
@@ -284,7 +323,8 @@ static bool unhex(const char *hex, uint8_t *out, size_t max, size_t *len)
 }
 
 /* One object of the manifest: its file, length and digest as recorded. */
-static int load_object(struct evidence_set *s, const char *dir, json_object *j, char **why)
+static int load_object(struct evidence_set *s, const struct evset_files *io, const char *dir,
+		       json_object *j, char **why)
 {
 	const char *type = json_string_of(j, "type"), *file, *sha384;
 	struct evset_object *o;
@@ -319,9 +359,9 @@ static int load_object(struct evidence_set *s, const char *dir, json_object *j, 
 		return -ENOENT;
 	}
 	path = path_join(dir, file);
-	rc = userfile_read(path, EVIDENCE_OBJECT_MAX, &data, &len);
+	rc = io->read(path, EVIDENCE_OBJECT_MAX, &data, &len);
 	if (rc) {
-		*why = userfile_error(path, rc, EVIDENCE_OBJECT_MAX);
+		*why = io->error(path, rc, EVIDENCE_OBJECT_MAX);
 		free(path);
 		return rc;
 	}
@@ -341,12 +381,13 @@ static int load_object(struct evidence_set *s, const char *dir, json_object *j, 
 }
 
 /* DIR/NAME's text, one trailing newline dropped, into *TEXT (NULL when absent): 0 or -errno. */
-static int load_text(const char *dir, const char *name, size_t max, char **text)
+static int load_text(const struct evset_files *io, const char *dir, const char *name, size_t max,
+		     char **text)
 {
 	char *path = path_join(dir, name);
 	uint8_t *buf;
 	size_t len;
-	int rc = userfile_read(path, max, &buf, &len);
+	int rc = io->read(path, max, &buf, &len);
 
 	free(path);
 	*text = NULL;
@@ -364,17 +405,17 @@ static int load_text(const char *dir, const char *name, size_t max, char **text)
 }
 
 /* The device's files beside the objects, when they were saved. */
-static void load_device(struct evidence_set *s, const char *dir)
+static void load_device(struct evidence_set *s, const struct evset_files *io, const char *dir)
 {
 	char *path = path_join(dir, EVSET_RESOURCE);
 	uint8_t *buf;
 	size_t len;
 	int rc;
 
-	s->serial_err = load_text(dir, EVSET_SERIAL, 64, &s->serial);
-	if (load_text(dir, EVSET_TSM_PROVIDER, 256, &s->tsm_provider))
+	s->serial_err = load_text(io, dir, EVSET_SERIAL, 64, &s->serial);
+	if (load_text(io, dir, EVSET_TSM_PROVIDER, 256, &s->tsm_provider))
 		s->tsm_provider = NULL;
-	rc = userfile_read(path, 65536, &buf, &len);
+	rc = io->read(path, 65536, &buf, &len);
 	free(path);
 	if (rc) {
 		s->device_err = rc;
@@ -382,14 +423,14 @@ static void load_device(struct evidence_set *s, const char *dir)
 	}
 	s->resource = (char *)buf;
 	path = path_join(dir, EVSET_CONFIG);
-	rc = userfile_read(path, EVSET_CONFIG_MAX, &s->config, &s->config_len);
+	rc = io->read(path, EVSET_CONFIG_MAX, &s->config, &s->config_len);
 	free(path);
 	if (rc)
 		s->device_err = rc;
 }
 
-static int load_manifest(struct evidence_set *s, const char *dir, json_object *doc,
-			 const char *bdf, char **why)
+static int load_manifest(struct evidence_set *s, const struct evset_files *io, const char *dir,
+			 json_object *doc, const char *bdf, char **why)
 {
 	json_object *arr, *ev, *objs;
 	const char *got, *nonce;
@@ -414,9 +455,9 @@ static int load_manifest(struct evidence_set *s, const char *dir, json_object *d
 		return -EBADMSG;
 	}
 	for (size_t i = 0; !rc && i < json_object_array_length(objs); i++)
-		rc = load_object(s, dir, json_object_array_get_idx(objs, i), why);
+		rc = load_object(s, io, dir, json_object_array_get_idx(objs, i), why);
 	if (!rc)
-		load_device(s, dir);
+		load_device(s, io, dir);
 	return rc;
 }
 
@@ -448,38 +489,82 @@ static char *manifest_dir(const char *dir, const char *bdf, char **why)
 	return NULL;
 }
 
-int evset_load_dir(struct evidence_set *s, const char *dir, const char *bdf, char **why)
+/* The manifest in WHERE and the files it lists, read through IO; SHOWN names WHERE in S. */
+static int load_where(struct evidence_set *s, const struct evset_files *io, const char *where,
+		      char *shown, const char *bdf, char **why)
 {
-	char *where = manifest_dir(dir, bdf, why), *path;
+	char *path = path_join(where, EVSET_MANIFEST);
 	json_tokener *tok;
 	json_object *doc;
 	uint8_t *text;
 	size_t len;
 	int rc;
 
-	if (!where)
-		return -ENOENT;
-	path = path_join(where, EVSET_MANIFEST);
-	rc = userfile_read(path, MANIFEST_MAX, &text, &len);
+	rc = io->read(path, MANIFEST_MAX, &text, &len);
 	if (rc) {
-		*why = userfile_error(path, rc, MANIFEST_MAX);
-		goto out;
+		*why = io->error(path, rc, MANIFEST_MAX);
+		free(path);
+		free(shown);
+		return rc;
 	}
 	tok = json_tokener_new();
 	doc = json_tokener_parse_ex(tok, (const char *)text, (int)len);
 	if (!doc || json_tokener_get_error(tok) != json_tokener_success) {
-		*why = xasprintf("%s: not JSON", path);
+		*why = xasprintf("%s: not JSON", shown);
+		free(shown);
 		rc = -EBADMSG;
 	} else {
 		s->from_dir = true;
-		s->source = xstrdup(where);
-		rc = load_manifest(s, where, doc, bdf, why);
+		s->source = shown;
+		rc = load_manifest(s, io, where, doc, bdf, why);
 	}
 	json_object_put(doc);
 	json_tokener_free(tok);
 	free(text);
-out:
 	free(path);
+	return rc;
+}
+
+int evset_load_dir(struct evidence_set *s, const char *dir, const char *bdf, char **why)
+{
+	char *where = manifest_dir(dir, bdf, why);
+	int rc;
+
+	if (!where)
+		return -ENOENT;
+	rc = load_where(s, &user_files, where, xstrdup(where), bdf, why);
 	free(where);
+	return rc;
+}
+
+/* The first line of tsmctl-evidence/BDF.unsaved in the tree, allocated; NULL when there is none. */
+static char *unsaved_reason(const char *bdf)
+{
+	char *name = xasprintf("%s%s", bdf, EVSET_UNSAVED), *path = path_join(EVSET_CAPTURE_DIR, name);
+	uint8_t *text;
+	size_t len;
+	char *why = NULL;
+
+	if (!tree_read(path, 4096, &text, &len)) {
+		why = xasprintf("%.*s", (int)strcspn((const char *)text, "\n"), (const char *)text);
+		free(text);
+	}
+	free(path);
+	free(name);
+	return why;
+}
+
+int evset_load_capture(struct evidence_set *s, const char *bdf, char **why)
+{
+	char *sub = path_join(EVSET_CAPTURE_DIR, bdf), *manifest = path_join(sub, EVSET_MANIFEST);
+	int rc = -ENOENT;
+
+	*why = NULL;
+	if (sysfs_exists(manifest))
+		rc = load_where(s, &tree_files, sub, sysfs_display_path(sub), bdf, why);
+	else
+		*why = unsaved_reason(bdf);
+	free(manifest);
+	free(sub);
 	return rc;
 }

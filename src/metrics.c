@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "tsmctl/evidence-trust.h"
 #include "tsmctl/metrics.h"
 #include "tsmctl/render.h"
 #include "tsmctl/util.h"
@@ -152,8 +153,40 @@ static void write_audit(FILE *out, const struct audit_report *rep)
 	}
 }
 
+/*
+ * Each device's evidence, one-hot by state, and why an unverified one is,
+ * every reason written (0 or 1) so that absent never stands in for 0.
+ */
+static void write_evidence(FILE *out, const struct metrics_evidence *ev)
+{
+	family(out, "tsmctl_evidence_trust_store", "1: a trust store holding a certificate is "
+	       "configured (" EV_TRUST_DEFAULT ", or --trust), so unverified evidence is news.");
+	fprintf(out, "tsmctl_evidence_trust_store %d\n", ev->trust_store);
+	family(out, "tsmctl_device_evidence", "A device's evidence, one-hot: verified (proven), "
+	       "trusted (accepted, taking on trust what the --allow-* options name), unverified "
+	       "(not proven, or not read), failed (a check failed).");
+	for (size_t i = 0; i < ev->n; i++)
+		for (int st = 0; st < EV_NR_STATES; st++) {
+			fputs("tsmctl_device_evidence{device=", out);
+			label_value(out, ev->v[i].bdf);
+			fprintf(out, ",state=\"%s\"} %d\n", ev_gate_state_name((enum ev_gate_state)st),
+				ev->v[i].state == (enum ev_gate_state)st);
+		}
+	family(out, "tsmctl_device_evidence_unverified", "Why a device's evidence is unverified, "
+	       "1 per reason that holds: a risk no option took (first-use, unsigned-measurements, "
+	       "no-reference, replay, report-offsets), no-trust-store, unreadable, needs-root, "
+	       "unproven.");
+	for (size_t i = 0; i < ev->n; i++)
+		for (unsigned int bit = EV_RISK_NONE + 1; bit < EV_WHY_NR; bit++) {
+			fputs("tsmctl_device_evidence_unverified{device=", out);
+			label_value(out, ev->v[i].bdf);
+			fprintf(out, ",reason=\"%s\"} %d\n", ev_gate_why_name(bit),
+				!!(ev->v[i].why & 1u << bit));
+		}
+}
+
 void metrics_write(FILE *out, const struct tsm_snapshot *snap, const struct audit_report *rep,
-		   double now)
+		   const struct metrics_evidence *ev, double now)
 {
 	family(out, "tsmctl_scrape_success",
 	       "1: tsmctl read the TSM state (a run that cannot writes no file).");
@@ -164,4 +197,5 @@ void metrics_write(FILE *out, const struct tsm_snapshot *snap, const struct audi
 	write_tsms(out, snap);
 	write_streams(out, snap);
 	write_audit(out, rep);
+	write_evidence(out, ev);
 }

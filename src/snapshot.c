@@ -81,6 +81,17 @@ const struct pci_func *func_dsm_of(const struct tsm_snapshot *snap, const struct
 	return pf0 && pf0 != f && pf0->has_connect ? pf0 : NULL;
 }
 
+const struct pci_func *func_evidence_holder(const struct tsm_snapshot *snap,
+					    const struct pci_func *f)
+{
+	const struct pci_func *dsm;
+
+	if (func_connected(f) || func_lock_holder(f))
+		return f;
+	dsm = func_dsm_of(snap, f);
+	return dsm && func_connected(dsm) ? dsm : NULL;
+}
+
 const char *func_tsm(const struct pci_func *f)
 {
 	if (nonempty(f->connect))

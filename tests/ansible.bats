@@ -280,7 +280,7 @@ dev_args() {
 	cmp "$BATS_TEST_TMPDIR/s0.${ROOT##*/}" "$BATS_TEST_TMPDIR/s2.${ROOT##*/}"
 }
 
-@test "tsm_device accepted with verify, tsm_audit with trust and require_verified: a TDI whose evidence does not verify stays unaccepted" {
+@test "tsm_device accepted with verify, tsm_audit with trust and require_verified: a TDI its evidence does not prove stays unaccepted; allow_* reach tsmctl" {
 	CERTS=$TOP/tests/sim/certs
 	[ -r "$CERTS/all-types.reference.json" ] || skip "make -C tests/sim builds the evidence objects"
 	MOUNTS=()
@@ -291,19 +291,27 @@ dev_args() {
 	# the simulated device-evidence family; the modules inherit the environment
 	TSMCTL_EVIDENCE_SOCKET=$(cat "$ROOT/tsm-sim-evidence")
 	export TSMCTL_EVIDENCE_SOCKET
-	adhoc tsm_device "$(dev_args 00:05.0 accepted "\"verify\": true, \"trust\": \"$TRUST\", \"reference\": \"$CERTS/all-types.reference.json\"" |
+	# the decision is tsmctl's (tsmctl-evidence(8), THE DECISION): nothing binds 05's
+	# measurements to its chain, 06's chain expired; neither is accepted
+	adhoc tsm_device "$(dev_args 00:05.0 accepted "\"verify\": true, \"trust\": \"$TRUST\", \"reference\": \"$CERTS/all-types.reference.json\", \"allow_replay\": true" |
 		sed 's/\["00:05.0"\]/["00:05.0", "00:06.0"]/')"
-	[ "$status" -ne 0 ] && [ "$(rjson .rc)" = 1 ] && [ "$(rjson .changed)" = true ]
-	[ "$(rjson '.devices | tojson')" = '{"0000:00:05.0":"ok","0000:00:06.0":"failed"}' ]
-	[[ "$(rjson .msg)" == *"tsmctl accept 0000:00:06.0: not accepted: its evidence (generation 1) does not verify: evidence.chain cert0: certificate has expired"* ]]
-	[ "$(rjson '.cmd[3:] | join(" ")')" = "accept -J --keep-going --no-syslog --verify --trust $TRUST --reference $CERTS/all-types.reference.json 00:05.0 00:06.0" ]
-	[ "$(cat "$(dev 0000:00:05.0)/tsm/accept")" = 1 ]
+	[ "$status" -ne 0 ] && [ "$(rjson .rc)" = 1 ] && [ "$(rjson .changed)" = false ]
+	[ "$(rjson '.devices | tojson')" = '{"0000:00:05.0":"failed","0000:00:06.0":"failed"}' ]
+	[[ "$(rjson .msg)" == *"tsmctl accept 0000:00:05.0: not accepted: evidence of generation 1 does not prove the device: "*"evidence.signature measurements: no result"* ]]
+	[[ "$(rjson .msg)" == *"tsmctl accept 0000:00:06.0: not accepted: evidence of generation 1 does not verify: evidence.chain cert0: certificate has expired"* ]]
+	[ "$(rjson '.cmd[3:] | join(" ")')" = "accept -J --keep-going --no-syslog --verify --trust $TRUST --reference $CERTS/all-types.reference.json --allow-replay 00:05.0 00:06.0" ]
+	[ "$(cat "$(dev 0000:00:05.0)/tsm/accept")" = 0 ]
 	[ "$(cat "$(dev 0000:00:06.0)/tsm/accept")" = 0 ]
-	# audit judges every chain against that trust store; 00:09.0 must verify, but has no evidence
-	adhoc tsm_audit "{\"sysroot\": \"$ROOT\", \"tsmctl_path\": \"$TSMCTL\", \"trust\": \"$TRUST\", \"require_verified\": [\"00:09.0\"]}"
+	# allow_* without verify stops before tsmctl
+	adhoc tsm_device "$(dev_args 00:05.0 accepted '"allow_first_use": true')"
+	[ "$status" -ne 0 ] && [ "$(rjson .msg)" = "trust, reference, pin, partial_chain and the allow_* options go with verify" ]
+	# audit decides the same; 05 and 09 must be proven, 09 has no evidence
+	adhoc tsm_audit "{\"sysroot\": \"$ROOT\", \"tsmctl_path\": \"$TSMCTL\", \"trust\": \"$TRUST\", \"reference\": \"$CERTS/all-types.reference.json\", \"allow_replay\": true, \"require_verified\": [\"00:05.0\", \"00:09.0\"]}"
 	[ "$status" -ne 0 ]
-	[ "$(rjson '[.failed_checks[] | "\(.id) \(.object)"] | join(",")')" = "device.evidence 0000:00:06.0,device.evidence 0000:00:09.0" ]
+	[ "$(rjson '[.failed_checks[] | "\(.id) \(.object)"] | join(",")')" = "device.evidence 0000:00:05.0,device.evidence 0000:00:06.0,device.evidence 0000:00:07.0,device.evidence 0000:00:08.0,device.evidence 0000:00:09.0" ]
 	[[ "$(rjson .msg)" == *"device.evidence fail on 0000:00:09.0: required to be verified (--require-verified), but it has no evidence"* ]]
+	[[ "$(rjson .msg)" == *"device.evidence fail on 0000:00:05.0: required to be verified (--require-verified): evidence of generation 1 does not prove the device"* ]]
+	[ "$(rjson '.cmd[3:] | join(" ")')" = "audit -J --require-verified 00:05.0,00:09.0 --trust $TRUST --reference $CERTS/all-types.reference.json --allow-replay" ]
 }
 
 @test "tsm_device fails with tsmctl's message and exit status; bad arguments stop before tsmctl; wait reaches tsmctl" {
@@ -374,7 +382,7 @@ dev_args() {
 	true device: 2460.0 is not a PCI address: YAML reads an unquoted address such as 0000:41:00.0 as a base-60 number; quote it ("0000:41:00.0")
 	true require_connected: 2460.0 is not a PCI address: YAML reads an unquoted address such as 0000:41:00.0 as a base-60 number; quote it ("0000:41:00.0")
 	true verify goes with state=accepted (tsmctl accept --verify)
-	true trust, reference, pin and partial_chain go with verify
+	true trust, reference, pin, partial_chain and the allow_* options go with verify
 	true no link TSM to connect 01:00.0 to: $nolink
 	false no link TSM on this host: nothing to connect ($nolink)
 	EOF

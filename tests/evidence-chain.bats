@@ -193,24 +193,32 @@ sha384_of_pem() {
 	expect_status 1
 	[ ! -e "$pins" ]
 	[[ "$stderr" != *pinned* ]]
-	# a pin file that cannot be written: an error, never "pinned"
-	run --separate-stderr ev 08:00.0 --verify --pin "$BATS_TEST_TMPDIR/no-such-dir/pins"
+	# a first use the decision does not take (no --allow-first-use): nothing pinned
+	run --separate-stderr ev 08:00.0 --verify --pin "$pins" --fresh --allow-no-reference
 	expect_status 1
-	[[ "$stderr" == "tsmctl evidence: --pin $BATS_TEST_TMPDIR/no-such-dir/pins"* ]]
+	[[ "$output" == *"(--allow-first-use takes this risk)"* ]]
+	[ ! -e "$pins" ]
+	[[ "$stderr" != *pinned* ]]
+	# the rest proven (a nonce of ours signed), no reference taken on trust, the first use taken
+	accept_first=(--fresh --allow-no-reference --allow-first-use)
+	# a pin file that cannot be written: an error, never "pinned"
+	run --separate-stderr ev 08:00.0 --verify --pin "$BATS_TEST_TMPDIR/no-such-dir/pins" "${accept_first[@]}"
+	expect_status 1
+	[[ "${stderr##*$'\n'}" == "tsmctl evidence: --pin $BATS_TEST_TMPDIR/no-such-dir/pins: "* ]]
 	[[ "$stderr" != *pinned* ]]
 	# first use: the result says it would be pinned; the note says it was, once it is
-	run --separate-stderr ev 08:00.0 --verify --pin "$pins"
+	run --separate-stderr ev 08:00.0 --verify --pin "$pins" "${accept_first[@]}"
 	expect_status 0
 	[[ "$output" == *"trust on first use: verified to its own root, which no trust anchor issued and $pins does not hold yet; it would be pinned there"* ]]
 	root=$(sha384_of_pem "$CERTS/ecdsa-p384.root.pem")
-	[ "$stderr" = "tsmctl evidence: pinned 0000:08:00.0 slot 0 (SHA-384 ${root:0:16}...) in $pins" ]
+	[ "${stderr##*$'\n'}" = "tsmctl evidence: pinned 0000:08:00.0 slot 0 (SHA-384 ${root:0:16}...) in $pins" ]
 	grep -qx "0000:08:00.0 0 $root" "$pins"
-	# vouched for from then on; the file is not written again
+	# vouched for from then on, no first use left to take; the file is not written again
 	cp "$pins" "$BATS_TEST_TMPDIR/pins.before"
-	run --separate-stderr ev 08:00.0 --verify -J --pin "$pins"
+	run --separate-stderr ev 08:00.0 --verify -J --pin "$pins" --fresh --allow-no-reference
 	expect_status 0
 	[[ "$(result evidence.chain cert0)" == "pass: verified to the root pinned in $pins (3 certificates, root CN=tsm-sim root CA,"* ]]
-	[ -z "$stderr" ]
+	[[ "$stderr" != *pinned* ]]
 	cmp "$pins" "$BATS_TEST_TMPDIR/pins.before"
 }
 

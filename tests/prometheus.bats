@@ -22,7 +22,7 @@ teardown() {
 
 @test "promtool: the rules check, their unit tests pass, and every alert is tested firing and not firing" {
 	run -0 promtool check rules "$RULES"
-	[[ "$output" == *"SUCCESS: 12 rules found"* ]]
+	[[ "$output" == *"SUCCESS: 13 rules found"* ]]
 	run -0 promtool test rules "$UNIT_TESTS"
 	[[ "$output" == *SUCCESS* ]]
 	# each alert has a test where it fires and one where it does not; each record is evaluated

@@ -131,7 +131,8 @@ stores() {
 	before=$(tree_digest)
 	run t accept --dry-run 00:05.0
 	expect_status 0
-	[ "${lines[0]}" = "0000:00:05.0: would write '1' to $ROOT/sys/bus/pci/devices/0000:00:05.0/tsm/accept" ]
+	# without --verify, the dry run says the evidence would not be checked, as the accept would say it was not
+	[ "${lines[0]}" = "0000:00:05.0: would write '1' to $ROOT/sys/bus/pci/devices/0000:00:05.0/tsm/accept; its evidence would not be checked (--verify checks it first)" ]
 	run t unlock --dry-run 00:05.0
 	expect_status 0
 	[ "${lines[0]}" = "0000:00:05.0: would write 'tsm0' to $ROOT/sys/bus/pci/devices/0000:00:05.0/tsm/unlock" ]

@@ -106,6 +106,7 @@ struct audit_opts {
 	bool require_verified_all;		/* --require-verified all */
 	char *const *require_verified;		/* --require-verified BDFs (canonical) */
 	size_t nr_require_verified;
+	const bool *require_verified_absent;	/* per require_verified[]: no such PCI device */
 };
 
 struct audit_report {

@@ -23,6 +23,7 @@
 #define EVSET_SERIAL		"serial_number"	/* its Device Serial Number, when the kernel showed it */
 #define EVSET_TSM_PROVIDER	"tsm-provider"	/* the provider of the TSM it is locked to */
 #define EVSET_CAPTURE_DIR	"tsmctl-evidence"	/* in a tsmctl-collect capture: one directory per BDF */
+#define EVSET_UNSAVED		".unsaved"	/* beside it, BDF.unsaved: why none was saved */
 #define EVSET_CONFIG_MAX	4096
 
 struct evset_object {
@@ -94,5 +95,14 @@ void evset_read_device(struct evidence_set *s);
  * (allocated) saying what is wrong with the directory.
  */
 int evset_load_dir(struct evidence_set *s, const char *dir, const char *bdf, char **why);
+
+/*
+ * The evidence of BDF the tree below the sysroot (a capture, a copy) saved,
+ * in tsmctl-evidence/BDF, read as sysfs.c reads the tree (nothing outside
+ * it). -ENOENT when it holds none: *WHY is then the reason tsmctl-collect
+ * recorded in tsmctl-evidence/BDF.unsaved (its first line), or NULL when it
+ * says nothing; other -errno with *WHY as evset_load_dir().
+ */
+int evset_load_capture(struct evidence_set *s, const char *bdf, char **why);
 
 #endif

@@ -90,13 +90,4 @@ size_t ev_results_count(const struct ev_results *r, enum audit_status st);
 /* "pass", "warn", "fail", "skip", "needs-root" (audit's words). */
 const char *ev_status_name(enum audit_status st);
 
-/* The results as audit --short prints them, the hints with VERBOSE, and a summary line. */
-void ev_results_print(FILE *out, const struct ev_results *r, bool verbose);
-/* {"schema_version": 1, "bdf", "source", "generation", "checks": [...], "summary": {...}} */
-struct json_object *ev_results_json(const struct ev_results *r, const struct evidence_set *s);
-/* The failed results in one line ("evidence.chain cert0: ...; ..."), NULL when none failed. */
-char *ev_results_failures(const struct ev_results *r);
-/* "9 pass, 2 skip" */
-char *ev_results_summary(const struct ev_results *r);
-
 #endif

@@ -11,10 +11,21 @@
 #include <stdio.h>
 
 #include "tsmctl/audit.h"
+#include "tsmctl/evidence-gate.h"
 #include "tsmctl/snapshot.h"
 
-/* Write the metrics of SNAP and its audit REP; NOW is the Unix time of the scan, in seconds. */
+/* What device.evidence decided of each device with evidence, for its per-device series. */
+struct metrics_evidence {
+	const struct ev_gate_outcome *v;
+	size_t n;
+	bool trust_store;	/* a trust store holding a certificate is configured */
+};
+
+/*
+ * Write the metrics of SNAP, its audit REP and the evidence EV; NOW is the
+ * Unix time of the scan, in seconds.
+ */
 void metrics_write(FILE *out, const struct tsm_snapshot *snap, const struct audit_report *rep,
-		   double now);
+		   const struct metrics_evidence *ev, double now);
 
 #endif

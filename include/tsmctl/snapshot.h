@@ -289,6 +289,14 @@ bool func_not_connected(const struct pci_func *f);
  * NULL for a DSM candidate itself, or when none is known.
  */
 const struct pci_func *func_dsm_of(const struct tsm_snapshot *snap, const struct pci_func *f);
+/*
+ * The function whose evidence speaks for F (ABI.md §1.6): F itself when it
+ * has some (a connected DSM, a TDI locked to a devsec TSM), else its DSM
+ * (func_dsm_of()) when that is connected, as `evidence` reads a dependent's.
+ * NULL: none.
+ */
+const struct pci_func *func_evidence_holder(const struct tsm_snapshot *snap,
+					    const struct pci_func *f);
 /* Is A on B's path to its host bridge (SCAN_TREE's parents)? */
 bool func_is_ancestor(const struct pci_func *a, const struct pci_func *b);
 /*

@@ -145,6 +145,7 @@ static size_t nr_require_verified;
 static char *const *require_connected;
 static size_t nr_require_connected;
 static const bool *require_absent;
+static const bool *require_verified_absent;
 
 static enum audit_status judge(const struct pci_func *f, void *arg, char **message, char **hint)
 {
@@ -163,7 +164,7 @@ static void run(const struct host *h, bool strict, struct audit_report *rep)
 		.strict = strict, .evidence = judge, .evidence_arg = &evidence,
 		.require_verified = require_verified, .nr_require_verified = nr_require_verified,
 		.require = require_connected, .nr_require = nr_require_connected,
-		.require_absent = require_absent,
+		.require_absent = require_absent, .require_verified_absent = require_verified_absent,
 	};
 	struct streamed st = { .kept = rep };
 	struct audit_opts sopts = opts;
@@ -674,6 +675,46 @@ static void evidence_checks(void)
 	audit_report_free(&rep);
 }
 
+/*
+ * --require-verified: a typo (a device sysfs does not have) fails, as
+ * --require-connected's does; a dependent function is judged through its
+ * DSM's evidence, as `evidence` reads it.
+ */
+static void evidence_required(void)
+{
+	static char *const required[] = { "0000:99:00.0", "0000:40:01.0" };
+	static const bool absent[] = { true, false };
+	struct audit_report rep;
+	struct host h;
+
+	host_init(&h);
+	evidence = (struct verdict){ AUDIT_PASS, "evidence of generation 1 verified: identity", 0 };
+	require_verified = required;
+	nr_require_verified = 2;
+	require_verified_absent = absent;
+	run(&h, false, &rep);
+	EXPECT(&rep, "device.evidence", "0000:99:00.0", AUDIT_FAIL,
+	       "required to be verified, but there is no such PCI device");
+	EXPECT(&rep, "device.evidence", "0000:40:01.0", AUDIT_FAIL, "but it has no evidence");
+	EXPECT(&rep, "device.evidence", EP, AUDIT_PASS, "verified: identity");
+	audit_report_free(&rep);
+	/* the root port stands for a dependent: tsm/dsm names the connected endpoint, its DSM */
+	h.rp.dsm = EP;
+	h.rp.has_dsm = true;
+	h.rp.dsm_func = &h.ep;
+	evidence.calls = 0;
+	run(&h, false, &rep);
+	EXPECT(&rep, "device.evidence", "0000:40:01.0", AUDIT_PASS, "verified: identity");
+	if (evidence.calls == 4)	/* two devices, each in the kept and the streamed run */
+		passed++;
+	else
+		failed++, printf("FAIL line %d: the judge was asked %u times\n", __LINE__, evidence.calls);
+	audit_report_free(&rep);
+	require_verified = NULL;
+	nr_require_verified = 0;
+	require_verified_absent = NULL;
+}
+
 /* --require-connected: a device without tsm/connect, and one the command found absent from sysfs. */
 static void required_devices(void)
 {
@@ -763,6 +804,7 @@ int main(void)
 	connect_blockers();
 	unreadable_tsm_dir();
 	evidence_checks();
+	evidence_required();
 	required_devices();
 	scope_walk();
 	printf("%lu passed, %lu failed\n", passed, failed);

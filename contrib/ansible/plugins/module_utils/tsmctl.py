@@ -23,6 +23,18 @@ COMMON_ARGUMENT_SPEC = dict(
     tsmctl_path=dict(type='path'),
 )
 
+# The risks a decision over evidence may take on trust, one option each, as
+# tsmctl names them (--allow-first-use, ...): tsmctl decides, the modules only
+# pass the operator's choice on (tsmctl-evidence(8), THE DECISION).
+RISKS = ('allow_first_use', 'allow_unsigned_measurements', 'allow_no_reference', 'allow_replay',
+         'allow_report_offsets')
+RISK_ARGUMENT_SPEC = dict((k, dict(type='bool', default=False)) for k in RISKS)
+
+
+def risk_args(params):
+    """tsmctl's --allow-* options for the risks PARAMS accept."""
+    return ['--' + k.replace('_', '-') for k in RISKS if params[k]]
+
 
 def tsmctl_argv(module):
     """The tsmctl binary and the options every command takes."""

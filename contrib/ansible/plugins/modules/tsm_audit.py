@@ -34,19 +34,63 @@ options:
     elements: str
   require_verified:
     description:
-      - Devices whose evidence must verify (PCI addresses, or C(all) for every
-        device with evidence); one whose certificate chains do not verify
-        against the trust store, or that has no evidence to verify, fails
-        C(device.evidence) (tsmctl's C(--require-verified)).
+      - Devices whose evidence must prove them (PCI addresses or slots, or
+        C(all) for every device with evidence); one whose evidence does not
+        (identity by a certificate chain, the measurements' signature, the
+        interface report, unless an C(allow_*) option takes that risk, as
+        THE DECISION in tsmctl-evidence(8) says), that has no evidence, or
+        that does not exist fails C(device.evidence) (tsmctl's
+        C(--require-verified)).
     type: list
     elements: str
   trust:
     description:
       - The trust anchors C(device.evidence) verifies certificate chains
         against (a PEM file or a directory of them; tsmctl's default is
-        C(/etc/tsmctl/trust.d)). Without a trust store the check is skipped,
-        with the reason.
+        C(/etc/tsmctl/trust.d)). Without a trust store no device is verified,
+        and each device with evidence warns, "never verified".
     type: path
+  reference:
+    description:
+      - The reference manifest C(device.evidence) judges the measurements by
+        (tsmctl-evidence(8), REFERENCE MANIFEST).
+    type: path
+  partial_chain:
+    description:
+      - Let a trust anchor be an intermediate or the leaf itself (tsmctl's
+        C(--partial-chain)).
+    type: bool
+    default: false
+  allow_first_use:
+    description:
+      - Take on trust a chain whose root is only pinned now, on first use
+        (tsmctl's C(--allow-first-use)).
+    type: bool
+    default: false
+  allow_unsigned_measurements:
+    description:
+      - Take on trust measurements whose signature cannot be checked here
+        (tsmctl's C(--allow-unsigned-measurements)).
+    type: bool
+    default: false
+  allow_no_reference:
+    description:
+      - Take on trust measurements compared with no reference manifest
+        (tsmctl's C(--allow-no-reference)).
+    type: bool
+    default: false
+  allow_replay:
+    description:
+      - Take on trust evidence with no nonce of tsmctl's (tsmctl's
+        C(--allow-replay)).
+    type: bool
+    default: false
+  allow_report_offsets:
+    description:
+      - Take on trust an interface report that gives MMIO as offsets only
+        (tsmctl's C(--allow-report-offsets)).
+    type: bool
+    default: false
   device:
     description: Audit only these devices (tsmctl's C(-d)).
     type: list
@@ -80,10 +124,11 @@ EXAMPLES = r'''
   ansible.builtin.debug:
     msg: "{{ audit.checks | rejectattr('status', 'eq', 'pass') }}"
 
-- name: The NIC's certificate chains must verify against the fleet's roots
+- name: The NIC's evidence must prove it, against the fleet's roots and reference
   tsmctl.tsm.tsm_audit:
     require_verified: ["0000:41:00.0"]
     trust: /etc/tsmctl/trust.d
+    reference: /etc/tsmctl/nic.reference.json
 '''
 
 RETURN = r'''
@@ -123,17 +168,19 @@ rc:
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.tsmctl.tsm.plugins.module_utils.tsmctl import (
-    COMMON_ARGUMENT_SPEC, check_addresses, fail_tsmctl, run_tsmctl)
+    COMMON_ARGUMENT_SPEC, RISK_ARGUMENT_SPEC, check_addresses, fail_tsmctl, risk_args, run_tsmctl)
 
 ARGUMENT_SPEC = dict(
     fail_on_warn=dict(type='bool', default=False),
     require_connected=dict(type='list', elements='str'),
     require_verified=dict(type='list', elements='str'),
     trust=dict(type='path'),
+    reference=dict(type='path'),
+    partial_chain=dict(type='bool', default=False),
     device=dict(type='list', elements='str'),
     tsm=dict(type='list', elements='str'),
     host_bridge=dict(type='list', elements='str'),
-    **COMMON_ARGUMENT_SPEC
+    **dict(COMMON_ARGUMENT_SPEC, **RISK_ARGUMENT_SPEC)
 )
 
 FILTERS = (('device', '-d'), ('tsm', '-t'), ('host_bridge', '-b'))
@@ -149,8 +196,12 @@ def main():
     for key in ('require_connected', 'require_verified'):
         if p[key]:
             args += ['--' + key.replace('_', '-'), ','.join(p[key])]
-    if p['trust']:
-        args += ['--trust', p['trust']]
+    for key in ('trust', 'reference'):
+        if p[key]:
+            args += ['--' + key, p[key]]
+    if p['partial_chain']:
+        args.append('--partial-chain')
+    args += risk_args(p)
     for key, opt in FILTERS:
         if p[key]:
             args += [opt, ','.join(p[key])]

@@ -87,11 +87,48 @@ options:
   verify:
     description:
       - With C(state=accepted) only, tsmctl's C(accept --verify) reads the
-        device's evidence and writes the accept only when no check fails
-        (certificate chains against the trust store, measurements against
-        C(reference), the interface report against the BARs) and the
-        evidence is still the generation judged. A device whose evidence
-        does not verify fails, with each failing check in the message.
+        device's evidence and writes the accept only when it proves the
+        device (THE DECISION in tsmctl-evidence(8)), that is its identity (a
+        certificate chain to a trust anchor, or to a root pinned before),
+        the measurements bound to that chain's key by their signature, and
+        the interface report bound to the function; and when the evidence
+        is still the generation decided on. What cannot be proven refuses
+        the accept unless one of the C(allow_*) options takes that risk on
+        trust. A device refused fails, with tsmctl's reason and the option
+        that would take the risk in the message.
+    type: bool
+    default: false
+  allow_first_use:
+    description:
+      - With C(verify), accept a chain whose root is only pinned now, on
+        first use, vouched for by no trust anchor (tsmctl's
+        C(--allow-first-use)).
+    type: bool
+    default: false
+  allow_unsigned_measurements:
+    description:
+      - With C(verify), accept measurements whose signature cannot be checked
+        here, the TSM's own SPDM authentication standing in (tsmctl's
+        C(--allow-unsigned-measurements)).
+    type: bool
+    default: false
+  allow_no_reference:
+    description:
+      - With C(verify), accept measurements compared with no reference
+        manifest (tsmctl's C(--allow-no-reference)).
+    type: bool
+    default: false
+  allow_replay:
+    description:
+      - With C(verify), accept evidence with no nonce of tsmctl's, so that a
+        replay is not excluded (tsmctl's C(--allow-replay)).
+    type: bool
+    default: false
+  allow_report_offsets:
+    description:
+      - With C(verify), accept an interface report that gives MMIO as
+        offsets only, its addresses not proven (tsmctl's
+        C(--allow-report-offsets)).
     type: bool
     default: false
   trust:
@@ -149,19 +186,20 @@ EXAMPLES = r'''
     device: ["0000:41:00.0", "0000:42:00.0"]
     state: disconnected
 
-# Inside a confidential guest: lock, then accept only if the evidence verifies.
+# Inside a confidential guest: lock, then accept only if the evidence proves the device.
 - name: Lock the assigned device to the devsec TSM
   tsmctl.tsm.tsm_device:
     device: "0000:00:05.0"
     state: locked
     tsm: tsm0
-- name: Accept it if its evidence verifies
+- name: Accept it if its evidence proves it; the TSM's SPDM authentication stands in for the signature
   tsmctl.tsm.tsm_device:
     device: "0000:00:05.0"
     state: accepted
     verify: true
     trust: /etc/tsmctl/trust.d
     reference: /etc/tsmctl/nic.reference.json
+    allow_unsigned_measurements: true
 '''
 
 RETURN = r'''
@@ -209,7 +247,8 @@ notes:
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.tsmctl.tsm.plugins.module_utils.tsmctl import (
-    COMMON_ARGUMENT_SPEC, check_addresses, fail_tsmctl, run_tsmctl, stderr_lines)
+    COMMON_ARGUMENT_SPEC, RISKS, RISK_ARGUMENT_SPEC, check_addresses, fail_tsmctl, risk_args, run_tsmctl,
+    stderr_lines)
 
 VERBS = dict(connected='connect', disconnected='disconnect', locked='lock',
              accepted='accept', unlocked='unlock')
@@ -233,7 +272,7 @@ ARGUMENT_SPEC = dict(
     pin=dict(type='path'),
     partial_chain=dict(type='bool', default=False),
     syslog=dict(type='bool', default=True),
-    **COMMON_ARGUMENT_SPEC
+    **dict(COMMON_ARGUMENT_SPEC, **RISK_ARGUMENT_SPEC)
 )
 
 
@@ -257,6 +296,7 @@ def verb_argv(module, verb):
                 args += ['--' + key, p[key]]
         if p['partial_chain']:
             args.append('--partial-chain')
+        args += risk_args(p)
     if p['device'] == ['all']:
         args.append('--all')
     else:
@@ -352,8 +392,8 @@ def main():
         module.fail_json(msg="device: 'all' stands alone, not in a list of addresses")
     if p['verify'] and p['state'] != 'accepted':
         module.fail_json(msg='verify goes with state=accepted (tsmctl accept --verify)')
-    if not p['verify'] and (p['partial_chain'] or any(p[k] for k in VERIFY_INPUTS)):
-        module.fail_json(msg='trust, reference, pin and partial_chain go with verify')
+    if not p['verify'] and (p['partial_chain'] or any(p[k] for k in VERIFY_INPUTS + RISKS)):
+        module.fail_json(msg='trust, reference, pin, partial_chain and the allow_* options go with verify')
     if p['state'] == 'accepted' and p['tsm']:
         module.warn('tsm is not used by state=accepted: tsmctl accept acts for the TSM holding the lock')
     verb = VERBS[p['state']]
