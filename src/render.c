@@ -427,6 +427,7 @@ struct json_object *render_tsm_json(const struct tsm_snapshot *snap, const struc
 	errors = json_object_new_object();
 	render_read_error(errors, "pci_mode", t->mode_err);
 	json_object_object_add(o, "read_errors", errors);
+	json_object_object_add(o, "psp", render_psp_json(t->psp));	/* ABI.md §7.2 */
 	return o;
 }
 
