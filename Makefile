@@ -133,7 +133,7 @@ UNIT_LIBS_explain = $(PKG_LIBS)
 # action: action_classify() is pure, but action.c links with what the store path uses.
 UNIT_SRCS_action = $(UNIT_SRCS_explain)
 UNIT_LIBS_action = $(PKG_LIBS)
-UNIT_SRCS_audit := src/audit.c src/audit-checks.c src/snapshot.c src/sysfs.c src/log.c src/names.c \
+UNIT_SRCS_audit := src/audit.c src/audit-checks.c src/audit-checks-platform.c src/snapshot.c src/sysfs.c src/log.c src/names.c \
 	src/ide.c src/util.c
 UNIT_SRCS_snapshot := src/snapshot.c src/sysfs.c src/log.c src/names.c src/ide.c src/util.c
 UNIT_LIBS_sha256 = $(shell pkg-config --libs libcrypto)
