@@ -175,6 +175,7 @@ static void extend_now(const struct measurements *g, const struct measurement_re
 	}
 	if (!param.force && !sysfs_takes_stores()) {
 		o->result = "failed";
+		o->err = -EROFS;
 		o->message = explain_store_refused(r->file);
 		return;
 	}

@@ -122,7 +122,7 @@ static void tsm_detail_text(const struct tsm_snapshot *snap, const void *item)
 		putchar('\n');
 	first = false;
 	render_line(0, "%s", t->name);
-	render_line(1, "Mode: %s", mode ? mode : "(no pci_mode: a v6.19 link TSM)");
+	render_line(1, "Mode: %s", mode ? mode : "link (no pci_mode: the released kernels have link TSMs only)");
 	render_line(1, "Provider: %s, driver %s, module %s", t->provider ? t->provider : "-",
 		    t->driver ? t->driver : "none", t->module ? t->module : "built in");
 	if (t->provider_version)

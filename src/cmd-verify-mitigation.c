@@ -142,6 +142,7 @@ static void verify_one(const struct sev_mitigations *m, unsigned int bit, struct
 		r->result = "dry-run";
 		r->message = xasprintf("would write 0x%llx to %s", (unsigned long long)mask, shown);
 	} else if (!param.force && !sysfs_takes_stores()) {
+		r->err = -EROFS;
 		r->message = explain_store_refused("verified_mitigations");
 	} else {
 		if (log_verbose())

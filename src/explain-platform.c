@@ -15,7 +15,7 @@ char *explain_store_refused(const char *file)
 {
 	return xasprintf("not written: %s is neither a kernel's sysfs nor a live tsm-sim mount, so "
 			 "no kernel would take the store: %s there is a plain file (a copy or a "
-			 "capture?); --force writes it all the same", sysfs_root_path(), file);
+			 "capture?); --force writes it all the same (EROFS)", sysfs_root_path(), file);
 }
 
 char *explain_extend(const char *file, size_t size, int err)
