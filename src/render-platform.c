@@ -41,34 +41,6 @@ const char *render_psp_bit_words(enum psp_bit bit, int value)
 	return value == 1 ? psp_words[bit].set : psp_words[bit].clear;
 }
 
-struct json_object *render_psp_json(const struct psp_security *p)
-{
-	struct json_object *o, *bits, *errors;
-
-	if (!p)
-		return NULL;
-	o = json_object_new_object();
-	bits = json_object_new_object();
-	errors = json_object_new_object();
-	for (int i = 0; i < PSP_NR_BITS; i++) {
-		json_object_object_add(bits, psp_bit_attr[i], p->bit[i] >= 0 ?
-				       js_bool(p->bit[i]) : NULL);
-		if (p->bit[i] < 0 && p->bit[i] != -ENOENT)
-			render_read_error(errors, psp_bit_attr[i], p->bit[i]);
-	}
-	json_object_object_add(o, "function", js_str(p->function));
-	json_object_object_add(o, "reports_security", js_bool(psp_reports_security(p)));
-	json_object_object_add(o, "security", bits);
-	json_object_object_add(o, "bootloader_version", js_str(p->bootloader_version));
-	json_object_object_add(o, "tee_version", js_str(p->tee_version));
-	if (p->bootloader_err != -ENOENT)
-		render_read_error(errors, "bootloader_version", p->bootloader_err);
-	if (p->tee_err != -ENOENT)
-		render_read_error(errors, "tee_version", p->tee_err);
-	json_object_object_add(o, "read_errors", errors);
-	return o;
-}
-
 void render_line(int depth, const char *fmt, ...)
 {
 	va_list ap;

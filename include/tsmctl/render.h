@@ -16,7 +16,8 @@
 struct json_object *render_device_json(const struct pci_func *f, struct json_object *detail);
 /*
  * One list view object. LOCKED, ACCEPTED and the host bridges HBS are the
- * model's answers about T (functions whose lock it holds, bridges carrying its streams).
+ * model's answers about T (functions whose lock it holds, bridges carrying its streams);
+ * "psp" its PSP's security attributes when it is a SEV-TIO TSM (ABI.md §7.2).
  */
 struct json_object *render_tsm_json(const struct tsm_snapshot *snap, const struct tsm *t);
 /* One host-bridges view object. */
@@ -76,8 +77,6 @@ char *render_func_state(const struct pci_func *f);
 char *render_hex(const uint8_t *b, size_t n);
 /* What a PSP bit's VALUE (1, 0) says: "debug locked", "unlocked for debugging". */
 const char *render_psp_bit_words(enum psp_bit bit, int value);
-/* A SEV-TIO TSM's "psp" (list -J), null for P NULL. */
-struct json_object *render_psp_json(const struct psp_security *p);
 /* render_vline() with the arguments given. */
 void render_line(int depth, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* list -v: the PSP's security attributes, one per line at DEPTH. */
