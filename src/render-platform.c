@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The platform state beside the TSM (ABI.md §7) as JSON and text: the PSP's
- * security attributes (list), the measurement registers (measurements,
- * report, extend), the SEV-SNP mitigation bits (mitigations).
+ * The platform state beside the TSM (ABI.md §7) as text and JSON: the PSP's
+ * security attributes (list -v), a measurement register (measurements,
+ * report, extend), bytes as hex.
  */
 #include <errno.h>
 #include <stdarg.h>
