@@ -166,6 +166,19 @@ as_nobody() {
 	[[ "$output" == *"registers:    mrconfigid mrowner mrownerconfig mrtd rtmr0 rtmr1 rtmr2 rtmr3 (tdx_guest's, all in the report; tsmctl measurements shows them)"* ]]
 }
 
+@test "report: an RTMR extended while the report was made is said, and marked in -J" {
+	jq '.report.faults = { "concurrent_extend": 3 }' "$TOPO/guest-tdx.json" > "$BATS_TEST_TMPDIR/t.json"
+	ROOT=$(mktemp -d "$BATS_TEST_TMPDIR/live.XXXXXX")
+	"$SIM" mount "$BATS_TEST_TMPDIR/t.json" "$ROOT"
+	run --separate-stderr t report --nonce 01 -J
+	expect_status 0
+	json_is '[.reports[0].measurement_registers[] | select(.extended_during_report) | .name]' '["rtmr2"]'
+	json_is '.reports[0].measurement_registers[] | select(.name == "rtmr2") | .value' "\"$(hex rtmr2:sha384)\""
+	run --separate-stderr t report --nonce 02
+	expect_status 0
+	[ "$stderr" = "tsmctl report: rtmr2:sha384 was extended while the report was made: the report holds its value from before or after (tsmctl measurements shows it now)" ]
+}
+
 # ---- mitigations, verify-mitigation ----
 
 @test "mitigations: one row a bit of either vector; --unverified; needs root, said, exit 1" {

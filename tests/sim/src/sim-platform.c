@@ -294,11 +294,13 @@ static ssize_t verify_store(struct sim_model *m, const char *buf, size_t size)
 }
 
 /* The TDX module's RTMR extend: SHA-384 of the register's value followed by the 48 bytes given. */
-static int rtmr_extend(struct sim_model *m, int i, const uint8_t *data)
+int sim_platform_rtmr_extend(struct sim_model *m, unsigned i, const uint8_t *data)
 {
 	uint8_t in[2 * SIM_MR_SIZE];
 	unsigned len = 0;
 
+	if (i >= NR_RTMRS)
+		return -ENXIO;	/* TDCALL_INVALID_OPERAND */
 	if (m->tdx_guest.extend_errno)
 		return -m->tdx_guest.extend_errno;
 	memcpy(in, m->tdx_guest.mr[i], SIM_MR_SIZE);
@@ -326,7 +328,7 @@ static ssize_t mr_store(struct sim_model *m, int i, const char *buf, size_t size
 		size = (size_t)(SIM_MR_SIZE - off);
 	if (off != 0 || size != SIM_MR_SIZE)
 		return -EINVAL;
-	rc = rtmr_extend(m, i, (const uint8_t *)buf);
+	rc = sim_platform_rtmr_extend(m, (unsigned)i, (const uint8_t *)buf);
 	return rc ? rc : (ssize_t)size;
 }
 

@@ -1536,6 +1536,7 @@ static const struct field_spec report_fault_fields[] = {
 	  AT(struct sim_report_cfg, outblob_errno_reads) },
 	{ "outblob_errno", F_ERRNO, AT(struct sim_report_cfg, outblob_errno) },
 	{ "commit_errno", F_ERRNO, AT(struct sim_report_cfg, commit_errno) },
+	{ "concurrent_extend", F_NUM, .max = 4, AT(struct sim_report_cfg, concurrent_extend) },
 };
 
 static int parse_report(struct loader *L, json_object *o)

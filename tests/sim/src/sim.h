@@ -381,6 +381,7 @@ struct sim_report_cfg {
 	int outblob_errno;	/* report generation fails with this */
 	long outblob_errno_reads;	/* ... for this many reads (0 = always) */
 	int commit_errno;	/* the inblob store at close fails with this */
+	unsigned concurrent_extend;	/* RTMR N-1 another process extends once a report is made */
 };
 
 /* one mkdir'ed sys/kernel/config/tsm/report/NAME */
@@ -398,6 +399,7 @@ struct sim_report_entry {
 	long input_writes;	/* successful generation advances */
 	long failed_reads;	/* outblob_errno hits so far */
 	bool dead;		/* rmdir'ed; freed when the last handle goes */
+	bool extend_pending;	/* concurrent_extend: a report was made, the extend not done yet */
 	int refs;		/* open handles */
 	struct sim_report_entry *next;
 };
@@ -626,6 +628,8 @@ int sim_platform_read_errno(const struct sim_model *m, const struct sim_dev *d, 
  */
 bool sim_platform_store(struct sim_model *m, const char *rel, const char *buf, size_t size,
 			off_t off, ssize_t *rc);
+/* RTMR I (0..3) extended with 48 bytes of DATA, as a store to it does: 0 or -errno. */
+int sim_platform_rtmr_extend(struct sim_model *m, unsigned i, const uint8_t *data);
 
 /* sim-gen.c: the large benchmark topology */
 struct sim_gen_params {

@@ -278,3 +278,22 @@ except OSError as e:
 	expect_errno "$EIO"
 	[ "$(cat "$M/sys/bus/pci/devices/0000:82:00.0/serial_number")" = 00-25-38-b9-21-a4-c6-e1 ]
 }
+
+@test "report fault concurrent_extend: once a report is made, RTMR N-1 moves by SHA-384(old || 0x5a...)" {
+	mount_jq guest-tdx '.report.faults = { "concurrent_extend": 4 }'
+	old=$(hex rtmr3:sha384)
+	R=$M/sys/kernel/config/tsm/report
+	mkdir "$R/e"
+	head -c 64 /dev/zero > "$R/e/inblob"
+	[ "$(hex rtmr3:sha384)" = "$old" ]
+	cat "$R/e/outblob" > /dev/null
+	D=$(mktemp)
+	head -c 48 /dev/zero | tr '\0' '\132' > "$D"
+	[ "$(hex rtmr3:sha384)" = "$(extended "$old" "$D")" ]
+	# once per report made: reading it again changes nothing
+	new=$(hex rtmr3:sha384)
+	cat "$R/e/outblob" > /dev/null
+	[ "$(hex rtmr3:sha384)" = "$new" ]
+	rmdir "$R/e"
+	rm -f "$D"
+}
