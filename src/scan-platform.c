@@ -11,6 +11,7 @@
 
 #include "tsmctl/abi-paths.h"
 #include "tsmctl/names.h"
+#include "tsmctl/pci-serial.h"
 #include "tsmctl/snapshot.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
@@ -163,30 +164,11 @@ void scan_platform(struct tsm_snapshot *snap, unsigned int flags)
 		read_measurements(snap);
 }
 
-/* "%8phD": eight bytes of two lower-case hex digits, '-' between them */
-static bool serial_ok(const char *s)
-{
-	if (strlen(s) != 23)
-		return false;
-	for (int i = 0; i < 23; i++)
-		if (i % 3 == 2 ? s[i] != '-' : !strchr("0123456789abcdef", s[i]))
-			return false;
-	return true;
-}
-
 void scan_read_serial(struct pci_func *f)
 {
-	int rc;
+	int rc = pci_serial_read(f->dir, &f->serial_number);
 
-	f->has_serial = sysfs_attr_exists(f->dir, "serial_number");
-	if (!f->has_serial)
-		return;
-	rc = sysfs_attr_text(f->dir, "serial_number", &f->serial_number);
-	if (!rc && !serial_ok(f->serial_number))
-		rc = -EBADMSG;
-	if (rc) {
-		free(f->serial_number);
-		f->serial_number = NULL;
-	}
-	f->serial_err = rc;
+	/* absent is no error: a function without a DSN, or a kernel before 7.x */
+	f->has_serial = rc != -ENOENT;
+	f->serial_err = f->has_serial ? rc : 0;
 }
