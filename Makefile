@@ -133,7 +133,7 @@ UNIT_LIBS_explain = $(PKG_LIBS)
 # action: action_classify() is pure, but action.c links with what the store path uses.
 UNIT_SRCS_action = $(UNIT_SRCS_explain)
 UNIT_LIBS_action = $(PKG_LIBS)
-UNIT_SRCS_audit := src/audit.c src/audit-checks.c src/snapshot.c src/sysfs.c src/log.c src/names.c \
+UNIT_SRCS_audit := src/audit.c src/audit-checks.c src/audit-checks-platform.c src/snapshot.c src/sysfs.c src/log.c src/names.c \
 	src/ide.c src/util.c
 UNIT_SRCS_snapshot := src/snapshot.c src/sysfs.c src/log.c src/names.c src/ide.c src/util.c
 UNIT_LIBS_sha256 = $(shell pkg-config --libs libcrypto)
@@ -155,7 +155,7 @@ UNIT_LIBS_evreply = $(shell pkg-config --libs libmnl)
 UNIT_SRCS_evidence-verify := $(wildcard src/evidence-verify*.c) src/evidence-decoded.c \
 	src/evidence-device.c src/evidence-reference.c src/evidence-set.c src/evidence-netlink.c \
 	src/evidence-reply.c src/evidence-trust.c src/outfile.c src/userfile.c src/sysfs.c src/log.c src/names.c \
-	src/util.c src/spdm-cert.c src/spdm-vca.c \
+	src/util.c src/pci-serial.c src/spdm-cert.c src/spdm-vca.c \
 	src/spdm-meas.c src/spdm-transcript.c src/spdm-sig.c src/tdisp-report.c $(EV_DECODE_SRCS) \
 	tests/unit/sig-vectors.h
 UNIT_LIBS_evidence-verify = $(PKG_LIBS)

@@ -126,11 +126,11 @@ _tsmctl() {
 		COMPREPLY=($(compgen -P "$sprefix" -W "secure insecure ide-fail dangling" -- "$slast"))
 		compopt -o nospace 2>/dev/null
 		return ;;
-	--inblob|--outblob|--auxblob|--manifestblob)
+	--inblob|--outblob|--auxblob|--manifestblob|--digest-file|--event)
 		compopt -o filenames 2>/dev/null
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
-	--nonce|--privlevel|--service-provider|--service-guid|--service-manifest-version)
+	--nonce|--privlevel|--service-provider|--service-guid|--service-manifest-version|--digest)
 		return ;;
 	--timeout|-i|--interval|--count)
 		return ;;
@@ -164,6 +164,13 @@ _tsmctl() {
 		COMPREPLY=($(compgen -W "$(_tsmctl_tdisp "$cmd")" -- "$cur")) ;;
 	evidence|devices)
 		COMPREPLY=($(compgen -W "$(_tsmctl_bdfs any)" -- "$cur")) ;;
+	measurements)
+		COMPREPLY=($(compgen -W "$(_tsmctl_run measurements -n -r -o NAME)" -- "$cur")) ;;
+	extend)	# the registers root may extend (the RTMRs)
+		COMPREPLY=($(compgen -W "$(_tsmctl_run measurements -n -r -o NAME,EXTEND |
+			while read -r name ext; do [ "$ext" = yes ] && echo "$name"; done)" -- "$cur")) ;;
+	verify-mitigation)	# the bits supported and not verified (reading them needs root)
+		COMPREPLY=($(compgen -W "$(_tsmctl_run mitigations --unverified -n -r -o BIT) all" -- "$cur")) ;;
 	help)
 		COMPREPLY=($(compgen -W "$(_tsmctl_meta --list-cmds)" -- "$cur")) ;;
 	esac

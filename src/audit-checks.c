@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit-checks-platform.h"
 #include "audit-engine.h"
 #include "tsmctl/ide.h"
 #include "tsmctl/names.h"
@@ -1631,7 +1632,30 @@ const struct audit_check audit_checks[] = {
 	  "accounting for it.",
 	  "a stream set up outside the kernel's TSM path (firmware, another OS, setpci): the "
 	  "kernel keeps its Stream ID reserved; disable it in firmware or reset the device",
-	  NULL, ide_examined, check_untracked, NULL },
+	  NULL, ide_examined, check_untracked, NULL },	/* the platform state beside the TSM (audit-checks-platform.c, ABI.md §7) */
+	{ "psp.fused-part", "psp", "platform.tsm-present", AUDIT_SCOPE_TSM,
+	  "A SEV-TIO TSM's PSP is a fused production part (fused_part, sysfs-driver-ccp).",
+	  "use a production (fused) part for confidential workloads",
+	  NULL, psp_checks_apply, check_psp_fused, NULL },
+	{ "psp.debug-lock", "psp", "platform.tsm-present", AUDIT_SCOPE_TSM,
+	  "A SEV-TIO TSM's PSP is locked against debugging (debug_lock_on).",
+	  "lock debug in the platform firmware, or use a production part",
+	  NULL, psp_checks_apply, check_psp_debug_lock, NULL },
+	{ "psp.anti-rollback", "psp", "platform.tsm-present", AUDIT_SCOPE_TSM,
+	  "A SEV-TIO TSM's PSP enforces rollback protection of its firmware "
+	  "(anti_rollback_status).",
+	  "enable the PSP's anti-rollback in the platform firmware",
+	  NULL, psp_checks_apply, check_psp_anti_rollback, NULL },
+	{ "psp.boot-integrity", "psp", "platform.tsm-present", AUDIT_SCOPE_TSM,
+	  "A SEV-TIO TSM's PSP reports the CPU as the hardware root of trust for boot "
+	  "(boot_integrity, Linux 7.0 and later).",
+	  "enable the platform's hardware root of trust for boot (AMD Platform Secure Boot)",
+	  NULL, psp_checks_apply, check_psp_boot_integrity, NULL },
+	{ "platform.sev-mitigations", "platform", NULL, AUDIT_SCOPE_PLATFORM,
+	  "Every SEV-SNP mitigation the firmware supports is verified "
+	  "(/sys/firmware/sev/vulnerabilities, Linux 7.3; only where the kernel shows it).",
+	  "read AMD's security bulletin for each bit, then tsmctl verify-mitigation BIT",
+	  check_sev_mitigations, NULL, NULL, NULL },
 };
 const size_t audit_nr_checks = ARRAY_SIZE(audit_checks);
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The audit trail in the system log: "op=connect bdf=0000:81:00.0 tsm=tsm0
- * result=ok uid=0 sudo_user=alice", one line per store, through syslog(3)
+ * result=ok uid=0 sudo_user=alice" ("op=extend register=tdx_guest/rtmr2:sha384
+ * ..." for the platform's stores), one line per store, through syslog(3)
  * or, for tests, an RFC 3164 datagram to TSMCTL_SYSLOG_SOCKET.
  */
 #include <errno.h>
@@ -55,14 +56,15 @@ static void add_sysroot(struct strbuf *line)
 	free(abs);
 }
 
-static char *audit_line(const char *op, const char *bdf, const char *tsm, int err)
+static char *audit_line(const char *op, const char *key, const char *object, const char *tsm,
+			int err)
 {
 	const char *sudo_user = getenv("SUDO_USER");
 	struct strbuf line = STRBUF_INIT;
 	char *uid;
 
 	add_field(&line, "op", op);
-	add_field(&line, "bdf", bdf);
+	add_field(&line, key, object);
 	if (tsm)
 		add_field(&line, "tsm", tsm);
 	add_field(&line, "result", err ? "failed" : "ok");
@@ -111,11 +113,17 @@ static int send_rfc3164(const char *path, int priority, const char *line)
 
 int auditlog_store(const char *op, const char *bdf, const char *tsm, int err)
 {
+	return auditlog_store_object(op, "bdf", bdf, tsm, err);
+}
+
+int auditlog_store_object(const char *op, const char *key, const char *object, const char *tsm,
+			  int err)
+{
 	/* a refused store changed nothing, yet someone tried: worth a warning, not an error */
 	int priority = err ? LOG_WARNING : LOG_NOTICE;
 	/* secure_getenv: a set-user-ID tsmctl never lets its caller divert the trail */
 	const char *sock = secure_getenv("TSMCTL_SYSLOG_SOCKET");
-	char *line = audit_line(op, bdf, tsm, err);
+	char *line = audit_line(op, key, object, tsm, err);
 	int rc = 0;
 
 	if (sock && *sock) {

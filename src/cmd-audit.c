@@ -521,7 +521,7 @@ static int run_audit(struct cmd_ctx *ctx)
 	opts.evidence = ev_gate_audit_fn;
 	opts.evidence_arg = &gate;
 
-	snapshot_scan(&snap, SCAN_TSMS | SCAN_STREAMS | SCAN_DEVICES | SCAN_IDE_PORTS);
+	snapshot_scan(&snap, SCAN_TSMS | SCAN_STREAMS | SCAN_DEVICES | SCAN_IDE_PORTS | SCAN_PLATFORM);
 	rc = filters_check(ctx, &snap);
 	if (rc) {
 		/* a filter naming nothing: the empty document all the same, as every view */

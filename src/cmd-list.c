@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* tsmctl list: the TSMs. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <libsmartcols.h>
@@ -109,8 +110,34 @@ static void explain_list(const struct cmd_ctx *ctx, const struct tsm_snapshot *s
 	explain_read_errors(snap, "list");
 }
 
+/* -v: a TSM in full, its PSP's security attributes for a SEV-TIO TSM (ABI.md §7.2). */
+static void tsm_detail_text(const struct tsm_snapshot *snap, const void *item)
+{
+	static bool first = true;
+	const struct tsm *t = item;
+	char *hbs = cell(snap, t, COL_HBS), *mode = cell(snap, t, COL_MODE);
+	size_t accepted, locked = tsm_nr_locked(snap, t, &accepted);
+
+	if (!first)	/* a blank line between TSMs, as devices -v */
+		putchar('\n');
+	first = false;
+	render_line(0, "%s", t->name);
+	render_line(1, "Mode: %s", mode ? mode : "link (no pci_mode: the released kernels have link TSMs only)");
+	render_line(1, "Provider: %s, driver %s, module %s", t->provider ? t->provider : "-",
+		    t->driver ? t->driver : "none", t->module ? t->module : "built in");
+	if (t->provider_version)
+		render_line(1, "Version: %s (the provider's version attribute)", t->provider_version);
+	render_line(1, "Devices: %zu connected, %zu locked (%zu accepted); streams: %zu; "
+		    "host bridges: %s", t->connected_devices, locked, accepted, t->nr_streams,
+		    hbs && *hbs ? hbs : "none");
+	if (t->psp)
+		render_psp_text(t->psp, 1);
+	free(hbs);
+	free(mode);
+}
+
 static const struct view list_view = {
-	.scan = SCAN_TSMS | SCAN_STREAMS | SCAN_DEVICES,
+	.scan = SCAN_TSMS | SCAN_STREAMS | SCAN_DEVICES | SCAN_PLATFORM,
 	.defaults = list_defaults,
 	.ndefaults = ARRAY_SIZE(list_defaults),
 	.tree_defaults = tree_defaults,
@@ -121,9 +148,30 @@ static const struct view list_view = {
 	.explain = explain_list,
 };
 
+/* -v: each TSM in full (text, or the same document) */
+static const struct view list_detail_view = {
+	.scan = SCAN_TSMS | SCAN_STREAMS | SCAN_DEVICES | SCAN_PLATFORM,
+	.defaults = list_defaults,
+	.ndefaults = ARRAY_SIZE(list_defaults),
+	.item = tsm_item,
+	.selected = tsm_selected,
+	.cell = cell,
+	.json = render_tsm_item_json,
+	.text = tsm_detail_text,
+	.explain = explain_list,
+};
+
 static int run_list(struct cmd_ctx *ctx)
 {
-	return view_run(ctx, &list_view, 0);
+	const struct cmd_ctx *c = ctx;
+
+	/* -v prints every field: the table options have nothing to choose */
+	if (ctx->verbose && !ctx->out.json && !ctx->list_columns &&
+	    (c->output_arg || c->output_all || c->out.noheadings || c->out.raw || c->out.pairs ||
+	     c->out.shellvar))
+		return usage_error(ctx->cmd, "-v prints each TSM in full: it takes no table options "
+				   "(-o, --output-all, -n, -r, -P, -y)");
+	return view_run(ctx, ctx->verbose ? &list_detail_view : &list_view, 0);
 }
 
 static const struct opt_def list_options[] = {
@@ -139,6 +187,6 @@ const struct cmd_def cmd_list = {
 	.cols = list_columns,
 	.ncols = ARRAY_SIZE(list_columns),
 	.json_name = "tsms",
-	.verbose_help = "report links that leave a --sysroot tree, on stderr",
+	.verbose_help = "each TSM in full, a SEV-TIO TSM's PSP security attributes too",
 	.run = run_list,
 };

@@ -23,7 +23,7 @@
 #include "tsmctl/snapshot.h"
 #include "tsmctl/util.h"
 
-#define METRICS_SCAN	(SCAN_TSMS | SCAN_STREAMS | SCAN_DEVICES | SCAN_IDE_PORTS)
+#define METRICS_SCAN	(SCAN_TSMS | SCAN_STREAMS | SCAN_DEVICES | SCAN_IDE_PORTS | SCAN_PLATFORM)
 
 /* metrics' own options */
 static struct metrics_param {

@@ -20,8 +20,10 @@
 #include "tsmctl/explain.h"
 #include "tsmctl/outfile.h"
 #include "tsmctl/output.h"
+#include "tsmctl/render.h"
 #include "tsmctl/report.h"
 #include "tsmctl/sha256.h"
+#include "tsmctl/snapshot.h"
 #include "tsmctl/stopsig.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
@@ -151,6 +153,74 @@ static struct json_object *blob_json(const struct blob_view *v)
 	return o;
 }
 
+/*
+ * The measurement registers the report covers (ABI.md §7.1): those of the
+ * misc device named as the provider (tdx_guest: its TDREPORT holds all
+ * eight), read before the report and after it; none for sev_guest.
+ */
+struct report_mrs {
+	struct tsm_snapshot before, after;
+	const struct measurements *group;	/* in after, NULL: the provider has none */
+};
+
+/* R's value before the report, when it was read and differs from the one after. */
+static bool mr_changed(const struct report_mrs *mrs, const struct measurement_register *r)
+{
+	const struct measurement_register *b = snapshot_find_mr(&mrs->before, r->file, NULL);
+
+	return b && b->value && r->value && (b->len != r->len || memcmp(b->value, r->value, r->len));
+}
+
+static void mrs_read(struct report_mrs *mrs, const char *provider)
+{
+	snapshot_scan(&mrs->after, SCAN_MEASUREMENTS);
+	for (size_t i = 0; provider && i < mrs->after.nr_mr_groups; i++)
+		if (streq(mrs->after.mr_groups[i].device, provider))
+			mrs->group = &mrs->after.mr_groups[i];
+}
+
+static struct json_object *mrs_json(const struct report_mrs *mrs)
+{
+	struct json_object *arr;
+
+	if (!mrs->group)
+		return NULL;
+	arr = json_object_new_array();
+	for (size_t i = 0; i < mrs->group->nr_regs; i++) {
+		const struct measurement_register *r = &mrs->group->regs[i];
+		struct json_object *o = render_mr_json(mrs->group, r);
+
+		json_object_object_add(o, "extended_during_report", js_bool(mr_changed(mrs, r)));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+/* "registers:" line, and a note for a register extended while the report was made */
+static void mrs_summary(FILE *out, const struct report_mrs *mrs)
+{
+	struct strbuf names = STRBUF_INIT;
+	char *text;
+
+	if (!mrs->group)
+		return;
+	for (size_t i = 0; i < mrs->group->nr_regs; i++) {
+		const struct measurement_register *r = &mrs->group->regs[i];
+
+		strbuf_join(&names, " ", "%s", r->name);
+		if (mr_changed(mrs, r))
+			cmd_note(CMD, "%s was extended while the report was made: the report holds "
+				 "its value from before or after (tsmctl measurements shows it now)",
+				 r->file);
+	}
+	text = strbuf_take(&names);
+	fputs("registers:    ", out);
+	fputs_escaped(text, out);
+	fprintf(out, " (%s's, all in the report; tsmctl measurements shows them)\n",
+		mrs->group->device);
+	free(text);
+}
+
 static long long privlevel_used(const struct report_request *req, const struct report_result *res)
 {
 	/* the kernel's entry starts at privlevel 0 (a zeroed tsm_report_state) */
@@ -158,7 +228,8 @@ static long long privlevel_used(const struct report_request *req, const struct r
 }
 
 static void print_json(const struct report_request *req, const struct report_result *res,
-		       size_t input_len, const char *source, const struct blob_view *views)
+		       size_t input_len, const char *source, const struct blob_view *views,
+		       const struct report_mrs *mrs)
 {
 	struct json_object *o = json_object_new_object(), *in = json_object_new_object();
 	char sha[SHA256_HEX_SIZE];
@@ -180,11 +251,13 @@ static void print_json(const struct report_request *req, const struct report_res
 	json_object_object_add(o, "service_manifest_version", js_num(req->service_manifest_version));
 	for (int b = 0; b < REPORT_NR_BLOBS; b++)
 		json_object_object_add(o, views[b].name, blob_json(&views[b]));
+	json_object_object_add(o, "measurement_registers", mrs_json(mrs));
 	json_list_single(stdout, "reports", o);
 }
 
 static void print_summary(FILE *out, const struct report_request *req, const struct report_result *res,
-			  size_t input_len, const char *source, const struct blob_view *views)
+			  size_t input_len, const char *source, const struct blob_view *views,
+			  const struct report_mrs *mrs)
 {
 	long long pl = privlevel_used(req, res);
 
@@ -209,6 +282,7 @@ static void print_summary(FILE *out, const struct report_request *req, const str
 		fprintf(out, "%-13s %zu bytes, sha256 %s, %s%s\n", label, v->blob->len, v->sha, v->path ? "written to " : "not saved",
 			v->path ? v->path : "");
 	}
+	mrs_summary(out, mrs);
 }
 
 /* ---- the command ---------------------------------------------------------- */
@@ -277,6 +351,7 @@ static int run_report(struct cmd_ctx *ctx)
 	struct report_result res = { 0 };
 	struct outfile dests[REPORT_NR_BLOBS];
 	struct blob_view views[REPORT_NR_BLOBS];
+	struct report_mrs mrs = { 0 };
 	static const char *const opts[REPORT_NR_BLOBS] = { "--outblob", "--auxblob", "--manifestblob" };
 	const char *const paths[REPORT_NR_BLOBS] = { param.outblob, param.auxblob, param.manifestblob };
 	const char *source = param.nonce ? "--nonce" : "--inblob", *missing;
@@ -311,6 +386,7 @@ static int run_report(struct cmd_ctx *ctx)
 			goto out;
 		any_stdout |= dests[b].to_stdout;
 	}
+	snapshot_scan(&mrs.before, SCAN_MEASUREMENTS);
 	rc = report_run(&req, &res, &stop_signal);
 	if (res.rmdir_error)
 		explain_report_rmdir(&res);
@@ -346,17 +422,20 @@ static int run_report(struct cmd_ctx *ctx)
 		else if (dests[b].path)
 			views[b].path = dests[b].path;
 	}
+	mrs_read(&mrs, res.provider);
 	if (ctx->out.json)
-		print_json(&req, &res, input_len, source, views);
+		print_json(&req, &res, input_len, source, views, &mrs);
 	else if (!any_stdout)
-		print_summary(stdout, &req, &res, input_len, source, views);
+		print_summary(stdout, &req, &res, input_len, source, views, &mrs);
 	else if (ctx->verbose)
-		print_summary(stderr, &req, &res, input_len, source, views);
+		print_summary(stderr, &req, &res, input_len, source, views, &mrs);
 	rc = res.rmdir_error ? EXIT_FAIL : exit_rc;
 out:
 	for (int b = 0; b < REPORT_NR_BLOBS; b++)
 		outfile_discard(&dests[b]);
 	report_result_free(&res);
+	snapshot_free(&mrs.before);
+	snapshot_free(&mrs.after);
 	return rc;
 }
 

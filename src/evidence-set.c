@@ -17,6 +17,7 @@
 
 #include "tsmctl/abi-paths.h"
 #include "tsmctl/evidence-set.h"
+#include "tsmctl/pci-serial.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/userfile.h"
 #include "tsmctl/util.h"
@@ -199,10 +200,8 @@ void evset_read_device(struct evidence_set *s)
 	char *dir = path_join(PCI_DEVICES, s->bdf);
 	int rc;
 
-	/* the kernel's serial_number: admin only, and absent without a DSN (ABI.md §1.2) */
-	s->serial_err = sysfs_attr_text(dir, EVSET_SERIAL, &s->serial);
-	if (s->serial_err)
-		s->serial = NULL;
+	/* the kernel's serial_number: admin only, and absent without a DSN (ABI.md §7.4) */
+	s->serial_err = pci_serial_read(dir, &s->serial);
 	s->tsm_provider = lock_provider(dir);
 	rc = sysfs_attr_text(dir, "resource", &s->resource);
 	if (rc) {
@@ -413,6 +412,12 @@ static void load_device(struct evidence_set *s, const struct evset_files *io, co
 	int rc;
 
 	s->serial_err = load_text(io, dir, EVSET_SERIAL, 64, &s->serial);
+	/* what the kernel showed, saved: its form is the kernel's or it is no serial_number */
+	if (s->serial && !pci_serial_form_ok(s->serial)) {
+		free(s->serial);
+		s->serial = NULL;
+		s->serial_err = -EBADMSG;
+	}
 	if (load_text(io, dir, EVSET_TSM_PROVIDER, 256, &s->tsm_provider))
 		s->tsm_provider = NULL;
 	rc = io->read(path, 65536, &buf, &len);

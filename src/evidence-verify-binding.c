@@ -118,16 +118,22 @@ static void check_serial(const struct ev_decoded *d, unsigned int k, struct ev_r
 
 	if (!leaf_dsn(&d->chain[k], &want, &text, &len))
 		return;
-	if (!s->serial && s->serial_err == -EACCES)
+	if (s->serial_err == -EACCES) {
 		ev_add(r, ID, obj, AUDIT_NEEDS_ROOT, xstrdup("run as root"),
 		       "the leaf's device-info names the serial %.*s; the function's serial_number, "
 		       "which it must equal, is readable by root only", (int)len, text);
-	if (!s->serial)
 		return;
-	if (ev_parse_dsn(s->serial, strlen(s->serial), &got))
-		ev_add(r, ID, obj, AUDIT_FAIL, NULL, "the function's serial_number '%s' is no Device "
-		       "Serial Number", s->serial);
-	else if (got != want)
+	}
+	if (s->serial_err == -EBADMSG) {
+		ev_add(r, ID, obj, AUDIT_FAIL, NULL, "the leaf's device-info names the serial %.*s; "
+		       "the function's serial_number is no Device Serial Number (not the kernel's "
+		       "\"%%8phD\")", (int)len, text);
+		return;
+	}
+	/* no serial shown; the kernel's form (pci_serial_form_ok()) always parses */
+	if (!s->serial || ev_parse_dsn(s->serial, strlen(s->serial), &got))
+		return;
+	if (got != want)
 		ev_add(r, ID, obj, AUDIT_FAIL,
 		       xstrdup("the certificate is another device's: do not trust this function's "
 			       "evidence"),

@@ -27,21 +27,27 @@ static const char *doe_feature_name(const char *f)
 	       streq(f, DOE_FEATURE_SSESSION) ? "secure CMA/SPDM" : NULL;
 }
 
+void render_vline(int depth, const char *fmt, va_list ap)
+{
+	char *s;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		out_of_memory();
+	printf("%*s", 4 * depth, "");
+	fputs_escaped(s, stdout);
+	putchar('\n');
+	free(s);
+}
+
 /* One line indented DEPTH levels (spaces, as ip -d: no control byte reaches the terminal); escaped. */
 static void line(int depth, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void line(int depth, const char *fmt, ...)
 {
 	va_list ap;
-	char *s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		out_of_memory();
+	render_vline(depth, fmt, ap);
 	va_end(ap);
-	printf("%*s", 4 * depth, "");
-	fputs_escaped(s, stdout);
-	putchar('\n');
-	free(s);
 }
 
 static const char *pm(bool v)
@@ -107,6 +113,22 @@ static void print_tsm_attrs(const struct pci_func *f)
 		free(own);
 	}
 	free(state);
+}
+
+/* serial_number (ABI.md §7.4): root only, EIO when the DSN reads 0 at that moment */
+static void print_serial(const struct pci_func *f)
+{
+	if (!f->has_serial)
+		return;
+	if (f->serial_number)
+		line(1, "Serial number: %s", f->serial_number);
+	else if (f->serial_err == -EACCES)
+		line(1, "Serial number: needs root (serial_number is 0400)");
+	else if (f->serial_err == -EIO)
+		line(1, "Serial number: unreadable (EIO: the Device Serial Number reads 0 now)");
+	else
+		line(1, "Serial number: %s", f->serial_err == -EBADMSG ? "malformed" :
+		     errno_symbol(-f->serial_err));
 }
 
 static void print_connect(const struct tsm_snapshot *snap, const struct pci_func *f)
@@ -297,6 +319,7 @@ void render_device_detail_text(const struct tsm_snapshot *snap, const struct pci
 	else if (f->has_sriov)
 		line(1, "SR-IOV: %u VFs enabled, offset %u, stride %u", f->sriov_numvfs,
 		     f->sriov_offset, f->sriov_stride);
+	print_serial(f);
 	print_tsm_attrs(f);
 	print_connect(snap, f);
 	print_doe(f);
@@ -428,6 +451,9 @@ struct json_object *render_device_detail_json(const struct tsm_snapshot *snap,
 		json_object_object_add(sriov, "offset", js_u64(f->sriov_offset));
 		json_object_object_add(sriov, "stride", js_u64(f->sriov_stride));
 	}
+	json_object_object_add(o, "serial_number", js_str(f->serial_number));
+	json_object_object_add(o, "serial_number_error", f->serial_err ?
+			       js_str(render_read_error_word(f->serial_err)) : NULL);
 	json_object_object_add(o, "iommu_group", f->iommu_group &&
 			       !parse_ulong(f->iommu_group, &group) ? js_u64(group) : NULL);
 	json_object_object_add(o, "bars", bars_json(f));

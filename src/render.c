@@ -402,6 +402,35 @@ char *render_hb_tsms(const struct host_bridge *hb)
 	return strbuf_take(&names);
 }
 
+/* A SEV-TIO TSM's PSP (ABI.md §7.2): its security bits, versions and read errors; null for NULL. */
+static struct json_object *psp_json(const struct psp_security *p)
+{
+	struct json_object *o, *bits, *errors;
+
+	if (!p)
+		return NULL;
+	o = json_object_new_object();
+	bits = json_object_new_object();
+	errors = json_object_new_object();
+	for (int i = 0; i < PSP_NR_BITS; i++) {
+		json_object_object_add(bits, psp_bit_attr[i], p->bit[i] >= 0 ?
+				       js_bool(p->bit[i]) : NULL);
+		if (p->bit[i] < 0 && p->bit[i] != -ENOENT)
+			render_read_error(errors, psp_bit_attr[i], p->bit[i]);
+	}
+	json_object_object_add(o, "function", js_str(p->function));
+	json_object_object_add(o, "reports_security", js_bool(psp_reports_security(p)));
+	json_object_object_add(o, "security", bits);
+	json_object_object_add(o, "bootloader_version", js_str(p->bootloader_version));
+	json_object_object_add(o, "tee_version", js_str(p->tee_version));
+	if (p->bootloader_err != -ENOENT)
+		render_read_error(errors, "bootloader_version", p->bootloader_err);
+	if (p->tee_err != -ENOENT)
+		render_read_error(errors, "tee_version", p->tee_err);
+	json_object_object_add(o, "read_errors", errors);
+	return o;
+}
+
 struct json_object *render_tsm_json(const struct tsm_snapshot *snap, const struct tsm *t)
 {
 	struct json_object *o = json_object_new_object();
@@ -427,6 +456,7 @@ struct json_object *render_tsm_json(const struct tsm_snapshot *snap, const struc
 	errors = json_object_new_object();
 	render_read_error(errors, "pci_mode", t->mode_err);
 	json_object_object_add(o, "read_errors", errors);
+	json_object_object_add(o, "psp", psp_json(t->psp));
 	return o;
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * What a few commands read beyond the one scan: a function's BARs and IOMMU
- * group for devices -v (SCAN_DETAIL), and the host bridge of any PCI
+ * What a few commands read beyond the one scan: a function's BARs, IOMMU
+ * group and serial number for devices -v (SCAN_DETAIL), and the host bridge of any PCI
  * function a filter names (host-bridges -d), looked up as the filters' names
  * are.
  */
@@ -15,6 +15,7 @@
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
 #include "scan-extra.h"
+#include "scan-platform.h"
 
 #define IORESOURCE_IO	0x100	/* include/linux/ioport.h */
 #define IORESOURCE_MEM	0x200
@@ -113,6 +114,7 @@ void scan_read_func_extras(struct pci_func *f)
 {
 	read_bars(f);
 	read_iommu_group(f);
+	scan_read_serial(f);
 }
 
 void snapshot_device_hbs(const struct tsm_snapshot *snap, const char *name,

@@ -5,7 +5,7 @@
 
 #include "tsmctl/snapshot.h"
 
-/* F's BARs (its resource file) and IOMMU group (its iommu_group link); F->dir is set. */
+/* F's BARs (its resource file), IOMMU group (its iommu_group link), serial_number; F->dir is set. */
 void scan_read_func_extras(struct pci_func *f);
 
 #endif

@@ -17,6 +17,7 @@
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
 #include "scan-extra.h"
+#include "scan-platform.h"
 
 static bool only_link_tsms(const struct tsm_snapshot *snap);
 
@@ -1463,6 +1464,8 @@ void snapshot_scan(struct tsm_snapshot *snap, unsigned int flags)
 	if (flags & SCAN_STREAMS)
 		flags |= SCAN_HBS;
 	scan_tsms(ctx);
+	if (flags & (SCAN_PLATFORM | SCAN_MEASUREMENTS))
+		scan_platform(snap, flags);
 	ctx->may_lock = !only_link_tsms(snap);
 	if (flags & SCAN_HBS)
 		scan_hbs(ctx);

@@ -583,6 +583,7 @@ static void func_free(struct pci_func *f)
 	free(f->iommu_group);
 	strv_free(f->doe_features, f->nr_doe_features);
 	free(f->upstream);
+	free(f->serial_number);
 	free(f);
 }
 
@@ -598,6 +599,11 @@ static void tsm_free(struct tsm *t)
 	free(t->module);
 	strv_free(t->hb_links, t->nr_hb_links);
 	strv_free(t->stream_links, t->nr_stream_links);
+	if (t->psp) {
+		free(t->psp->bootloader_version);
+		free(t->psp->tee_version);
+		free(t->psp);
+	}
 	free(t);
 }
 
@@ -619,6 +625,19 @@ static void hb_free(struct host_bridge *hb)
 	free(hb);
 }
 
+static void mr_group_free(struct measurements *g)
+{
+	for (size_t i = 0; i < g->nr_regs; i++) {
+		free(g->regs[i].file);
+		free(g->regs[i].name);
+		free(g->regs[i].hash);
+		free(g->regs[i].value);
+	}
+	free(g->regs);
+	free(g->device);
+	free(g->dir);
+}
+
 void snapshot_free(struct tsm_snapshot *snap)
 {
 	for (size_t i = 0; i < snap->nr_tsms; i++)
@@ -633,6 +652,9 @@ void snapshot_free(struct tsm_snapshot *snap)
 		free(snap->bad_tsms[i].name);
 	free(snap->bad_tsms);
 	free(snap->tdx_module_version);
+	for (size_t i = 0; i < snap->nr_mr_groups; i++)
+		mr_group_free(&snap->mr_groups[i]);
+	free(snap->mr_groups);
 	free(snap->tsms);
 	free(snap->streams);
 	free(snap->hbs);
@@ -703,3 +725,51 @@ struct pci_func *snapshot_find_func(const struct tsm_snapshot *snap, const char 
 	return NULL;
 }
 
+/* ---- the platform state (ABI.md §7) ---- */
+
+/* hsti.c psp_security_attrs[] (ABI.md §7.2) */
+const char *const psp_bit_attr[PSP_NR_BITS] = {
+	[PSP_FUSED_PART] = "fused_part", [PSP_BOOT_INTEGRITY] = "boot_integrity",
+	[PSP_DEBUG_LOCK_ON] = "debug_lock_on", [PSP_TSME_STATUS] = "tsme_status",
+	[PSP_ANTI_ROLLBACK] = "anti_rollback_status",
+	[PSP_RPMC_PRODUCTION] = "rpmc_production_enabled",
+	[PSP_RPMC_SPIROM] = "rpmc_spirom_available", [PSP_HSP_TPM] = "hsp_tpm_available",
+	[PSP_ROM_ARMOR] = "rom_armor_enforced",
+};
+
+bool psp_reports_security(const struct psp_security *p)
+{
+	for (int i = 0; p && i < PSP_NR_BITS; i++)
+		if (p->bit[i] != -ENOENT)
+			return true;
+	return false;
+}
+
+bool mr_extendable(const struct measurement_register *r)
+{
+	return !r->err && (r->mode & 0200);
+}
+
+const struct measurement_register *snapshot_find_mr(const struct tsm_snapshot *snap,
+						    const char *name,
+						    const struct measurements **group)
+{
+	for (size_t g = 0; g < snap->nr_mr_groups; g++)
+		for (size_t i = 0; i < snap->mr_groups[g].nr_regs; i++) {
+			const struct measurement_register *r = &snap->mr_groups[g].regs[i];
+
+			if (streq(r->file, name) || streq(r->name, name)) {
+				if (group)
+					*group = &snap->mr_groups[g];
+				return r;
+			}
+		}
+	return NULL;
+}
+
+uint64_t sev_mitigations_unverified(const struct sev_mitigations *m)
+{
+	if (!m->present || m->supported_err || m->verified_err)
+		return 0;
+	return m->supported & ~m->verified;
+}

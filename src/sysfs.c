@@ -465,6 +465,24 @@ bool sysfs_attr_exists(const char *dir, const char *name)
 	return present;
 }
 
+int sysfs_attr_mode(const char *dir, const char *name, unsigned int *mode)
+{
+	char *path = path_join(dir, name);
+	int fd = open_beneath(path, O_PATH);
+	struct stat st;
+	int rc = 0;
+
+	free(path);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0)
+		rc = -errno;
+	else
+		*mode = st.st_mode & 07777;
+	close(fd);
+	return rc;
+}
+
 int sysfs_pread_text(int fd, char **value)
 {
 	uint8_t buf[SYSFS_ATTR_MAX + 1];

@@ -20,8 +20,10 @@ const struct cmd_def *const commands[] = {
 	&cmd_host_bridges,
 	&cmd_tree,
 	&cmd_audit,
+	&cmd_mitigations, &cmd_verify_mitigation,
 	&cmd_connect, &cmd_disconnect,
 	&cmd_report,
+	&cmd_measurements, &cmd_extend,
 	&cmd_evidence,
 	&cmd_lock, &cmd_accept, &cmd_unlock,
 	&cmd_wait, &cmd_watch, &cmd_metrics,
@@ -31,12 +33,17 @@ const size_t nr_commands = ARRAY_SIZE(commands);
 
 void tsmctl_usage(FILE *out)
 {
+	int width = 14;	/* the longest name sets the column (verify-mitigation) */
+
 	fputs("\nUsage:\n tsmctl [--sysroot DIR] <command> [options]\n\n"
 	      "Show and drive PCIe device security (TSM, IDE, TDISP) on Linux.\n\n"
 	      "Commands:\n", out);
 	for (size_t i = 0; i < nr_commands; i++)
+		if (!commands[i]->hidden && (int)strlen(commands[i]->name) > width)
+			width = (int)strlen(commands[i]->name);
+	for (size_t i = 0; i < nr_commands; i++)
 		if (!commands[i]->hidden)
-			fprintf(out, " %-14s %s\n", commands[i]->name, commands[i]->summary);
+			fprintf(out, " %-*s %s\n", width, commands[i]->name, commands[i]->summary);
 	fputs("\nOptions:\n"
 	      "     --sysroot DIR   read DIR/sys: DIR stands for / (env TSMCTL_SYSROOT)\n"
 	      " -h, --help          display this help\n"

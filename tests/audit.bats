@@ -14,12 +14,14 @@ teardown() {
 IDS=(platform.config-access platform.pci-devices platform.tsm-class platform.tsm-present platform.tsm-mode
 	device.connected device.authenticated device.dsm device.has-stream device.tdisp
 	device.evidence stream.link stream.connected stream.enabled stream.secure stream.ide-fail stream.id
-	stream.rid stream.addr hostbridge.pool hostbridge.tsm-link config.malformed ide.untracked)
+	stream.rid stream.addr hostbridge.pool hostbridge.tsm-link config.malformed ide.untracked
+	psp.fused-part psp.debug-lock psp.anti-rollback psp.boot-integrity platform.sev-mitigations)
 # device.tdisp judges functions with tsm/lock (a guest's): a v6.19 host has none;
-# stream.addr judges only streams of a provider with its own rule (TDX Connect).
+# stream.addr judges only streams of a provider with its own rule (TDX Connect);
+# platform.sev-mitigations only where the kernel shows the vectors (7.3).
 HOST_IDS=()
 for id in "${IDS[@]}"; do
-	case $id in device.tdisp|stream.addr) ;; *) HOST_IDS+=("$id") ;; esac
+	case $id in device.tdisp|stream.addr|platform.sev-mitigations) ;; *) HOST_IDS+=("$id") ;; esac
 done
 
 # audit -J with stderr kept apart; sets status, output, stderr.
@@ -93,7 +95,9 @@ as_nobody() {
 	has hostbridge.pool pci0000:40 pass "255 available, 1 in use"
 	has ide.untracked 0000:40:01.1 pass "1 enabled Selective block, all named by stream links"
 	has platform.config-access platform pass
-	json_is '.summary | [.total, .pass, .warn, .fail, .skip, .needs_root]' '[34,32,1,0,1,0]'
+	has psp.fused-part tsm0 pass "fused_part reads 1: a fused production part (PSP 0000:02:00.1)"
+	has psp.boot-integrity tsm0 pass "boot_integrity reads 1"
+	json_is '.summary | [.total, .pass, .warn, .fail, .skip, .needs_root]' '[38,36,1,0,1,0]'
 	run t audit --strict
 	[ "$status" -eq 1 ]
 }
@@ -467,8 +471,8 @@ RIG_SKIPS='[["stream.enabled","pci10000:00/stream0.0.0","skip"],["stream.enabled
 	ROOT=$(static_tree sev-tio)
 	run --separate-stderr t audit
 	[ "$status" -eq 0 ]
-	[ "${#lines[@]}" -eq 35 ]
-	[ "${lines[34]}" = "34 results: 32 pass, 1 warn, 0 fail, 1 skip, 0 needs-root" ]
+	[ "${#lines[@]}" -eq 39 ]
+	[ "${lines[38]}" = "38 results: 36 pass, 1 warn, 0 fail, 1 skip, 0 needs-root" ]
 	[[ "${lines[0]}" =~ ^pass\ +platform\.config-access\ +platform\ +config\ space\ of\ 6\ functions\ fully\ readable$ ]]
 	[[ "${lines[1]}" =~ ^pass\ +platform\.pci-devices\ +platform ]]
 	[[ "${lines[2]}" =~ ^pass\ +platform\.tsm-class\ +platform ]]
@@ -491,7 +495,7 @@ RIG_SKIPS='[["stream.enabled","pci10000:00/stream0.0.0","skip"],["stream.enabled
 	run --separate-stderr t audit --short
 	[ "$status" -eq 1 ]
 	[ "${#lines[@]}" -eq 14 ]
-	[ "${lines[13]}" = "55 results: 42 pass, 2 warn, 3 fail, 8 skip, 0 needs-root" ]
+	[ "${lines[13]}" = "59 results: 46 pass, 2 warn, 3 fail, 8 skip, 0 needs-root" ]
 	! printf '%s\n' "${lines[@]:0:13}" | grep -q '^pass'
 	[[ "${lines[*]}" == *"fail"*"stream.link"*"pci0000:40/stream3.2.0"*"target 0000:44:00.0 does not exist"* ]]
 	ROOT=$(static_tree audit-devsec-connected)
@@ -544,7 +548,7 @@ RIG_SKIPS='[["stream.enabled","pci10000:00/stream0.0.0","skip"],["stream.enabled
 	json_is '[.checks[] | select(.id == "stream.secure")][0] | [.category, .parent]' '["stream","stream.link"]'
 	json_is '[.checks[] | select(.id == "platform.tsm-class")][0].parent' null
 	audit_json --short
-	json_is '.summary.total' 55
+	json_is '.summary.total' 59
 	json_is '.checks | length' 13
 }
 

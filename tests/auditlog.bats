@@ -249,3 +249,28 @@ SH
 	[ "${BASH_REMATCH[1]}" = "op=connect bdf=0000:81:00.0 tsm=tsm0 result=ok uid=0 sudo_user=carol sysroot=$sysroot" ]
 	expect_log
 }
+
+@test "extend and verify-mitigation: one line per store naming the register or the mitigation; none for a no-op" {
+	mount_topo guest-tdx
+	sysroot=$(realpath "$ROOT")
+	run --separate-stderr t extend rtmr2 --digest "$(printf '%096d' 1)"
+	expect_status 0
+	expect_log "<$OK> op=extend register=tdx_guest/rtmr2:sha384 result=ok uid=0 sysroot=$sysroot"
+	# refused before the store (the kernel's EINVAL for a short write): nothing logged
+	run --separate-stderr t extend rtmr2 --digest 00
+	expect_status 2
+	expect_log
+	unmount_live
+	mount_topo sev-tio-posture
+	sysroot=$(realpath "$ROOT")
+	run --separate-stderr t verify-mitigation 1
+	expect_status 0
+	[ "$(cat "$ROOT/sys/firmware/sev/vulnerabilities/verified_mitigations")" = 0x3 ]
+	expect_log "<$OK> op=verify-mitigation mitigation=0x2 result=ok uid=0 sysroot=$sysroot"
+	# verified already: no store, no line; the firmware's failure: a warning with its errno
+	run --separate-stderr t verify-mitigation 0 1
+	expect_status 0
+	run --separate-stderr t verify-mitigation 2
+	expect_status 1
+	expect_log "<$FAIL> op=verify-mitigation mitigation=0x4 result=failed errno=EINVAL uid=0 sysroot=$sysroot"
+}

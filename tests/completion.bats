@@ -176,3 +176,18 @@ complete_words() {
 	run complete_words tsmctl audit --require-v
 	[ "$output" = "--require-verified" ]
 }
+
+@test "measurements and extend offer the registers (extend only the extendable ones); verify-mitigation the unverified bits" {
+	ROOT=$(static_tree guest-tdx)
+	run complete_words tsmctl --sysroot "$ROOT" measurements ""
+	[ "${lines[*]}" = "mrconfigid mrowner mrownerconfig mrtd rtmr0 rtmr1 rtmr2 rtmr3" ]
+	run complete_words tsmctl --sysroot "$ROOT" extend ""
+	[ "${lines[*]}" = "rtmr0 rtmr1 rtmr2 rtmr3" ]
+	run complete_words tsmctl --sysroot "$ROOT" extend --event "$TOP/READ"
+	[ "$output" = "$TOP/README.md" ]
+	run complete_words tsmctl --sysroot "$ROOT" extend --digest ""
+	[ -z "$output" ]
+	ROOT=$(static_tree sev-tio-posture)
+	run complete_words tsmctl --sysroot "$ROOT" verify-mitigation ""
+	[ "${lines[*]}" = "1 2 all" ]
+}

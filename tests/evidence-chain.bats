@@ -268,6 +268,11 @@ sha384_of_pem() {
 	from "$DIR" --trust "$VEC/ecp384.root.pem"
 	expect_status 1
 	[ "$(result evidence.binding cert0)" = "fail: the leaf's device-info names the serial 00-11-22-33-44-55-66-77, but the function's Device Serial Number is 00-11-22-33-44-55-66-78" ]
+	# the kernel writes "%8phD" only: lspci's ':' form is no serial_number the kernel showed
+	echo 00:11:22:33:44:55:66:77 > "$DIR/serial_number"
+	from "$DIR" --trust "$VEC/ecp384.root.pem"
+	expect_status 1
+	[ "$(result evidence.binding cert0)" = "fail: the leaf's device-info names the serial 00-11-22-33-44-55-66-77; the function's serial_number is no Device Serial Number (not the kernel's \"%8phD\")" ]
 	# a leaf whose serial is no DSN ("1234567890", libspdm's sample): not compared
 	bare ecp384.root ecp384.inter ecp384.leaf
 	put_object "$DIR" cert0 "$BATS_TEST_TMPDIR/bare.der"

@@ -12,7 +12,7 @@ setup() {
 	[ "$status" -eq 0 ]
 	json_is '.schema_version' 1
 	json_is '.tsms | length' 1
-	json_is '.tsms[0] | keys' '["accepted_devices","connected_devices","driver","host_bridges","id","locked_devices","mode","module","name","provider","provider_version","read_errors","streams"]'
+	json_is '.tsms[0] | keys' '["accepted_devices","connected_devices","driver","host_bridges","id","locked_devices","mode","module","name","provider","provider_version","psp","read_errors","streams"]'
 	json_is '.tsms[0].read_errors' '{}'
 	json_is '.tsms[0].name' '"tsm0"'
 	json_is '.tsms[0].id' 0
@@ -23,6 +23,9 @@ setup() {
 	json_is '.tsms[0].connected_devices' 1
 	json_is '.tsms[0].streams' 1
 	json_is '.tsms[0].host_bridges' '["pci0000:40"]'
+	# the PSP's security attributes (sysfs-driver-ccp, ABI.md §7.2), as the tree holds them
+	json_is '.tsms[0].psp | [.function, .reports_security, .security.fused_part, .security.tsme_status, .bootloader_version, .tee_version]' \
+		'["0000:02:00.1",true,true,false,"00.2d.00.78","00.27.00.1a"]'
 }
 
 @test "list on the proposed ABI: pci_mode link and devsec, faux providers" {

@@ -112,7 +112,7 @@ mkdirs_traced() {
 	expect_status 0
 	json_is 'keys' '["reports","schema_version"]'
 	json_is '.reports | length' 1
-	json_is '.reports[0] | keys' '["attempts","auxblob","generation","inblob","manifestblob","outblob","privlevel","privlevel_floor","provider","service_guid","service_manifest_version","service_provider"]'
+	json_is '.reports[0] | keys' '["attempts","auxblob","generation","inblob","manifestblob","measurement_registers","outblob","privlevel","privlevel_floor","provider","service_guid","service_manifest_version","service_provider"]'
 	json_is '.reports[0] | [.provider, .generation, .attempts, .privlevel, .privlevel_floor]' '["sev_guest",2,1,1,0]'
 	json_is '.reports[0].inblob | [.source, .input_size, .size, .padded]' '["--nonce",64,64,false]'
 	json_is '.reports[0].inblob.sha256' "\"$(sha256sum < "$BATS_TEST_TMPDIR/nonce64" | cut -d' ' -f1)\""
@@ -121,6 +121,8 @@ mkdirs_traced() {
 	# no service report, so no manifest: not read, no digest of nothing
 	json_is '.reports[0].manifestblob' null
 	json_is '.reports[0] | [.service_provider, .service_guid, .service_manifest_version]' '[null,null,null]'
+	# sev_guest has no measurement registers in sysfs (ABI.md §7.1)
+	json_is '.reports[0].measurement_registers' null
 	expected_outblob sev_guest 1 "$BATS_TEST_TMPDIR/nonce64" | cmp - "$BATS_TEST_TMPDIR/o"
 	{ printf 'sev_guest\0certs\0'; head -c $((512 - 16)) /dev/zero; } | cmp - "$BATS_TEST_TMPDIR/a"
 	[ -z "$stderr" ]

@@ -30,6 +30,8 @@ VIEWS=(
 	"devices devices --all -v"
 	"audit audit"
 	"audit audit --short --strict"
+	"measurements measurements"
+	"mitigations mitigations"
 )
 
 setup_file() {
@@ -140,7 +142,7 @@ check() {
 	done
 	WHERE="any tree"
 	rec audit-checks audit --list-checks -J
-	for v in list devices streams host-bridges tree audit; do
+	for v in list devices streams host-bridges tree audit measurements mitigations; do
 		rec columns "$v" -H -J
 	done
 	check "$MAN"
@@ -196,6 +198,32 @@ check() {
 	done
 	check "$MAN"
 	[ "$(wc -l <"$MAN")" -eq 5 ]
+}
+
+@test "extend and verify-mitigation -J validate (ok, dry-run, already, refused, failed, skipped)" {
+	MAN=$MANIFESTS/platform
+	digest=$(printf '%096d' 7)
+	mount_live guest-tdx
+	WHERE="live guest-tdx.json"
+	rec extend extend rtmr2 --digest "$digest" --no-syslog -J
+	rec extend extend rtmr3 --digest "$digest" --dry-run -J
+	rec extend extend mrtd --digest "$digest" --no-syslog -J
+	rec extend extend rtmr9 --digest "$digest" --no-syslog -J
+	unmount_live
+	# a copy takes no store: refused, failed
+	ROOT=$(static_tree guest-tdx)
+	WHERE="static guest-tdx.json"
+	rec extend extend rtmr2 --digest "$digest" --no-syslog -J
+	mount_live sev-tio-posture
+	WHERE="live sev-tio-posture.json"
+	rec verify-mitigation verify-mitigation 1 --dry-run -J
+	rec verify-mitigation verify-mitigation 0 1 --no-syslog -J
+	rec verify-mitigation verify-mitigation 2 3 --no-syslog -J
+	rec verify-mitigation verify-mitigation all 3 --keep-going --no-syslog -J
+	unmount_live
+	check "$MAN"
+	run bash -c "cut -f3 '$MAN' | xargs jq -r '.results[] | .action + \" \" + .result' | sort -u | tr '\n' ' '"
+	[ "$output" = "extend dry-run extend failed extend ok verify-mitigation already verify-mitigation dry-run verify-mitigation failed verify-mitigation ok verify-mitigation skipped " ]
 }
 
 @test "evidence -J and the -o manifest validate (host DSM, guest TDI, with nonce and files); -v, --verify, --from, reference manifests" {
@@ -273,13 +301,13 @@ check() {
 }
 
 @test "the schemas are strict: each is used, and rejects doctored copies of the documents" {
-	for part in static live report evidence watch; do
+	for part in static live report evidence watch platform; do
 		[ -s "$MANIFESTS/$part" ] || skip "needs the earlier tests of this file"
 	done
 	run --separate-stderr "$CHECK" --doctor "$SCHEMAS" <(cat "$MANIFESTS"/*)
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" =~ against\ 15\ schemas,\ ([0-9]+)\ doctored\ copies:\ 0\ problems$ ]]
+	[[ "$output" =~ against\ 19\ schemas,\ ([0-9]+)\ doctored\ copies:\ 0\ problems$ ]]
 	[ "${BASH_REMATCH[1]}" -gt 300 ]
 	# and the check itself reports a document that does not fit
 	bad=$BATS_TEST_TMPDIR/bad.json

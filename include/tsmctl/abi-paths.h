@@ -18,5 +18,7 @@
 #define SYS_MODULE	"sys/module"			/* loaded and built-in modules */
 #define CONFIGFS	"sys/kernel/config"
 #define CONFIGFS_TSM	CONFIGFS "/tsm"			/* TSM reports */
+#define MISC_CLASS	"sys/class/misc"		/* tdx_guest: its measurements/ (tsm-mr) */
+#define SEV_VULNERABILITIES	"sys/firmware/sev/vulnerabilities"	/* SEV-SNP mitigations (7.3) */
 
 #endif

@@ -15,5 +15,7 @@ extern const struct cmd_def cmd_connect, cmd_disconnect;
 extern const struct cmd_def cmd_report, cmd_evidence;
 extern const struct cmd_def cmd_lock, cmd_accept, cmd_unlock;
 extern const struct cmd_def cmd_wait, cmd_watch, cmd_metrics, cmd_help;
+extern const struct cmd_def cmd_measurements, cmd_extend;	/* ABI.md §7.1 */
+extern const struct cmd_def cmd_mitigations, cmd_verify_mitigation;	/* ABI.md §7.3 */
 
 #endif

@@ -49,7 +49,7 @@ struct evidence_set {
 	int device_err;		/* why resource/config are missing: -errno, 0 none */
 	/* for evidence.binding: the function's serial_number text ("00-11-...-77"), NULL when none */
 	char *serial;
-	int serial_err;		/* why not: -ENOENT (no DSN, an older kernel), -EACCES (root only), -EIO */
+	int serial_err;		/* why not: pci_serial_read()'s -errno (-ENOENT, -EACCES, -EIO, -EBADMSG) */
 	/* the provider of the TSM the function is locked to ("sev-guest"), NULL when not locked */
 	char *tsm_provider;
 };

@@ -3,7 +3,8 @@
  * Every failure said in words an administrator can act on, in one place:
  * why a view is empty or partial (explain.c), why a connect, disconnect,
  * lock, accept or unlock store failed (explain-action.c), why a report
- * failed (explain-report.c). The decisions are made elsewhere; these only say.
+ * failed (explain-report.c), why an extend or a mitigation's verification
+ * failed (explain-platform.c). The decisions are made elsewhere; these only say.
  */
 #ifndef TSMCTL_EXPLAIN_H
 #define TSMCTL_EXPLAIN_H
@@ -58,6 +59,15 @@ void explain_report_group_missing(const char *missing);
 void explain_report(const struct report_request *req, const struct report_result *res, int rc);
 /* The entry could not be removed (res->rmdir_error). */
 void explain_report_rmdir(const struct report_result *res);
+
+/* ---- the platform state's stores (platform-store.h, explain-platform.c; ABI.md §7) ---- */
+
+/* A store refused because the tree is no kernel's (--force writes it): FILE the attribute. */
+char *explain_store_refused(const char *file);
+/* An extend of FILE (SIZE bytes) the kernel answered with ERR. */
+char *explain_extend(const char *file, size_t size, int err);
+/* The verification of mitigation BIT the kernel answered with ERR. */
+char *explain_verify_mitigation(unsigned int bit, int err);
 
 /* ---- evidence (evidence.h): printed on stderr, "tsmctl evidence BDF: ... (ERRNO)" ---- */
 

@@ -4,6 +4,8 @@
 #define TSMCTL_RENDER_H
 
 #include <json.h>
+#include <stdarg.h>
+#include <stdint.h>
 
 #include "tsmctl/snapshot.h"
 
@@ -14,7 +16,8 @@
 struct json_object *render_device_json(const struct pci_func *f, struct json_object *detail);
 /*
  * One list view object. LOCKED, ACCEPTED and the host bridges HBS are the
- * model's answers about T (functions whose lock it holds, bridges carrying its streams).
+ * model's answers about T (functions whose lock it holds, bridges carrying its streams);
+ * "psp" its PSP's security attributes when it is a SEV-TIO TSM (ABI.md §7.2).
  */
 struct json_object *render_tsm_json(const struct tsm_snapshot *snap, const struct tsm *t);
 /* One host-bridges view object. */
@@ -68,6 +71,22 @@ char *render_func_cell(const struct pci_func *f, enum func_cell col);
  * "(unreadable)" or "(malformed)" where an attribute could not be used.
  */
 char *render_func_state(const struct pci_func *f);
+/* ---- the platform state beside the TSM (render-platform.c, ABI.md §7) ---- */
+
+/* N bytes as lower-case hex. */
+char *render_hex(const uint8_t *b, size_t n);
+/* What a PSP bit's VALUE (1, 0) says: "debug locked", "unlocked for debugging". */
+const char *render_psp_bit_words(enum psp_bit bit, int value);
+/* render_vline() with the arguments given. */
+void render_line(int depth, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* list -v: the PSP's security attributes, one per line at DEPTH. */
+void render_psp_text(const struct psp_security *p, int depth);
+/* One register of group G (measurements -J, report -J). */
+struct json_object *render_mr_json(const struct measurements *g,
+				   const struct measurement_register *r);
+
+/* One line of a -v text view, indented DEPTH levels, escaped (render-detail.c). */
+void render_vline(int depth, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* devices -v: one function in full, as text on stdout (render-detail.c). */
 void render_device_detail_text(const struct tsm_snapshot *snap, const struct pci_func *f);
 /* devices -v -J: the device object's "detail". */

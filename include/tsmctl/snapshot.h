@@ -43,6 +43,8 @@ struct tsm {
 	size_t nr_stream_links;
 	size_t connected_devices;
 	size_t nr_streams;
+	/* SCAN_PLATFORM, a SEV-TIO TSM: its PSP's security attributes (ABI.md §7.2); else NULL */
+	struct psp_security *psp;
 };
 
 struct host_bridge {
@@ -117,6 +119,11 @@ struct pci_func {
 	size_t nr_bars;
 	char *iommu_group;	/* the group's number, NULL without the link */
 
+	/* SCAN_DETAIL: serial_number (ABI.md §7.4), NULL when absent or unreadable (serial_err) */
+	char *serial_number;
+	bool has_serial;	/* the attribute exists */
+	int serial_err;		/* -errno reading it (-EACCES: needs root), -EBADMSG not "%8phD" */
+
 	struct tsm *connected_tsm;	/* resolved from `connect` */
 	struct pci_func *dsm_func;	/* resolved from `dsm` */
 	bool listed;		/* selected for the devices view */
@@ -173,6 +180,52 @@ struct bad_entry {
 /* What ERR of a struct bad_entry (or of a directory read) says it is: "a link loop", ... */
 const char *bad_entry_kind(int err);
 
+/* ---- the platform state beside the TSM (ABI.md §7), read with SCAN_PLATFORM / SCAN_MEASUREMENTS ---- */
+
+/* The PSP's security bits (sysfs-driver-ccp, ABI.md §7.2), in the kernel's order. */
+enum psp_bit {
+	PSP_FUSED_PART, PSP_BOOT_INTEGRITY, PSP_DEBUG_LOCK_ON, PSP_TSME_STATUS,
+	PSP_ANTI_ROLLBACK, PSP_RPMC_PRODUCTION, PSP_RPMC_SPIROM, PSP_HSP_TPM, PSP_ROM_ARMOR,
+	PSP_NR_BITS
+};
+/* "fused_part", ... : each bit's attribute */
+extern const char *const psp_bit_attr[PSP_NR_BITS];
+
+struct psp_security {
+	const char *function;	/* the PSP's BDF: its TSM's provider */
+	/* 1 or 0; -ENOENT absent, other -errno unreadable, -EBADMSG not what the kernel prints */
+	int bit[PSP_NR_BITS];
+	char *bootloader_version, *tee_version;	/* "AA.BB.CC.DD"; NULL: absent or unreadable */
+	int bootloader_err, tee_err;		/* as bit[] */
+};
+
+/* One register of a tsm-mr measurements/ group (ABI.md §7.1). */
+struct measurement_register {
+	char *file;		/* the attribute: "rtmr0:sha384", "mrconfigid" */
+	char *name;		/* before the colon: "rtmr0" */
+	char *hash;		/* after it: "sha384"; NULL for a register without one */
+	unsigned int mode;	/* its permission bits: 0200 set = extendable */
+	uint8_t *value;		/* NULL when unreadable */
+	size_t len;
+	int err;		/* -errno reading it */
+};
+
+/* A misc device's measurements/ group: the registers of one guest driver. */
+struct measurements {
+	char *device;		/* "tdx_guest" */
+	char *dir;		/* root-relative path of its measurements/ */
+	struct measurement_register *regs;	/* sorted by file name */
+	size_t nr_regs;
+	int err;		/* -errno listing it */
+};
+
+/* The SEV-SNP mitigation vectors (ABI.md §7.3). */
+struct sev_mitigations {
+	bool present;		/* sys/firmware/sev/vulnerabilities exists */
+	int supported_err, verified_err;	/* 0, -errno (-EACCES: root only), -EBADMSG */
+	uint64_t supported, verified;
+};
+
 struct tsm_snapshot {
 	bool have_tsm_class;	/* sys/class/tsm could be listed */
 	int tsm_class_err;	/* why not: -ENOENT absent, -EACCES unreadable, -ENOTDIR ... */
@@ -192,6 +245,11 @@ struct tsm_snapshot {
 	int cfg_unreadable_err;		/* the first one's -errno */
 	/* faux tdx_host's version: the TDX module's, on any TDX host, TSM or not (ABI.md §2.6) */
 	char *tdx_module_version;
+	/* SCAN_MEASUREMENTS: every misc device's tsm-mr group (ABI.md §7.1) */
+	struct measurements *mr_groups;
+	size_t nr_mr_groups;
+	/* SCAN_PLATFORM: the SEV-SNP mitigation vectors (ABI.md §7.3) */
+	struct sev_mitigations sev_mit;
 };
 
 /* What a command needs; the scan does no more than that. */
@@ -207,6 +265,10 @@ enum scan_flags {
 	SCAN_TREE	= 1u << 6,
 	/* each function's config in full, its BARs, IOMMU group and SR-IOV (devices -v) */
 	SCAN_DETAIL	= 1u << 7,
+	/* the PSP's security attributes of SEV-TIO TSMs, the SEV-SNP mitigations (ABI.md §7.2, §7.3) */
+	SCAN_PLATFORM	= 1u << 8,
+	/* the tsm-mr measurement registers of guest drivers (ABI.md §7.1) */
+	SCAN_MEASUREMENTS = 1u << 9,
 };
 
 /* Scan sysfs into SNAP. Never fails: what cannot be read is absent (or -errno) in the model. */
@@ -463,5 +525,18 @@ bool stream_partner_ide_fail(const struct ide_stream *s, bool endpoint);
  * lowest H. The others get dup_of. Needs the partners' config (scan.c).
  */
 void snapshot_mark_duplicates(struct tsm_snapshot *snap);
+
+/* ---- the platform state (ABI.md §7) ---- */
+
+/* The PSP reports its security state: any of its bits could be read (ABI.md §7.2). */
+bool psp_reports_security(const struct psp_security *p);
+/* A measurement register the kernel lets root extend (mode 0200, ABI.md §7.1). */
+bool mr_extendable(const struct measurement_register *r);
+/* The register FILE or NAME ("rtmr2:sha384" or "rtmr2") of any group, NULL when none; *GROUP its group. */
+const struct measurement_register *snapshot_find_mr(const struct tsm_snapshot *snap,
+						    const char *name,
+						    const struct measurements **group);
+/* Supported mitigations not verified yet: 0 when both vectors are not known. */
+uint64_t sev_mitigations_unverified(const struct sev_mitigations *m);
 
 #endif

@@ -65,6 +65,8 @@ int sysfs_attr_number(const char *dir, const char *name, int base, unsigned long
 		      unsigned long *value);
 int sysfs_attr_link_name(const char *dir, const char *name, char **last);
 bool sysfs_attr_exists(const char *dir, const char *name);
+/* DIR/NAME's permission bits (a bin attribute's writability, tsm-mr's registers): 0 or -errno. */
+int sysfs_attr_mode(const char *dir, const char *name, unsigned int *mode);
 
 /* Read a binary attribute (config) into buf; *len receives the byte count. */
 int sysfs_read_bin(const char *path, uint8_t *buf, size_t size, size_t *len);

@@ -788,6 +788,145 @@ static void scope_walk(void)
 	audit_report_free(&rep);
 }
 
+/* A production PSP: every bit that matters set (ABI.md §7.2). */
+static void psp_init(struct psp_security *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->function = "0000:02:00.1";
+	for (int i = 0; i < PSP_NR_BITS; i++)
+		p->bit[i] = 1;
+	p->bootloader_err = p->tee_err = -ENOENT;
+}
+
+/*
+ * The PSP of a SEV-TIO TSM: each bit that matters for the TSM's trust is
+ * judged from its attribute; a PSP that reports nothing, a kernel without
+ * boot_integrity, an unreadable bit are said as such; a TSM whose PSP was
+ * not read (no SEV-TIO) has no result at all.
+ */
+static void psp_posture(void)
+{
+	static const char *const ids[] = { "psp.fused-part", "psp.debug-lock",
+					   "psp.anti-rollback", "psp.boot-integrity" };
+	struct audit_report rep;
+	struct psp_security psp;
+	struct host h;
+
+	host_init(&h);
+	psp_init(&psp);
+	h.tsm.psp = &psp;
+	run(&h, true, &rep);
+	EXPECT(&rep, "psp.fused-part", "tsm0", AUDIT_PASS, "fused_part reads 1");
+	EXPECT(&rep, "psp.debug-lock", "tsm0", AUDIT_PASS, "debug_lock_on reads 1");
+	EXPECT(&rep, "psp.anti-rollback", "tsm0", AUDIT_PASS, "anti_rollback_status reads 1");
+	EXPECT(&rep, "psp.boot-integrity", "tsm0", AUDIT_PASS, "boot_integrity reads 1");
+	audit_report_free(&rep);
+
+	/* an engineering sample: each of the four cites its attribute and what it costs the TSM */
+	psp.bit[PSP_FUSED_PART] = psp.bit[PSP_DEBUG_LOCK_ON] = 0;
+	psp.bit[PSP_ANTI_ROLLBACK] = psp.bit[PSP_BOOT_INTEGRITY] = 0;
+	run(&h, false, &rep);
+	EXPECT(&rep, "psp.fused-part", "tsm0", AUDIT_FAIL,
+	       "fused_part reads 0 on the PSP (0000:02:00.1): a part not fused");
+	EXPECT(&rep, "psp.fused-part", "tsm0", AUDIT_FAIL, "nothing it attests");
+	EXPECT(&rep, "psp.debug-lock", "tsm0", AUDIT_FAIL, "debug_lock_on reads 0");
+	EXPECT(&rep, "psp.debug-lock", "tsm0", AUDIT_FAIL, "keys of its IDE streams");
+	EXPECT(&rep, "psp.anti-rollback", "tsm0", AUDIT_WARN, "anti_rollback_status reads 0");
+	EXPECT(&rep, "psp.anti-rollback", "tsm0", AUDIT_WARN, "older, vulnerable version");
+	EXPECT(&rep, "psp.boot-integrity", "tsm0", AUDIT_WARN, "boot_integrity reads 0");
+	/* the rest of the host is as healthy as it was */
+	EXPECT(&rep, "device.connected", EP, AUDIT_PASS, NULL);
+	audit_report_free(&rep);
+
+	/* a kernel before 7.0 has no boot_integrity: that one is unknown, the others judged */
+	psp_init(&psp);
+	psp.bit[PSP_BOOT_INTEGRITY] = -ENOENT;
+	run(&h, false, &rep);
+	EXPECT(&rep, "psp.boot-integrity", "tsm0", AUDIT_SKIP, "(added in Linux 7.0)");
+	EXPECT(&rep, "psp.fused-part", "tsm0", AUDIT_PASS, NULL);
+	audit_report_free(&rep);
+
+	/* no HSTI: none of them, so none of the four can be judged */
+	for (int i = 0; i < PSP_NR_BITS; i++)
+		psp.bit[i] = -ENOENT;
+	run(&h, false, &rep);
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		EXPECT(&rep, ids[i], "tsm0", AUDIT_SKIP, "shows none of the sysfs-driver-ccp");
+	audit_report_free(&rep);
+
+	/* a bit unreadable or malformed: unknown is no pass */
+	psp_init(&psp);
+	psp.bit[PSP_DEBUG_LOCK_ON] = -EBADMSG;
+	psp.bit[PSP_FUSED_PART] = -EIO;
+	run(&h, false, &rep);
+	EXPECT(&rep, "psp.debug-lock", "tsm0", AUDIT_FAIL, "cannot be read (malformed)");
+	EXPECT(&rep, "psp.fused-part", "tsm0", AUDIT_FAIL, "cannot be read (EIO)");
+	audit_report_free(&rep);
+
+	/* another provider: its PSP was never read, no psp.* result */
+	h.tsm.psp = NULL;
+	run(&h, false, &rep);
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		CHECK(position(&rep, ids[i], "tsm0") < 0);
+	audit_report_free(&rep);
+
+	/* and below a failed parent (no TSM registered) they skip */
+	host_init(&h);
+	psp_init(&psp);
+	psp.bit[PSP_FUSED_PART] = 0;
+	h.tsm.psp = &psp;
+	h.snap.nr_tsms = 0;
+	run(&h, false, &rep);
+	CHECK(position(&rep, "psp.fused-part", "tsm0") < 0);
+	audit_report_free(&rep);
+}
+
+/* platform.sev-mitigations: supported but not verified warns; a result only with the vectors. */
+static void sev_mitigations(void)
+{
+	struct audit_report rep;
+	struct host h;
+
+	host_init(&h);
+	run(&h, true, &rep);
+	CHECK(position(&rep, "platform.sev-mitigations", "platform") < 0);
+	audit_report_free(&rep);
+
+	h.snap.sev_mit = (struct sev_mitigations){ .present = true, .supported = 0x7,
+						   .verified = 0x7 };
+	run(&h, true, &rep);
+	EXPECT(&rep, "platform.sev-mitigations", "platform", AUDIT_PASS,
+	       "supported_mitigations 0x7, verified_mitigations 0x7");
+	audit_report_free(&rep);
+
+	h.snap.sev_mit.verified = 0x1;
+	run(&h, false, &rep);
+	EXPECT(&rep, "platform.sev-mitigations", "platform", AUDIT_WARN,
+	       "supported but not verified: bits 1, 2 (supported_mitigations 0x7, "
+	       "verified_mitigations 0x1)");
+	CHECK(!strcmp(finding(&rep, "platform.sev-mitigations", "platform")->hint,
+		      "read AMD's security bulletin for each bit, then: tsmctl verify-mitigation 1 2"));
+	audit_report_free(&rep);
+
+	/* a verified bit the firmware no longer lists is not one to verify */
+	h.snap.sev_mit = (struct sev_mitigations){ .present = true, .supported = 0x2,
+						   .verified = 0x3 };
+	run(&h, true, &rep);
+	EXPECT(&rep, "platform.sev-mitigations", "platform", AUDIT_PASS, NULL);
+	audit_report_free(&rep);
+
+	h.snap.sev_mit = (struct sev_mitigations){ .present = true, .supported_err = -EACCES,
+						   .verified_err = -EACCES };
+	run(&h, false, &rep);
+	EXPECT(&rep, "platform.sev-mitigations", "platform", AUDIT_NEEDS_ROOT, "needs root");
+	audit_report_free(&rep);
+
+	h.snap.sev_mit = (struct sev_mitigations){ .present = true, .supported_err = -EIO };
+	run(&h, false, &rep);
+	EXPECT(&rep, "platform.sev-mitigations", "platform", AUDIT_FAIL, "cannot be read (EIO)");
+	audit_report_free(&rep);
+}
+
 int main(void)
 {
 	healthy();
@@ -807,6 +946,8 @@ int main(void)
 	evidence_required();
 	required_devices();
 	scope_walk();
+	psp_posture();
+	sev_mitigations();
 	printf("%lu passed, %lu failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -25,6 +25,7 @@
 #include "tsmctl/evidence-device.h"
 #include "tsmctl/evidence-reference.h"
 #include "tsmctl/evidence-verify.h"
+#include "tsmctl/pci-serial.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
 #include "unit.h"
@@ -438,6 +439,21 @@ static void test_read_device(void)
 	evset_read_device(&s);
 	CHECK(!s.serial && s.serial_err == -ENOENT && !s.tsm_provider);
 	evset_release(&s);
+	/* only the kernel's "%8phD" is a serial_number: lspci's ':' or upper case is not */
+	path = path_join(root, "sys/bus/pci/devices/0000:41:00.0/serial_number");
+	f = fopen(path, "w");
+	fputs("00:11:22:33:44:55:66:77\n", f);
+	fclose(f);
+	free(path);
+	evset_init(&s);
+	snprintf(s.bdf, sizeof(s.bdf), "0000:41:00.0");
+	evset_read_device(&s);
+	CHECK(!s.serial && s.serial_err == -EBADMSG);
+	evset_release(&s);
+	CHECK(pci_serial_form_ok("00-11-22-33-44-55-66-77"));
+	CHECK(!pci_serial_form_ok("00-11-22-33-44-55-66-7A"));
+	CHECK(!pci_serial_form_ok("00-11-22-33-44-55-66-77-"));
+	CHECK(!pci_serial_form_ok("0011223344556677"));
 	sysfs_exit();
 	path = xasprintf("rm -rf '%s'", root);
 	CHECK(system(path) == 0);

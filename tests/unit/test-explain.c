@@ -340,6 +340,29 @@ static void test_tsm_unfit(void)
 	tsm0.mode = NULL;
 }
 
+/* The platform's stores (explain-platform.c, ABI.md §7): the kernel's errnos in words. */
+static void test_platform(void)
+{
+	char *msg;
+
+	msg = explain_extend("rtmr2:sha384", 48, -EINVAL);
+	expect("extend EINVAL", msg, "the kernel refused the extend (EINVAL): it takes exactly 48 "
+	       "bytes in one write at offset 0");
+	free(msg);
+	msg = explain_extend("rtmr2:sha384", 48, -EBUSY);
+	expect("extend EBUSY", msg, "the TDX module was busy with the register (EBUSY): try again");
+	free(msg);
+	msg = explain_verify_mitigation(2, -EINVAL);
+	expect("verify EINVAL", msg, "the SEV firmware could not verify mitigation 2 (EINVAL: a "
+	       "failure status): AMD's security bulletin for it says what it needs, often a "
+	       "firmware or microcode update; see dmesg (\"Verify Mitigation\")");
+	free(msg);
+	msg = explain_verify_mitigation(2, -EIO);
+	expect("verify EIO", msg, "the SEV firmware's SNP_VERIFY_MITIGATION command failed (EIO): "
+	       "see dmesg");
+	free(msg);
+}
+
 /* Run F with stderr into a file; what it printed. */
 static char *stderr_of(void (*f)(const struct report_request *, const struct report_result *, int),
 		       const struct report_request *req, const struct report_result *res, int rc)
@@ -448,6 +471,7 @@ int main(void)
 	test_accept();
 	test_unlock();
 	test_tsm_unfit();
+	test_platform();
 	test_report();
 	sysfs_exit();
 	cmd = xasprintf("rm -rf '%s'", root);

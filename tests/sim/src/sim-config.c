@@ -15,6 +15,7 @@
 #define CAP_MSIX_OFF 0x80	/* after the PCIe capability */
 #define EXT_DOE_SIZE 0x18
 #define EXT_SRIOV_SIZE 0x40
+#define EXT_DSN_SIZE 0x0c
 
 static void put16(uint8_t *b, unsigned off, uint16_t v)
 {
@@ -227,7 +228,18 @@ static unsigned ext_layout(const struct sim_dev *d, unsigned *doe,
 		*ide = off;
 		off += ide_cap_size(&d->ide);
 	}
+	/* the Device Serial Number last, so the others keep the offsets they always had */
+	if (d->dsn)
+		off += EXT_DSN_SIZE;
 	return off;
+}
+
+/* The DSN capability's offset (after every other one), 0 without a DSN. */
+static unsigned dsn_offset(const struct sim_dev *d)
+{
+	unsigned a, b, c, end = ext_layout(d, &a, &b, &c);
+
+	return d->dsn ? end - EXT_DSN_SIZE : 0;
 }
 
 /* MSI-X (PCI Local Bus 3.0 6.8.2, pci_regs.h PCI_MSIX_*): Message Control, Table and PBA Offset/BIR. */
@@ -245,7 +257,7 @@ static void msix_cap(const struct sim_dev *d, uint8_t *b)
 
 void sim_config_build(const struct sim_dev *d, uint8_t *b)
 {
-	unsigned doe, sriov, ide;
+	unsigned doe, sriov, ide, dsn = dsn_offset(d);
 
 	memset(b, 0, sim_config_size(d));
 	header(d, b);
@@ -260,7 +272,7 @@ void sim_config_build(const struct sim_dev *d, uint8_t *b)
 
 		/* the last one leads to the first modelled capability, if any */
 		if (i + 1 == d->ext_caps)
-			next = doe ? doe : sriov ? sriov : ide;
+			next = doe ? doe : sriov ? sriov : ide ? ide : dsn;
 		ext_header(b, off, ext_fillers[i % (sizeof(ext_fillers) / sizeof(ext_fillers[0]))].id,
 			   1, next);
 		off += ext_filler_size(i);
@@ -269,10 +281,10 @@ void sim_config_build(const struct sim_dev *d, uint8_t *b)
 		unsigned off = doe + EXT_DOE_SIZE * (unsigned)i;
 
 		ext_header(b, off, 0x2e, 1, i + 1 < d->nr_mbs ? off + EXT_DOE_SIZE :
-			   sriov ? sriov : ide);
+			   sriov ? sriov : ide ? ide : dsn);
 	}
 	if (sriov) {
-		ext_header(b, sriov, 0x10, 1, ide);
+		ext_header(b, sriov, 0x10, 1, ide ? ide : dsn);
 		put32(b, sriov + 0x04, 0x2);	/* ARI capable hierarchy preserved */
 		put16(b, sriov + 0x08, d->nr_vfs ? 0x9 : 0);	/* VF enable + MSE */
 		put16(b, sriov + 0x0c, d->nr_vfs);
@@ -285,8 +297,14 @@ void sim_config_build(const struct sim_dev *d, uint8_t *b)
 		put32(b, sriov + 0x20, 0x1);
 	}
 	if (ide) {
-		ext_header(b, ide, 0x30, 1, 0);
+		ext_header(b, ide, 0x30, 1, dsn);
 		ide_cap(d, b, ide);
+	}
+	/* PCIe r6.0 7.9.3: capability 0x0003, the serial's low dword then its high one */
+	if (dsn) {
+		ext_header(b, dsn, 0x03, 1, 0);
+		put32(b, dsn + 4, (uint32_t)d->dsn);
+		put32(b, dsn + 8, (uint32_t)(d->dsn >> 32));
 	}
 }
 

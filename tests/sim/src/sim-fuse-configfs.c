@@ -61,6 +61,24 @@ void sim_fuse_report_commit(struct sim_fuse_handle *h)
 	pthread_mutex_unlock(&sim_fuse.report_lock);
 }
 
+/*
+ * The report fault concurrent_extend: another process extends RTMR N-1 with
+ * 48 bytes of 0x5a once the report is made (under the lock the registers'
+ * stores take), so a reader of the registers sees them move.
+ */
+static void concurrent_extend(struct sim_report_entry *e)
+{
+	uint8_t data[SIM_MR_SIZE];
+
+	memset(data, 0x5a, sizeof(data));
+	pthread_rwlock_wrlock(&sim_fuse.rwsem);
+	if (e->extend_pending &&
+	    !sim_platform_rtmr_extend(sim_fuse.m, sim_fuse.m->report.concurrent_extend - 1, data))
+		sim_tree_sync(sim_fuse.m, sim_fuse.root);
+	e->extend_pending = false;
+	pthread_rwlock_unlock(&sim_fuse.rwsem);
+}
+
 /* configfs_read_iter()/configfs_bin_read_iter(): show() once per open */
 int sim_fuse_report_read(struct sim_fuse_handle *h, char *buf, size_t size, off_t off)
 {
@@ -79,6 +97,8 @@ int sim_fuse_report_read(struct sim_fuse_handle *h, char *buf, size_t size, off_
 			h->filled = h->len > 0;
 	}
 	pthread_mutex_unlock(&sim_fuse.report_lock);
+	if (!rc && h->rep->extend_pending)
+		concurrent_extend(h->rep);
 	if (rc)
 		return rc;
 	if ((size_t)off >= h->len)

@@ -286,6 +286,29 @@ static int control_store(const char *buf, size_t len)
 	return rc;
 }
 
+/*
+ * A store of the platform state (sim-platform.c), under the lock the model
+ * shares: kernfs hands a write of at most a page to the bin or text store.
+ */
+static bool platform_store(struct sim_fuse_handle *h, const char *buf, size_t size, off_t off,
+			   int *rc)
+{
+	ssize_t n = 0;
+	bool hit;
+
+	if (h->dev)
+		return false;
+	if (size > SYSFS_PAGE)
+		size = SYSFS_PAGE;	/* kernfs_fop_write_iter() */
+	pthread_rwlock_wrlock(&sim_fuse.rwsem);
+	hit = sim_platform_store(sim_fuse.m, h->attr, buf, size, off, &n);
+	if (hit && n > 0)
+		sim_tree_sync(sim_fuse.m, sim_fuse.root);
+	pthread_rwlock_unlock(&sim_fuse.rwsem);
+	*rc = (int)n;
+	return hit;
+}
+
 int sim_fuse_write(const char *path, const char *buf, size_t size, off_t off,
 		     struct fuse_file_info *fi)
 {
@@ -305,6 +328,8 @@ int sim_fuse_write(const char *path, const char *buf, size_t size, off_t off,
 		return sim_fuse_report_write_bin(h, buf, size, off);
 	if (!h->dev && evidence_input(attr, &bind))
 		return evidence_write(bind, buf, size, off);
+	if (platform_store(h, buf, size, off, &rc))
+		return rc;
 	/* sysfs stores see each write() whole, at any offset */
 	if (size > SYSFS_PAGE - 1)
 		size = SYSFS_PAGE - 1;

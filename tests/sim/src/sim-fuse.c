@@ -117,7 +117,8 @@ static void fix_attr(const char *path, struct stat *st)
 		st->st_size = 0;
 	/* sysfs reports PAGE_SIZE for text attributes; binary ones keep their size */
 	else if (S_ISREG(st->st_mode) && strcmp(sim_fuse_base_name(path), "config") &&
-		 !resource_file(sim_fuse_base_name(path)))
+		 !resource_file(sim_fuse_base_name(path)) &&
+		 !sim_platform_bin_attr(sim_fuse.m, path))
 		st->st_size = SYSFS_PAGE;
 	free(item);
 	st->st_uid = 0;
@@ -333,6 +334,10 @@ static int sim_read(const char *path, char *buf, size_t size, off_t off,
 		n = -EIO;
 		goto out;
 	}
+	/* a show() that fails (serial_number, the SEV-SNP mitigation vectors) */
+	n = sim_platform_read_errno(sim_fuse.m, h->dev, h->attr);
+	if (n)
+		goto out;
 	if (h->dev && !strcmp(h->attr, "config") && !h->privileged) {
 		/* unprivileged readers see only the standard header */
 		if (off >= CONFIG_USER_BYTES) {

@@ -423,6 +423,8 @@ int sim_report_show(struct sim_model *m, struct sim_report_entry *e,
 			if (rc)
 				return rc;
 			e->have_report = true;
+			/* another process's RTMR extend lands right after the TDREPORT */
+			e->extend_pending = m->report.concurrent_extend > 0;
 			e->read_gen = e->write_gen;
 		}
 		build_report(m, e, a, out, len);

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <json-c/json.h>
+#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -1043,6 +1044,164 @@ out:
 	return rc;
 }
 
+/* ---- the platform state beside the TSM (sim-platform.c) ---- */
+
+/* "dsn": the Device Serial Number, a number, or { "value", "reads_zero" } */
+static const struct field_spec dsn_fields[] = {
+	{ "value", F_NUM, .max = UINT64_MAX, AT(struct sim_dev, dsn) },
+	{ "reads_zero", F_BOOL, AT(struct sim_dev, dsn_reads_zero) },
+};
+
+/* "psp": { "security": {...}, "bootloader_version", "tee_version" } (registers; absent: hidden) */
+static const struct field_spec psp_fields[] = {
+	{ "security", .type = F_OTHER },
+	{ "bootloader_version", F_NUM, .def = 0xffffffff, .max = 0xffffffff,
+	  AT(struct sim_psp, bootloader_version) },
+	{ "tee_version", F_NUM, .def = 0xffffffff, .max = 0xffffffff,
+	  AT(struct sim_psp, tee_version) },
+};
+
+/* the HSTI bits; boot_integrity only where the kernel has it (7.0 on) */
+static const struct field_spec psp_security_fields[] = {
+	{ "fused_part", F_BOOL, AT(struct sim_psp, fused_part) },
+	{ "boot_integrity", F_BOOL, AT(struct sim_psp, boot_integrity) },
+	{ "debug_lock_on", F_BOOL, AT(struct sim_psp, debug_lock_on) },
+	{ "tsme_status", F_BOOL, AT(struct sim_psp, tsme_status) },
+	{ "anti_rollback_status", F_BOOL, AT(struct sim_psp, anti_rollback_status) },
+	{ "rpmc_production_enabled", F_BOOL, AT(struct sim_psp, rpmc_production_enabled) },
+	{ "rpmc_spirom_available", F_BOOL, AT(struct sim_psp, rpmc_spirom_available) },
+	{ "hsp_tpm_available", F_BOOL, AT(struct sim_psp, hsp_tpm_available) },
+	{ "rom_armor_enforced", F_BOOL, AT(struct sim_psp, rom_armor_enforced) },
+};
+
+/* A function's serial number and, on the PSP, its security attributes. */
+static int parse_platform_dev(struct loader *L, json_object *o, struct sim_dev *d,
+			      const char *what)
+{
+	json_object *dsn = get(o, "dsn"), *psp = get(o, "psp"), *sec;
+	char *wh;
+	uint64_t v;
+	int rc = 0;
+
+	if (dsn && json_object_is_type(dsn, json_type_object))
+		rc = load_fields(L, dsn, what, dsn_fields, NFIELDS(dsn_fields), d);
+	else if (dsn && !(rc = get_u64(L, o, "dsn", 0, UINT64_MAX, &v, what)))
+		d->dsn = v;
+	if (rc)
+		return rc;
+	if (dsn && (d->type == PT_CONVENTIONAL || !d->dsn))
+		return fail(L, "%s: dsn needs a PCIe function and a non-zero value (pci_get_dsn())",
+			    what);
+	if (!psp)
+		return 0;
+	wh = sim_xasprintf("%s: psp", what);
+	rc = load_fields(L, psp, wh, psp_fields, NFIELDS(psp_fields), &d->psp);
+	sec = get(psp, "security");
+	if (!rc && sec) {
+		rc = load_fields(L, sec, wh, psp_security_fields, NFIELDS(psp_security_fields),
+				 &d->psp);
+		d->psp.security_reporting = true;
+		d->psp.has_boot_integrity = get(sec, "boot_integrity") != NULL;
+	}
+	d->psp.present = true;
+	free(wh);
+	return rc;
+}
+
+/* 96 hex digits into a 48-byte register */
+static int parse_mr(struct loader *L, json_object *v, uint8_t *out, const char *what)
+{
+	const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+
+	if (strlen(s) != 2 * SIM_MR_SIZE)
+		return fail(L, "%s: a register is %d hex digits", what, 2 * SIM_MR_SIZE);
+	for (int i = 0; i < SIM_MR_SIZE; i++) {
+		unsigned b;
+
+		if (sscanf(s + 2 * i, "%2x", &b) != 1 || !strchr("0123456789abcdefABCDEF", s[2 * i]) ||
+		    !strchr("0123456789abcdefABCDEF", s[2 * i + 1]))
+			return fail(L, "%s: a register is %d hex digits", what, 2 * SIM_MR_SIZE);
+		out[i] = (uint8_t)b;
+	}
+	return 0;
+}
+
+/*
+ * "tdx_guest": { "measurements": { "rtmr0": HEX, ..., "mrownerconfig": HEX },
+ * "faults": { "extend_errno" } }; a register not given is zero, but mrtd and
+ * rtmr0..2 (firmware, boot loader and kernel measure into them): a digest of
+ * their name.
+ */
+static int parse_tdx_guest(struct loader *L, json_object *o)
+{
+	static const char *const names[SIM_NR_TDX_MRS] = {
+		"rtmr0", "rtmr1", "rtmr2", "rtmr3", "mrtd", "mrconfigid", "mrowner", "mrownerconfig",
+	};
+	static const struct field_spec top[] = {
+		{ "measurements", .type = F_OTHER }, { "faults", .type = F_OTHER },
+	};
+	static const struct field_spec faults[] = {
+		{ "extend_errno", F_ERRNO, AT(struct sim_tdx_guest, extend_errno) },
+	};
+	struct sim_tdx_guest *g = &L->m->tdx_guest;
+	json_object *mrs, *f;
+	int rc = load_fields(L, o, "tdx_guest", top, NFIELDS(top), g);
+
+	if (rc)
+		return rc;
+	g->present = true;
+	for (int i = 0; i < SIM_NR_TDX_MRS; i++) {
+		unsigned len = 0;
+
+		if (i < 3 || i == 4)
+			EVP_Digest(names[i], strlen(names[i]), g->mr[i], &len, EVP_sha384(), NULL);
+	}
+	mrs = get(o, "measurements");
+	if (mrs) {
+		if (!json_object_is_type(mrs, json_type_object))
+			return fail(L, "tdx_guest: measurements must be an object");
+		json_object_object_foreach(mrs, key, val) {
+			int i = 0;
+
+			while (i < SIM_NR_TDX_MRS && strcmp(names[i], key))
+				i++;
+			if (i == SIM_NR_TDX_MRS)
+				return fail(L, "tdx_guest: measurements: unknown register \"%s\"", key);
+			rc = parse_mr(L, val, g->mr[i], "tdx_guest: measurements");
+			if (rc)
+				return rc;
+		}
+	}
+	f = get(o, "faults");
+	return f ? load_fields(L, f, "tdx_guest: faults", faults, NFIELDS(faults), g) : 0;
+}
+
+/* "sev_firmware": { "supported_mitigations", "verified_mitigations", "faults": {...} } */
+static int parse_sev_firmware(struct loader *L, json_object *o)
+{
+	static const struct field_spec top[] = {
+		{ "supported_mitigations", F_NUM, .max = UINT64_MAX,
+		  AT(struct sim_sev_mitigations, supported) },
+		{ "verified_mitigations", F_NUM, .max = UINT64_MAX,
+		  AT(struct sim_sev_mitigations, verified) },
+		{ "faults", .type = F_OTHER },
+	};
+	static const struct field_spec faults[] = {
+		{ "status_errno", F_ERRNO, AT(struct sim_sev_mitigations, status_errno) },
+		{ "verify_errno", F_ERRNO, AT(struct sim_sev_mitigations, verify_errno) },
+		{ "verify_fail", F_NUM, .max = UINT64_MAX, AT(struct sim_sev_mitigations, verify_fail) },
+	};
+	struct sim_sev_mitigations *v = &L->m->sev_mit;
+	json_object *f;
+	int rc = load_fields(L, o, "sev_firmware", top, NFIELDS(top), v);
+
+	if (rc)
+		return rc;
+	v->present = true;
+	f = get(o, "faults");
+	return f ? load_fields(L, f, "sev_firmware: faults", faults, NFIELDS(faults), v) : 0;
+}
+
 struct dev_raw {
 	const char *type, *driver, *locked;
 	uint64_t vendor, device, class, revision, subsystem_vendor, subsystem_device, secondary,
@@ -1081,6 +1240,8 @@ static const struct field_spec dev_fields[] = {
 	{ "preset_streams", .type = F_OTHER },
 	{ "evidence", .type = F_OTHER },
 	{ "faults", .type = F_OTHER },
+	{ "dsn", .type = F_OTHER },
+	{ "psp", .type = F_OTHER },
 	{ "connected", .type = F_OTHER },
 	{ "vfs", .type = F_OTHER },
 	{ "children", .type = F_OTHER },
@@ -1193,6 +1354,8 @@ static int parse_dev(struct loader *L, json_object *o, struct sim_host_bridge *h
 	if ((v = get(o, "evidence")) && (rc = parse_evidence(L, v, d, what)))
 		goto out;
 	if ((v = get(o, "faults")) && (rc = parse_faults(L, v, d, what)))
+		goto out;
+	if ((rc = parse_platform_dev(L, o, d, what)))
 		goto out;
 	rc = parse_connected(L, get(o, "connected"), d, what);
 	if (rc)
@@ -1425,6 +1588,7 @@ static const struct field_spec report_fault_fields[] = {
 	  AT(struct sim_report_cfg, outblob_errno_reads) },
 	{ "outblob_errno", F_ERRNO, AT(struct sim_report_cfg, outblob_errno) },
 	{ "commit_errno", F_ERRNO, AT(struct sim_report_cfg, commit_errno) },
+	{ "concurrent_extend", F_NUM, .max = 4, AT(struct sim_report_cfg, concurrent_extend) },
 };
 
 static int parse_report(struct loader *L, json_object *o)
@@ -1888,6 +2052,8 @@ static const struct field_spec top_fields[] = {
 	{ "drivers", .type = F_OTHER },
 	{ "tdx_host", .type = F_OTHER },
 	{ "report", .type = F_OTHER },
+	{ "tdx_guest", .type = F_OTHER },
+	{ "sev_firmware", .type = F_OTHER },
 	{ "host_bridges", .type = F_OTHER },
 	{ "tsms", .type = F_OTHER },
 };
@@ -1941,6 +2107,10 @@ int sim_topology_load(const char *file, struct sim_model **out, char **err)
 	if ((v = get(root, "tdx_host")) && (rc = parse_tdx_host(&L, v, "tdx_host")))
 		goto out;
 	if ((v = get(root, "report")) && (rc = parse_report(&L, v)))
+		goto out;
+	if ((v = get(root, "tdx_guest")) && (rc = parse_tdx_guest(&L, v)))
+		goto out;
+	if ((v = get(root, "sev_firmware")) && (rc = parse_sev_firmware(&L, v)))
 		goto out;
 	v = get(root, "host_bridges");
 	if (!v || !json_object_is_type(v, json_type_array)) {

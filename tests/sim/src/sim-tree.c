@@ -699,6 +699,7 @@ static void write_dev(struct tw *w, struct sim_dev *d)
 	write_sriov(w, d);
 	write_doe(w, d);
 	write_tsm_group(w, d);
+	note(w, sim_platform_dev_sync(w->m, d, w->root));
 }
 
 static bool keep_pci_link(struct tw *w, const void *ctx, const char *name)
@@ -839,6 +840,7 @@ int sim_tree_sync(struct sim_model *m, const char *root)
 		if (m->tsms[i]->registered)
 			write_tsm(&w, m->tsms[i]);
 	write_proc(&w);
+	note(&w, sim_platform_sync(m, root));
 	return w.rc;
 }
 

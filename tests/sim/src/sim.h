@@ -185,6 +185,21 @@ struct sim_chain {
 	size_t len;
 };
 
+/*
+ * The PSP's security attributes (drivers/crypto/ccp/hsti.c, sp-pci.c) on the
+ * function the ccp driver binds: the HSTI bits while security_reporting is
+ * set, the two firmware versions while their registers are readable.
+ */
+struct sim_psp {
+	bool present;		/* "psp": the ccp driver's dev_groups apply here */
+	bool security_reporting;	/* psp_security_is_visible(): all of them or none */
+	bool has_boot_integrity;	/* 7.0 added the attribute: absent on older kernels */
+	bool fused_part, boot_integrity, debug_lock_on, tsme_status, anti_rollback_status,
+	     rpmc_production_enabled, rpmc_spirom_available, hsp_tpm_available,
+	     rom_armor_enforced;
+	uint64_t bootloader_version, tee_version;	/* registers; 0xffffffff hides them */
+};
+
 struct sim_dev {
 	char *name;		/* BDF, "DDDD:BB:DD.F" */
 	char *dir;		/* path below the root */
@@ -224,6 +239,9 @@ struct sim_dev {
 	struct sim_dev_faults faults;
 	struct sim_ev_spec *ev_spec;	/* "evidence": what the provider reports, NULL: nothing */
 	struct sim_msix msix;		/* "msix" */
+	uint64_t dsn;		/* Device Serial Number capability (0x0003), 0 = none */
+	bool dsn_reads_zero;	/* the DSN reads 0 now: serial_number is EIO (pci_get_dsn()) */
+	struct sim_psp psp;	/* "psp" */
 	struct sim_evidence ev;
 
 	/* build-time connect request */
@@ -389,6 +407,7 @@ struct sim_report_cfg {
 	int outblob_errno;	/* report generation fails with this */
 	long outblob_errno_reads;	/* ... for this many reads (0 = always) */
 	int commit_errno;	/* the inblob store at close fails with this */
+	unsigned concurrent_extend;	/* RTMR N-1 another process extends once a report is made */
 };
 
 /* one mkdir'ed sys/kernel/config/tsm/report/NAME */
@@ -406,8 +425,27 @@ struct sim_report_entry {
 	long input_writes;	/* successful generation advances */
 	long failed_reads;	/* outblob_errno hits so far */
 	bool dead;		/* rmdir'ed; freed when the last handle goes */
+	bool extend_pending;	/* concurrent_extend: a report was made, the extend not done yet */
 	int refs;		/* open handles */
 	struct sim_report_entry *next;
+};
+
+/* tsm-mr's registers of the tdx_guest misc device (drivers/virt/coco/guest/tsm-mr.c) */
+#define SIM_MR_SIZE 48		/* SHA384_DIGEST_SIZE: every TDX measurement register */
+#define SIM_NR_TDX_MRS 8	/* tdx-guest.c tdx_mrs[]: rtmr0..3, mrtd, mrconfigid, mrowner, mrownerconfig */
+struct sim_tdx_guest {
+	bool present;		/* "tdx_guest": the misc device while its module is loaded */
+	uint8_t mr[SIM_NR_TDX_MRS][SIM_MR_SIZE];	/* in tdx_mrs[] order */
+	int extend_errno;	/* TDG.MR.RTMR.EXTEND fails with this */
+};
+
+/* SNP_VERIFY_MITIGATION's vectors (drivers/crypto/ccp/sev-dev.c, 7.3) */
+struct sim_sev_mitigations {
+	bool present;		/* "sev_firmware": the firmware reports SNP_VERIFY_MITIGATION_SUPPORTED */
+	uint64_t supported, verified;
+	int status_errno;	/* the STATUS subcommand fails: both files' reads fail */
+	int verify_errno;	/* the VERIFY subcommand fails */
+	uint64_t verify_fail;	/* bits whose verification reports a failure status */
 };
 
 struct sim_model {
@@ -442,6 +480,8 @@ struct sim_model {
 	/* the device-evidence family as the control file sets it */
 	bool ev_validate;	/* the family offers the validate command */
 	bool ev_ext_ack, ev_cap_ack;	/* the socket options tsmctl sets (on) */
+	struct sim_tdx_guest tdx_guest;	/* "tdx_guest" */
+	struct sim_sev_mitigations sev_mit;	/* "sev_firmware" */
 };
 
 /* sim-topology-parse.c: a topology file into a model (checked by sim_topology_check()) */
@@ -604,6 +644,30 @@ int sim_evnl_listen(char **path);
 /* Serve it from a thread (after daemonising). */
 int sim_evnl_start(void);
 void sim_evnl_stop(void);
+
+/*
+ * sim-platform.c: the platform state beside the TSM: tsm-mr measurement
+ * registers (tdx_guest), the PSP's security attributes, the SEV-SNP
+ * mitigation vectors, PCI serial_number.
+ */
+#define SIM_TDX_GUEST_DIR "sys/devices/virtual/misc/tdx_guest"
+#define SIM_SEV_VULN_DIR "sys/firmware/sev/vulnerabilities"
+/* The files of the platform state below ROOT made to match the model (sim-tree.c's sync). */
+int sim_platform_sync(const struct sim_model *m, const char *root);
+/* Those of one present PCI function below its directory: serial_number, the PSP's. */
+int sim_platform_dev_sync(const struct sim_model *m, const struct sim_dev *d, const char *root);
+/* REL (below the root) is a binary attribute of the platform state: its st_size is its own. */
+bool sim_platform_bin_attr(const struct sim_model *m, const char *rel);
+/* A read of REL that the kernel's show() fails: its -errno, else 0 (D: REL's device or NULL). */
+int sim_platform_read_errno(const struct sim_model *m, const struct sim_dev *d, const char *attr);
+/*
+ * A write(2) of SIZE bytes at OFF to REL if it is a store of the platform
+ * state: true, *RC the kernel's answer (bytes taken or -errno); else false.
+ */
+bool sim_platform_store(struct sim_model *m, const char *rel, const char *buf, size_t size,
+			off_t off, ssize_t *rc);
+/* RTMR I (0..3) extended with 48 bytes of DATA, as a store to it does: 0 or -errno. */
+int sim_platform_rtmr_extend(struct sim_model *m, unsigned i, const uint8_t *data);
 
 /* sim-gen.c: the large benchmark topology */
 struct sim_gen_params {

@@ -33,7 +33,7 @@ caps() {
 }
 
 check_topology() {
-	local topo=$1 bdf type doe vfs ide count msix want got n
+	local topo=$1 bdf type doe vfs ide count msix dsn want got n
 	T=$(mktemp -d)
 	"$SIM" build "$topo" "$T"
 	lspci -D -vvv -A linux-sysfs -O "sysfs.path=$T/sys/bus/pci" > "$T/out" 2> "$T/err" ||
@@ -42,7 +42,7 @@ check_topology() {
 	n=$(ls "$T/sys/bus/pci/devices" | wc -l)
 	[ "$(grep -c '^[0-9a-f]\{4,\}:' "$T/out")" -eq "$n" ] ||
 		{ echo "$topo: lspci lists $(grep -c '^[0-9a-f]' "$T/out") of $n functions"; return 1; }
-	while IFS=$'\t' read -r bdf type doe vfs ide count msix; do
+	while IFS=$'\t' read -r bdf type doe vfs ide count msix dsn; do
 		[ -e "$T/sys/bus/pci/devices/$bdf" ] || continue	# its bus module is not loaded
 		want=""
 		if [ "$type" != pci ]; then
@@ -52,6 +52,8 @@ check_topology() {
 		[ "$doe" = true ] && want+=$'\n'"Data Object Exchange"
 		[ "$vfs" = true ] && want+=$'\n'"Single Root I/O Virtualization (SR-IOV)"
 		[ "$ide" = true ] && want+=$'\n'"Extended Capability ID 0x30"
+		# the Device Serial Number, the last capability, as lspci prints it
+		[ "$dsn" != - ] && want+=$'\n'"Device Serial Number $dsn"
 		got=$(caps "$T/out" "$bdf" | sed 's/, MSI 00$//')
 		[ "$got" = "${want#$'\n'}" ] ||
 			{ echo "$topo $bdf: want [$want] got [$got]"; return 1; }
@@ -64,7 +66,9 @@ check_topology() {
 				{ echo "$topo: VF $vf not decoded"; return 1; }
 		done
 	done < <(jq -r '.. | objects | select(has("bdf") and has("type")) |
-		[.bdf, .type, ((.doe // []) | length > 0), (.vfs != null), (.ide != null), (.vfs.count // (if .vfs then 1 else 0 end)), (.msix.vectors // 0)] | @tsv' "$topo")
+		[.bdf, .type, ((.doe // []) | length > 0), (.vfs != null), (.ide != null), (.vfs.count // (if .vfs then 1 else 0 end)), (.msix.vectors // 0),
+		 (if .dsn then ((.dsn | if type == "object" then .value else . end) | ltrimstr("0x") | ascii_downcase |
+			("0000000000000000" + .)[-16:] | [scan("..")] | join("-")) else "-" end)] | @tsv' "$topo")
 	# every memory BAR as lspci decodes it from the resource file and config
 	while IFS=$'\t' read -r bdf idx base kind; do
 		[ -e "$T/sys/bus/pci/devices/$bdf" ] || continue
