@@ -57,6 +57,16 @@ static int uevent_store(const char *path, const char *buf, size_t len)
 	return rc;
 }
 
+/*
+ * A connect's slow SPDM phase (spdm_ms): what the provider did so far is
+ * in the tree (the pool slot, the set-up blocks), the store holds the lock.
+ */
+void sim_fuse_connect_pause(struct sim_model *m, long ms)
+{
+	sim_tree_sync(m, sim_fuse.root);
+	sim_fuse_sleep_ms(ms);
+}
+
 /* A store to one of the device's tsm/ attributes, under pci_tsm_rwsem. */
 static int tsm_store(struct sim_dev *d, const char *attr, const char *buf,
 		     size_t len)

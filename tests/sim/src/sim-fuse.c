@@ -519,6 +519,7 @@ int sim_fuse_serve(struct sim_model *m, const char *mountpoint, bool foreground,
 	if (!foreground)
 		close_range(3, ~0U, 0);
 	sim_fuse.m = m;
+	m->connect_pause = sim_fuse_connect_pause;
 	rc = sim_fuse_check_late_tsms(m, &timer);
 	if (rc)
 		return rc;

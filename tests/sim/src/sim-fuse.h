@@ -67,6 +67,7 @@ int sim_fuse_rmdir(const char *path);
 /* sim-fuse-store.c */
 /* A read of the sample's certs or transcript (memory_read_from_buffer()): true and *GOT, else false. */
 bool sim_fuse_evidence_read(const char *attr, char *buf, size_t size, off_t off, int *got);
+void sim_fuse_connect_pause(struct sim_model *m, long ms);
 int sim_fuse_write(const char *path, const char *buf, size_t size, off_t off,
 		   struct fuse_file_info *fi);
 

@@ -518,6 +518,7 @@ static const struct field_spec faults_fields[] = {
 	  AT(struct faults_raw, f.vanish_after_opens) },
 	{ "write_delay_ms", F_NUM, .step = 2, .max = 600000,
 	  AT(struct faults_raw, f.write_delay_ms) },
+	{ "spdm_ms", F_NUM, .step = 2, .max = 600000, AT(struct faults_raw, f.spdm_ms) },
 	{ "stream_alloc_fail", F_BOOL, .step = 2, AT(struct faults_raw, f.stream_alloc_fail) },
 	{ "seamcall_fail", F_BOOL, .step = 2, AT(struct faults_raw, f.seamcall_fail) },
 };
@@ -1855,19 +1856,25 @@ int sim_topology_load(const char *file, struct sim_model **out, char **err)
 		goto out;
 	abi = r.abi;
 	L.m->debugfs = r.debugfs;
-	if (!abi || !strcmp(abi, "v6.19"))
-		L.m->abi = ABI_V619;
-	else if (!strcmp(abi, "proposed"))
+	/* the released file set is v6.19's in 7.2 and 7.3 too; their drivers differ (ABI.md §2.5) */
+	if (!abi || !strcmp(abi, "v7.3") || !strcmp(abi, "v7.2"))
+		L.m->abi = ABI_RELEASED;
+	else if (!strcmp(abi, "v6.19")) {
+		L.m->abi = ABI_RELEASED;
+		L.m->release = REL_V619;
+	} else if (!strcmp(abi, "proposed"))
 		L.m->abi = ABI_PROPOSED;
 	else if (!strcmp(abi, "v6.19-rc1") || !strcmp(abi, "proposed-rc1")) {
 		/* the TSM-directory stream links of 6.19-rc1 (reverted before v6.19) */
-		L.m->abi = abi[0] == 'v' ? ABI_V619 : ABI_PROPOSED;
+		L.m->abi = abi[0] == 'v' ? ABI_RELEASED : ABI_PROPOSED;
+		L.m->release = REL_V619;
 		L.m->rc1_links = true;
 	}
 	else if (!strcmp(abi, "none"))
 		L.m->abi = ABI_NONE;
 	else {
-		rc = fail(&L, "abi is \"v6.19\", \"v6.19-rc1\", \"proposed\", \"proposed-rc1\" or \"none\"");
+		rc = fail(&L, "abi is \"v7.3\", \"v7.2\", \"v6.19\", \"v6.19-rc1\", \"proposed\", "
+			  "\"proposed-rc1\" or \"none\"");
 		goto out;
 	}
 	if ((v = get(root, "modules")) && (rc = parse_modules(&L, v)))

@@ -36,7 +36,9 @@ enum sim_pcie_type {
 	PT_CONVENTIONAL = -1,	/* plain PCI device: no PCIe capability */
 };
 
-enum sim_abi_flavour { ABI_NONE, ABI_V619, ABI_PROPOSED };
+enum sim_abi_flavour { ABI_NONE, ABI_RELEASED, ABI_PROPOSED };
+/* whose drivers a topology models: the released 7.x (the default) or v6.19 */
+enum sim_release { REL_7X, REL_V619 };
 enum sim_tsm_kind { TSM_LINK, TSM_DEVSEC };
 enum sim_tsm_provider { PROV_SEV_TIO, PROV_DEVSEC_SAMPLE, PROV_GENERIC,
 		    PROV_TDX_CONNECT };
@@ -79,6 +81,7 @@ struct sim_dev_faults {
 	long vanish_after_writes;	/* 0 = never */
 	long vanish_after_opens;
 	long write_delay_ms;
+	long spdm_ms;		/* a connect's SPDM session takes this long (the in-flight state) */
 	int lock_errno, accept_errno;	/* the devsec TSM's lock/accept op fails */
 	bool stream_alloc_fail;	/* tdx-connect: no stream resources (ENOMEM) */
 	bool seamcall_fail;	/* tdx-connect: the TDX module refuses (EFAULT) */
@@ -386,6 +389,9 @@ struct sim_report_entry {
 
 struct sim_model {
 	enum sim_abi_flavour abi;
+	enum sim_release release;
+	/* the live mount: show the tree as it is now, then wait MS with the lock held */
+	void (*connect_pause)(struct sim_model *m, long ms);
 	struct sim_host_bridge **hbs;
 	size_t nr_hbs;
 	struct sim_dev **devs;	/* every function, topology order */
