@@ -429,6 +429,28 @@ enum partner_state stream_partner_state(const struct ide_stream *s, bool endpoin
 	       b->regs.state == IDE_STATE_INSECURE ? PARTNER_INSECURE : PARTNER_RESERVED;
 }
 
+enum stream_enable_shape stream_enable_shape(const struct ide_stream *s)
+{
+	enum partner_state ep = stream_partner_state(s, true), rp = stream_partner_state(s, false);
+	const struct ide_sel_stream *eb = stream_partner_block(s, true);
+	const struct ide_sel_stream *rb = stream_partner_block(s, false);
+	bool ep_on = ep == PARTNER_SECURE || ep == PARTNER_INSECURE || ep == PARTNER_RESERVED;
+	bool rp_on = rp == PARTNER_SECURE || rp == PARTNER_INSECURE || rp == PARTNER_RESERVED;
+
+	if (!tsm_is_sev_tio(s->tsm) || !eb || !rb || (ep == PARTNER_SECURE && rp == PARTNER_SECURE))
+		return ENABLE_SHAPE_NONE;
+	if (ep_on && rp_on)
+		return ENABLE_SHAPE_BOTH;
+	/* pci_ide_stream_setup() left the endpoint's Stream ID; only an enable was missing */
+	if (rp_on && rp != PARTNER_SECURE && ep == PARTNER_DISABLED && eb->regs.ctl &&
+	    eb->regs.stream_id == rb->regs.stream_id)
+		return ENABLE_SHAPE_RP_FIRST;
+	/* pci_ide_stream_disable() writes 0 to the whole control register */
+	if (ep_on && ep != PARTNER_SECURE && rp == PARTNER_DISABLED && !rb->regs.ctl)
+		return ENABLE_SHAPE_RP_UNDONE;
+	return ENABLE_SHAPE_NONE;
+}
+
 /* How strongly S's registers say they are its own; higher first. */
 static unsigned int stream_claim(const struct ide_stream *s, long long pool)
 {

@@ -448,6 +448,21 @@ enum partner_state stream_partner_state(const struct ide_stream *s, bool endpoin
 bool stream_partner_ide_fail(const struct ide_stream *s, bool endpoint);
 
 /*
+ * What the blocks of a SEV-TIO stream that is not SECURE on both partners
+ * say of its enable step (ABI.md §2.5). 7.x enables the endpoint, then the
+ * root port, and keeps both enable bits whatever either answers; v6.19
+ * enabled the root port first, never the endpoint when the root port stayed
+ * INSECURE, and cleared the root port again when the endpoint did.
+ */
+enum stream_enable_shape {
+	ENABLE_SHAPE_NONE,	/* secure, unreadable, not SEV-TIO, or no shape the enable step leaves */
+	ENABLE_SHAPE_BOTH,	/* both enabled, not both SECURE: 7.x's order (or a later drop) */
+	ENABLE_SHAPE_RP_FIRST,	/* RP enabled, not SECURE; EP set up, never enabled: v6.19's order */
+	ENABLE_SHAPE_RP_UNDONE,	/* EP enabled, not SECURE; RP control cleared: v6.19's order */
+};
+enum stream_enable_shape stream_enable_shape(const struct ide_stream *s);
+
+/*
  * Of links of one host bridge naming the same Selective block of a partner
  * (root port block R, endpoint block E), only one can be the stream those
  * registers belong to: the one whose endpoint block exists and carries the

@@ -30,6 +30,15 @@ mount_live() {
 	"$SIM" mount "$TOPO/$1.json" "$ROOT" || return 1
 }
 
+# Mount topology NAME changed by the jq FILTER live, as mount_live does; sets ROOT.
+mount_live_jq() {
+	local topo
+	ROOT=$(mktemp -d "$BATS_TEST_TMPDIR/live.XXXXXX")
+	topo=$(mktemp --suffix=.json "$BATS_TEST_TMPDIR/topo.XXXXXX")
+	jq "$2" "$TOPO/$1.json" > "$topo" || return 1
+	"$SIM" mount "$topo" "$ROOT" || return 1
+}
+
 # stop_bg PID: end a background command started by a test and reap it (teardown).
 stop_bg() {
 	[ -n "${1:-}" ] || return 0

@@ -142,6 +142,38 @@ static void blocks_whatever_the_link(void)
 	CHECK(!stream_block_secure(&h.stream, true) && !stream_block_ide_fail(&h.stream, true));
 }
 
+/* What SEV-TIO's enable step left (ABI.md §2.5): 7.x's both enabled, v6.19's two shapes. */
+static void enable_shapes(void)
+{
+	static struct host h;
+
+	host_init(&h);
+	h.tsm.driver = "ccp";
+	h.stream.tsm = &h.tsm;
+	CHECK(stream_enable_shape(&h.stream) == ENABLE_SHAPE_NONE);	/* SECURE on both */
+	h.rp_block.regs.state = IDE_STATE_INSECURE;
+	CHECK(stream_enable_shape(&h.stream) == ENABLE_SHAPE_BOTH);
+
+	/* v6.19: the root port enabled first stayed INSECURE; the endpoint only set up */
+	h.rp_block.regs.ctl = 0x00000201;
+	h.ep_block.regs = (struct ide_stream_regs){ .ctl = 0x00c00000 };
+	CHECK(stream_enable_shape(&h.stream) == ENABLE_SHAPE_RP_FIRST);
+	/* a block that was never set up (control 0) is no enable step's doing */
+	h.ep_block.regs.ctl = 0;
+	CHECK(stream_enable_shape(&h.stream) == ENABLE_SHAPE_NONE);
+
+	/* v6.19: the endpoint INSECURE, the root port's control cleared again */
+	host_init(&h);
+	h.tsm.driver = "ccp";
+	h.stream.tsm = &h.tsm;
+	h.ep_block.regs.state = IDE_STATE_INSECURE;
+	h.rp_block.regs = (struct ide_stream_regs){ .ctl = 0 };
+	CHECK(stream_enable_shape(&h.stream) == ENABLE_SHAPE_RP_UNDONE);
+	/* another provider's stream tells no SEV-TIO story */
+	h.tsm.driver = "tdx_host";
+	CHECK(stream_enable_shape(&h.stream) == ENABLE_SHAPE_NONE);
+}
+
 static void tsm_counts(void)
 {
 	static struct host h;
@@ -167,6 +199,7 @@ int main(void)
 	state_words();
 	state_of_streams();
 	blocks_whatever_the_link();
+	enable_shapes();
 	tsm_counts();
 	return unit_report();
 }
