@@ -67,11 +67,17 @@ void sim_fuse_connect_pause(struct sim_model *m, long ms)
 	sim_fuse_sleep_ms(ms);
 }
 
-/* A store to one of the device's tsm/ attributes, under pci_tsm_rwsem. */
+/*
+ * A store to one of the device's tsm/ attributes, under pci_tsm_rwsem: for
+ * write, but accept for read with the device lock (staging core.c
+ * pci_tsm_accept(), intel-staging/tdx 36ae7ba2d3e2), which one mutex for
+ * every device stands in for.
+ */
 static int tsm_store(struct sim_dev *d, const char *attr, const char *buf,
 		     size_t len)
 {
 	bool conn = !strcmp(attr, "tsm/connect"), lock = !strcmp(attr, "tsm/lock");
+	bool accept = !strcmp(attr, "tsm/accept");
 	char *str = strndup(buf, len);	/* the NUL-terminated copy kernfs passes */
 	long id = 0;
 	int rc;
@@ -83,7 +89,12 @@ static int tsm_store(struct sim_dev *d, const char *attr, const char *buf,
 		free(str);
 		return -EINVAL;
 	}
-	pthread_rwlock_wrlock(&sim_fuse.rwsem);
+	if (accept) {
+		pthread_rwlock_rdlock(&sim_fuse.rwsem);
+		pthread_mutex_lock(&sim_fuse.accept_lock);
+	} else {
+		pthread_rwlock_wrlock(&sim_fuse.rwsem);
+	}
 	if (!d->present) {
 		rc = -ENODEV;
 		goto out;
@@ -94,7 +105,7 @@ static int tsm_store(struct sim_dev *d, const char *attr, const char *buf,
 		rc = sim_connect(sim_fuse.m, d, id);
 	else if (lock)
 		rc = sim_lock(sim_fuse.m, d, id);
-	else if (!strcmp(attr, "tsm/accept"))
+	else if (accept)
 		rc = sim_accept(sim_fuse.m, d, str);
 	else if (!strcmp(attr, "tsm/unlock"))
 		rc = sim_unlock(sim_fuse.m, d, buf, len);
@@ -102,6 +113,8 @@ static int tsm_store(struct sim_dev *d, const char *attr, const char *buf,
 		rc = sim_disconnect(sim_fuse.m, d, buf, len);
 	sim_tree_sync(sim_fuse.m, sim_fuse.root);
 out:
+	if (accept)
+		pthread_mutex_unlock(&sim_fuse.accept_lock);
 	pthread_rwlock_unlock(&sim_fuse.rwsem);
 	free(str);
 	return rc;

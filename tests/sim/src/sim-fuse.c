@@ -537,6 +537,7 @@ int sim_fuse_serve(struct sim_model *m, const char *mountpoint, bool foreground,
 	pthread_rwlockattr_destroy(&ra);
 	pthread_mutex_init(&sim_fuse.count_lock, NULL);
 	pthread_mutex_init(&sim_fuse.report_lock, NULL);
+	pthread_mutex_init(&sim_fuse.accept_lock, NULL);
 	rc = make_backing();
 	if (rc) {
 		fprintf(stderr, "tsm-sim: backing dir: %s\n", strerror(-rc));
@@ -611,6 +612,7 @@ out:
 	free(sim_fuse.root);
 	pthread_rwlock_destroy(&sim_fuse.rwsem);
 	pthread_mutex_destroy(&sim_fuse.count_lock);
+	pthread_mutex_destroy(&sim_fuse.accept_lock);
 	pthread_mutex_destroy(&sim_fuse.report_lock);
 	return rc;
 }

@@ -22,6 +22,7 @@ struct sim_fuse {
 	pthread_rwlock_t rwsem;	/* pci_tsm_rwsem */
 	pthread_mutex_t count_lock;	/* fault counters */
 	pthread_mutex_t report_lock;	/* sim-report.c's tsm_rwsem and the report subtree */
+	pthread_mutex_t accept_lock;	/* the device locks accepts take under pci_tsm_rwsem read */
 	/* the late-registration timer (register_after_ms) */
 	pthread_t timer;
 	bool timer_running, stopping;
