@@ -16,7 +16,6 @@
 #include "tsmctl/abi-paths.h"
 #include "tsmctl/action.h"
 #include "tsmctl/auditlog.h"
-#include "tsmctl/explain.h"
 #include "tsmctl/log.h"
 #include "tsmctl/names.h"
 #include "tsmctl/render.h"
@@ -277,7 +276,7 @@ static enum action_verdict verify_connect(const struct action_plan *plan,
 			unverified = true;
 		} else if (!link_secure(s)) {
 			char *eps = render_partner_state(s, true), *rps = render_partner_state(s, false);
-			char *why = explain_enable_shape(s);
+			char *why = stream_enable_story(s);
 
 			list_add(&bad, xasprintf("%s on %s: endpoint %s, root port %s%s%s", s->name,
 						 s->hb->name, eps, rps, why ? ": " : "",

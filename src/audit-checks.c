@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "audit-engine.h"
-#include "tsmctl/explain.h"
 #include "tsmctl/ide.h"
 #include "tsmctl/names.h"
 #include "tsmctl/util.h"
@@ -275,7 +274,10 @@ static void check_connected(struct audit_run *run, struct audit_finding *f, cons
 			    "not connected (required by --require-connected)");
 	else if (func_cfg_known(d) && d->cfg.tee_io &&
 		 (why = snapshot_connect_blocker(snap, d))) {
-		result_done(run, f, AUDIT_SKIP,
+		/* a stream enabled at boot took its IDE: ide.untracked says what to do */
+		result_done(run, f, AUDIT_SKIP, d->ide_claim.state > IDE_CLAIM_OK ?
+			    xstrdup("see ide.untracked of it or its root port: a stream enabled "
+				    "at boot keeps the kernel from using its IDE") :
 			    xstrdup("nothing to do: a connect would fail (a TSM authenticates a "
 				    "device over a CMA/SPDM DOE mailbox and sets up an IDE stream for "
 				    "a PCIe endpoint from its host bridge's pool)"),
@@ -914,7 +916,7 @@ static void check_stream_blocks(struct audit_run *run, struct audit_finding *f, 
 static void blocks_done(struct audit_run *run, struct audit_finding *f, const struct ide_stream *s,
 			char *bad, bool rp_only, const char *pass, const char *fix)
 {
-	char *why = bad ? explain_enable_shape(s) : NULL;
+	char *why = bad ? stream_enable_story(s) : NULL;
 
 	if (bad && rp_only && func_is_devsec_sample_port(s->root_port))
 		result_done(run, f, AUDIT_SKIP, NULL, "%s: the devsec sample's emulated root port only "
@@ -1427,7 +1429,7 @@ static void check_untracked(struct audit_run *run, struct audit_finding *f, cons
 	const struct tsm_snapshot *snap = run->snap;
 	const struct pci_func *d = obj;
 	const struct ide_cap *ide = &d->cfg.ide;
-	char *bad = NULL;
+	char *bad = NULL, *why = NULL;
 	size_t tracked = 0;
 
 	if (!func_cfg_known(d)) {
@@ -1454,7 +1456,14 @@ static void check_untracked(struct audit_run *run, struct audit_finding *f, cons
 				       r->stream_id, ide_state_name(r->state) ?
 				       ide_state_name(r->state) : "reserved state");
 	}
-	if (bad)
+	if (bad && (why = func_ide_unusable_reason(d)))
+		result_done(run, f, AUDIT_FAIL,
+			    xstrdup("the kernel cannot use this function's IDE until the stream "
+				    "enabled at boot is disabled (in firmware, or by a reset) and the "
+				    "device is enumerated again (reboot)"),
+			    "enabled with no stream link: %s; no usable IDE in the kernel: %s", bad,
+			    why);
+	else if (bad)
 		result_done(run, f, AUDIT_WARN, NULL, "enabled with no stream link: %s", bad);
 	else if (tracked)
 		result_done(run, f, AUDIT_PASS, NULL,
@@ -1462,6 +1471,7 @@ static void check_untracked(struct audit_run *run, struct audit_finding *f, cons
 			    tracked == 1 ? "" : "s");
 	else
 		result_done(run, f, AUDIT_PASS, NULL, "no enabled IDE stream");
+	free(why);
 	free(bad);
 }
 

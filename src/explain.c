@@ -183,30 +183,3 @@ void explain_not_ready(const char *cmd, const char *what, double seconds, int er
 		cmd_error(cmd, "TSM provider modules: %s", mods);
 	free(mods);
 }
-
-char *explain_enable_shape(const struct ide_stream *s)
-{
-	bool ep = stream_partner_state(s, true) != PARTNER_SECURE;
-	bool rp = stream_partner_state(s, false) != PARTNER_SECURE;
-
-	switch (stream_enable_shape(s)) {
-	case ENABLE_SHAPE_BOTH:
-		return xasprintf("both partners are enabled and %s SECURE: %s at the enable "
-				 "(SEV-TIO since Linux 7.x enables the endpoint, then the root port, "
-				 "and keeps both enabled whatever either answers) or dropped since (the "
-				 "only way on v6.19, which enabled the root port first)",
-				 ep && rp ? "neither is" : ep ? "the endpoint is not" :
-				 "the root port is not", ep && rp ? "both failed" : "it failed");
-	case ENABLE_SHAPE_RP_FIRST:
-		return xstrdup("SEV-TIO enabled the root port first and, as it did not reach SECURE, "
-			       "never enabled the endpoint (v6.19's order; 7.x enables the endpoint "
-			       "first and keeps both enabled)");
-	case ENABLE_SHAPE_RP_UNDONE:
-		return xstrdup("the endpoint did not reach SECURE, so SEV-TIO disabled the root port "
-			       "it had enabled first again (v6.19's order; 7.x enables the endpoint "
-			       "first and keeps both enabled)");
-	case ENABLE_SHAPE_NONE:
-		break;
-	}
-	return NULL;
-}

@@ -1039,8 +1039,12 @@ static void hb_scan(struct scan_ctx *ctx, struct host_bridge *hb)
 		stream_resolve(ctx, hb->streams[i]);
 		snap_add_stream(ctx, hb->streams[i]);
 	}
-	/* Ports on the root bus of a host bridge with a pool: their IDE blocks (audit). */
-	if ((ctx->flags & SCAN_IDE_PORTS) && (hb->available_streams >= 0 || hb->available_err))
+	/*
+	 * Ports on the root bus of a host bridge with a pool: their IDE blocks
+	 * (audit), and (devices -v) the Stream IDs they claimed at enumeration.
+	 */
+	if ((ctx->flags & (SCAN_IDE_PORTS | SCAN_DETAIL)) &&
+	    (hb->available_streams >= 0 || hb->available_err))
 		for (size_t i = 0; i < n; i++)
 			hb_read_port(ctx, hb, names[i]);
 	strv_free(names, n);
@@ -1432,6 +1436,7 @@ static void link_model(struct tsm_snapshot *snap, bool streams_scanned)
 			f->connected_tsm->connected_devices++;
 	}
 	snapshot_mark_duplicates(snap);
+	snapshot_judge_ide_claims(snap);
 	for (size_t i = 0; i < snap->nr_streams; i++) {
 		struct ide_stream *s = snap->streams[i];
 

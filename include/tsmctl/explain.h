@@ -29,13 +29,6 @@ void explain_read_errors(const struct tsm_snapshot *snap, const char *cmd);
 /* Entries named stream* that are no stream link name, not shown: said once. */
 void explain_bad_stream_links(const struct tsm_snapshot *snap, const char *cmd);
 
-/*
- * Why a SEV-TIO stream is SECURE on one partner only, as its blocks show
- * the enable step (stream_enable_shape(), ABI.md §2.5): Linux 7.x's order,
- * or v6.19's. NULL when the blocks tell no such story. Not escaped.
- */
-char *explain_enable_shape(const struct ide_stream *s);
-
 /* ---- the verbs (action.h): returned escaped, without the errno name (callers append it) ---- */
 
 /*
