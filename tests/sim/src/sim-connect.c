@@ -128,6 +128,22 @@ static void probe_fn(struct sim_tsm *t, struct sim_dev *dsm, struct sim_dev *d)
 	d->ctx_dsm = dsm;
 }
 
+/*
+ * pci_tsm_init() (7.2 and 7.3 drivers/pci/tsm.c:843-869), which
+ * pci_device_add() calls right after device_add(): a function added below a
+ * connected DSM (a new VF) is probed as the connect probed its siblings.
+ */
+void sim_tsm_init(struct sim_model *m, struct sim_dev *d)
+{
+	struct sim_dev *dsm;
+
+	if (!d->present || sim_dev_has_ctx(d) || !sim_model_link_tsms(m))
+		return;
+	dsm = find_dsm(d);
+	if (dsm && dsm != d && is_dsm(dsm))
+		probe_fn(dsm->ctx_tsm, dsm, d);
+}
+
 static void clear_ctx(struct sim_dev *d)
 {
 	d->ctx_tsm = NULL;
@@ -637,7 +653,7 @@ static void vanish_one(struct sim_dev *d, void *arg)
 void sim_vanish(struct sim_model *m, struct sim_dev *d)
 {
 	walk_subtree(d, true, vanish_one, m);
-	for (unsigned i = d->nr_vfs; i > 0; i--)
+	for (unsigned i = d->nr_vfs_total; i > 0; i--)
 		vanish_one(d->vfs[i - 1], m);
 	vanish_one(d, m);
 }

@@ -94,7 +94,7 @@ static int devfn_cmp(const void *a, const void *b)
 
 /*
  * pci_ide_init() runs from pci_device_add() as the bus is scanned
- * (pci_scan_child_bus_extend(), 7.3 probe.c:3083): every function of a bus in
+ * (pci_scan_child_bus_extend(), 7.2 probe.c:3082, 7.3 :3083): every function of a bus in
  * devfn order, then each bridge's secondary bus in turn. Which of two
  * blocks enabled at boot with one Stream ID claims it depends on that order.
  * VFs come later, when SR-IOV is enabled.
@@ -120,7 +120,7 @@ static void ide_init_hb(struct sim_model *m, struct sim_host_bridge *hb)
 {
 	ide_init_bus(hb->devs, hb->nr_devs);
 	for (size_t i = 0; i < m->nr_devs; i++)
-		if (m->devs[i]->hb == hb && m->devs[i]->physfn)
+		if (m->devs[i]->hb == hb && m->devs[i]->physfn && m->devs[i]->present)
 			ide_init_dev(m->devs[i]);
 }
 

@@ -188,8 +188,10 @@ struct sim_dev {
 	struct sim_bar bars[6];
 
 	struct sim_dev *physfn;	/* set on VFs */
-	struct sim_dev **vfs;
-	unsigned nr_vfs, vf_offset, vf_stride;
+	struct sim_dev **vfs;	/* every VF it can have (sriov_totalvfs) */
+	unsigned nr_vfs;	/* those enabled (sriov_numvfs, pci_num_vf()): vfs[0..nr_vfs) */
+	unsigned nr_vfs_total, nr_vfs_boot, vf_offset, vf_stride;
+	long vf_tsm_init_ms;	/* pci_tsm_init() this long after a new VF's add uevent */
 	uint16_t vf_device;
 
 	char **doe;		/* DOE features "VVVV:TT" of every mailbox, once each (doe_features/) */
@@ -454,6 +456,7 @@ struct sim_module *sim_model_find_module(struct sim_model *m, const char *name);
 bool sim_module_live(const struct sim_model *m, const char *name);
 bool sim_driver_registered(const struct sim_model *m, const struct sim_driver *drv);
 bool sim_dev_has_ctx(const struct sim_dev *d);
+unsigned sim_vf_index(const struct sim_dev *vf);
 unsigned sim_hb_available(const struct sim_host_bridge *hb);
 bool sim_tsm_serves_dev(const struct sim_tsm *t, const struct sim_dev *d);
 bool sim_hb_links_tsm(const struct sim_model *m, const struct sim_host_bridge *hb,
@@ -488,6 +491,7 @@ bool sim_config_is_bridge(const struct sim_dev *d);
 int sim_parse_tsm_name(const char *buf, size_t len, long *id);
 bool sim_sysfs_streq(const char *buf, size_t len, const char *name);
 int sim_connect(struct sim_model *m, struct sim_dev *d, long tsm_id);
+void sim_tsm_init(struct sim_model *m, struct sim_dev *d);
 int sim_disconnect(struct sim_model *m, struct sim_dev *d, const char *buf,
 		   size_t len);
 void sim_vanish(struct sim_model *m, struct sim_dev *d);
