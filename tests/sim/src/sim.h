@@ -423,6 +423,7 @@ struct sim_model {
 	size_t nr_chains;
 	/* the device-evidence family as the control file sets it */
 	bool ev_validate;	/* the family offers the validate command */
+	bool ev_old_family;	/* the family is the devsec mirror's pci-tsm, not device-evidence */
 	bool ev_ext_ack, ev_cap_ack;	/* the socket options tsmctl sets (on) */
 };
 
