@@ -131,12 +131,19 @@ enum tsm_pci_side tsm_pci_side(const struct tsm_snapshot *snap, const struct tsm
 	return TSM_PCI_NO_GROUP;
 }
 
+/* A VF: its PF known, or its config's Vendor ID reads ffff (SR-IOV). */
+static bool func_is_vf(const struct pci_func *f)
+{
+	return f->physfn || (f->cfg.header_valid && f->cfg.vendor_id == 0xffff);
+}
+
 bool func_dsm_candidate(const struct pci_func *f)
 {
 	const struct pci_func *rp = f ? f->root_port : NULL;
 	enum pcie_type type;
 
-	if (!func_cfg_known(f) || f->fn != 0 || f->physfn)
+	/* a VF is never one: its physfn link, or its Vendor ID reading ffff, says so */
+	if (!func_cfg_known(f) || f->fn != 0 || func_is_vf(f))
 		return false;
 	type = f->cfg.pcie_type;
 	if (type != PCIE_TYPE_ENDPOINT && type != PCIE_TYPE_UPSTREAM &&
@@ -265,12 +272,6 @@ char *func_tdx_assoc_blocker(const struct pci_func *f)
 bool func_doe_mailboxes_ambiguous(const struct pci_func *f)
 {
 	return func_cfg_known(f) && f->cfg.nr_doe > 1;
-}
-
-/* A VF: its PF known, or its config's Vendor ID reads ffff (SR-IOV). */
-static bool func_is_vf(const struct pci_func *f)
-{
-	return f->physfn || (f->cfg.header_valid && f->cfg.vendor_id == 0xffff);
 }
 
 /*

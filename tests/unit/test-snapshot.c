@@ -225,6 +225,13 @@ static void ide_claims(void)
 	CHECK(h.ep.ide_claim.state == IDE_CLAIM_ROOT_PORT && h.ep.ide_claim.holder == &h.rp);
 	CHECK(!func_dsm_candidate(&h.ep));
 
+	/* a VF at function 0 (its Vendor ID reads ffff) is never a DSM candidate */
+	claim_fixture(&h, rp, ep, 5, 6, 0);
+	h.ep.cfg.tee_io = true;
+	CHECK(func_dsm_candidate(&h.ep));
+	h.ep.cfg.vendor_id = 0xffff;
+	CHECK(!func_dsm_candidate(&h.ep));
+
 	/* every block enabled: nothing tells whether init stopped */
 	claim_fixture(&h, rp, ep, 5, 5, 0);
 	ep[1].regs.enabled = true;
