@@ -238,7 +238,7 @@ int tsm_wait(char *const *names, size_t n, double seconds, volatile sig_atomic_t
 {
 	struct tsm_waiter w = { .names = names, .n = n };
 	struct uevent_listener l = { .fd = -1 };
-	double deadline = now_seconds() + seconds;
+	double deadline = now_seconds() + seconds, next_look = 0;
 	sigset_t block, old;
 	int rc;
 
@@ -269,22 +269,27 @@ int tsm_wait(char *const *names, size_t n, double seconds, volatile sig_atomic_t
 			rc = 0;
 			break;
 		}
+		if (recheck)
+			next_look = now_seconds() + RECHECK_SECONDS;
 		recheck = false;
 		if (stop && *stop) {
 			rc = -EINTR;
 			break;
 		}
-		left = RECHECK_SECONDS;
+		left = next_look - now_seconds();
 		if (seconds > 0) {
-			left = deadline - now_seconds();
-			if (left <= 0) {
+			double to_deadline = deadline - now_seconds();
+
+			if (to_deadline <= 0) {
 				/* the deadline's own look: sysfs may say what no event did */
 				rc = check_ready(&w, ready) ? 0 : -ETIMEDOUT;
 				break;
 			}
-			if (left > RECHECK_SECONDS)
-				left = RECHECK_SECONDS;
+			if (left > to_deadline)
+				left = to_deadline;
 		}
+		if (left < 0)
+			left = 0;
 		ts.tv_sec = (time_t)left;
 		ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
 		tsp = &ts;
@@ -293,10 +298,12 @@ int tsm_wait(char *const *names, size_t n, double seconds, volatile sig_atomic_t
 			rc = -errno;
 			break;
 		}
-		/* no event within RECHECK_SECONDS: look again anyway */
+		/* no event before the look was due: look again anyway */
 		recheck = rc == 0;
 		if (rc > 0 && (rc = drain(&l, &w, &recheck)))
 			break;
+		/* nor may other subsystems' events, however many, put that look off */
+		recheck |= now_seconds() >= next_look;
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	uevent_close(&l);

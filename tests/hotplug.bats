@@ -71,3 +71,24 @@ watch_bg() {
 	run jq -c 'select(.event == "dependent-added") | del(.time)' "$OUT"
 	[ "$output" = '{"schema_version":1,"event":"dependent-added","severity":"info","kind":"device","object":"0000:27:00.1","detail":"a function of DSM 0000:27:00.0 (tsm0)"}' ]
 }
+
+@test "wait: a steady stream of other uevents does not put off the look that finds a silent change" {
+	netns_setup
+	mount_late sev-tio 'del(.. | .connected?) | .tsms[0] += { "register_manually": true, "uevents": false }'
+	OUT=$BATS_TEST_TMPDIR/wait.out
+	nsenter --net="$NS" "$TSMCTL" --sysroot "$ROOT" -v wait --timeout infinity tsm0 > "$OUT" 2> "$BATS_TEST_TMPDIR/wait.err" &
+	WPID=$!
+	wait_for_line "$BATS_TEST_TMPDIR/wait.err" "listening for tsm uevents"
+	# a busy host: a pci uevent every 0.3 s, none of them about the TSM
+	( while :; do echo change > "$(dev 0000:81:00.0)/uevent"; sleep 0.3; done ) &
+	SPID=$!
+	sim_ctl register tsm0	# silent: only the periodic look can see it
+	for _ in $(seq 300); do
+		kill -0 "$WPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	! kill -0 "$WPID" 2>/dev/null || { echo "still waiting after 30 s"; false; }
+	wait "$WPID"
+	WPID=
+	[ "$(cat "$OUT")" = tsm0 ]
+}
