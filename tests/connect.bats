@@ -10,17 +10,6 @@ teardown() {
 	netns_teardown
 }
 
-# sel_reg BDF K ctl|sts: that register of Selective block K, as 0x%08x.
-sel_reg() {
-	local cfg b
-	cfg=$(dev "$1")/config
-	b=$(sel_block "$cfg" "$2") || return 1
-	case $3 in
-	ctl) cfg_word "$cfg" $((b + 4)) ;;
-	sts) cfg_word "$cfg" $((b + 8)) ;;
-	esac
-}
-
 @test "connect writes tsm0 once and reports the new stream on both partners (SEV-TIO)" {
 	mount_live sev-tio
 	command -v strace >/dev/null || skip "strace not installed"

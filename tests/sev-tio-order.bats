@@ -21,17 +21,6 @@ gpu() {
 	echo '(.. | objects | select(.bdf? == "0000:81:00.0"))'
 }
 
-# sel_reg BDF K ctl|sts: that register of Selective block K
-sel_reg() {
-	local cfg b
-	cfg=$(dev "$1")/config
-	b=$(sel_block "$cfg" "$2") || return 1
-	case $3 in
-	ctl) u32 "$cfg" $((b + 4)) ;;
-	sts) u32 "$cfg" $((b + 8)) ;;
-	esac
-}
-
 # status / hint of the result of check ID about OBJECT in audit -J's $output
 field_of() {
 	printf '%s' "$output" | jq -r --arg id "$2" --arg obj "$3" \
@@ -59,9 +48,9 @@ connect_in_flight() {
 		'["insecure","secure","insecure"]'
 	[ "$stderr" = "tsmctl connect $GPU: connected to tsm0, but the stream is not SECURE on both partners (stream0.0.0 on pci0000:80: endpoint secure, root port insecure: both partners are enabled and the root port is not SECURE: it failed at the enable (SEV-TIO since Linux 7.x enables the endpoint, then the root port, and keeps both enabled whatever either answers) or dropped since (the only way on v6.19, which enabled the root port first)); the TSM kept it registered: 'tsmctl disconnect $GPU' releases it" ]
 	# what the kernel shows: both enable bits, the root port's block INSECURE
-	[ "$(sel_reg $GPU 0 ctl)" = 00c00001 ]
-	[ "$(sel_reg 0000:80:01.1 0 ctl)" = 00000201 ]
-	[ "$(sel_reg 0000:80:01.1 0 sts)" = 00000000 ]
+	[ "$(sel_reg $GPU 0 ctl)" = 0x00c00001 ]
+	[ "$(sel_reg 0000:80:01.1 0 ctl)" = 0x00000201 ]
+	[ "$(sel_reg 0000:80:01.1 0 sts)" = 0x00000000 ]
 }
 
 @test "v6.19: connect says the root port came first and the endpoint was never enabled" {
@@ -70,28 +59,28 @@ connect_in_flight() {
 	expect_status 1
 	json_is '.results[0].streams[0] | [.endpoint_state, .root_port_state]' '["disabled","insecure"]'
 	[[ "$stderr" == *"(stream0.0.0 on pci0000:80: endpoint disabled, root port insecure: SEV-TIO enabled the root port first and, as it did not reach SECURE, never enabled the endpoint (v6.19's order; 7.x enables the endpoint first and keeps both enabled));"* ]]
-	[ "$(sel_reg $GPU 0 ctl)" = 00c00000 ]
-	[ "$(sel_reg 0000:80:01.1 0 ctl)" = 00000201 ]
+	[ "$(sel_reg $GPU 0 ctl)" = 0x00c00000 ]
+	[ "$(sel_reg 0000:80:01.1 0 ctl)" = 0x00000201 ]
+}
+
+# audit_connected JQ: mount sev-tio.json changed by JQ, connect the GPU, audit -J it
+audit_connected() {
+	unmount_live
+	mount_live_jq sev-tio "$1"
+	run t connect $GPU tsm0
+	run --separate-stderr t audit -J -d $GPU
 }
 
 @test "audit's hints follow the order the blocks show: 7.x, and each v6.19 shape" {
-	mount_live_jq sev-tio "$(gpu).faults = { \"insecure\": \"ep\" }"
-	run t connect $GPU tsm0
-	run --separate-stderr t audit -J -d $GPU
+	audit_connected "$(gpu).faults = { \"insecure\": \"ep\" }"
 	expect_status 1
 	[ "$(field_of status stream.enabled pci0000:80/stream0.0.0)" = pass ]
 	[ "$(field_of status stream.secure pci0000:80/stream0.0.0)" = fail ]
 	[ "$(field_of hint stream.secure pci0000:80/stream0.0.0)" = "both partners are enabled and the endpoint is not SECURE: it failed at the enable (SEV-TIO since Linux 7.x enables the endpoint, then the root port, and keeps both enabled whatever either answers) or dropped since (the only way on v6.19, which enabled the root port first); disconnect and reconnect the endpoint; the kernel treats a drop to INSECURE like link-down: check the link (AER, dmesg)" ]
-	unmount_live
-	mount_live_jq sev-tio ".abi = \"v6.19\" | $(gpu).faults = { \"insecure\": \"ep\" }"
-	run t connect $GPU tsm0
-	run --separate-stderr t audit -J -d $GPU
+	audit_connected ".abi = \"v6.19\" | $(gpu).faults = { \"insecure\": \"ep\" }"
 	[ "$(field_of status stream.enabled pci0000:80/stream0.0.0)" = fail ]
 	[ "$(field_of hint stream.enabled pci0000:80/stream0.0.0)" = "the endpoint did not reach SECURE, so SEV-TIO disabled the root port it had enabled first again (v6.19's order; 7.x enables the endpoint first and keeps both enabled); disconnect and reconnect the endpoint" ]
-	unmount_live
-	mount_live_jq sev-tio ".abi = \"v6.19\" | $(gpu).faults = { \"insecure\": \"rp\" }"
-	run t connect $GPU tsm0
-	run --separate-stderr t audit -J -d $GPU
+	audit_connected ".abi = \"v6.19\" | $(gpu).faults = { \"insecure\": \"rp\" }"
 	[[ "$(field_of hint stream.secure pci0000:80/stream0.0.0)" == "SEV-TIO enabled the root port first and, as it did not reach SECURE, never enabled the endpoint (v6.19's order;"*"like link-down: check the link (AER, dmesg)" ]]
 }
 

@@ -90,6 +90,17 @@ dev() {
 	echo "$ROOT/sys/bus/pci/devices/$1"
 }
 
+# sel_reg BDF K ctl|sts: that register of Selective block K, as 0x%08x.
+sel_reg() {
+	local cfg b
+	cfg=$(dev "$1")/config
+	b=$(sel_block "$cfg" "$2") || return 1
+	case $3 in
+	ctl) cfg_word "$cfg" $((b + 4)) ;;
+	sts) cfg_word "$cfg" $((b + 8)) ;;
+	esac
+}
+
 avail() {
 	cat "$ROOT/sys/devices/$1/available_secure_streams"
 }
