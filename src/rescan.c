@@ -48,9 +48,10 @@ struct watched_pool {
 
 /*
  * Where a connected DSM's dependents live (its directory: the slot's other
- * functions and their VFs), as the start listed it, and the functions there
- * without a tsm/ group: a new VF gets its group after its own add uevent,
- * with none of its own (ABI.md §2.2, §2.8), so only a look can see it come.
+ * functions and their VFs), as the start listed it; the functions there
+ * that the scan saw without a tsm/ group, and the dependents it saw with
+ * one: a new VF gets its group after its own add uevent, with none of its
+ * own (ABI.md §2.2, §2.8), so only a look can see it come.
  */
 struct dsm_dir {
 	char *dir;
@@ -71,8 +72,10 @@ struct rescan {
 	struct listing *listings;	/* WATCHED_DIRS, as the start saw them */
 	struct dsm_dir *dsm_dirs;
 	size_t nr_dsm_dirs, cap_dsm_dirs;
-	char **groupless;		/* DIR/FUNCTION/tsm not there at the start */
+	char **groupless;		/* DIR/FUNCTION/tsm/dsm the scan did not see */
 	size_t nr_groupless, cap_groupless;
+	char **grouped;			/* a dependent's DIR/FUNCTION/tsm/dsm the scan saw */
+	size_t nr_grouped, cap_grouped;
 };
 
 /* A directory whose entries the look compares with the start's. */
@@ -201,12 +204,31 @@ static bool dsm_dir_kept(const struct rescan *r, const char *dir)
 	return false;
 }
 
+static void keep_path(char ***v, size_t *n, size_t *cap, char *path)
+{
+	xgrow(v, cap, *n, sizeof(**v));
+	(*v)[(*n)++] = path;
+}
+
+/* The function of SNAP in directory PATH, NULL when the scan saw none (no tsm/ group). */
+static const struct pci_func *snap_func_at(const struct tsm_snapshot *snap, const char *path)
+{
+	for (size_t i = 0; i < snap->nr_funcs; i++)
+		if (snap->funcs[i]->dir && streq(snap->funcs[i]->dir, path))
+			return snap->funcs[i];
+	return NULL;
+}
+
 /*
  * A connected DSM whose TSM gives dependents contexts (any but SEV-TIO,
- * ABI.md §2.2): its directory's entries now, and of the functions there
- * those without tsm/.
+ * ABI.md §2.2): its directory's entries now; the tsm/dsm of the functions
+ * there that the scan did not see as dependents (one coming is a move), and
+ * of the dependents it saw there (one going is a move). Judged by the scan,
+ * not by a look now: a context that came or went between the scan and this
+ * listing is then still a move.
  */
-static void watch_dependents(struct rescan *r, const struct pci_func *d)
+static void watch_dependents(struct rescan *r, const struct tsm_snapshot *snap,
+			     const struct pci_func *d)
 {
 	const char *slash = d->dir ? strrchr(d->dir, '/') : NULL;
 	char *dir, canon[BDF_MAX];
@@ -224,17 +246,28 @@ static void watch_dependents(struct rescan *r, const struct pci_func *d)
 	w->dir = dir;
 	w->err = sysfs_list(dir, &w->names, &w->n);
 	for (size_t i = 0; i < w->n; i++) {
-		char *tsm;
+		char *path;
+		const struct pci_func *f;
 
 		if (bdf_canonical(w->names[i], canon) || !streq(canon, w->names[i]))
 			continue;
-		tsm = path_join3(dir, w->names[i], "tsm");
-		if (sysfs_exists(tsm)) {
-			free(tsm);
-			continue;
-		}
-		xgrow(&r->groupless, &r->cap_groupless, r->nr_groupless, sizeof(*r->groupless));
-		r->groupless[r->nr_groupless++] = tsm;
+		path = path_join(dir, w->names[i]);
+		f = snap_func_at(snap, path);
+		/* tsm/dsm, as watch tells a dependent (an empty tsm/ is none: its DSM lacks TEE) */
+		if (!f || !f->has_dsm)
+			keep_path(&r->groupless, &r->nr_groupless, &r->cap_groupless,
+				  path_join3(path, "tsm", "dsm"));
+		free(path);
+	}
+	/* the dependents the scan saw there, gone from the listing or not */
+	for (size_t i = 0; i < snap->nr_funcs; i++) {
+		const struct pci_func *f = snap->funcs[i];
+
+		slash = f->dir ? strrchr(f->dir, '/') : NULL;
+		if (slash && !f->has_connect && f->has_dsm && (size_t)(slash - f->dir) == strlen(dir) &&
+		    !strncmp(f->dir, dir, strlen(dir)))
+			keep_path(&r->grouped, &r->nr_grouped, &r->cap_grouped,
+				  path_join3(f->dir, "tsm", "dsm"));
 	}
 }
 
@@ -285,7 +318,7 @@ void rescan_keep(struct rescan *r, struct tsm_snapshot *snap)
 		watch_stream(r, snap->streams[i]);
 	for (size_t i = 0; i < snap->nr_funcs; i++)
 		if (snap->funcs[i]->has_connect)
-			watch_dependents(r, snap->funcs[i]);
+			watch_dependents(r, snap, snap->funcs[i]);
 	fix_files(r);
 }
 
@@ -356,6 +389,8 @@ int rescan_look(struct rescan *r)
 				    r->dsm_dirs[i].err);
 	for (size_t i = 0; i < r->nr_groupless && !moved; i++)
 		moved = sysfs_exists(r->groupless[i]);
+	for (size_t i = 0; i < r->nr_grouped && !moved; i++)
+		moved = !sysfs_exists(r->grouped[i]);
 	for (size_t i = 0; i < r->nr_texts && !moved; i++)
 		moved = text_moved(&r->texts[i]);
 	for (size_t i = 0; i < r->nr_pools && !moved; i++)
@@ -387,5 +422,6 @@ void rescan_stop(struct rescan *r)
 	}
 	free(r->dsm_dirs);
 	strv_free(r->groupless, r->nr_groupless);
+	strv_free(r->grouped, r->nr_grouped);
 	free(r);
 }
