@@ -418,7 +418,17 @@ static int save_file(const char *dir, const char *name, const void *buf, size_t 
 	return rc ? EXIT_FAIL : 0;
 }
 
-/* The files into place, the function's resource and config, then the manifest (the -J document). */
+/* A sysfs attribute's TEXT into DIR/NAME as the kernel prints it (sysfs_read_text() took its newline). */
+static int save_text(const char *dir, const char *name, const char *text)
+{
+	char *line = xasprintf("%s\n", text);
+	int rc = save_file(dir, name, line, strlen(line));
+
+	free(line);
+	return rc;
+}
+
+/* The files into place, the function's resource, config, serial number and TSM provider, then the manifest. */
 static int commit_files(struct fetch *f, const struct result *res, const struct evidence_set *dev)
 {
 	FILE *mem;
@@ -436,15 +446,15 @@ static int commit_files(struct fetch *f, const struct result *res, const struct 
 	if (rc)
 		return EXIT_FAIL;
 	/* what evidence.report-ranges checks the report against, for --from DIR */
-	if (dev->resource) {
-		/* as the kernel prints it: sysfs_read_text() took its last newline */
-		text = xasprintf("%s\n", dev->resource);
-		rc = save_file(f->dir, EVSET_RESOURCE, text, strlen(text));
-		free(text);
-		text = NULL;
-	}
+	if (dev->resource)
+		rc = save_text(f->dir, EVSET_RESOURCE, dev->resource);
 	if (!rc && dev->config)
 		rc = save_file(f->dir, EVSET_CONFIG, dev->config, dev->config_len);
+	/* what evidence.binding compares and how evidence.report-ranges reads the report */
+	if (!rc && dev->serial)
+		rc = save_text(f->dir, EVSET_SERIAL, dev->serial);
+	if (!rc && dev->tsm_provider)
+		rc = save_text(f->dir, EVSET_TSM_PROVIDER, dev->tsm_provider);
 	if (rc)
 		return rc;
 	mem = open_memstream(&text, &len);
@@ -495,7 +505,7 @@ static int show(const struct cmd_ctx *ctx, struct result *res, const struct evid
 static int show_verdict(const struct cmd_ctx *ctx, struct ev_judge *j, const struct evidence_set *set)
 {
 	struct ev_results r;
-	char *why = NULL;
+	char *why = NULL, *pending;
 	int rc;
 
 	ev_judge_run(j, set, !set->from_dir, &r);
@@ -510,10 +520,15 @@ static int show_verdict(const struct cmd_ctx *ctx, struct ev_judge *j, const str
 		ev_results_print(stdout, &r, ctx->verbose);
 	}
 	rc = ev_results_count(&r, AUDIT_FAIL) ? EXIT_FAIL : 0;
-	if (ev_judge_save_pins(j, &why)) {
+	/* a first use is pinned only by a verdict that stands, and said once it is on disk */
+	pending = rc ? NULL : ev_judge_pending_pins(j);
+	if (pending && ev_judge_save_pins(j, &why)) {
 		cmd_error(CMD, "--pin %s", why);
 		rc = EXIT_FAIL;
+	} else if (pending) {
+		cmd_note(CMD, "pinned %s in %s", pending, param.judge.pin);
 	}
+	free(pending);
 	free(why);
 	ev_results_free(&r);
 	return rc;

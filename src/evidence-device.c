@@ -4,7 +4,10 @@
  * space (evidence-device.h), for checking an interface report against them.
  * resource_show() (drivers/pci/pci-sysfs.c) prints "0x%016llx 0x%016llx
  * 0x%016llx" (start, end, flags) per resource; MSI-X is PCI Local Bus 3.0
- * §6.8.2 (include/uapi/linux/pci_regs.h PCI_MSIX_*).
+ * §6.8.2 (include/uapi/linux/pci_regs.h PCI_MSIX_*). The Device Serial Number
+ * is the kernel's serial_number, serial_number_show() in pci-sysfs.c: the
+ * 64-bit DSN big-endian, "%8phD" (eight bytes, two lower-case hex digits
+ * each, joined by '-', a newline), the form lspci prints.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -93,4 +96,54 @@ int ev_find_msix(const uint8_t *cfg, size_t len, struct ev_msix *m)
 		pos = cfg[pos + 1];
 	}
 	return -ENOENT;
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int ev_parse_dsn(const char *text, size_t len, uint64_t *dsn)
+{
+	size_t i = 0;
+	char sep = 0;
+
+	*dsn = 0;
+	if (len == 18 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+		i = 2;		/* 0x and sixteen digits */
+	else if (len == 23)
+		sep = text[2];	/* eight pairs, seven separators */
+	if ((len != 16 && len != 23 && i != 2) || (sep && !strchr("-: ", sep)))
+		return -EBADMSG;
+	for (unsigned int byte = 0; byte < 8; byte++) {
+		int hi, lo;
+
+		if (byte && sep && text[i++] != sep)
+			return -EBADMSG;
+		hi = hex_digit(text[i]);
+		lo = hex_digit(text[i + 1]);
+		if (hi < 0 || lo < 0)
+			return -EBADMSG;
+		*dsn = *dsn << 8 | (uint64_t)(hi << 4 | lo);
+		i += 2;
+	}
+	return i == len ? 0 : -EBADMSG;
+}
+
+int ev_device_info_serial(const char *info, size_t len, const char **serial, size_t *serial_len)
+{
+	const char *end = info + len, *first = memchr(info, ':', len), *second;
+
+	second = first ? memchr(first + 1, ':', (size_t)(end - first - 1)) : NULL;
+	if (!second)
+		return -ENOENT;
+	*serial = second + 1;
+	*serial_len = (size_t)(end - *serial);
+	return 0;
 }

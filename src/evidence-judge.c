@@ -4,6 +4,7 @@
  * (evidence-judge.h): the glue between the loaders (trust, reference, pins)
  * and the pure checks.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "tsmctl/evidence-judge.h"
@@ -44,12 +45,23 @@ void ev_judge_run(struct ev_judge *j, const struct evidence_set *s, bool live, s
 	};
 	struct ev_decoded d;
 
+	if (j->has_pins)
+		ev_pins_forget_pending(&j->pins);
 	ev_decode_set(s, &d);
 	ev_verify(&d, &o, r);
 	ev_decoded_release(&d);
 }
 
+char *ev_judge_pending_pins(const struct ev_judge *j)
+{
+	return j->has_pins ? ev_pins_pending_text(&j->pins) : NULL;
+}
+
 int ev_judge_save_pins(struct ev_judge *j, char **why)
 {
-	return j->has_pins && j->pins.changed ? ev_pins_save(&j->pins, why) : 0;
+	char *pending = ev_judge_pending_pins(j);
+	int rc = pending ? ev_pins_save(&j->pins, why) : 0;
+
+	free(pending);
+	return rc;
 }

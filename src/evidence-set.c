@@ -2,8 +2,9 @@
 /*
  * One device's evidence held whole (evidence-set.h): filled by a dump's
  * sink, or loaded from a directory `evidence -o` saved (manifest.json, the
- * object files, the device's resource and config), every file held to the
- * manifest's length and SHA-384 so a changed copy is never judged.
+ * object files, the device's resource, config, serial number and TSM
+ * provider), every object file held to the manifest's length and SHA-384 so
+ * a changed copy is never judged.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -52,6 +53,8 @@ void evset_release(struct evidence_set *s)
 	free(s->source);
 	free(s->resource);
 	free(s->config);
+	free(s->serial);
+	free(s->tsm_provider);
 	evset_init(s);
 }
 
@@ -166,22 +169,53 @@ long long evset_generation(const struct evidence_set *s)
 	return g;
 }
 
+/* The provider of the TSM DIR's tsm/lock names: where tsmN/device leads (ABI.md §1.1, §1.2), or NULL. */
+static char *lock_provider(const char *dir)
+{
+	char *tsm = NULL, *provider = NULL, *path, *tsm_dir = NULL, *where;
+
+	if (sysfs_attr_text(dir, "tsm/lock", &tsm) || !*tsm) {
+		free(tsm);
+		return NULL;
+	}
+	/* links resolve lexically from a canonical directory: the class link's target first */
+	path = xasprintf(TSM_CLASS "/%s", tsm);
+	if (!sysfs_resolve_link(path, &tsm_dir)) {
+		free(path);
+		path = path_join(tsm_dir, "device");
+		if (!sysfs_resolve_link(path, &where)) {
+			provider = xstrdup(path_base(where));
+			free(where);
+		}
+	}
+	free(tsm_dir);
+	free(path);
+	free(tsm);
+	return provider;
+}
+
 void evset_read_device(struct evidence_set *s)
 {
-	char *path = xasprintf(PCI_DEVICES "/%s/resource", s->bdf);
+	char *dir = path_join(PCI_DEVICES, s->bdf);
 	int rc;
 
-	rc = sysfs_read_text(path, &s->resource);
-	free(path);
+	/* the kernel's serial_number: admin only, and absent without a DSN (ABI.md §1.2) */
+	s->serial_err = sysfs_attr_text(dir, EVSET_SERIAL, &s->serial);
+	if (s->serial_err)
+		s->serial = NULL;
+	s->tsm_provider = lock_provider(dir);
+	rc = sysfs_attr_text(dir, "resource", &s->resource);
 	if (rc) {
 		s->resource = NULL;
 		s->device_err = rc;
+		free(dir);
 		return;
 	}
-	path = xasprintf(PCI_DEVICES "/%s/config", s->bdf);
+	free(dir);
+	dir = xasprintf(PCI_DEVICES "/%s/config", s->bdf);
 	s->config = xmalloc(EVSET_CONFIG_MAX);
-	rc = sysfs_read_bin(path, s->config, EVSET_CONFIG_MAX, &s->config_len);
-	free(path);
+	rc = sysfs_read_bin(dir, s->config, EVSET_CONFIG_MAX, &s->config_len);
+	free(dir);
 	if (rc) {
 		free(s->config);
 		s->config = NULL;
@@ -306,14 +340,41 @@ static int load_object(struct evidence_set *s, const char *dir, json_object *j, 
 	return 0;
 }
 
+/* DIR/NAME's text, one trailing newline dropped, into *TEXT (NULL when absent): 0 or -errno. */
+static int load_text(const char *dir, const char *name, size_t max, char **text)
+{
+	char *path = path_join(dir, name);
+	uint8_t *buf;
+	size_t len;
+	int rc = userfile_read(path, max, &buf, &len);
+
+	free(path);
+	*text = NULL;
+	if (rc)
+		return rc;
+	if (len && buf[len - 1] == '\n')
+		len--;
+	buf[len] = '\0';
+	if (strlen((char *)buf) != len) {
+		free(buf);
+		return -EILSEQ;
+	}
+	*text = (char *)buf;
+	return 0;
+}
+
 /* The device's files beside the objects, when they were saved. */
 static void load_device(struct evidence_set *s, const char *dir)
 {
 	char *path = path_join(dir, EVSET_RESOURCE);
 	uint8_t *buf;
 	size_t len;
-	int rc = userfile_read(path, 65536, &buf, &len);
+	int rc;
 
+	s->serial_err = load_text(dir, EVSET_SERIAL, 64, &s->serial);
+	if (load_text(dir, EVSET_TSM_PROVIDER, 256, &s->tsm_provider))
+		s->tsm_provider = NULL;
+	rc = userfile_read(path, 65536, &buf, &len);
 	free(path);
 	if (rc) {
 		s->device_err = rc;

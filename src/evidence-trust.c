@@ -124,6 +124,19 @@ void ev_trust_release(struct ev_trust *t)
 
 /* ---- pins ---- */
 
+static void add_pin(struct ev_pins *p, const char *bdf, unsigned int slot, const char *sha384,
+		    bool pending)
+{
+	struct ev_pin *pin;
+
+	p->v = xrealloc(p->v, (p->n + 1) * sizeof(*p->v));
+	pin = &p->v[p->n++];
+	snprintf(pin->bdf, sizeof(pin->bdf), "%s", bdf);
+	pin->slot = slot;
+	snprintf(pin->sha384, sizeof(pin->sha384), "%s", sha384);
+	pin->pending = pending;
+}
+
 static bool is_sha384_hex(const char *s)
 {
 	return strlen(s) == 96 && strspn(s, "0123456789abcdef") == 96;
@@ -160,9 +173,8 @@ int ev_pins_load(const char *path, struct ev_pins *p, char **why)
 			break;
 		}
 		if (!ev_pin_find(p, canon, slot))
-			ev_pin_add(p, canon, slot, sha);
+			add_pin(p, canon, slot, sha, false);
 	}
-	p->changed = false;
 	free(text);
 	return rc;
 }
@@ -187,7 +199,8 @@ int ev_pins_save(struct ev_pins *p, char **why)
 		*why = outfile_error(&o, rc);
 		outfile_discard(&o);
 	} else {
-		p->changed = false;
+		for (size_t i = 0; i < p->n; i++)
+			p->v[i].pending = false;
 	}
 	free(text);
 	return rc;
@@ -203,19 +216,40 @@ void ev_pins_release(struct ev_pins *p)
 const struct ev_pin *ev_pin_find(const struct ev_pins *p, const char *bdf, unsigned int slot)
 {
 	for (size_t i = 0; p && i < p->n; i++)
-		if (streq(p->v[i].bdf, bdf) && p->v[i].slot == slot)
+		if (!p->v[i].pending && streq(p->v[i].bdf, bdf) && p->v[i].slot == slot)
 			return &p->v[i];
 	return NULL;
 }
 
-void ev_pin_add(struct ev_pins *p, const char *bdf, unsigned int slot, const char *sha384)
+void ev_pin_propose(struct ev_pins *p, const char *bdf, unsigned int slot, const char *sha384)
 {
-	struct ev_pin *pin;
+	/* a later proposal for the same slot replaces the earlier one */
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->v[i].pending && streq(p->v[i].bdf, bdf) && p->v[i].slot == slot) {
+			snprintf(p->v[i].sha384, sizeof(p->v[i].sha384), "%s", sha384);
+			return;
+		}
+	}
+	add_pin(p, bdf, slot, sha384, true);
+}
 
-	p->v = xrealloc(p->v, (p->n + 1) * sizeof(*p->v));
-	pin = &p->v[p->n++];
-	snprintf(pin->bdf, sizeof(pin->bdf), "%s", bdf);
-	pin->slot = slot;
-	snprintf(pin->sha384, sizeof(pin->sha384), "%s", sha384);
-	p->changed = true;
+void ev_pins_forget_pending(struct ev_pins *p)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < p->n; i++)
+		if (!p->v[i].pending)
+			p->v[kept++] = p->v[i];
+	p->n = kept;
+}
+
+char *ev_pins_pending_text(const struct ev_pins *p)
+{
+	char *text = NULL;
+
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i].pending)
+			str_join(&text, ", ", "%s slot %u (SHA-384 %.16s...)", p->v[i].bdf, p->v[i].slot,
+				 p->v[i].sha384);
+	return text;
 }

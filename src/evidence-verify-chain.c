@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * evidence.chain: each slot's chain through libcrypto's X509_verify_cert()
- * against the trust store (the chain's own certificates as untrusted
- * intermediates, the current time, CA constraints; X509_V_FLAG_PARTIAL_CHAIN
- * only when asked), then the SPDM leaf rules of DSP0274 ("Leaf certificate"):
- * an extendedKeyUsage, when present, names id-DMTF-eku-responder-auth, and a
- * keyUsage, when present, allows digitalSignature. --pin compares the root
- * certificate's SHA-384 with the one recorded at first use.
+ * evidence.chain: each slot's chain walked as DSP0274 and libspdm walk it
+ * (doc/EVIDENCE.md). The certificates are in order, each signed by the one
+ * before; then libcrypto's X509_verify_cert() checks exactly that path (the
+ * chain's own certificates as untrusted intermediates, never searched for
+ * first in the store, no alternative chains) up to a trust anchor that either
+ * is the first certificate or signed it. The anchor it verified to is the
+ * root: RootHash (evidence.root-hash) and --pin speak of it, never of the
+ * first certificate as such. Then libspdm's leaf rules
+ * (evidence-verify-leaf.c). --pin: a root the pin file holds is the one the
+ * operator vouched for; a chain whose own root no trust anchor vouches for is
+ * trust on first use (EV_RISK_FIRST_USE), its pin proposed, written only when
+ * the decision that takes the risk succeeds (evidence-judge.h).
  */
 #include <string.h>
 #include <time.h>
@@ -20,6 +25,8 @@
 #include "evidence-verify-int.h"
 #include "tsmctl/evidence-trust.h"
 #include "tsmctl/util.h"
+
+#define ID	"evidence.chain"
 
 /* "2036-05-01" */
 static char *day(int64_t t)
@@ -58,30 +65,80 @@ static char *error_hint(int err, const struct ev_verify_opts *o, const struct sp
 	}
 }
 
-/* DSP0274's leaf rules after libcrypto verified the path: NULL, or what is wrong. */
-static char *leaf_misuse(const struct spdm_cert *leaf)
+/* Is the store's answer "I do not know this chain's root" (so a pin may)? */
+static bool root_unknown(int err)
 {
-	uint32_t ku = X509_get_key_usage(leaf->x509);
-	bool has_eku = X509_get_ext_by_NID(leaf->x509, NID_ext_key_usage, -1) >= 0;
-
-	if (has_eku && !leaf->eku_responder_auth)
-		return xstrdup("the leaf's extendedKeyUsage lacks id-DMTF-eku-responder-auth "
-			       "(1.3.6.1.4.1.412.274.3): it may not authenticate an SPDM responder");
-	if (ku != UINT32_MAX && !(ku & KU_DIGITAL_SIGNATURE))
-		return xstrdup("the leaf's keyUsage lacks digitalSignature");
-	if (leaf->ca)
-		return xstrdup("the leaf is a CA certificate (basicConstraints cA)");
-	return NULL;
+	return err == X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN ||
+	       err == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY ||
+	       err == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT;
 }
 
-/* X509_verify_cert() of chain C against STORE: 0, or its error with *DEPTH. */
-static int verify_path(const struct spdm_chain *c, X509_STORE *store, bool partial, int *depth)
+/*
+ * DSP0274's order: certificate I is signed by certificate I - 1 (names,
+ * key identifiers and keyCertSign as X509_check_issued() matches them, and
+ * the signature under I - 1's key). 0, or the first I that is not.
+ */
+static unsigned int order_break(const struct spdm_chain *c)
+{
+	for (unsigned int i = 1; i < c->nr_certs; i++) {
+		X509 *issuer = c->certs[i - 1].x509, *x = c->certs[i].x509;
+		EVP_PKEY *key = X509_get0_pubkey(issuer);
+		bool ok = X509_check_issued(issuer, x) == X509_V_OK && key && X509_verify(x, key) == 1;
+
+		ERR_clear_error();
+		if (!ok)
+			return i;
+	}
+	return 0;
+}
+
+/* The first certificate when it is a root: a self-signed CA (libspdm_is_root_certificate()). */
+static const struct spdm_cert *own_root(const struct spdm_chain *c)
+{
+	const struct spdm_cert *first = spdm_chain_first(c);
+
+	return first->self_signed && first->ca ? first : NULL;
+}
+
+/* What X509_verify_cert() made of a chain. */
+struct path {
+	int err, depth;
+	X509 *anchor;		/* owned: the last certificate of the path it verified */
+	bool above;		/* the anchor came from the store, above the first certificate */
+	bool top;		/* the anchor stands in the first certificate's place (or above it) */
+};
+
+/*
+ * The path libcrypto built is the chain's own, leaf up: certificate I from
+ * the leaf is certs[n - 1 - I]. Only the anchor may come from the store: in
+ * the place of one of the chain's certificates (the store's copy), or above
+ * the first one (a chain without its root).
+ */
+static bool path_is_ours(const struct spdm_chain *c, STACK_OF(X509) *built, struct path *p)
+{
+	int len = sk_X509_num(built);
+	unsigned int n = c->nr_certs;
+
+	if (len < 1 || (unsigned int)len > n + 1)
+		return false;
+	for (int i = 0; i + 1 < len; i++)
+		if (X509_cmp(sk_X509_value(built, i), c->certs[n - 1 - (unsigned int)i].x509))
+			return false;
+	p->above = (unsigned int)len == n + 1;
+	p->top = (unsigned int)len >= n;
+	return true;
+}
+
+/* X509_verify_cert() of chain C, exactly its path, against STORE into P: P->err 0 or its error. */
+static void verify_path(const struct spdm_chain *c, X509_STORE *store, bool partial, struct path *p)
 {
 	X509_STORE_CTX *ctx = X509_STORE_CTX_new();
 	STACK_OF(X509) *untrusted = sk_X509_new_null();
 	const struct spdm_cert *leaf = spdm_chain_leaf(c);
-	int ok, err;
+	X509_VERIFY_PARAM *param;
+	int ok;
 
+	memset(p, 0, sizeof(*p));
 	if (!ctx || !untrusted)
 		out_of_memory();
 	for (unsigned int i = 0; i + 1 < c->nr_certs; i++)
@@ -89,17 +146,29 @@ static int verify_path(const struct spdm_chain *c, X509_STORE *store, bool parti
 			out_of_memory();
 	if (!X509_STORE_CTX_init(ctx, store, leaf->x509, untrusted))
 		out_of_memory();
-	if (partial)
-		X509_STORE_CTX_set_flags(ctx, X509_V_FLAG_PARTIAL_CHAIN);
+	/* no other path when the chain's fails; the path built is checked to be the chain's */
+	param = X509_STORE_CTX_get0_param(ctx);
+	X509_VERIFY_PARAM_set_flags(param, X509_V_FLAG_NO_ALT_CHAINS |
+				    (partial ? X509_V_FLAG_PARTIAL_CHAIN : 0));
 	ok = X509_verify_cert(ctx);
-	err = ok == 1 ? X509_V_OK : X509_STORE_CTX_get_error(ctx);
-	if (ok != 1 && err == X509_V_OK)
-		err = X509_V_ERR_UNSPECIFIED;
-	*depth = X509_STORE_CTX_get_error_depth(ctx);
+	p->err = ok == 1 ? X509_V_OK : X509_STORE_CTX_get_error(ctx);
+	if (ok != 1 && p->err == X509_V_OK)
+		p->err = X509_V_ERR_UNSPECIFIED;
+	p->depth = X509_STORE_CTX_get_error_depth(ctx);
+	if (!p->err) {
+		STACK_OF(X509) *built = X509_STORE_CTX_get0_chain(ctx);
+
+		if (!path_is_ours(c, built, p)) {
+			p->err = X509_V_ERR_UNSPECIFIED;
+			p->depth = -1;
+		} else {
+			p->anchor = sk_X509_value(built, sk_X509_num(built) - 1);
+			X509_up_ref(p->anchor);
+		}
+	}
 	X509_STORE_CTX_free(ctx);
 	sk_X509_free(untrusted);
 	ERR_clear_error();
-	return err;
 }
 
 /* The certificate a path error at DEPTH is about: depth 0 is the leaf, the last one. */
@@ -110,131 +179,277 @@ static const struct spdm_cert *at_depth(const struct spdm_chain *c, int depth)
 	return &c->certs[c->nr_certs - 1 - (unsigned int)depth];
 }
 
-/* A store holding only the chain's root, for a pinned root without a trust store. */
-static X509_STORE *root_store(const struct spdm_chain *c)
+/* A store holding only CERT: the chain's own root, for a pin to vouch for. */
+static X509_STORE *store_of(X509 *cert)
 {
 	X509_STORE *s = X509_STORE_new();
 
-	if (!s || !X509_STORE_add_cert(s, spdm_chain_root(c)->x509))
+	if (!s || !X509_STORE_add_cert(s, cert))
 		out_of_memory();
 	return s;
 }
 
-static void root_sha384(const struct spdm_chain *c, char hex[97])
+/* X's DER, allocated. */
+static uint8_t *der_of(X509 *x, size_t *len)
+{
+	unsigned char *der = NULL;
+	int n = i2d_X509(x, &der);
+	uint8_t *copy;
+
+	if (n <= 0)
+		out_of_memory();
+	copy = xmalloc((size_t)n);
+	memcpy(copy, der, (size_t)n);
+	OPENSSL_free(der);
+	*len = (size_t)n;
+	return copy;
+}
+
+/* The root of slot K: its DER, where it came from; or why it is not known. */
+static void set_root(struct ev_roots *roots, unsigned int k, X509 *x, const char *from,
+		     char *why)
+{
+	struct ev_root *root = &roots->slot[k];
+
+	if (x) {
+		root->der = der_of(x, &root->der_len);
+		root->from = from;
+		free(why);
+	} else {
+		root->why = why;
+	}
+}
+
+/*
+ * The root a path verified to: its anchor when that stands in the first
+ * certificate's place or above it, else (a partial chain's anchor below) the
+ * chain's own root.
+ */
+static void root_of_path(const struct spdm_chain *c, const struct path *p, struct ev_roots *roots,
+			 unsigned int k)
+{
+	const struct spdm_cert *own = own_root(c);
+
+	if (p->above)
+		set_root(roots, k, p->anchor, "the trust anchor that signed the first certificate", NULL);
+	else if (p->top)
+		set_root(roots, k, p->anchor, X509_cmp(p->anchor, spdm_chain_first(c)->x509) ?
+			 "the trust store's certificate in the first one's place" : EV_ROOT_IN_CHAIN,
+			 NULL);
+	else if (own)
+		set_root(roots, k, own->x509, EV_ROOT_IN_CHAIN, NULL);
+	else
+		set_root(roots, k, NULL, NULL,
+			 xasprintf("the chain verified to a trust anchor inside it and does not carry "
+				   "its root (its first certificate, %s, is issued by %s)",
+				   spdm_chain_first(c)->subject, spdm_chain_first(c)->issuer));
+}
+
+static void sha384_hex(X509 *x, char hex[97])
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int n = 0;
+	size_t len;
+	uint8_t *der = der_of(x, &len);
 	char *h;
 
-	if (!EVP_Digest(spdm_chain_root(c)->der, spdm_chain_root(c)->der_len, md, &n, EVP_sha384(), NULL))
+	if (!EVP_Digest(der, len, md, &n, EVP_sha384(), NULL))
 		out_of_memory();
 	h = ev_hex(md, n);
 	memcpy(hex, h, 97);
 	free(h);
+	free(der);
+}
+
+/* "3 certificates, root CN=..., leaf CN=..., ec 384, valid until 2036-05-01" */
+static char *describe(const struct spdm_chain *c, const struct path *p)
+{
+	const struct spdm_cert *leaf = spdm_chain_leaf(c);
+	char *subject = spdm_subject_text(p->anchor), *until = day(leaf->not_after);
+	char *s;
+
+	if (!subject)
+		out_of_memory();
+	s = xasprintf("%u certificate%s%s, root %s, leaf %s, %s %u, valid until %s",
+		      c->nr_certs, c->nr_certs == 1 ? "" : "s",
+		      p->above ? " and the root from the trust store" : "", subject, leaf->subject,
+		      spdm_key_type_name(leaf->key_type), leaf->key_bits, until);
+	free(subject);
+	free(until);
+	return s;
+}
+
+/* Why a chain whose root is not in it, and not in a store, cannot be verified. */
+static void no_anchor(const struct spdm_chain *c, const struct ev_verify_opts *o, const char *obj,
+		      struct ev_results *r)
+{
+	const struct spdm_cert *first = spdm_chain_first(c);
+
+	ev_add(r, ID, obj, AUDIT_SKIP,
+	       xasprintf("put the device vendor's root CA certificate (PEM) in %s, or name a store "
+			 "with --trust FILE|DIR: --pin cannot vouch for a root the chain does not carry",
+			 o->store_path),
+	       EV_UNVERIFIABLE "the chain does not carry its root certificate (its first, %s, is "
+	       "issued by %s) and no trust store holds it: %s %s", first->subject, first->issuer,
+	       o->store_path, o->store ? "does not" : o->store_missing ? o->store_missing :
+	       "was not given");
 }
 
 /*
- * The pin's word on slot K: 1 matches, 0 first use (recorded now), -1 changed
- * (*MSG says from what). No --pin: 2.
+ * The pin's word once the path verified: a pass, a change (fail) or a first
+ * use (a proposal, and EV_RISK_FIRST_USE when no trust anchor vouched).
  */
-static int pin_state(const struct ev_decoded *d, const struct ev_verify_opts *o, unsigned int k,
-		     char **msg)
-{
-	const struct spdm_chain *c = &d->chain[k];
-	const struct ev_pin *pin;
-	char hex[97];
-
-	if (!o->pins)
-		return 2;
-	root_sha384(c, hex);
-	pin = ev_pin_find(o->pins, d->set->bdf, k);
-	if (!pin) {
-		ev_pin_add(o->pins, d->set->bdf, k, hex);
-		*msg = xasprintf("root pinned on first use in %s (SHA-384 %.16s...)", o->pins->path, hex);
-		return 0;
-	}
-	if (streq(pin->sha384, hex)) {
-		*msg = xasprintf("root is the one pinned in %s", o->pins->path);
-		return 1;
-	}
-	*msg = xasprintf("the root changed since it was pinned in %s: SHA-384 %.16s..., pinned "
-			 "%.16s...", o->pins->path, hex, pin->sha384);
-	return -1;
-}
-
-static void check_slot(const struct ev_decoded *d, const struct ev_verify_opts *o, unsigned int k,
-		       struct ev_results *r)
+static void judge_pin(const struct ev_decoded *d, const struct ev_verify_opts *o, unsigned int k,
+		      const struct path *p, bool own, struct ev_results *r)
 {
 	const struct spdm_chain *c = &d->chain[k];
 	const char *obj = evidence_type_name(k);
-	const struct spdm_cert *leaf = spdm_chain_leaf(c), *bad;
-	X509_STORE *store = o->store;
-	char *pin_msg = NULL, *misuse, *until, *anchor;
-	int pin, err, depth = -1;
+	const struct ev_pin *pin = o->pins ? ev_pin_find(o->pins, d->set->bdf, k) : NULL;
+	char hex[97], *what = describe(c, p);
 
-	if (!store && !o->pins) {
-		ev_add(r, "evidence.chain", obj, AUDIT_SKIP,
-		       xasprintf("put the device vendors' root CA certificates (PEM) in %s, or name a "
-				 "store with --trust FILE|DIR; --pin FILE trusts the first root seen",
-				 o->store_path), "no trust store: %s %s", o->store_path,
-		       o->store_missing ? o->store_missing : "was not given");
-		return;
-	}
-	pin = pin_state(d, o, k, &pin_msg);
-	if (pin < 0) {
-		ev_add(r, "evidence.chain", obj, AUDIT_FAIL,
+	sha384_hex(p->anchor, hex);
+	if (pin && !streq(pin->sha384, hex))
+		ev_add(r, ID, obj, AUDIT_FAIL,
 		       xasprintf("the device (or its certificate authority) is not the one seen "
 				 "before: if that is expected, remove its line from %s", o->pins->path),
-		       "%s", pin_msg);
-		free(pin_msg);
+		       "the root changed since it was pinned in %s: SHA-384 %.16s..., pinned %.16s... "
+		       "(%s)", o->pins->path, hex, pin->sha384, what);
+	else if (pin && own)
+		ev_add(r, ID, obj, AUDIT_PASS, NULL, "verified to the root pinned in %s (%s)",
+		       o->pins->path, what);
+	else if (own)
+		ev_add_risk(r, ID, obj, EV_RISK_FIRST_USE,
+			    xasprintf("compare the root's SHA-384 with the vendor's (tsmctl evidence "
+				      "%s -v lists the chain): a decision that takes this first use "
+				      "pins it in %s, and later reads must match it; or put the "
+				      "vendor's root CA in the trust store", d->set->bdf, o->pins->path),
+			    "trust on first use: verified to its own root, which no trust anchor "
+			    "issued and %s does not hold yet; it would be pinned there (SHA-384 "
+			    "%.16s...) (%s)", o->pins->path, hex, what);
+	else
+		ev_add(r, ID, obj, AUDIT_PASS, NULL, "verified against %s (%s)%s%s%s", o->store_path,
+		       what, !o->pins ? "" : pin ? "; root is the one pinned in " :
+		       "; the root is not pinned yet: pinned in ", o->pins ? o->pins->path : "",
+		       o->pins && !pin ? " once this decision succeeds" : "");
+	if (!pin && o->pins)
+		ev_pin_propose(o->pins, d->set->bdf, k, hex);
+	free(what);
+}
+
+/* Verify against the trust store, or a pin's own root: into P, OWN set when the latter. */
+static bool verify_anchored(const struct spdm_chain *c, const struct ev_verify_opts *o,
+			    struct path *p, bool *own)
+{
+	const struct spdm_cert *root = own_root(c);
+	X509_STORE *s;
+
+	*own = false;
+	if (o->store) {
+		verify_path(c, o->store, o->partial_chain, p);
+		if (!p->err || !root_unknown(p->err) || !o->pins || !root)
+			return true;
+	}
+	if (!o->pins || !root)
+		return false;
+	/* the store does not know the root: the chain's own root, for the pin to judge */
+	s = store_of(root->x509);
+	verify_path(c, s, false, p);
+	X509_STORE_free(s);
+	*own = true;
+	return true;
+}
+
+/* The chain's own root for evidence.root-hash when no path verified, or why there is none. */
+static void root_unverified(const struct spdm_chain *c, struct ev_roots *roots, unsigned int k,
+			    const char *why)
+{
+	const struct spdm_cert *root = own_root(c);
+
+	set_root(roots, k, root ? root->x509 : NULL, EV_ROOT_IN_CHAIN,
+		 root ? NULL : xasprintf("the chain does not carry its root certificate, and %s", why));
+}
+
+static void check_slot(const struct ev_decoded *d, const struct ev_verify_opts *o, unsigned int k,
+		       struct ev_results *r, struct ev_roots *roots)
+{
+	const struct spdm_chain *c = &d->chain[k];
+	const char *obj = evidence_type_name(k);
+	const struct spdm_cert *bad;
+	unsigned int brk = order_break(c);
+	struct path p = { 0 };
+	char *misuse;
+	bool own;
+
+	if (brk) {
+		ev_add(r, ID, obj, AUDIT_FAIL,
+		       xstrdup("the chain is not one path from a root to the leaf: a certificate was "
+			       "inserted, dropped or moved; do not trust the device"),
+		       "certificate %u (%s) is not signed by certificate %u (%s) before it: DSP0274 "
+		       "orders a chain from its root (or one the root signed) to the leaf, each "
+		       "certificate signed by the one before", brk, c->certs[brk].subject, brk - 1,
+		       c->certs[brk - 1].subject);
+		set_root(roots, k, NULL, NULL, xstrdup("the chain is out of order"));
 		return;
 	}
-	/* a pin without a trust store: the pinned root is the trust anchor */
-	if (!store)
-		store = root_store(c);
-	err = verify_path(c, store, o->partial_chain, &depth);
-	if (store != o->store)
-		X509_STORE_free(store);
-	if (err) {
-		bad = at_depth(c, depth);
-		ev_add(r, "evidence.chain", obj, AUDIT_FAIL, error_hint(err, o, bad),
-		       "%s (certificate %s)%s%s", X509_verify_cert_error_string(err), bad->subject,
-		       pin_msg ? "; " : "", pin_msg ? pin_msg : "");
-	} else if ((misuse = leaf_misuse(leaf))) {
-		ev_add(r, "evidence.chain", obj, AUDIT_FAIL, NULL, "%s", misuse);
-		free(misuse);
+	misuse = ev_leaf_misuse(d, k);
+	if (!o->store && !o->pins) {
+		if (misuse)
+			ev_add(r, ID, obj, AUDIT_FAIL, NULL, "%s", misuse);
+		else
+			ev_add(r, ID, obj, AUDIT_SKIP,
+			       xasprintf("put the device vendors' root CA certificates (PEM) in %s, or "
+					 "name a store with --trust FILE|DIR; --pin FILE trusts the first "
+					 "root seen", o->store_path), "no trust store: %s %s",
+			       o->store_path, o->store_missing ? o->store_missing : "was not given");
+		root_unverified(c, roots, k, "there is no trust store to find it in");
+	} else if (!verify_anchored(c, o, &p, &own)) {
+		if (misuse)
+			ev_add(r, ID, obj, AUDIT_FAIL, NULL, "%s", misuse);
+		else
+			no_anchor(c, o, obj, r);
+		root_unverified(c, roots, k, "no trust store holds it");
+	} else if (p.err) {
+		bad = at_depth(c, p.depth);
+		ev_add(r, ID, obj, AUDIT_FAIL, error_hint(p.err, o, bad), "%s (certificate %s)%s%s",
+		       p.depth < 0 ? "libcrypto verified another path than the chain's own" :
+		       X509_verify_cert_error_string(p.err), bad->subject, misuse ? "; " : "",
+		       misuse ? misuse : "");
+		root_unverified(c, roots, k, "it did not verify to one");
 	} else {
-		until = day(leaf->not_after);
-		anchor = o->store ? xasprintf("verified against %s", o->store_path) :
-			 xstrdup("verified to its own root");
-		ev_add(r, "evidence.chain", obj, pin == 0 && !o->store ? AUDIT_WARN : AUDIT_PASS,
-		       pin == 0 && !o->store ?
-		       xstrdup("trust on first use: compare the root's SHA-384 with the vendor's once, "
-			       "then later reads are checked against it") : NULL,
-		       "%s (%u certificates, root %s, leaf %s, %s %u, valid until %s)%s%s", anchor,
-		       c->nr_certs, spdm_chain_root(c)->subject, leaf->subject,
-		       spdm_key_type_name(leaf->key_type), leaf->key_bits, until,
-		       pin_msg ? "; " : "", pin_msg ? pin_msg : "");
-		free(until);
-		free(anchor);
+		root_of_path(c, &p, roots, k);
+		if (misuse)
+			ev_add(r, ID, obj, AUDIT_FAIL, NULL, "%s", misuse);
+		else
+			judge_pin(d, o, k, &p, own, r);
 	}
-	free(pin_msg);
+	free(misuse);
+	X509_free(p.anchor);
 }
 
 void ev_check_chains(const struct ev_decoded *d, const struct ev_verify_opts *o,
-		     struct ev_results *r)
+		     struct ev_results *r, struct ev_roots *roots)
 {
 	unsigned int seen = 0;
 
+	memset(roots, 0, sizeof(*roots));
 	for (unsigned int k = 0; k < EV_NR_SLOTS; k++) {
 		if (!d->chain_part[k].present)
 			continue;
 		seen++;
-		if (ev_parent_ok(d, k, r, "evidence.chain", evidence_type_name(k)))
-			check_slot(d, o, k, r);
+		if (ev_parent_ok(d, k, r, ID, evidence_type_name(k)))
+			check_slot(d, o, k, r, roots);
 	}
 	if (!seen)
-		ev_add(r, "evidence.chain", "certificates", AUDIT_SKIP,
+		ev_add(r, ID, "certificates", AUDIT_SKIP,
 		       xstrdup("a device that authenticates with SPDM hands out at least slot 0's chain"),
 		       EV_UNVERIFIABLE "every certificate slot is empty");
+}
+
+void ev_roots_release(struct ev_roots *roots)
+{
+	for (unsigned int k = 0; k < EV_NR_SLOTS; k++) {
+		free(roots->slot[k].der);
+		free(roots->slot[k].why);
+	}
+	memset(roots, 0, sizeof(*roots));
 }

@@ -22,15 +22,50 @@ void ev_add_risk(struct ev_results *r, const char *id, const char *object, enum 
 bool ev_parent_ok(const struct ev_decoded *d, unsigned int type, struct ev_results *r,
 		  const char *id, const char *object);
 
+/*
+ * Each slot's root certificate as evidence.chain found it: the anchor the
+ * chain verified to when it lies above the first certificate, else the first
+ * certificate when it is a root (a self-signed CA); for evidence.root-hash.
+ */
+#define EV_ROOT_IN_CHAIN	"the chain's first certificate"
+
+struct ev_root {
+	uint8_t *der;		/* heap: its DER, NULL when not known */
+	size_t der_len;
+	const char *from;	/* EV_ROOT_IN_CHAIN, or the anchor's words */
+	char *why;		/* heap: why it is not known */
+};
+
+struct ev_roots {
+	struct ev_root slot[EV_NR_SLOTS];
+};
+
+void ev_roots_release(struct ev_roots *roots);
+
 /* The checks, one function each, in evidence-verify-*.c */
 void ev_check_chains(const struct ev_decoded *d, const struct ev_verify_opts *o,
-		     struct ev_results *r);
-void ev_check_root_hash(const struct ev_decoded *d, struct ev_results *r);
+		     struct ev_results *r, struct ev_roots *roots);
+void ev_check_root_hash(const struct ev_decoded *d, const struct ev_roots *roots,
+			struct ev_results *r);
+/* libspdm's leaf rules for slot K's leaf (evidence-verify-leaf.c): NULL, or what is wrong. */
+char *ev_leaf_misuse(const struct ev_decoded *d, unsigned int k);
 void ev_check_algorithms(const struct ev_decoded *d, const struct ev_verify_opts *o,
 			 struct ev_results *r);
 void ev_check_measurements(const struct ev_decoded *d, const struct ev_verify_opts *o,
 			   struct ev_results *r);
+
+/* What evidence.signature found, for evidence.generation's nonce result. */
+struct ev_sig_verdict {
+	enum audit_status status;	/* of its result for "measurements" */
+	enum ev_risk risk;		/* a skip's */
+	bool measured;			/* there were measurements that decoded */
+	bool over_nonce;		/* the L1 that verified carried the nonce the set records */
+	bool nonce_mismatch;		/* a carried request named another nonce than that one */
+};
+void ev_check_signature(const struct ev_decoded *d, const struct ev_verify_opts *o,
+			struct ev_results *r, struct ev_sig_verdict *v);
 void ev_check_report(const struct ev_decoded *d, const struct ev_verify_opts *o,
 		     struct ev_results *r);
+void ev_check_binding(const struct ev_decoded *d, struct ev_results *r);
 
 #endif

@@ -19,14 +19,18 @@ const struct ev_check_def ev_checks[] = {
 	  "the device or its TSM handed out malformed evidence: save it (tsmctl evidence BDF -o DIR) "
 	  "and report it to the device's vendor; do not accept the device" },
 	{ "evidence.chain", "evidence.decode",
-	  "Each certificate chain verifies against the trust store (signatures, validity times, CA "
-	  "constraints) and its leaf may authenticate an SPDM responder; with --pin its root is the "
-	  "one recorded at first use.",
+	  "Each certificate chain is in DSP0274's order (each certificate signed by the one before) "
+	  "and verifies along exactly that path to a trust anchor that is its first certificate or "
+	  "signed it (signatures, validity times, CA constraints); its leaf keeps libspdm's rules "
+	  "(X.509 v3, keyUsage digitalSignature, basicConstraints cA FALSE, no requester-only EKU, "
+	  "no hardware identity in the alias model); with --pin the root it verified to is the one "
+	  "pinned, or a first use taken on trust.",
 	  "put the device vendor's root CA certificate (PEM) in " "/etc/tsmctl/trust.d/ or name it "
 	  "with --trust FILE|DIR; a chain that does not verify is not proof of the vendor's device" },
 	{ "evidence.root-hash", "evidence.decode",
 	  "Each chain's RootHash is the digest of its root certificate under the negotiated hash "
-	  "algorithm.",
+	  "algorithm: the first certificate when it is the root, else the trust anchor that signed "
+	  "it.",
 	  "the chain's header does not describe its own root certificate: the evidence is "
 	  "inconsistent; report it to the device's vendor" },
 	{ "evidence.algorithms", "evidence.decode",
@@ -34,6 +38,13 @@ const struct ev_check_def ev_checks[] = {
 	  "algorithms are among those the reference manifest allows.",
 	  "the device negotiated algorithms its certificate or the reference does not allow: "
 	  "update the device's firmware or the reference manifest's \"algorithms\"" },
+	{ "evidence.signature", "evidence.decode",
+	  "The MEASUREMENTS response is signed by the leaf key of the slot it names, over the L1 "
+	  "transcript (from SPDM 1.2 the VCA first) the object carries or, for a bare response, over "
+	  "a GET_MEASUREMENTS rebuilt from the nonce sent; a device that says it signs (MEAS_CAP 2) "
+	  "must have signed.",
+	  "the measurements are not the signed word of the device that holds the leaf key: do not "
+	  "accept the device; read its evidence again with --fresh, and report it" },
 	{ "evidence.measurements", "evidence.decode",
 	  "Each measurement block matches the reference manifest: digests or values per index, the "
 	  "device mode required, the minimum security version; unknown and missing indices are "
@@ -42,13 +53,20 @@ const struct ev_check_def ev_checks[] = {
 	  "manifest (from the vendor's reference values)" },
 	{ "evidence.report-ranges", "evidence.decode",
 	  "Every MMIO range of the TDISP interface report lies inside the BAR its range ID names, "
-	  "and the MSI-X table and PBA ranges are where the MSI-X capability puts them; non-TEE "
-	  "ranges are listed.",
+	  "by absolute address (by offset, a risk taken on trust, where the platform reports "
+	  "offsets: the SEV-TIO guest), no two overlap, and the MSI-X table and PBA ranges are "
+	  "where the MSI-X capability puts them; non-TEE ranges are listed.",
 	  "the interface report describes MMIO the function does not have: do not accept the "
 	  "device; unlock it and report it" },
+	{ "evidence.binding", "evidence.decode",
+	  "The evidence is the function's: the interface report's reserved bits are 0 and a whole "
+	  "TDISP response's INTERFACE_ID names the function judged; where the kernel shows the "
+	  "function's Device Serial Number, a leaf's device-info serial is that number.",
+	  "the evidence describes another function or device: do not accept it; unlock the device "
+	  "and report it" },
 	{ "evidence.generation", NULL,
 	  "Every object came from one generation of the evidence; with a nonce, the evidence was "
-	  "refreshed for it.",
+	  "refreshed for it and the measurements are signed over it.",
 	  "read the evidence again in one dump (tsmctl evidence BDF -o DIR), with --fresh for a "
 	  "refresh of its own" },
 };

@@ -3,9 +3,10 @@
  * The verification engine (evidence-verify.h): ev_verify() runs the checks in
  * the table's order, and the checks that need nothing but the decoded
  * objects are here: evidence.decode, evidence.root-hash, evidence.algorithms
- * and evidence.generation. The chain, measurement and report checks are in
- * evidence-verify-{chain,meas,report}.c; the table and the results in
- * evidence-verify-result.c, which every check calls and which calls none.
+ * and evidence.generation. The chain, signature, measurement, report and
+ * binding checks are in evidence-verify-{chain,sig,meas,report,binding}.c;
+ * the table and the results in evidence-verify-result.c, which every check
+ * calls and which calls none.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -29,14 +30,16 @@ static char *part_summary(const struct ev_decoded *d, unsigned int type)
 				 "bare DER (no DSP0274 header)");
 	}
 	if (type == EV_VCA_TYPE)
-		return xasprintf("SPDM %u.%u, %zu bytes after ALGORITHMS", d->vca.version >> 4,
-				 d->vca.version & 15, d->vca.trailing);
+		return xasprintf("SPDM %u.%u negotiated in six messages", d->vca.version >> 4,
+				 d->vca.version & 15);
 	if (type == EV_MEAS_TYPE)
-		return xasprintf("%u measurement block%s, %s", d->meas->nr_blocks,
+		return xasprintf("%u measurement block%s, %s%s", d->meas->nr_blocks,
 				 d->meas->nr_blocks == 1 ? "" : "s",
 				 d->meas->sig == SPDM_SIG_PRESENT ? "signed" :
 				 d->meas->sig == SPDM_SIG_NONE ? "unsigned" :
-				 "followed by bytes no negotiated algorithm delimits");
+				 "followed by bytes no negotiated algorithm delimits",
+				 d->tx.form == SPDM_TX_TRANSCRIPT ? ", in a transcript with its VCA" :
+				 d->tx.form == SPDM_TX_EXCHANGE ? ", after its GET_MEASUREMENTS" : "");
 	return xasprintf("%u MMIO range%s%s", d->report.nr_ranges, d->report.nr_ranges == 1 ? "" : "s",
 			 d->report.form == TDISP_FORM_RESPONSE ? ", in its TDISP response message" : "");
 }
@@ -89,9 +92,15 @@ static const char *const candidates[][2] = {
 	{ "sha512", "SHA512" }, { "sha3_512", "SHA3-512" },
 };
 
-static void root_hash_without_vca(const struct spdm_chain *c, const char *obj, struct ev_results *r)
+/* "; the root is ..." when the root is not the chain's first certificate, else "". */
+static const char *root_from(const struct ev_root *root)
 {
-	const struct spdm_cert *root = spdm_chain_root(c);
+	return root->from && !streq(root->from, EV_ROOT_IN_CHAIN) ? "; the root is " : "";
+}
+
+static void root_hash_without_vca(const struct spdm_chain *c, const struct ev_root *root,
+				  const char *obj, struct ev_results *r)
+{
 	uint8_t md[EVP_MAX_MD_SIZE];
 	char *fits = NULL;
 
@@ -104,24 +113,31 @@ static void root_hash_without_vca(const struct spdm_chain *c, const char *obj, s
 			continue;
 		ev_add(r, "evidence.root-hash", obj, AUDIT_PASS, NULL,
 		       "without the VCA the hash algorithm is not known: the %zu-byte RootHash is the "
-		       "root certificate's %s (header lengths that fitted: %s)", c->root_hash_len,
-		       candidates[i][0], fits);
+		       "root certificate's %s (header lengths that fitted: %s)%s%s", c->root_hash_len,
+		       candidates[i][0], fits, root_from(root), root_from(root)[0] ? root->from : "");
 		free(fits);
 		return;
 	}
 	ev_add(r, "evidence.root-hash", obj, AUDIT_FAIL, NULL,
 	       "the %zu-byte RootHash is no digest of the root certificate (no VCA: tried every "
-	       "%zu-byte DSP0274 hash; header lengths that fitted: %s)", c->root_hash_len,
-	       c->root_hash_len, fits);
+	       "%zu-byte DSP0274 hash; header lengths that fitted: %s)%s%s", c->root_hash_len,
+	       c->root_hash_len, fits, root_from(root), root_from(root)[0] ? root->from : "");
 	free(fits);
 }
 
-void ev_check_root_hash(const struct ev_decoded *d, struct ev_results *r)
+/*
+ * DSP0274's RootHash is the digest of the root certificate: the first one
+ * when it is the root, else the one that signed it, which only the trust
+ * anchor the chain verified to can be (evidence.chain found it).
+ */
+void ev_check_root_hash(const struct ev_decoded *d, const struct ev_roots *roots,
+			struct ev_results *r)
 {
 	const struct spdm_hash_alg *hash = ev_vca_ok(d) ? spdm_vca_hash(&d->vca) : NULL;
 
 	for (unsigned int k = 0; k < EV_NR_SLOTS; k++) {
 		const struct spdm_chain *c = &d->chain[k];
+		const struct ev_root *root = &roots->slot[k];
 		const char *obj = evidence_type_name(k);
 		uint8_t md[EVP_MAX_MD_SIZE];
 		char *got, *want;
@@ -136,21 +152,29 @@ void ev_check_root_hash(const struct ev_decoded *d, struct ev_results *r)
 			       "carries no RootHash");
 			continue;
 		}
-		if (!hash) {
-			root_hash_without_vca(c, obj, r);
+		if (!root->der) {
+			ev_add(r, "evidence.root-hash", obj, AUDIT_SKIP,
+			       xstrdup("a trust store holding the vendor's root CA (--trust) lets the "
+				       "root certificate be known"),
+			       EV_UNVERIFIABLE "the root certificate is not known: %s", root->why);
 			continue;
 		}
-		if (digest_of(hash->md, spdm_chain_root(c)->der, spdm_chain_root(c)->der_len, md) ==
-		    c->root_hash_len && !memcmp(md, c->root_hash, c->root_hash_len)) {
+		if (!hash) {
+			root_hash_without_vca(c, root, obj, r);
+			continue;
+		}
+		if (digest_of(hash->md, root->der, root->der_len, md) == c->root_hash_len &&
+		    !memcmp(md, c->root_hash, c->root_hash_len)) {
 			ev_add(r, "evidence.root-hash", obj, AUDIT_PASS, NULL,
-			       "RootHash is the root certificate's %s (negotiated BaseHashAlgo)",
-			       hash->name);
+			       "RootHash is the root certificate's %s (negotiated BaseHashAlgo)%s%s",
+			       hash->name, root_from(root), root_from(root)[0] ? root->from : "");
 			continue;
 		}
 		got = ev_hex(c->root_hash, c->root_hash_len);
 		want = ev_hex(md, hash->size);
 		ev_add(r, "evidence.root-hash", obj, AUDIT_FAIL, NULL,
-		       "RootHash %s is not the root certificate's %s %s", got, hash->name, want);
+		       "RootHash %s is not the root certificate's %s %s%s%s", got, hash->name, want,
+		       root_from(root), root_from(root)[0] ? root->from : "");
 		free(got);
 		free(want);
 	}
@@ -245,8 +269,38 @@ void ev_check_algorithms(const struct ev_decoded *d, const struct ev_verify_opts
 
 /* ---- evidence.generation ---- */
 
+/*
+ * What the measurements' signature says of the nonce sent: only a signature
+ * over a request that carried it shows the evidence was made for this read.
+ */
+static void judge_nonce(const struct evidence_set *s, const struct ev_verify_opts *o,
+			const struct ev_sig_verdict *v, struct ev_results *r)
+{
+	if (v->nonce_mismatch)
+		ev_add(r, "evidence.generation", "nonce", AUDIT_FAIL, NULL,
+		       "the transcript's GET_MEASUREMENTS carries another nonce than the one sent: "
+		       "the evidence was made for another request (evidence.signature)");
+	else if (v->status == AUDIT_PASS && v->over_nonce && o->live)
+		ev_add(r, "evidence.generation", "nonce", AUDIT_PASS, NULL,
+		       "the measurements are signed over the %zu-byte nonce this reader sent: made "
+		       "for this read", s->nonce_len);
+	else if (v->status == AUDIT_PASS && v->over_nonce)
+		ev_add_risk(r, "evidence.generation", "nonce", EV_RISK_NOT_FRESH,
+			    xstrdup("read the evidence live with --fresh to have it made for this read"),
+			    "the measurements are signed over the nonce the saved manifest records; "
+			    "a saved directory cannot show who sent it, or when");
+	else if (v->status == AUDIT_SKIP && v->risk == EV_RISK_UNSIGNED)
+		ev_add_risk(r, "evidence.generation", "nonce", EV_RISK_UNSIGNED, NULL,
+			    EV_UNVERIFIABLE "only the measurements' signature binds the nonce, and "
+			    "it cannot be checked here (evidence.signature)");
+	else
+		ev_add(r, "evidence.generation", "nonce", AUDIT_SKIP, NULL,
+		       "not shown: the measurements' signature does not vouch for the nonce sent "
+		       "(evidence.signature)");
+}
+
 static void check_generation(const struct ev_decoded *d, const struct ev_verify_opts *o,
-			     struct ev_results *r)
+			     struct ev_results *r, const struct ev_sig_verdict *v)
 {
 	const struct evidence_set *s = d->set;
 	long long g = evset_generation(s), lo = -1, hi = -1;
@@ -270,10 +324,11 @@ static void check_generation(const struct ev_decoded *d, const struct ev_verify_
 		       "all %u objects are of generation %lld%s", n, g,
 		       s->from_dir ? " (as the saved manifest records)" : ", read in one dump");
 	if (!s->nonce_len) {
-		ev_add(r, "evidence.generation", "nonce", AUDIT_SKIP,
-		       xstrdup("--fresh (or --nonce) has the provider refresh the evidence for a nonce "
-			       "of this reader's"),
-		       "no nonce was sent: the evidence is as old as generation %lld", g);
+		ev_add_risk(r, "evidence.generation", "nonce", EV_RISK_NOT_FRESH,
+			    xstrdup("--fresh (or --nonce) has the provider refresh the evidence for "
+				    "a nonce of this reader's"),
+			    "no nonce was sent: the evidence is as old as generation %lld, and a "
+			    "replay of older evidence is not excluded", g);
 		return;
 	}
 	if (!o->live || s->generation_before < 0)
@@ -289,21 +344,23 @@ static void check_generation(const struct ev_decoded *d, const struct ev_verify_
 		ev_add(r, "evidence.generation", "refresh", AUDIT_FAIL, NULL,
 		       "a nonce was sent but the generation did not move (%lld before, %lld after)",
 		       s->generation_before, g);
-	ev_add(r, "evidence.generation", "nonce", AUDIT_SKIP,
-	       xstrdup("only the signed SPDM exchange binds a nonce: a verifier needs the whole "
-		       "transcript, which the kernel's evidence does not include"),
-	       EV_UNVERIFIABLE "the responder signs the requester's nonce inside the "
-	       "GET_MEASUREMENTS request, which the kernel does not hand out");
+	judge_nonce(s, o, v, r);
 }
 
 void ev_verify(const struct ev_decoded *d, const struct ev_verify_opts *o, struct ev_results *r)
 {
+	struct ev_sig_verdict sig;
+	struct ev_roots roots;
+
 	memset(r, 0, sizeof(*r));
 	check_decode(d, r);
-	ev_check_chains(d, o, r);
-	ev_check_root_hash(d, r);
+	ev_check_chains(d, o, r, &roots);
+	ev_check_root_hash(d, &roots, r);
+	ev_roots_release(&roots);
 	ev_check_algorithms(d, o, r);
+	ev_check_signature(d, o, r, &sig);
 	ev_check_measurements(d, o, r);
 	ev_check_report(d, o, r);
-	check_generation(d, o, r);
+	ev_check_binding(d, r);
+	check_generation(d, o, r, &sig);
 }

@@ -44,7 +44,7 @@ const char *spdm_oid_name(enum spdm_oid which)
 									: "unknown";
 }
 
-const struct spdm_cert *spdm_chain_root(const struct spdm_chain *chain)
+const struct spdm_cert *spdm_chain_first(const struct spdm_chain *chain)
 {
 	return chain->nr_certs ? &chain->certs[0] : NULL;
 }
@@ -173,6 +173,11 @@ static char *name_text(const X509_NAME *name)
 	}
 	BIO_free(bio);
 	return out;
+}
+
+char *spdm_subject_text(const struct x509_st *x)
+{
+	return name_text(X509_get_subject_name(x));
 }
 
 static char *serial_text(const ASN1_INTEGER *serial)
@@ -429,6 +434,11 @@ static int describe_cert(X509 *x, struct spdm_cert *c, unsigned int idx, struct 
 	}
 	c->ca = flags & EXFLAG_CA;
 	c->self_issued = flags & EXFLAG_SI;
+	c->self_signed = c->self_issued && X509_get0_pubkey(x) &&
+			 X509_verify(x, X509_get0_pubkey(x)) == 1;
+	c->version = X509_get_version(x) + 1;
+	c->has_basic_constraints = flags & EXFLAG_BCONS;
+	c->has_key_usage = flags & EXFLAG_KUSAGE;
 	c->subject = name_text(X509_get_subject_name(x));
 	c->issuer = name_text(X509_get_issuer_name(x));
 	c->serial = serial_text(X509_get0_serialNumber(x));
@@ -503,10 +513,17 @@ static int decode_certs(const uint8_t *buf, size_t start, size_t end, struct spd
 
 static const size_t root_hash_lens[] = { 32, 48, 64 };
 
+/* Keep E in BEST when it got further into the object than what BEST holds. */
+static void keep_furthest(struct ev_error *best, const struct ev_error *e)
+{
+	if (e->set && (!best->set || e->offset > best->offset))
+		*best = *e;
+}
+
 /*
  * Which root hash lengths make a header layout: Length within the object,
- * Reserved 0, certificates tiling [4 + H, Length). BEST keeps the error of the
- * candidate that got furthest, for when no form fits.
+ * Reserved 0, certificates tiling [4 + H, Length). BEST keeps why the header
+ * does not fit, from the candidate that got furthest, for when no form fits.
  */
 static unsigned int header_fits(const uint8_t *buf, size_t len, size_t hash_len,
 				struct ev_error *best)
@@ -514,23 +531,48 @@ static unsigned int header_fits(const uint8_t *buf, size_t len, size_t hash_len,
 	size_t length;
 	unsigned int fits = 0, count;
 
-	if (len < SPDM_CHAIN_HDR_SIZE || ev_le(buf + 2, 2))
+	if (len < SPDM_CHAIN_HDR_SIZE) {
+		ev_fail(best, 0, "%zu bytes: shorter than the chain's 4-byte header", len);
 		return 0;
+	}
+	if (ev_le(buf + 2, 2)) {
+		ev_fail(best, 2, "the header's Reserved is 0x%04x, not 0", (unsigned int)ev_le(buf + 2, 2));
+		return 0;
+	}
 	length = (size_t)ev_le(buf, 2);
-	if (length > len)
+	if (length > len) {
+		ev_fail(best, 0, "the header's Length %zu runs past the object's %zu bytes", length, len);
 		return 0;
+	}
 	for (unsigned int i = 0; i < sizeof(root_hash_lens) / sizeof(root_hash_lens[0]); i++) {
 		size_t h = root_hash_lens[i], start = SPDM_CHAIN_HDR_SIZE + h;
 		struct ev_error e = { 0 };
 
-		if ((hash_len && h != hash_len) || start >= length || buf[start] != DER_SEQUENCE)
+		if (hash_len && h != hash_len)
 			continue;
-		if (chain_layout(buf, start, length, &count, &e))
+		if (start >= length)
+			ev_fail(&e, 0, "the header's Length %zu leaves no certificate after a %zu-byte "
+				"RootHash", length, h);
+		else if (buf[start] != DER_SEQUENCE)
+			ev_fail(&e, start, "byte 0x%02x after a %zu-byte RootHash, where the first "
+				"certificate (a DER SEQUENCE) belongs", buf[start], h);
+		else if (chain_layout(buf, start, length, &count, &e))
 			fits |= 1u << i;
-		else if (!best->set || e.offset > best->offset)
-			*best = e;
+		keep_furthest(best, &e);
 	}
+	if (!fits && !best->set)
+		ev_fail(best, 0, "no RootHash length of %zu bytes fits the header", hash_len);
 	return fits;
+}
+
+/*
+ * Does the object start as a header would: Reserved 0 and a Length past the
+ * header itself? Bare DER never does: its bytes 2 and 3 are a SEQUENCE's
+ * length or the first certificate's own tag.
+ */
+static bool header_plausible(const uint8_t *buf, size_t len)
+{
+	return len >= SPDM_CHAIN_HDR_SIZE && !ev_le(buf + 2, 2) && ev_le(buf, 2) > SPDM_CHAIN_HDR_SIZE;
 }
 
 static int decode_header_form(const uint8_t *buf, size_t len, unsigned int fits,
@@ -579,12 +621,9 @@ int spdm_chain_decode(const uint8_t *buf, size_t len, size_t hash_len, struct sp
 		chain->form = SPDM_CHAIN_BARE;
 		rc = decode_certs(buf, 0, len, chain, err);
 	} else {
-		/* neither form: say what went wrong furthest in */
-		const struct ev_error *e = header_err.set && header_err.offset > bare_err.offset ?
-					   &header_err : &bare_err;
-
+		/* neither form: a header whose certificates do not fit is said as such */
 		if (err)
-			*err = *e;
+			*err = header_plausible(buf, len) ? header_err : bare_err;
 		rc = -EBADMSG;
 	}
 	ERR_clear_error();

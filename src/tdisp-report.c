@@ -10,7 +10,10 @@
 
 #include "tsmctl/tdisp-report.h"
 
-/* TDISP message header: version, message type, reserved[2], INTERFACE_ID (12 bytes) */
+/*
+ * TDISP message header: version, message type, reserved[2], INTERFACE_ID
+ * (12 bytes: FUNCTION_ID, then 8 reserved)
+ */
 #define TDISP_MSG_HDR_SIZE		16
 #define TDISP_RSP_DEVICE_INTERFACE_REPORT 0x04
 #define TDISP_RSP_PREFIX_SIZE		(TDISP_MSG_HDR_SIZE + 4)	/* + PORTION_LENGTH, REMAINDER_LENGTH */
@@ -62,6 +65,10 @@ static int decode_response(const uint8_t *buf, size_t len, struct tdisp_report *
 	r->form = TDISP_FORM_RESPONSE;
 	r->tdisp_version = buf[0];
 	r->function_id = (uint32_t)ev_le(buf + 4, 4);
+	r->requester_id = (uint16_t)r->function_id;
+	r->segment = (uint8_t)(r->function_id >> 16);
+	r->segment_valid = r->function_id & (1u << 24);
+	r->interface_reserved = ev_le(buf + 8, 8);
 	r->portion_length = (uint16_t)ev_le(buf + TDISP_MSG_HDR_SIZE, 2);
 	r->remainder_length = (uint16_t)ev_le(buf + TDISP_MSG_HDR_SIZE + 2, 2);
 	r->report_offset = TDISP_RSP_PREFIX_SIZE;

@@ -45,10 +45,26 @@ struct ev_judge {
 int ev_judge_load(struct ev_judge *j, const struct ev_judge_opts *o, char **why);
 void ev_judge_release(struct ev_judge *j);
 
-/* Decode S and run every check into R (LIVE: read from the kernel just now). */
+/*
+ * Decode S and run every check into R (LIVE: read from the kernel just now).
+ * With --pin, a chain that verified to a root the pin file does not hold yet
+ * proposes that root's pin (EV_RISK_FIRST_USE when no trust anchor vouched
+ * for it); the proposals of an earlier run that were not saved are dropped.
+ */
 void ev_judge_run(struct ev_judge *j, const struct evidence_set *s, bool live, struct ev_results *r);
 
-/* Write the pin file when a first use added to it: 0, or -errno with *WHY. */
+/*
+ * The pins the last ev_judge_run() proposed, "BDF slot K (SHA-384 ...)", or
+ * NULL: what ev_judge_save_pins() would write, for the note that says so.
+ */
+char *ev_judge_pending_pins(const struct ev_judge *j);
+
+/*
+ * Write the pins the last ev_judge_run() proposed into the pin file. Call it
+ * only once the decision that took the set's risks (EV_RISK_FIRST_USE) has
+ * succeeded, and say "pinned" only when it returns 0: the pin is on disk
+ * then. 0 (also when nothing was proposed), or -errno with *WHY.
+ */
 int ev_judge_save_pins(struct ev_judge *j, char **why);
 
 #endif

@@ -20,6 +20,8 @@
 #define EVSET_MANIFEST		"manifest.json"
 #define EVSET_RESOURCE		"resource"	/* the function's sysfs resource, saved beside the objects */
 #define EVSET_CONFIG		"config"	/* its config space, as readable when saved */
+#define EVSET_SERIAL		"serial_number"	/* its Device Serial Number, when the kernel showed it */
+#define EVSET_TSM_PROVIDER	"tsm-provider"	/* the provider of the TSM it is locked to */
 #define EVSET_CAPTURE_DIR	"tsmctl-evidence"	/* in a tsmctl-collect capture: one directory per BDF */
 #define EVSET_CONFIG_MAX	4096
 
@@ -44,6 +46,11 @@ struct evidence_set {
 	uint8_t *config;
 	size_t config_len;
 	int device_err;		/* why resource/config are missing: -errno, 0 none */
+	/* for evidence.binding: the function's serial_number text ("00-11-...-77"), NULL when none */
+	char *serial;
+	int serial_err;		/* why not: -ENOENT (no DSN, an older kernel), -EACCES (root only), -EIO */
+	/* the provider of the TSM the function is locked to ("sev-guest"), NULL when not locked */
+	char *tsm_provider;
 };
 
 void evset_init(struct evidence_set *s);
@@ -72,8 +79,10 @@ int evset_peek_generation(struct evidence_conn *c, const char *dev, unsigned int
 long long evset_generation(const struct evidence_set *s);
 
 /*
- * The device's resource and config below the sysroot (sysfs.c), for a live
- * read. Missing files are left NULL with device_err set; never an error.
+ * The device's resource, config and serial_number below the sysroot
+ * (sysfs.c), and the provider of the TSM its tsm/lock names, for a live
+ * read. Missing files are left NULL with device_err or serial_err set;
+ * never an error.
  */
 void evset_read_device(struct evidence_set *s);
 

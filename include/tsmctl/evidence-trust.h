@@ -4,7 +4,9 @@
  * (PEM or DER certificates in a file, or in the regular files of a
  * directory, default /etc/tsmctl/trust.d/) as a libcrypto X509_STORE, and
  * the pin file of --pin (trust on first use: one line per device and slot,
- * "BDF SLOT SHA-384-of-the-root-certificate").
+ * "BDF SLOT SHA-384-of-the-root-certificate"). A first use is proposed while
+ * a chain is judged and written only when the decision that takes it
+ * succeeds (evidence-judge.h).
  */
 #ifndef TSMCTL_EVIDENCE_TRUST_H
 #define TSMCTL_EVIDENCE_TRUST_H
@@ -40,21 +42,30 @@ struct ev_pin {
 	char bdf[BDF_MAX];
 	unsigned int slot;
 	char sha384[97];
+	bool pending;		/* a first use proposed, not in the file yet */
 };
 
 struct ev_pins {
 	char *path;
 	struct ev_pin *v;
 	size_t n;
-	bool changed;		/* first uses were added: save it */
 };
 
 /* Read the pin file (a missing one is empty). 0, or -errno with *WHY. */
 int ev_pins_load(const char *path, struct ev_pins *p, char **why);
-/* Write it back (to a temporary file, renamed into place). 0, or -errno with *WHY. */
+/*
+ * Write the pins, the pending ones too (to a temporary file, renamed into
+ * place); they are pinned from then on. 0, or -errno with *WHY.
+ */
 int ev_pins_save(struct ev_pins *p, char **why);
 void ev_pins_release(struct ev_pins *p);
+/* The pin the file holds for BDF's SLOT (a pending one is none), or NULL. */
 const struct ev_pin *ev_pin_find(const struct ev_pins *p, const char *bdf, unsigned int slot);
-void ev_pin_add(struct ev_pins *p, const char *bdf, unsigned int slot, const char *sha384);
+/* Propose SHA384 as BDF's SLOT's pin (replacing an earlier proposal): pending until ev_pins_save(). */
+void ev_pin_propose(struct ev_pins *p, const char *bdf, unsigned int slot, const char *sha384);
+/* Drop the pending pins (a decision that did not take them). */
+void ev_pins_forget_pending(struct ev_pins *p);
+/* "0000:01:00.0 slot 0 (SHA-384 0123456789abcdef...), ..." of the pending pins, or NULL. */
+char *ev_pins_pending_text(const struct ev_pins *p);
 
 #endif

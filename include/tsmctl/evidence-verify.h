@@ -8,12 +8,14 @@
  * nothing here reads a file.
  *
  *   evidence.decode          every object decodes
- *   ├ evidence.chain         chains against the trust store (or a pin)
- *   ├ evidence.root-hash     RootHash = digest of the root certificate
+ *   ├ evidence.chain         chains in order, to a trust anchor (or a pin); the leaf rules
+ *   ├ evidence.root-hash     RootHash = digest of the root verified to
  *   ├ evidence.algorithms    leaf key fits BaseAsymAlgo; algorithms allowed
+ *   ├ evidence.signature     measurements signed by the named slot's leaf key
  *   ├ evidence.measurements  blocks against the reference manifest
- *   └ evidence.report-ranges MMIO ranges inside their BARs, MSI-X in place
- *   evidence.generation      one generation; refreshed for the nonce
+ *   ├ evidence.report-ranges MMIO ranges inside their BARs, MSI-X in place
+ *   └ evidence.binding       the report and the leaf name the function judged
+ *   evidence.generation      one generation; refreshed and signed for the nonce
  */
 #ifndef TSMCTL_EVIDENCE_VERIFY_H
 #define TSMCTL_EVIDENCE_VERIFY_H
@@ -76,7 +78,7 @@ struct ev_verify_opts {
 	const char *store_path;		/* named in messages */
 	const char *store_missing;	/* why there is none ("does not exist") */
 	bool partial_chain;		/* a trust anchor need not be self-signed */
-	struct ev_pins *pins;		/* --pin: compared, and added to on first use */
+	struct ev_pins *pins;		/* --pin: compared; a first use proposed (evidence-trust.h) */
 	const struct ev_reference *ref;	/* NULL: no reference manifest */
 	bool live;			/* read from the kernel just now, not a saved copy */
 };

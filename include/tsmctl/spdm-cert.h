@@ -72,8 +72,11 @@ struct spdm_cert {
 	unsigned int key_bits;
 	char key_group[32];		/* EC group ("secp384r1"), else "" */
 	const char *sig_alg;		/* the issuer's signature algorithm, libcrypto's short name */
+	unsigned int version;		/* X.509 version: 3 for v3 */
 	bool ca;			/* basicConstraints cA */
+	bool has_basic_constraints, has_key_usage;	/* the extensions are there */
 	bool self_issued;		/* subject equals issuer */
+	bool self_signed;		/* self-issued, and its own key verifies its signature */
 	/* DMTF SPDM OIDs, wherever found, and what they say */
 	unsigned int nr_oids;
 	struct spdm_cert_oid oids[SPDM_CERT_MAX_OIDS];
@@ -92,7 +95,7 @@ struct spdm_chain {
 	size_t root_hash_offset, root_hash_len;
 	unsigned int root_hash_fits;	/* SPDM_ROOT_HASH_* lengths whose layout decoded */
 	size_t certs_offset;		/* where the first certificate starts */
-	unsigned int nr_certs;		/* decoded into certs[], root first, leaf last */
+	unsigned int nr_certs;		/* decoded into certs[]: the first, each signing the next, the leaf last */
 	unsigned int nr_seen;		/* certificates counted, past the cap too */
 	struct spdm_cert *certs;	/* heap, owned */
 };
@@ -100,18 +103,27 @@ struct spdm_chain {
 /*
  * Decode LEN bytes at BUF. HASH_LEN is the negotiated hash size when known
  * (it picks the header's root hash length), 0 to try 32, 48 and 64. The
- * header form is taken when Length fits the object, Reserved is 0 and a DER
- * SEQUENCE sits at 4 + H; otherwise bare DER. Returns 0, -EBADMSG (ERR says
- * where and why), -E2BIG (more than SPDM_CHAIN_MAX_CERTS; the first ones are
- * decoded and nr_seen counts them all) or -ENOMEM. Release CHAIN either way.
+ * header form is taken when Length fits the object, Reserved is 0 and
+ * certificates tile [4 + H, Length); otherwise bare DER. When neither fits,
+ * ERR says why the header did not when the object starts as one (Reserved
+ * 0, a Length past the header) and is no bare DER. Returns 0, -EBADMSG (ERR
+ * says where and why), -E2BIG (more than SPDM_CHAIN_MAX_CERTS; the first ones
+ * are decoded and nr_seen counts them all) or -ENOMEM. Release CHAIN either way.
  */
 int spdm_chain_decode(const uint8_t *buf, size_t len, size_t hash_len, struct spdm_chain *chain,
 		      struct ev_error *err);
 void spdm_chain_release(struct spdm_chain *chain);
 
-/* The first (root) and the last (leaf) certificate, NULL for an empty chain. */
-const struct spdm_cert *spdm_chain_root(const struct spdm_chain *chain);
+/*
+ * The first and the last (leaf) certificate, NULL for an empty chain. The
+ * first is the root or one the root signed (DSP0274): which root, only a
+ * verification can say (evidence-verify-chain.c).
+ */
+const struct spdm_cert *spdm_chain_first(const struct spdm_chain *chain);
 const struct spdm_cert *spdm_chain_leaf(const struct spdm_chain *chain);
+
+/* X's subject as RFC 2253 text (libcrypto's escapes), allocated; NULL when out of memory. */
+char *spdm_subject_text(const struct x509_st *x);
 
 /* "device_info", "hardware_identity", ..., "unknown". */
 const char *spdm_oid_name(enum spdm_oid which);

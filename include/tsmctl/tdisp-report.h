@@ -33,6 +33,17 @@
 #define TDISP_RANGE_UPDATABLE		(1u << 3)
 #define TDISP_RANGE_RESERVED		0xfff0u
 
+/*
+ * Reserved bits of the controls as the report copies their registers
+ * (PCIe r7.0 §11.3.11: MSI-X Message Control 13:11; LN Requester Control
+ * 7:2 and 15:13; TPH Requester Control 7:3 and 31:10), and of the response's
+ * FUNCTION_ID (31:25).
+ */
+#define TDISP_MSIX_CTL_RESERVED		0x3800u
+#define TDISP_LNR_CTL_RESERVED		0xe0fcu
+#define TDISP_TPH_CTL_RESERVED		0xfffffcf8u
+#define TDISP_FUNCTION_ID_RESERVED	0xfe000000u
+
 /* How the object arrived: the report itself, or the whole TDISP response message. */
 enum tdisp_report_form {
 	TDISP_FORM_REPORT,	/* the report structure, as the kernel hands it out */
@@ -62,7 +73,11 @@ struct tdisp_report {
 	enum tdisp_report_form form;
 	/* TDISP_FORM_RESPONSE only: the message header around the report */
 	uint8_t tdisp_version;		/* 0x10 for TDISP 1.0 */
-	uint32_t function_id;		/* INTERFACE_ID: requester ID, segment */
+	uint32_t function_id;		/* INTERFACE_ID's FUNCTION_ID, as written */
+	uint16_t requester_id;		/* its bits 15:0: bus 15:8, device 7:3, function 2:0 */
+	uint8_t segment;		/* bits 23:16, valid when bit 24 is */
+	bool segment_valid;
+	uint64_t interface_reserved;	/* INTERFACE_ID's 8 reserved bytes, should be 0 */
 	uint16_t portion_length, remainder_length;
 	size_t report_offset;		/* where the report structure starts */
 

@@ -4,7 +4,8 @@
  * is one interface report object. Checked besides crashes: the result is 0 or
  * an error with its offset inside the input; every range and the device
  * information lie inside the input, ranges follow each other at 16 bytes; a
- * success accounts for every byte; decoding twice gives the same result.
+ * response's INTERFACE_ID fields are its FUNCTION_ID's bits; a success
+ * accounts for every byte; decoding twice gives the same result.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -47,6 +48,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_ASSERT(!rc == !err.set);
 	FUZZ_ASSERT(!err.set || err.offset <= size);
 	FUZZ_ASSERT(r.report_offset <= size);
+	FUZZ_ASSERT(r.requester_id == (r.function_id & 0xffff) && r.segment == ((r.function_id >> 16) & 255) &&
+		    r.segment_valid == !!(r.function_id & (1u << 24)));
+	FUZZ_ASSERT(r.form == TDISP_FORM_RESPONSE || (!r.function_id && !r.interface_reserved));
 	check_ranges(&r, size);
 	if (r.device_info)
 		FUZZ_ASSERT(r.device_info == data + r.device_info_offset &&

@@ -321,15 +321,16 @@ static void check_header_chain(const struct bytes *b, const struct spdm_chain *c
 
 static void check_cas(const struct spdm_chain *c)
 {
-	const struct spdm_cert *r = spdm_chain_root(c), *i = &c->certs[1];
+	const struct spdm_cert *r = spdm_chain_first(c), *i = &c->certs[1];
 
-	CHECK(r == &c->certs[0] && r->ca && r->self_issued && r->x509);
+	CHECK(r == &c->certs[0] && r->ca && r->self_issued && r->self_signed && r->x509);
+	CHECK(r->version == 3 && r->has_basic_constraints && r->has_key_usage);
 	CHECK(!strcmp(r->subject, "O=tsmctl tests,CN=tsmctl test root"));
 	CHECK(!strcmp(r->issuer, r->subject) && !strcmp(r->serial, "01"));
 	CHECK(r->has_validity && r->not_before == T0 && r->not_after == T_END);
 	CHECK(r->key_type == SPDM_KEY_EC && r->key_bits == 384 && !strcmp(r->key_group, "secp384r1"));
 	CHECK(!strcmp(r->sig_alg, "ecdsa-with-SHA384") && r->nr_oids == 0);
-	CHECK(i->ca && !i->self_issued && !strcmp(i->serial, "1234567890abcdef"));
+	CHECK(i->ca && !i->self_issued && !i->self_signed && !strcmp(i->serial, "1234567890abcdef"));
 	CHECK(!strcmp(i->issuer, r->subject));
 	CHECK(i->mutable_certificate && !i->hardware_identity);
 	CHECK(has_oid(i, SPDM_OID_SPDM_EXTENSION, SPDM_OID_AS_EXTENSION));
@@ -341,7 +342,8 @@ static void check_leaf(const struct spdm_chain *c, enum spdm_key_type type, unsi
 {
 	const struct spdm_cert *l = spdm_chain_leaf(c);
 
-	CHECK(l == &c->certs[c->nr_certs - 1] && !l->ca && !l->self_issued);
+	CHECK(l == &c->certs[c->nr_certs - 1] && !l->ca && !l->self_issued && !l->self_signed);
+	CHECK(l->version == 3 && l->has_basic_constraints && l->has_key_usage);
 	CHECK(!strcmp(l->subject, "O=tsmctl tests,CN=tsmctl test device"));
 	CHECK(!strcmp(l->issuer, c->certs[1].subject) && !strcmp(l->serial, "4d"));
 	CHECK(l->key_type == type && l->key_bits == bits);
@@ -439,7 +441,9 @@ static void test_variants(void)
 	CHECK(c[1].certs[2].not_before == T_END - DAY);
 	CHECK(!strcmp(c[2].certs[2].issuer, "O=tsmctl tests,CN=someone else"));
 	CHECK(strcmp(c[2].certs[2].issuer, c[2].certs[1].subject));
-	CHECK(c[3].certs[2].self_issued && !c[3].certs[2].ca);
+	CHECK(c[3].certs[2].self_issued && c[3].certs[2].self_signed && !c[3].certs[2].ca);
+	/* the wrong issuer's name on a certificate of the leaf's own key: self-issued, not self-signed */
+	CHECK(!c[2].certs[2].self_issued && !c[2].certs[2].self_signed);
 	CHECK(!strcmp(c[3].certs[2].issuer, c[3].certs[2].subject));
 	for (unsigned int i = 0; i < 4; i++) {
 		spdm_chain_release(&c[i]);
@@ -574,6 +578,43 @@ static void test_lying_header(void)
 	bytes_free(&two);
 }
 
+/*
+ * A header that does not fit says so: its error is kept, not replaced by the
+ * bare reading's "byte 0x.. where a certificate belongs" at offset 0 (the
+ * Length's low byte).
+ */
+static void test_header_error_kept(void)
+{
+	X509 *leaf = make_leaf(leaf_key, T0, T_END, NULL, false);
+	struct bytes b = { 0 }, cut = { 0 };
+	struct spdm_chain c;
+	struct ev_error err;
+	char msg[256];
+
+	standard_chain(&b, leaf, EVP_sha384());
+	/* a negotiated SHA-256: the 48-byte RootHash leaves no certificate where 32 bytes end */
+	CHECK(decode(&b, 32, &c, &err) == -EBADMSG);
+	CHECK(err.offset == 36 && strstr(err.why, "after a 32-byte RootHash, where the first "
+					 "certificate (a DER SEQUENCE) belongs") != NULL);
+	CHECK(!strstr(err.why, "where a certificate (a DER SEQUENCE) belongs"));
+	spdm_chain_release(&c);
+	/* cut short: the header's Length runs past the object */
+	put_bytes(&cut, b.buf, b.len - 10);
+	CHECK(decode(&cut, 0, &c, &err) == -EBADMSG);
+	snprintf(msg, sizeof(msg), "the header's Length %zu runs past the object's %zu bytes",
+		 b.len, cut.len);
+	CHECK(err.offset == 0 && !strcmp(err.why, msg));
+	spdm_chain_release(&c);
+	/* a Reserved that is not 0: the object is no header, and no bare DER either */
+	patch_le(&b, 2, 7, 2);
+	CHECK(decode(&b, 0, &c, &err) == -EBADMSG && err.offset == 0);
+	CHECK(strstr(err.why, "where a certificate (a DER SEQUENCE) belongs") != NULL);
+	spdm_chain_release(&c);
+	X509_free(leaf);
+	bytes_free(&b);
+	bytes_free(&cut);
+}
+
 static void test_deep_nesting(void)
 {
 	ASN1_STRING *deep = nested_der(40);
@@ -667,6 +708,7 @@ int main(int argc, char **argv)
 	test_spdm_entry_forms();
 	test_truncations();
 	test_lying_header();
+	test_header_error_kept();
 	test_deep_nesting();
 	test_thousands();
 	test_not_certificates();

@@ -134,9 +134,19 @@ static void test_response_form(void)
 	CHECK(decode(&b, &r, &err) == 0);
 	CHECK(r.form == TDISP_FORM_RESPONSE && r.tdisp_version == 0x10);
 	CHECK(r.function_id == 0x00010100 && r.report_offset == 20);
+	CHECK(r.requester_id == 0x0100 && r.segment == 1 && !r.segment_valid);
+	CHECK(r.interface_reserved == 0);
 	CHECK(r.portion_length == rep.len && r.remainder_length == 0);
 	CHECK(r.dma_pasid && r.prs && r.nr_ranges == 4);
 	CHECK(r.ranges[0].offset == 20 + TDISP_REPORT_HDR_SIZE);
+	tdisp_report_release(&r);
+
+	/* FUNCTION_ID of 99:00.0 in segment 0x12 (valid), a reserved bit, reserved bytes: all kept */
+	patch_le(&b, 4, 0x03129900, 4);
+	patch_le(&b, 8, 0x0102030405060708ull, 8);
+	CHECK(decode(&b, &r, &err) == 0 && r.requester_id == 0x9900 && r.segment == 0x12);
+	CHECK(r.segment_valid && (r.function_id & TDISP_FUNCTION_ID_RESERVED) == 0x02000000);
+	CHECK(r.interface_reserved == 0x0102030405060708ull);
 	tdisp_report_release(&r);
 
 	/* a portion, more to come: not a report to judge */

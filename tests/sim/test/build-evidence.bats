@@ -40,11 +40,30 @@ u32() { od -An -tu4 -j "$2" -N4 "$1" | tr -d ' '; }
 	jq '.host_bridges[0].devices[0].children[0].evidence.report = "sideways"' "$TOPO/evidence-host.json" > "$J"
 	run "$SIM" build "$J" "$T"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *'evidence report: true, false, "range-outside-bar" or "msix-misplaced"'* ]]
+	[[ "$output" == *'evidence report: true, false, "response", "range-outside-bar", "msix-misplaced", "other-function", "reserved-bits", "overlap" or "moved"'* ]]
 	jq '.host_bridges[0].devices[0].children[0].evidence.vca = "../etc"' "$TOPO/evidence-host.json" > "$J"
 	run "$SIM" build "$J" "$T"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"evidence vca: a file name ([a-z0-9.-]) or true/false"* ]]
+	# how the measurements are handed out and signed
+	jq '.host_bridges[0].devices[0].children[0].evidence.form = "sideways"' "$TOPO/evidence-host.json" > "$J"
+	run "$SIM" build "$J" "$T"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'evidence form is "response", "exchange" or "transcript"'* ]]
+	jq '.host_bridges[0].devices[0].children[0].evidence.signature = "forged"' "$TOPO/evidence-host.json" > "$J"
+	run "$SIM" build "$J" "$T"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'evidence signature is "good", "zero", "none" or "replay"'* ]]
+	jq '.host_bridges[0].devices[0].children[0].evidence.signer = "../key"' "$TOPO/evidence-host.json" > "$J"
+	run "$SIM" build "$J" "$T"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"evidence signer: a chain name ([a-z0-9-])"* ]]
+	jq '.host_bridges[0].devices[0].children[0].evidence.truncate = 65536' "$TOPO/evidence-host.json" > "$J"
+	run "$SIM" build "$J" "$T"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"truncate"* ]]
+	run "$SIM" build "$TOPO/evidence-signature.json" "$T/sig"
+	[ "$status" -eq 0 ]
 }
 
 @test "gen-cert-chain: the header form, the bare form, and the broken variants make builds" {
@@ -64,6 +83,34 @@ u32() { od -An -tu4 -j "$2" -N4 "$1" | tr -d ' '; }
 	leaf=$(sed -n '/BEGIN/,/END/p' "$CERTS/ecdsa-p384-self-signed.chain.pem" | awk '/BEGIN/ { n++ } n == 3')
 	[ "$(openssl x509 -noout -subject <<<"$leaf" | sed 's/subject=//')" = \
 		"$(openssl x509 -noout -issuer <<<"$leaf" | sed 's/issuer=//')" ]
+}
+
+# subjects FILE: the CN of each DER certificate after FILE's CERT_CHAIN header (Length, Reserved, 48-byte RootHash).
+subjects() {
+	local f=$1 off=52 size hl l
+	size=$(stat -c %s "$f")
+	while [ "$off" -lt "$size" ]; do
+		read -r hl l < <(openssl asn1parse -inform DER -in "$f" -offset "$off" 2>/dev/null | head -1 |
+			sed -E 's/.*hl= *([0-9]+) l= *([0-9]+).*/\1 \2/')
+		tail -c +$((off + 1)) "$f" | head -c $((hl + l)) | openssl x509 -inform DER -noout -subject |
+			sed 's/.*CN *= *//'
+		off=$((off + hl + l))
+	done | paste -sd,
+}
+
+@test "gen-cert-chain --forge: no root, a decoy root first, shuffled, a foreign certificate inserted" {
+	[ -r "$CERTS/ecdsa-p384-foreign.spdm-chain" ] || skip "make -C tests/sim builds the chains"
+	[ "$(subjects "$CERTS/ecdsa-p384.spdm-chain")" = "tsm-sim root CA,tsm-sim intermediate CA,tsm-sim ECDSA P-384 device" ]
+	[ "$(subjects "$CERTS/ecdsa-p384-no-root.spdm-chain")" = "tsm-sim intermediate CA,tsm-sim no-root device" ]
+	[ "$(subjects "$CERTS/ecdsa-p384-decoy.spdm-chain")" = "decoy root CA,tsm-sim root CA,tsm-sim intermediate CA,tsm-sim decoy device" ]
+	[ "$(subjects "$CERTS/ecdsa-p384-shuffled.spdm-chain")" = "tsm-sim intermediate CA,tsm-sim root CA,tsm-sim shuffled device" ]
+	[ "$(subjects "$CERTS/ecdsa-p384-foreign.spdm-chain")" = "tsm-sim root CA,foreign device,tsm-sim intermediate CA,tsm-sim foreign device" ]
+	# RootHash: the root's digest without it in the chain; the decoy's when it stands first
+	digest() { openssl x509 -in "$1" -outform DER | sha384sum | cut -d' ' -f1; }
+	roothash() { head -c 52 "$1" | tail -c 48 | od -An -tx1 | tr -d ' \n'; }
+	[ "$(roothash "$CERTS/ecdsa-p384-no-root.spdm-chain")" = "$(digest "$CERTS/ecdsa-p384-no-root.root.pem")" ]
+	[ "$(roothash "$CERTS/ecdsa-p384-decoy.spdm-chain")" = "$(digest "$CERTS/ecdsa-p384-decoy.decoy.pem")" ]
+	[ "$(u16 "$CERTS/ecdsa-p384-no-root.spdm-chain" 0)" -eq "$(stat -c %s "$CERTS/ecdsa-p384-no-root.spdm-chain")" ]
 }
 
 @test "gen-evidence: SPDM 1.2 and 1.3 VCA, MEASUREMENTS of every value type, signed and not, manifests" {
