@@ -76,19 +76,15 @@ watch_bg() {
 	netns_setup
 	mount_late sev-tio 'del(.. | .connected?) | .tsms[0] += { "register_manually": true, "uevents": false }'
 	OUT=$BATS_TEST_TMPDIR/wait.out
-	nsenter --net="$NS" "$TSMCTL" --sysroot "$ROOT" -v wait --timeout infinity tsm0 > "$OUT" 2> "$BATS_TEST_TMPDIR/wait.err" &
+	ERR=$BATS_TEST_TMPDIR/wait.err
+	noise_start 0.3 pci	# a busy host: a pci uevent every 0.3 s, none of them about the TSM
+	nsenter --net="$NS" "$TSMCTL" --sysroot "$ROOT" -v wait --timeout infinity tsm0 > "$OUT" 2> "$ERR" &
 	WPID=$!
-	wait_for_line "$BATS_TEST_TMPDIR/wait.err" "listening for tsm uevents"
-	# a busy host: a pci uevent every 0.3 s, none of them about the TSM
-	( while :; do echo change > "$(dev 0000:81:00.0)/uevent"; sleep 0.3; done ) &
-	SPID=$!
+	wait_for_line "$ERR" "still waiting (looked at sysfs: listening now)"
 	sim_ctl register tsm0	# silent: only the periodic look can see it
-	for _ in $(seq 300); do
-		kill -0 "$WPID" 2>/dev/null || break
-		sleep 0.1
-	done
-	! kill -0 "$WPID" 2>/dev/null || { echo "still waiting after 30 s"; false; }
+	wait_gone "$WPID"	# the old code, whose every event put the look off, never ended
 	wait "$WPID"
 	WPID=
+	grep -qx "tsmctl wait: ready (looked at sysfs: due 5 s after the last look)" "$ERR"
 	[ "$(cat "$OUT")" = tsm0 ]
 }

@@ -32,12 +32,12 @@ field_of() {
 connect_in_flight() {
 	printf tsm0 > "$(dev $GPU)/tsm/connect" &
 	CPID=$!
-	for _ in $(seq 400); do
-		[ "$(avail pci0000:80)" = 255 ] && return 0
-		sleep 0.05
-	done
-	echo "the pool never dropped"
-	return 1
+	wait_until pool_is pci0000:80 255
+}
+
+# pool_is HB N: host bridge HB's available_secure_streams reads N
+pool_is() {
+	[ "$(avail "$1")" = "$2" ]
 }
 
 @test "7.x: connect says the endpoint came first and both stay enabled" {

@@ -15,8 +15,7 @@ paths() {
 }
 
 teardown() {
-	[ -n "${LPID:-}" ] && { kill "$LPID" 2>/dev/null; wait "$LPID" 2>/dev/null; }
-	teardown_sim
+	teardown_sim	# a listener a failed test left, too
 	[ -n "${NS:-}" ] && umount "$NS" 2>/dev/null
 	true
 }
@@ -56,31 +55,22 @@ teardown() {
 }
 
 @test "a VF added below a connected DSM: its add uevent first, its tsm/ group after it, with no uevent" {
-	NS=$(mktemp)
-	unshare --net="$NS" true || skip "cannot create a network namespace"
 	topo_file < <(jq "$GPU_JQ.vfs |= (.count = 0 | .total = 4 | .tsm_init_after_ms = 3000)" \
 		"$TOPO/tdx-connect.json")
-	M=$(mktemp -d)
-	nsenter --net="$NS" "$SIM" mount "$J" "$M"
+	mount_listening "$J"
 	paths
 	echo tsm0 > "$GPU/tsm/connect"
-	EV=$(mktemp)
-	nsenter --net="$NS" "$BATS_TEST_DIRNAME/../uevent-listen" 20 > "$EV" 2> "$EV.err" &
-	LPID=$!
-	for _ in $(seq 100); do grep -q listening "$EV.err" && break; sleep 0.05; done
 	( echo 1 > "$GPU/sriov_numvfs" ) &
 	WPID=$!
-	for _ in $(seq 200); do [ -d "$VF1" ] && break; sleep 0.05; done
+	wait_until [ -d "$VF1" ]
 	# pci_tsm_init() has not run yet: the function is there, its group is not
 	[ -d "$VF1" ]
 	[ ! -e "$VF1/tsm" ]
-	for _ in $(seq 200); do [ -e "$VF1/tsm/dsm" ] && break; sleep 0.05; done
+	wait_until [ -e "$VF1/tsm/dsm" ]
 	[ "$(cat "$VF1/tsm/dsm")" = 0000:27:00.0 ]
 	[ "$(cat "$VF1/authenticated")" = tsm0 ]
 	wait "$WPID"
-	kill "$LPID" 2>/dev/null || true
-	wait "$LPID" 2>/dev/null || true
-	LPID=
+	listen_end	# the write returns once the VF is in: its events were sent before
 	# one event for the VF, its add; none for its group
 	[ "$(grep -c '0000:27:00.1' "$EV")" -eq 1 ]
 	grep -q '^add /devices/.*/0000:27:00.1 SUBSYSTEM=pci ' "$EV"
