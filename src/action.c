@@ -276,9 +276,12 @@ static enum action_verdict verify_connect(const struct action_plan *plan,
 			unverified = true;
 		} else if (!link_secure(s)) {
 			char *eps = render_partner_state(s, true), *rps = render_partner_state(s, false);
+			char *why = stream_enable_story(s);
 
-			list_add(&bad, xasprintf("%s on %s: endpoint %s, root port %s", s->name,
-						 s->hb->name, eps, rps));
+			list_add(&bad, xasprintf("%s on %s: endpoint %s, root port %s%s%s", s->name,
+						 s->hb->name, eps, rps, why ? ": " : "",
+						 why ? why : ""));
+			free(why);
 			free(eps);
 			free(rps);
 		} else if (ep_fail || rp_fail) {

@@ -275,7 +275,10 @@ static void check_connected(struct audit_run *run, struct audit_finding *f, cons
 			    "not connected (required by --require-connected)");
 	else if (func_cfg_known(d) && d->cfg.tee_io &&
 		 (why = snapshot_connect_blocker(snap, d))) {
-		result_done(run, f, AUDIT_SKIP,
+		/* a stream enabled at boot took its IDE: ide.untracked says what to do */
+		result_done(run, f, AUDIT_SKIP, d->ide_claim.state > IDE_CLAIM_OK ?
+			    xstrdup("see ide.untracked of it or its root port: a stream enabled "
+				    "at boot keeps the kernel from using its IDE") :
 			    xstrdup("nothing to do: a connect would fail (a TSM authenticates a "
 				    "device over a CMA/SPDM DOE mailbox and sets up an IDE stream for "
 				    "a PCIe endpoint from its host bridge's pool)"),
@@ -960,18 +963,24 @@ static void check_stream_blocks(struct audit_run *run, struct audit_finding *f, 
  * BAD says what is wrong with the stream, RP_ONLY whether that is the root
  * port alone; the devsec sample's emulated root port is never enabled (the
  * rig as it is, ABI.md §4): then the root port's part is a skip, not a failure.
+ * A failure's hint says what SEV-TIO's enable step left, then reconnecting and FIX.
  */
 static void blocks_done(struct audit_run *run, struct audit_finding *f, const struct ide_stream *s,
-			char *bad, bool rp_only, const char *pass)
+			char *bad, bool rp_only, const char *pass, const char *fix)
 {
+	char *why = bad ? stream_enable_story(s) : NULL;
+
 	if (bad && rp_only && func_is_devsec_sample_port(s->root_port))
 		result_done(run, f, AUDIT_SKIP, NULL, "%s: the devsec sample's emulated root port only "
 			    "stores register writes, and the sample enables the endpoint alone "
 			    "(samples/devsec); the endpoint's side is as it should be", bad);
-	else if (bad)
-		result_done(run, f, AUDIT_FAIL, NULL, "%s", bad);
+	else if (bad)	/* SEV-TIO's enable step, as the blocks show it, before the fix */
+		result_done(run, f, AUDIT_FAIL, why ? xasprintf("%s; disconnect and reconnect the "
+								 "endpoint%s", why, fix) : NULL,
+			    "%s", bad);
 	else
 		result_done(run, f, AUDIT_PASS, NULL, "%s", pass);
+	free(why);
 	free(bad);
 }
 
@@ -987,7 +996,7 @@ static void eval_enabled(struct audit_run *run, struct audit_finding *f, const s
 		audit_text_add(&bad, "root port %s block %u disabled (control 0x%08x)",
 			       s->root_port->bdf, s->r, rp->regs.ctl);
 	pass = xasprintf("endpoint block %u and root port block %u enabled", s->e, s->r);
-	blocks_done(run, f, s, bad, ep->regs.enabled, pass);
+	blocks_done(run, f, s, bad, ep->regs.enabled, pass, "");
 	free(pass);
 }
 
@@ -1008,7 +1017,8 @@ static void eval_secure(struct audit_run *run, struct audit_finding *f, const st
 	if (rp->regs.state != IDE_STATE_SECURE)
 		audit_text_add(&bad, "root port %s block %u %s (status 0x%08x)", s->root_port->bdf, s->r,
 			       state_text(rp->regs.state), rp->regs.status);
-	blocks_done(run, f, s, bad, ep->regs.state == IDE_STATE_SECURE, "both partners SECURE");
+	blocks_done(run, f, s, bad, ep->regs.state == IDE_STATE_SECURE, "both partners SECURE",
+		    "; the kernel treats a drop to INSECURE like link-down: check the link (AER, dmesg)");
 }
 
 static void eval_ide_fail(struct audit_run *run, struct audit_finding *f, const struct ide_stream *s,
@@ -1471,7 +1481,7 @@ static void check_untracked(struct audit_run *run, struct audit_finding *f, cons
 	const struct tsm_snapshot *snap = run->snap;
 	const struct pci_func *d = obj;
 	const struct ide_cap *ide = &d->cfg.ide;
-	char *bad = NULL;
+	char *bad = NULL, *why = NULL;
 	size_t tracked = 0;
 
 	if (!func_cfg_known(d)) {
@@ -1498,7 +1508,14 @@ static void check_untracked(struct audit_run *run, struct audit_finding *f, cons
 				       r->stream_id, ide_state_name(r->state) ?
 				       ide_state_name(r->state) : "reserved state");
 	}
-	if (bad)
+	if (bad && (why = func_ide_unusable_reason(d)))
+		result_done(run, f, AUDIT_FAIL,
+			    xstrdup("the kernel cannot use this function's IDE until the stream "
+				    "enabled at boot is disabled (in firmware, or by a reset) and the "
+				    "device is enumerated again (reboot)"),
+			    "enabled with no stream link: %s; no usable IDE in the kernel: %s", bad,
+			    why);
+	else if (bad)
 		result_done(run, f, AUDIT_WARN, NULL, "enabled with no stream link: %s", bad);
 	else if (tracked)
 		result_done(run, f, AUDIT_PASS, NULL,
@@ -1506,6 +1523,7 @@ static void check_untracked(struct audit_run *run, struct audit_finding *f, cons
 			    tracked == 1 ? "" : "s");
 	else
 		result_done(run, f, AUDIT_PASS, NULL, "no enabled IDE stream");
+	free(why);
 	free(bad);
 }
 
@@ -1580,12 +1598,16 @@ const struct audit_check audit_checks[] = {
 	{ "stream.enabled", "stream", "stream.link", AUDIT_SCOPE_STREAM,
 	  "Selective block E in the endpoint and R in the root port are both enabled.",
 	  "the stream is registered but not carrying traffic: disconnect and reconnect the "
-	  "endpoint; check dmesg for the TSM's enable step",
+	  "endpoint. SEV-TIO (Linux 7.x) enables the endpoint, then the root port, and keeps both "
+	  "enabled whatever they answer, so a disabled block was disabled since; v6.19 enabled the "
+	  "root port first and left the endpoint disabled when the root port stayed INSECURE",
 	  NULL, NULL, check_stream_blocks, eval_enabled },
 	{ "stream.secure", "stream", "stream.link", AUDIT_SCOPE_STREAM,
 	  "Both partners' Selective block state is SECURE.",
 	  "the link is not protected (the kernel treats a drop to INSECURE like link-down): "
-	  "disconnect and reconnect the endpoint; check the link (AER, dmesg)",
+	  "disconnect and reconnect the endpoint; check the link (AER, dmesg). SEV-TIO (Linux "
+	  "7.x) enables the endpoint first, then the root port, and keeps a stream whatever "
+	  "either answers: the partner that reads INSECURE is the one that failed",
 	  NULL, NULL, check_stream_blocks, eval_secure },
 	{ "stream.ide-fail", "stream", "stream.link", AUDIT_SCOPE_STREAM,
 	  "Neither partner has the IDE_FAIL (received IDE Fail Message) bit set.",

@@ -537,7 +537,9 @@ static void run_target(struct batch *b, struct tsm_snapshot *snap, struct target
 	tsm = text_escape(plan.tsm);
 	value = text_escape(plan.value);
 	if (plan.written) {
-		snapshot_scan(&after, ACTION_SCAN);
+		/* a failed connect: the enabled blocks too, whose boot Stream IDs may be why */
+		snapshot_scan(&after, ACTION_SCAN | (action == ACTION_CONNECT && plan.err ?
+						      SCAN_IDE_PORTS : 0));
 		now = &after;
 	}
 	f = snapshot_find_func(now, t->bdf);

@@ -56,6 +56,7 @@ enum severity { SEV_INFO, SEV_FAIL };
 struct w_dev {
 	const struct pci_func *f;
 	const char *tsm;	/* connected TSM, NULL when not connected */
+	const char *dsm;	/* a dependent: the DSM tsm/dsm names, NULL without a context */
 };
 
 struct w_stream {
@@ -125,10 +126,12 @@ static void state_take(struct w_state *w, const struct tsm_snapshot *snap)
 	w->devs = xcalloc(snap->nr_funcs + 1, sizeof(*w->devs));
 	for (size_t i = 0; i < snap->nr_funcs; i++) {
 		const struct pci_func *f = snap->funcs[i];
+		bool dependent = !f->has_connect && f->has_dsm;	/* a DSM's function (ABI.md §2.2) */
 
-		if (!f->has_connect)
+		if (!f->has_connect && !dependent)
 			continue;
 		w->devs[w->nr_devs].f = f;
+		w->devs[w->nr_devs].dsm = dependent && f->dsm && *f->dsm ? f->dsm : NULL;
 		w->devs[w->nr_devs++].tsm = func_connected(f) ? f->connect : NULL;
 	}
 	/* host bridges a stream link led to come after the sorted ones */
@@ -336,10 +339,28 @@ static void diff_pools(struct watcher *w, const struct w_state *old, const struc
 	MERGE(old->hbs, old->nr_hbs, now->hbs, now->nr_hbs, cmp_hb, hb_pool, hb_gone);
 }
 
+/* A dependent's context came (its tsm/ group: at a connect, or a VF added later) or went. */
+static void dependent_now(const struct w_dev *d, const struct w_dev *was)
+{
+	const char *before = was ? was->dsm : NULL;
+	const char *tsm = d->f->authenticated && *d->f->authenticated ? d->f->authenticated : NULL;
+
+	if (d->dsm && !streq(before, d->dsm))
+		emit(wt, SEV_INFO, "dependent-added", "device", d->f->bdf, "a function of DSM %s%s%s%s",
+		     d->dsm, tsm ? " (" : "", tsm ? tsm : "", tsm ? ")" : "");
+	else if (!d->dsm && before)
+		emit(wt, SEV_INFO, "dependent-removed", "device", d->f->bdf, "no longer a function of "
+		     "DSM %s", before);
+}
+
 static void dev_now(const struct w_dev *d, const struct w_dev *was)
 {
 	const char *before = was ? was->tsm : NULL;
 
+	if (!d->f->has_connect) {
+		dependent_now(d, was);
+		return;
+	}
 	if (d->tsm && !streq(before, d->tsm))
 		emit(wt, SEV_INFO, "device-connected", "device", d->f->bdf, "to %s%s%s", d->tsm,
 		     before ? ", was " : "", before ? before : "");
@@ -350,7 +371,11 @@ static void dev_now(const struct w_dev *d, const struct w_dev *was)
 /* a connected device whose tsm/connect went away: removed, or its TSM unregistered */
 static void dev_gone(const struct w_dev *d)
 {
-	if (d->tsm)
+	if (d->dsm)
+		emit(wt, SEV_INFO, "dependent-removed", "device", d->f->bdf, "no longer a function "
+		     "of DSM %s: its tsm/ group is gone (disconnect, or the function removed)",
+		     d->dsm);
+	else if (d->tsm)
 		emit(wt, SEV_FAIL, "device-disconnected", "device", d->f->bdf,
 		     "from %s: tsm/connect is gone (device removed or TSM unregistered)", d->tsm);
 }
@@ -635,6 +660,7 @@ const struct cmd_def cmd_watch = {
 	.summary = "print TSM, connection, IDE stream and pool changes as they happen",
 	.description = "Rescan at an interval and print one line (or, with -J, one JSON object)\n"
 		       "per change: TSMs added or removed, devices connected or disconnected,\n"
+		       "functions getting or losing a context as a DSM's dependents,\n"
 		       "streams added, removed, going insecure or reporting IDE_FAIL, stream pools\n"
 		       "running out. The first scan is the baseline: of it only what is failing\n"
 		       "already is printed (insecure, IDE_FAIL, dangling streams, used-up pools)",

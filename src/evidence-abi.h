@@ -11,6 +11,13 @@
 #define TSMCTL_EVIDENCE_ABI_H
 
 #define EV_FAMILY_NAME		"device-evidence"	/* DEVICE_EVIDENCE_FAMILY_NAME */
+/*
+ * The devsec mirror's older family of the same purpose (pci-tsm.yaml,
+ * 5b515d6ee6ba; ABI.md §1.6): other attribute numbers, no generation, no
+ * length. Only its name is used here, to refuse it by name; none of its
+ * numbers is, and none of the above is ever sent to it.
+ */
+#define EV_OLD_FAMILY_NAME	"pci-tsm"
 #define EV_FAMILY_VERSION	1			/* DEVICE_EVIDENCE_FAMILY_VERSION */
 
 /* enum { DEVICE_EVIDENCE_CMD_READ = 1, (main.c's tree:) ..._VALIDATE } */

@@ -266,13 +266,15 @@ static int family_message(struct evidence_conn *c, const struct nlmsghdr *nlh, v
 	return 0;
 }
 
-static int resolve_family(struct evidence_conn *c, struct evidence_error *e)
+/* CTRL_CMD_GETFAMILY for NAME into F: 0, or -errno with E (ENOENT: no such family). */
+static int get_family(struct evidence_conn *c, const char *name, struct evidence_family *f,
+		      struct evidence_error *e)
 {
 	char req[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(req);
 	struct genlmsghdr *g;
-	struct family_parse fp = { &c->fam, false };
-	int rc = 0;
+	struct family_parse fp = { f, false };
+	int rc;
 
 	nlh->nlmsg_type = GENL_ID_CTRL;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
@@ -280,12 +282,37 @@ static int resolve_family(struct evidence_conn *c, struct evidence_error *e)
 	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
 	g->cmd = CTRL_CMD_GETFAMILY;
 	g->version = 1;
-	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, EV_FAMILY_NAME);
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, name);
 	rc = transact(c, nlh, "nlctrl", family_message, &fp, e);
 	if (rc < 0)
 		return rc;
 	if (!fp.has_id)
-		return ev_malformed(e, "nlctrl described %s without its id", EV_FAMILY_NAME);
+		return ev_malformed(e, "nlctrl described %s without its id", name);
+	return 0;
+}
+
+/*
+ * No device-evidence family: is the older pci-tsm one there instead (ABI.md
+ * §1.6)? Then E names it (why), still ENOENT: its numbers are never used.
+ */
+static void other_family(struct evidence_conn *c, struct evidence_error *e)
+{
+	struct evidence_family old = { 0 };
+	struct evidence_error oe = { .miss_type = -1 };
+
+	if (!get_family(c, EV_OLD_FAMILY_NAME, &old, &oe))
+		e->why = xstrdup(EV_OLD_FAMILY_NAME);
+	evidence_error_free(&oe);
+}
+
+static int resolve_family(struct evidence_conn *c, struct evidence_error *e)
+{
+	int rc = get_family(c, EV_FAMILY_NAME, &c->fam, e);
+
+	if (rc == -ENOENT && e->stage == EVIDENCE_NO_FAMILY)
+		other_family(c, e);
+	if (rc < 0)
+		return rc;
 	if (!c->fam.has_read) {
 		e->stage = EVIDENCE_NO_READ;
 		e->err = -EOPNOTSUPP;

@@ -85,7 +85,7 @@ char *explain_tsm_unfit(const struct tsm_snapshot *now, enum tsm_action action, 
 static char *explain_no_stream(const struct action_plan *plan, const struct pci_func *f)
 {
 	const char *type = render_pcie_type(f);
-	char *no_pool = func_no_pool_reason(f), *msg;
+	char *no_pool = func_no_pool_reason(f), *msg, *why;
 
 	if (type && !streq(type, "endpoint"))
 		return xasprintf("%s could not set up an IDE stream: the device is a %s, and the "
@@ -104,6 +104,13 @@ static char *explain_no_stream(const struct action_plan *plan, const struct pci_
 		return xasprintf("the %s stream pool is used up (available_secure_streams 0): "
 				 "disconnect another device below %s first", f->hb->name,
 				 f->hb->name);
+	/* a Stream ID not claimed at enumeration: pci_ide_stream_alloc() has no ide_cap */
+	if (f && (why = func_ide_unusable_reason(f))) {
+		msg = xasprintf("%s could not set up an IDE stream: the kernel gave the device no "
+				"usable IDE: %s", plan->tsm, why);
+		free(why);
+		return msg;
+	}
 	return xasprintf("%s could not set up an IDE stream: no free Selective IDE register "
 			 "block in the endpoint or in its root port%s%s, or the TSM itself ran "
 			 "out of stream resources (the TDX module's, with TDX Connect); see the "

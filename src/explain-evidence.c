@@ -145,6 +145,14 @@ char *explain_evidence_text(const struct tsm_snapshot *snap, const char *bdf,
 
 	switch (e->stage) {
 	case EVIDENCE_NO_FAMILY:
+		/* the older family of the same purpose: named, never read (ABI.md §1.6) */
+		if (e->why)
+			return xasprintf("the kernel has no device-evidence generic netlink family "
+					 "but the older %s one, which tsmctl does not read: its "
+					 "attributes have other numbers, and it has no generation to "
+					 "tie a read to what an accept then acts on, nor an object "
+					 "length (ABI.md §1.6); use a kernel with device-evidence "
+					 "(ENOENT)", e->why);
 		return xstrdup("the kernel has no device-evidence generic netlink family: it was "
 			       "built without CONFIG_DEVICE_EVIDENCE (which the TSM staging tree's "
 			       "CONFIG_PCI_TSM selects; no released kernel has it, ABI.md §1.6) "

@@ -234,7 +234,7 @@ static void print_sel_block(unsigned int k, const struct ide_sel_stream *b)
 static void print_ide(const struct pci_func *f)
 {
 	const struct ide_cap *ide = &f->cfg.ide;
-	char *algs;
+	char *algs, *why;
 
 	if (!func_cfg_known(f)) {
 		line(1, "IDE: unknown (config space %s)", func_cfg_needs_root(f) ?
@@ -257,6 +257,9 @@ static void print_ide(const struct pci_func *f)
 	line(2, "algorithms: %s; Link IDE TCs: %u; Selective IDE streams: %u; flow-through "
 	     "enable%s", algs, ide->link_tcs, ide->sel_streams, pm(ide->ctl & 0x4));
 	free(algs);
+	if ((why = func_ide_unusable_reason(f)))
+		line(2, "No usable IDE in the kernel: %s", why);
+	free(why);
 	for (unsigned int i = 0; i < ide->nr_link; i++) {
 		char *regs = regs_text(&ide->link[i].regs);
 
@@ -460,6 +463,9 @@ struct json_object *render_device_detail_json(const struct tsm_snapshot *snap,
 	json_object_object_add(o, "physfn", js_str(f->physfn));
 	json_object_object_add(o, "sriov", sriov);
 	json_object_object_add(o, "connect_blocker", js_str(why));
+	free(why);
+	why = func_ide_unusable_reason(f);
+	json_object_object_add(o, "ide_unusable", js_str(why));
 	json_object_object_add(o, "ide_registers", ide_registers_json(f));
 	json_object_object_add(o, "streams", streams_json(snap, f));
 	free(why);

@@ -46,6 +46,20 @@ struct watched_pool {
 	long long was;
 };
 
+/*
+ * Where a connected DSM's dependents live (its directory: the slot's other
+ * functions and their VFs), as the start listed it; the functions there
+ * that the scan saw without a tsm/ group, and the dependents it saw with
+ * one: a new VF gets its group after its own add uevent, with none of its
+ * own (ABI.md §2.2, §2.8), so only a look can see it come.
+ */
+struct dsm_dir {
+	char *dir;
+	char **names;
+	size_t n;
+	int err;
+};
+
 struct rescan {
 	struct kept *files;
 	size_t nr_files, cap_files, budget;
@@ -56,6 +70,12 @@ struct rescan {
 	struct watched_pool *pools;
 	size_t nr_pools, cap_pools;
 	struct listing *listings;	/* WATCHED_DIRS, as the start saw them */
+	struct dsm_dir *dsm_dirs;
+	size_t nr_dsm_dirs, cap_dsm_dirs;
+	char **groupless;		/* DIR/FUNCTION/tsm/dsm the scan did not see */
+	size_t nr_groupless, cap_groupless;
+	char **grouped;			/* a dependent's DIR/FUNCTION/tsm/dsm the scan saw */
+	size_t nr_grouped, cap_grouped;
 };
 
 /* A directory whose entries the look compares with the start's. */
@@ -176,6 +196,82 @@ static void watch_pool(struct rescan *r, const struct host_bridge *hb)
 	free(path);
 }
 
+/* Is D's dependents' directory watched already (two DSMs of one bus)? */
+static bool dsm_dir_kept(const struct rescan *r, const char *dir)
+{
+	for (size_t i = 0; i < r->nr_dsm_dirs; i++)
+		if (streq(r->dsm_dirs[i].dir, dir))
+			return true;
+	return false;
+}
+
+static void keep_path(char ***v, size_t *n, size_t *cap, char *path)
+{
+	xgrow(v, cap, *n, sizeof(**v));
+	(*v)[(*n)++] = path;
+}
+
+/* The function of SNAP in directory PATH, NULL when the scan saw none (no tsm/ group). */
+static const struct pci_func *snap_func_at(const struct tsm_snapshot *snap, const char *path)
+{
+	for (size_t i = 0; i < snap->nr_funcs; i++)
+		if (snap->funcs[i]->dir && streq(snap->funcs[i]->dir, path))
+			return snap->funcs[i];
+	return NULL;
+}
+
+/*
+ * A connected DSM whose TSM gives dependents contexts (any but SEV-TIO,
+ * ABI.md §2.2): its directory's entries now; the tsm/dsm of the functions
+ * there that the scan did not see as dependents (one coming is a move), and
+ * of the dependents it saw there (one going is a move). Judged by the scan,
+ * not by a look now: a context that came or went between the scan and this
+ * listing is then still a move.
+ */
+static void watch_dependents(struct rescan *r, const struct tsm_snapshot *snap,
+			     const struct pci_func *d)
+{
+	const char *slash = d->dir ? strrchr(d->dir, '/') : NULL;
+	char *dir, canon[BDF_MAX];
+	struct dsm_dir *w;
+
+	if (!slash || !func_connected(d) || tsm_is_sev_tio(d->connected_tsm))
+		return;
+	dir = xstrndup(d->dir, (size_t)(slash - d->dir));
+	if (dsm_dir_kept(r, dir)) {
+		free(dir);
+		return;
+	}
+	xgrow(&r->dsm_dirs, &r->cap_dsm_dirs, r->nr_dsm_dirs, sizeof(*r->dsm_dirs));
+	w = &r->dsm_dirs[r->nr_dsm_dirs++];
+	w->dir = dir;
+	w->err = sysfs_list(dir, &w->names, &w->n);
+	for (size_t i = 0; i < w->n; i++) {
+		char *path;
+		const struct pci_func *f;
+
+		if (bdf_canonical(w->names[i], canon) || !streq(canon, w->names[i]))
+			continue;
+		path = path_join(dir, w->names[i]);
+		f = snap_func_at(snap, path);
+		/* tsm/dsm, as watch tells a dependent (an empty tsm/ is none: its DSM lacks TEE) */
+		if (!f || !f->has_dsm)
+			keep_path(&r->groupless, &r->nr_groupless, &r->cap_groupless,
+				  path_join3(path, "tsm", "dsm"));
+		free(path);
+	}
+	/* the dependents the scan saw there, gone from the listing or not */
+	for (size_t i = 0; i < snap->nr_funcs; i++) {
+		const struct pci_func *f = snap->funcs[i];
+
+		slash = f->dir ? strrchr(f->dir, '/') : NULL;
+		if (slash && !f->has_connect && f->has_dsm && (size_t)(slash - f->dir) == strlen(dir) &&
+		    !strncmp(f->dir, dir, strlen(dir)))
+			keep_path(&r->grouped, &r->nr_grouped, &r->cap_grouped,
+				  path_join3(f->dir, "tsm", "dsm"));
+	}
+}
+
 /* The files were kept by index while the array grew: now that it stands, by address. */
 static void fix_files(struct rescan *r)
 {
@@ -221,19 +317,22 @@ void rescan_keep(struct rescan *r, struct tsm_snapshot *snap)
 			watch_pool(r, snap->hbs[i]);
 	for (size_t i = 0; i < snap->nr_streams; i++)
 		watch_stream(r, snap->streams[i]);
+	for (size_t i = 0; i < snap->nr_funcs; i++)
+		if (snap->funcs[i]->has_connect)
+			watch_dependents(r, snap, snap->funcs[i]);
 	fix_files(r);
 }
 
-/* DIR's names differ from those (or the error) the start saw. */
-static bool names_moved(const char *dir, const struct listing *was)
+/* DIR's names differ from the N NAMES (or the error ERR) the start saw. */
+static bool names_moved(const char *dir, char **names, size_t n, int err)
 {
 	char **now;
 	size_t nr;
 	int rc = sysfs_list(dir, &now, &nr);
-	bool moved = rc != was->err || nr != was->n;
+	bool moved = rc != err || nr != n;
 
 	for (size_t i = 0; i < nr && !moved; i++)
-		moved = !streq(now[i], was->names[i]);
+		moved = !streq(now[i], names[i]);
 	strv_free(now, nr);
 	return moved;
 }
@@ -283,7 +382,16 @@ int rescan_look(struct rescan *r)
 	bool moved = false;
 
 	for (size_t i = 0; i < ARRAY_SIZE(watched_dirs) && !moved; i++)
-		moved = names_moved(watched_dirs[i], &r->listings[i]);
+		moved = names_moved(watched_dirs[i], r->listings[i].names, r->listings[i].n,
+				    r->listings[i].err);
+	/* a dependent's tsm/ group comes with no uevent: only a look sees it */
+	for (size_t i = 0; i < r->nr_dsm_dirs && !moved; i++)
+		moved = names_moved(r->dsm_dirs[i].dir, r->dsm_dirs[i].names, r->dsm_dirs[i].n,
+				    r->dsm_dirs[i].err);
+	for (size_t i = 0; i < r->nr_groupless && !moved; i++)
+		moved = sysfs_exists(r->groupless[i]);
+	for (size_t i = 0; i < r->nr_grouped && !moved; i++)
+		moved = !sysfs_exists(r->grouped[i]);
 	for (size_t i = 0; i < r->nr_texts && !moved; i++)
 		moved = text_moved(&r->texts[i]);
 	for (size_t i = 0; i < r->nr_pools && !moved; i++)
@@ -309,5 +417,12 @@ void rescan_stop(struct rescan *r)
 	for (size_t i = 0; i < ARRAY_SIZE(watched_dirs); i++)
 		strv_free(r->listings[i].names, r->listings[i].n);
 	free(r->listings);
+	for (size_t i = 0; i < r->nr_dsm_dirs; i++) {
+		free(r->dsm_dirs[i].dir);
+		strv_free(r->dsm_dirs[i].names, r->dsm_dirs[i].n);
+	}
+	free(r->dsm_dirs);
+	strv_free(r->groupless, r->nr_groupless);
+	strv_free(r->grouped, r->nr_grouped);
 	free(r);
 }

@@ -24,6 +24,7 @@ static bool only_link_tsms(const struct tsm_snapshot *snap);
 /* ---- function cache: open hashing on the BDF string ---- */
 
 #define FUNC_HASH_SIZE 4096
+#define SCAN_TRIES 4	/* scans of a tree that keeps moving before the last one is kept */
 
 /*
  * The scan's own bookkeeping stays here, out of the public model: the BDF
@@ -1039,8 +1040,12 @@ static void hb_scan(struct scan_ctx *ctx, struct host_bridge *hb)
 		stream_resolve(ctx, hb->streams[i]);
 		snap_add_stream(ctx, hb->streams[i]);
 	}
-	/* Ports on the root bus of a host bridge with a pool: their IDE blocks (audit). */
-	if ((ctx->flags & SCAN_IDE_PORTS) && (hb->available_streams >= 0 || hb->available_err))
+	/*
+	 * Ports on the root bus of a host bridge with a pool: their IDE blocks
+	 * (audit), and (devices -v) the Stream IDs they claimed at enumeration.
+	 */
+	if ((ctx->flags & (SCAN_IDE_PORTS | SCAN_DETAIL)) &&
+	    (hb->available_streams >= 0 || hb->available_err))
 		for (size_t i = 0; i < n; i++)
 			hb_read_port(ctx, hb, names[i]);
 	strv_free(names, n);
@@ -1432,6 +1437,7 @@ static void link_model(struct tsm_snapshot *snap, bool streams_scanned)
 			f->connected_tsm->connected_devices++;
 	}
 	snapshot_mark_duplicates(snap);
+	snapshot_judge_ide_claims(snap);
 	for (size_t i = 0; i < snap->nr_streams; i++) {
 		struct ide_stream *s = snap->streams[i];
 
@@ -1452,7 +1458,7 @@ static void link_model(struct tsm_snapshot *snap, bool streams_scanned)
 	}
 }
 
-void snapshot_scan(struct tsm_snapshot *snap, unsigned int flags)
+static void scan_once(struct tsm_snapshot *snap, unsigned int flags)
 {
 	struct scan_ctx *ctx = xcalloc(1, sizeof(*ctx));
 
@@ -1483,6 +1489,76 @@ void snapshot_scan(struct tsm_snapshot *snap, unsigned int flags)
 			 "%zu config cycles", ctx->cfg_funcs, ctx->cfg_reads, ctx->cfg_bytes,
 			 ctx->cfg_cycles);
 	free(ctx);
+}
+
+/* Is NAME one of HB's stream* entries the scan read (a link of its own dir, or a malformed one)? */
+static bool hb_had_link(const struct host_bridge *hb, const char *name)
+{
+	for (size_t i = 0; i < hb->nr_streams; i++)
+		if (!hb->streams[i]->link_dir && streq(hb->streams[i]->name, name))
+			return true;
+	for (size_t i = 0; i < hb->nr_bad_links; i++)
+		if (streq(hb->bad_links[i], name))
+			return true;
+	return false;
+}
+
+/* Does HB show now another pool count, or (STREAMS) other stream* entries, than the scan read? */
+static bool hb_moved(const struct host_bridge *hb, bool streams)
+{
+	size_t n, links = 0, had = hb->nr_bad_links;
+	unsigned long v;
+	char **names;
+	int err = sysfs_attr_number(hb->dir, "available_secure_streams", 10, 0xffff, &v);
+	bool moved;
+
+	if (err == -ENOENT)
+		moved = hb->available_streams >= 0 || hb->available_err;
+	else
+		moved = err ? err != hb->available_err : (long long)v != hb->available_streams;
+	if (moved || !streams)
+		return moved;
+	if (sysfs_list(hb->dir, &names, &n))
+		return true;
+	for (size_t i = 0; i < n && !moved; i++)
+		if (!strncmp(names[i], "stream", 6)) {
+			links++;
+			moved = !hb_had_link(hb, names[i]);
+		}
+	strv_free(names, n);
+	for (size_t i = 0; i < hb->nr_streams; i++)
+		had += !hb->streams[i]->link_dir;
+	return moved || links != had;
+}
+
+/*
+ * A connect or disconnect holds pci_tsm_rwsem for its whole run, and every
+ * tsm/ show waits for it, while pools and stream links are read without it
+ * (ABI.md §2.3): SEV-TIO takes its pool slot at alloc and links the stream
+ * last, after the slow SPDM phase. A scan that read a host bridge before a
+ * tsm/ attribute may so hold the pool or links from before a store and a
+ * connection from after it. Did the host bridges move while the scan ran?
+ */
+static bool scan_torn(const struct tsm_snapshot *snap, unsigned int flags)
+{
+	if (!(flags & (SCAN_HBS | SCAN_STREAMS)) ||
+	    !(flags & (SCAN_STREAMS | SCAN_DEVICES | SCAN_ALL_FUNCS)))
+		return false;
+	for (size_t i = 0; i < snap->nr_hbs; i++)
+		if (snap->hbs[i]->dir && hb_moved(snap->hbs[i], flags & SCAN_STREAMS))
+			return true;
+	return false;
+}
+
+void snapshot_scan(struct tsm_snapshot *snap, unsigned int flags)
+{
+	/* a tree that keeps moving: the last scan is kept */
+	for (int tries = 1;; tries++) {
+		scan_once(snap, flags);
+		if (tries == SCAN_TRIES || !scan_torn(snap, flags))
+			return;
+		snapshot_free(snap);
+	}
 }
 
 /* ---- what filters name ---- */

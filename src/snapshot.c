@@ -142,12 +142,19 @@ enum tsm_pci_side tsm_pci_side(const struct tsm_snapshot *snap, const struct tsm
 	return TSM_PCI_NO_GROUP;
 }
 
+/* A VF: its PF known, or its config's Vendor ID reads ffff (SR-IOV). */
+static bool func_is_vf(const struct pci_func *f)
+{
+	return f->physfn || (f->cfg.header_valid && f->cfg.vendor_id == 0xffff);
+}
+
 bool func_dsm_candidate(const struct pci_func *f)
 {
 	const struct pci_func *rp = f ? f->root_port : NULL;
 	enum pcie_type type;
 
-	if (!func_cfg_known(f) || f->fn != 0 || f->physfn)
+	/* a VF is never one: its physfn link, or its Vendor ID reading ffff, says so */
+	if (!func_cfg_known(f) || f->fn != 0 || func_is_vf(f))
 		return false;
 	type = f->cfg.pcie_type;
 	if (type != PCIE_TYPE_ENDPOINT && type != PCIE_TYPE_UPSTREAM &&
@@ -155,7 +162,8 @@ bool func_dsm_candidate(const struct pci_func *f)
 		return false;
 	if (f->cfg.tee_io)
 		return true;
-	if (!f->cfg.ide.present || !f->cfg.ide.sel_streams)
+	/* a Stream ID not claimed at enumeration leaves no usable IDE (ABI.md §2.4) */
+	if (!f->cfg.ide.present || !f->cfg.ide.sel_streams || f->ide_claim.state > IDE_CLAIM_OK)
 		return false;
 	/* pci_ide_init(): an endpoint's IDE counts only when its root port has Selective IDE too */
 	return type != PCIE_TYPE_ENDPOINT || !func_cfg_known(rp) ||
@@ -277,6 +285,150 @@ bool func_doe_mailboxes_ambiguous(const struct pci_func *f)
 	return func_cfg_known(f) && f->cfg.nr_doe > 1;
 }
 
+/*
+ * pci_ide_init() stamps the reserved ID into every disabled block only once
+ * every claim succeeded: F's blocks say whether its init got that far (true),
+ * stopped before (false), or, with every block enabled, cannot tell (false
+ * with *KNOWN unset).
+ */
+static bool init_completed(const struct pci_func *f, bool *known)
+{
+	const struct ide_cap *ide = &f->cfg.ide;
+
+	*known = false;
+	for (unsigned int k = 0; k < ide->nr_sel + ide->nr_link; k++) {
+		bool link = k >= ide->nr_sel;
+		unsigned int b = link ? k - ide->nr_sel : k;
+		const struct ide_stream_regs *r = link ? &ide->link[b].regs : &ide->sel[b].regs;
+
+		if (r->enabled || (!link && ide->sel[b].linux_skips))
+			continue;
+		*known = true;
+		if (r->stream_id == IDE_RESERVED_STREAM_ID)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * pci_ide_init()'s checks and claims for F, in its order; the first failure
+ * into *FAILED, where the kernel stops (STOP; else the rest are claimed too).
+ */
+static void claim_blocks(struct pci_func *f, const struct pci_func **holders,
+			 struct ide_claim *blocks, struct ide_claim *failed, bool stop)
+{
+	const struct ide_cap *ide = &f->cfg.ide;
+	const struct pci_func *rp = f->root_port;
+
+	/* an endpoint's IDE counts only paired with its root port's (checked before any claim) */
+	if (f->cfg.pcie_type == PCIE_TYPE_ENDPOINT && rp && rp->ide_claim.state > IDE_CLAIM_OK) {
+		*failed = (struct ide_claim){ .state = IDE_CLAIM_ROOT_PORT, .holder = rp };
+		return;
+	}
+	/* the Selective blocks Linux uses, then the Link blocks; the first failure ends it */
+	for (unsigned int k = 0; k < ide->nr_sel + ide->nr_link; k++) {
+		bool link = k >= ide->nr_sel;
+		unsigned int b = link ? k - ide->nr_sel : k;
+		const struct ide_stream_regs *r = link ? &ide->link[b].regs : &ide->sel[b].regs;
+		unsigned int id = r->stream_id;
+
+		if (!link && ide->sel[b].linux_skips)
+			continue;
+		if (!r->enabled)
+			continue;
+		if (id == IDE_RESERVED_STREAM_ID || holders[id]) {
+			if (failed->state == IDE_CLAIM_OK)
+				*failed = (struct ide_claim){
+					.state = id == IDE_RESERVED_STREAM_ID ? IDE_CLAIM_RESERVED :
+						 IDE_CLAIM_TAKEN,
+					.link = link, .block = b, .stream_id = id,
+					.holder = holders[id], .holder_link = blocks[id].link,
+					.holder_block = blocks[id].block,
+				};
+			if (stop)
+				return;
+			continue;
+		}
+		holders[id] = f;
+		blocks[id] = (struct ide_claim){ .link = link, .block = b };
+	}
+}
+
+/*
+ * The claims of F's IDE as pci_ide_init() makes them, its host bridge's IDs
+ * in HOLDERS. A failure is only said where F's idle blocks bear it out (no
+ * 255 stamp): a block enabled after enumeration claimed nothing then.
+ */
+static void judge_claims(struct pci_func *f, const struct pci_func **holders,
+			 struct ide_claim *blocks)
+{
+	struct ide_claim failed = { .state = IDE_CLAIM_OK };
+	bool known, done = init_completed(f, &known);
+
+	claim_blocks(f, holders, blocks, &failed, !done);
+	f->ide_claim = failed.state == IDE_CLAIM_OK || done ?
+		       (struct ide_claim){ .state = IDE_CLAIM_OK } :
+		       known ? failed : (struct ide_claim){ .state = IDE_CLAIM_UNKNOWN };
+}
+
+/* Its enabled blocks were read: the audit's and devices -v's config plans. */
+static bool claims_readable(const struct pci_func *f)
+{
+	return func_cfg_known(f) && f->cfg.ide.present && f->cfg.ide.selective_ide &&
+	       f->cfg.pcie_type != PCIE_TYPE_NONE && (f->cfg.parts & CFG_PART_ENABLED) &&
+	       (f->cfg.parts & CFG_PART_LINK);
+}
+
+void snapshot_judge_ide_claims(struct tsm_snapshot *snap)
+{
+	for (size_t h = 0; h < snap->nr_hbs; h++) {
+		const struct pci_func *holders[IDE_RESERVED_STREAM_ID + 1] = { 0 };
+		struct ide_claim blocks[IDE_RESERVED_STREAM_ID + 1];
+
+		/* funcs are in BDF order: the kernel's within a host bridge; VFs come with SR-IOV */
+		for (int vfs = 0; vfs < 2; vfs++)
+			for (size_t i = 0; i < snap->nr_funcs; i++) {
+				struct pci_func *f = snap->funcs[i];
+
+				if (f->hb == snap->hbs[h] && claims_readable(f) &&
+				    func_is_vf(f) == (vfs == 1))
+					judge_claims(f, holders, blocks);
+			}
+	}
+}
+
+char *func_ide_unusable_reason(const struct pci_func *f)
+{
+	const struct ide_claim *c = &f->ide_claim;
+	const char *kind = c->link ? "Link" : "Selective";
+
+	switch (c->state) {
+	case IDE_CLAIM_RESERVED:
+		return xasprintf("its %s block %u was enabled at boot with the reserved Stream ID "
+				 "255, which the kernel cannot claim, and the kernel stops at a failed "
+				 "claim", kind, c->block);
+	case IDE_CLAIM_TAKEN:
+		return xasprintf("its %s block %u was enabled at boot with Stream ID %u, which "
+				 "%s%s %s block %u had claimed first (one claim per ID and host "
+				 "bridge), and the kernel stops at a failed claim",
+				 kind, c->block, c->stream_id, c->holder == f ? "" : c->holder->bdf,
+				 c->holder == f ? "its own" : "'s", c->holder_link ? "Link" :
+				 "Selective", c->holder_block);
+	case IDE_CLAIM_ROOT_PORT: {
+		char *rp = func_ide_unusable_reason(c->holder), *text;
+
+		text = xasprintf("its root port %s has none (%s), and an endpoint's IDE counts only "
+				 "with its root port's", c->holder->bdf, rp);
+		free(rp);
+		return text;
+	}
+	case IDE_CLAIM_UNKNOWN:
+	case IDE_CLAIM_OK:
+		break;
+	}
+	return NULL;
+}
+
 char *func_connect_blocker(const struct pci_func *f, const struct tsm *t)
 {
 	const struct pci_func *rp = f->root_port;
@@ -297,6 +449,14 @@ char *func_connect_blocker(const struct pci_func *f, const struct tsm *t)
 	if (needs_stream && func_cfg_known(rp) && !rp->cfg.ide.present)
 		return xasprintf("its root port %s has no IDE capability, so no IDE stream can be "
 				 "set up for it", rp->bdf);
+	/* pci_ide_stream_alloc() wants pdev->ide_cap, which a failed claim never set */
+	if (needs_stream && (why = func_ide_unusable_reason(f))) {
+		char *text = xasprintf("the kernel gave it no usable IDE (%s), so no IDE stream can "
+				       "be set up for it", why);
+
+		free(why);
+		return text;
+	}
 	if (f->doe_known && !f->nr_doe_features)
 		return xstrdup("it has no DOE mailbox (no doe_features)");
 	if (f->doe_known && !func_has_doe(f, DOE_FEATURE_CMA))
@@ -438,6 +598,55 @@ enum partner_state stream_partner_state(const struct ide_stream *s, bool endpoin
 		return PARTNER_DISABLED;
 	return b->regs.state == IDE_STATE_SECURE ? PARTNER_SECURE :
 	       b->regs.state == IDE_STATE_INSECURE ? PARTNER_INSECURE : PARTNER_RESERVED;
+}
+
+enum stream_enable_shape stream_enable_shape(const struct ide_stream *s)
+{
+	enum partner_state ep = stream_partner_state(s, true), rp = stream_partner_state(s, false);
+	const struct ide_sel_stream *eb = stream_partner_block(s, true);
+	const struct ide_sel_stream *rb = stream_partner_block(s, false);
+	bool ep_on = ep == PARTNER_SECURE || ep == PARTNER_INSECURE || ep == PARTNER_RESERVED;
+	bool rp_on = rp == PARTNER_SECURE || rp == PARTNER_INSECURE || rp == PARTNER_RESERVED;
+
+	if (!tsm_is_sev_tio(s->tsm) || !eb || !rb || (ep == PARTNER_SECURE && rp == PARTNER_SECURE))
+		return ENABLE_SHAPE_NONE;
+	if (ep_on && rp_on)
+		return ENABLE_SHAPE_BOTH;
+	/* pci_ide_stream_setup() left the endpoint's Stream ID; only an enable was missing */
+	if (rp_on && rp != PARTNER_SECURE && ep == PARTNER_DISABLED && eb->regs.ctl &&
+	    eb->regs.stream_id == rb->regs.stream_id)
+		return ENABLE_SHAPE_RP_FIRST;
+	/* pci_ide_stream_disable() writes 0 to the whole control register */
+	if (ep_on && ep != PARTNER_SECURE && rp == PARTNER_DISABLED && !rb->regs.ctl)
+		return ENABLE_SHAPE_RP_UNDONE;
+	return ENABLE_SHAPE_NONE;
+}
+
+char *stream_enable_story(const struct ide_stream *s)
+{
+	bool ep = stream_partner_state(s, true) != PARTNER_SECURE;
+	bool rp = stream_partner_state(s, false) != PARTNER_SECURE;
+
+	switch (stream_enable_shape(s)) {
+	case ENABLE_SHAPE_BOTH:
+		return xasprintf("both partners are enabled and %s SECURE: %s at the enable "
+				 "(SEV-TIO since Linux 7.x enables the endpoint, then the root port, "
+				 "and keeps both enabled whatever either answers) or dropped since (the "
+				 "only way on v6.19, which enabled the root port first)",
+				 ep && rp ? "neither is" : ep ? "the endpoint is not" :
+				 "the root port is not", ep && rp ? "both failed" : "it failed");
+	case ENABLE_SHAPE_RP_FIRST:
+		return xstrdup("SEV-TIO enabled the root port first and, as it did not reach SECURE, "
+			       "never enabled the endpoint (v6.19's order; 7.x enables the endpoint "
+			       "first and keeps both enabled)");
+	case ENABLE_SHAPE_RP_UNDONE:
+		return xstrdup("the endpoint did not reach SECURE, so SEV-TIO disabled the root port "
+			       "it had enabled first again (v6.19's order; 7.x enables the endpoint "
+			       "first and keeps both enabled)");
+	case ENABLE_SHAPE_NONE:
+		break;
+	}
+	return NULL;
 }
 
 /* How strongly S's registers say they are its own; higher first. */

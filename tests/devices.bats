@@ -382,7 +382,7 @@ group_funcs() {
 	cfg=$ROOT/sys/bus/pci/devices/0000:41:00.0/config
 	sel=$(sel_block "$cfg" 0)
 	json_is '.devices | length' 1
-	json_is '.devices[0].detail | keys' '["bars","connect_blocker","ide_registers","iommu_group","physfn","serial_number","serial_number_error","sriov","streams"]'
+	json_is '.devices[0].detail | keys' '["bars","connect_blocker","ide_registers","ide_unusable","iommu_group","physfn","serial_number","serial_number_error","sriov","streams"]'
 	json_is '.devices[0].detail.bars' '[{"index":0,"type":"memory","start":2199023255552,"size":33554432,"is_64bit":true,"prefetchable":true}]'
 	json_is '.devices[0].detail.ide_registers.selective | length' 2
 	json_is '.devices[0].detail.ide_registers.selective[0] | [.offset, .control, .status, .enabled, .stream_id, .default_stream]' \

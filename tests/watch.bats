@@ -285,7 +285,8 @@ events() {
 	sim_ctl modprobe devsec_link_tsm
 	echo tsm0 > "$(dev 10000:01:00.0)/tsm/connect"
 	one_look sim_ctl rmmod devsec_bus
-	[ "$(events)" = "device-disconnected 10000:01:00.0;stream-removed pci10000:00/stream0.0.0;host-bridge-removed pci10000:00;host-bridge-removed pci10001:02;" ]
+	# the sample gives PF1 a context as the DSM's dependent: it goes with it
+	[ "$(events)" = "device-disconnected 10000:01:00.0;dependent-removed 10000:01:00.1;stream-removed pci10000:00/stream0.0.0;host-bridge-removed pci10000:00;host-bridge-removed pci10001:02;" ]
 	grep -Eq "^$TS host-bridge-removed pci10000:00 gone, with its 1 stream link$" "$OUT"
 }
 

@@ -54,7 +54,7 @@ struct evidence_error {
 	enum evidence_stage stage;
 	int err;		/* -errno */
 	char *ext_msg;		/* the kernel's extended-ack text, NULL if none */
-	char *why;		/* MALFORMED, SOCKET: what happened */
+	char *why;		/* MALFORMED, SOCKET: what happened; NO_FAMILY: another family's name */
 	int miss_type;		/* NLMSGERR_ATTR_MISS_TYPE's attribute, else -1 */
 	const char *bad_attr;	/* the request attribute NLMSGERR_ATTR_OFFS points at, else NULL */
 };

@@ -3,8 +3,11 @@
  * Looking again at what a snapshot showed, where it changes without the
  * structure moving (tsmctl watch): where TSMs and host bridges appear, each
  * function's tsm/connect (lock and accept where it has them), each
- * host bridge's pool, and the Status register of both partners' block
- * of each stream. The files stay open between looks.
+ * host bridge's pool, the Status register of both partners' block
+ * of each stream, and beside each connected DSM whose TSM gives dependents
+ * contexts, the functions there and whether each has a context (tsm/dsm),
+ * against what the scan saw (a new VF's comes after its add uevent, with
+ * no uevent of its own). The files stay open between looks.
  */
 #ifndef TSMCTL_RESCAN_H
 #define TSMCTL_RESCAN_H

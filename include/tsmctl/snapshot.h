@@ -63,6 +63,31 @@ struct host_bridge {
 	size_t nr_tsms;
 };
 
+/*
+ * What pci_ide_init() made of a function's IDE at enumeration (ABI.md §2.4):
+ * it claims the Stream ID of every block found enabled, once per host
+ * bridge, and returns before it records the capability at the first claim
+ * that fails, so that function has no usable IDE; nor has an endpoint below
+ * a root port without it. Judged by snapshot_judge_ide_claims() over the
+ * functions a scan read, in the kernel's order.
+ */
+enum ide_claim_state {
+	IDE_CLAIM_UNKNOWN,	/* not judged: no IDE, or its enabled blocks not read */
+	IDE_CLAIM_OK,		/* every enabled block's Stream ID was free */
+	IDE_CLAIM_RESERVED,	/* a block enabled with the reserved Stream ID 255 */
+	IDE_CLAIM_TAKEN,	/* a block whose Stream ID HOLDER claimed first */
+	IDE_CLAIM_ROOT_PORT,	/* an endpoint whose root port (HOLDER) has no usable IDE */
+};
+
+struct ide_claim {
+	enum ide_claim_state state;
+	bool link;		/* the failed block is a Link block, else a Selective one */
+	unsigned int block, stream_id;
+	const struct pci_func *holder;	/* TAKEN: who claimed the ID (maybe itself); ROOT_PORT: the port */
+	bool holder_link;
+	unsigned int holder_block;
+};
+
 /* What a scan could learn about one PCI function. */
 struct pci_func {
 	char *bdf;		/* canonical "0000:41:00.0" */
@@ -123,6 +148,8 @@ struct pci_func {
 	char *serial_number;
 	bool has_serial;	/* the attribute exists */
 	int serial_err;		/* -errno reading it (-EACCES: needs root), -EBADMSG not "%8phD" */
+
+	struct ide_claim ide_claim;	/* snapshot_judge_ide_claims() */
 
 	struct tsm *connected_tsm;	/* resolved from `connect` */
 	struct pci_func *dsm_func;	/* resolved from `dsm` */
@@ -458,6 +485,21 @@ bool func_doe_mailboxes_ambiguous(const struct pci_func *f);
 /* The same for every link TSM of SNAP: NULL when one of them might connect F. */
 char *snapshot_connect_blocker(const struct tsm_snapshot *snap, const struct pci_func *f);
 
+/*
+ * pci_ide_init()'s claims (ABI.md §2.4) for every function of SNAP whose
+ * enabled blocks were read, host bridge by host bridge, in the order the
+ * kernel enumerates: by bus, then device and function (bus numbers follow
+ * the scan that gave them), VFs after the rest. A function the scan did not
+ * read claims nothing here.
+ */
+void snapshot_judge_ide_claims(struct tsm_snapshot *snap);
+/*
+ * Why the kernel gave F no usable IDE, in words ("its Selective block 0 was
+ * enabled at boot with Stream ID 5, which ..."), or NULL when nothing read
+ * shows it (ide_claim).
+ */
+char *func_ide_unusable_reason(const struct pci_func *f);
+
 /* The endpoint (ENDPOINT) or root port partner, NULL when unknown. */
 const struct pci_func *stream_partner(const struct ide_stream *s, bool endpoint);
 /* The Selective block a stream uses in one partner (E in the endpoint, R in the root port). */
@@ -516,6 +558,26 @@ enum partner_state {
 enum partner_state stream_partner_state(const struct ide_stream *s, bool endpoint);
 /* The partner's block has IDE_FAIL set (false when it cannot be read). */
 bool stream_partner_ide_fail(const struct ide_stream *s, bool endpoint);
+
+/*
+ * What the blocks of a SEV-TIO stream that is not SECURE on both partners
+ * say of its enable step (ABI.md §2.5). 7.x enables the endpoint, then the
+ * root port, and keeps both enable bits whatever either answers; v6.19
+ * enabled the root port first, never the endpoint when the root port stayed
+ * INSECURE, and cleared the root port again when the endpoint did.
+ */
+enum stream_enable_shape {
+	ENABLE_SHAPE_NONE,	/* secure, unreadable, not SEV-TIO, or no shape the enable step leaves */
+	ENABLE_SHAPE_BOTH,	/* both enabled, not both SECURE: 7.x's order (or a later drop) */
+	ENABLE_SHAPE_RP_FIRST,	/* RP enabled, not SECURE; EP set up, never enabled: v6.19's order */
+	ENABLE_SHAPE_RP_UNDONE,	/* EP enabled, not SECURE; RP control cleared: v6.19's order */
+};
+enum stream_enable_shape stream_enable_shape(const struct ide_stream *s);
+/*
+ * The same in words, for connect's note and audit's hints: Linux 7.x's
+ * order, or v6.19's; NULL when the blocks tell no such story. Not escaped.
+ */
+char *stream_enable_story(const struct ide_stream *s);
 
 /*
  * Of links of one host bridge naming the same Selective block of a partner

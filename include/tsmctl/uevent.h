@@ -60,7 +60,8 @@ void tsm_ready_free(struct tsm_ready *r);
  * followed by its KOBJ_CHANGE (a synthetic event, udevadm trigger's coldplug,
  * replays the present state: it only causes a re-check). The state is
  * checked first, then again once the socket listens, on every tsm uevent,
- * every RECHECK_SECONDS without one, and at the deadline.
+ * RECHECK_SECONDS after the last look whatever other events came (a change
+ * no uevent announces: ABI.md §2.8), and at the deadline.
  * SECONDS < 0 waits forever, 0 only checks. CMD names the command in the
  * -v line "listening for tsm uevents". Returns 0 (READY filled when not
  * NULL), -ETIMEDOUT, -EINTR when *STOP became non-zero (SIGINT/SIGTERM;

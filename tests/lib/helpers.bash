@@ -32,6 +32,15 @@ mount_live() {
 	"$SIM" mount "$TOPO/$1.json" "$ROOT" || return 1
 }
 
+# Mount topology NAME changed by the jq FILTER live, as mount_live does; sets ROOT.
+mount_live_jq() {
+	local topo
+	ROOT=$(mktemp -d "$BATS_TEST_TMPDIR/live.XXXXXX")
+	topo=$(mktemp --suffix=.json "$BATS_TEST_TMPDIR/topo.XXXXXX")
+	jq "$2" "$TOPO/$1.json" > "$topo" || return 1
+	"$SIM" mount "$topo" "$ROOT" || return 1
+}
+
 # stop_bg PID: end a background command started by a test and reap it (teardown).
 stop_bg() {
 	[ -n "${1:-}" ] || return 0
@@ -81,6 +90,17 @@ expect_status() {
 
 dev() {
 	echo "$ROOT/sys/bus/pci/devices/$1"
+}
+
+# sel_reg BDF K ctl|sts: that register of Selective block K, as 0x%08x.
+sel_reg() {
+	local cfg b
+	cfg=$(dev "$1")/config
+	b=$(sel_block "$cfg" "$2") || return 1
+	case $3 in
+	ctl) cfg_word "$cfg" $((b + 4)) ;;
+	sts) cfg_word "$cfg" $((b + 8)) ;;
+	esac
 }
 
 avail() {

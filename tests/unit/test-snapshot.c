@@ -6,6 +6,7 @@
  * the link is, and the per-TSM counts of tsmctl list.
  */
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tsmctl/snapshot.h"
@@ -142,6 +143,109 @@ static void blocks_whatever_the_link(void)
 	CHECK(!stream_block_secure(&h.stream, true) && !stream_block_ide_fail(&h.stream, true));
 }
 
+/* What SEV-TIO's enable step left (ABI.md §2.5): 7.x's both enabled, v6.19's two shapes. */
+static void enable_shapes(void)
+{
+	static struct host h;
+
+	host_init(&h);
+	h.tsm.driver = "ccp";
+	h.stream.tsm = &h.tsm;
+	CHECK(stream_enable_shape(&h.stream) == ENABLE_SHAPE_NONE);	/* SECURE on both */
+	h.rp_block.regs.state = IDE_STATE_INSECURE;
+	CHECK(stream_enable_shape(&h.stream) == ENABLE_SHAPE_BOTH);
+
+	/* v6.19: the root port enabled first stayed INSECURE; the endpoint only set up */
+	h.rp_block.regs.ctl = 0x00000201;
+	h.ep_block.regs = (struct ide_stream_regs){ .ctl = 0x00c00000 };
+	CHECK(stream_enable_shape(&h.stream) == ENABLE_SHAPE_RP_FIRST);
+	/* a block that was never set up (control 0) is no enable step's doing */
+	h.ep_block.regs.ctl = 0;
+	CHECK(stream_enable_shape(&h.stream) == ENABLE_SHAPE_NONE);
+
+	/* v6.19: the endpoint INSECURE, the root port's control cleared again */
+	host_init(&h);
+	h.tsm.driver = "ccp";
+	h.stream.tsm = &h.tsm;
+	h.ep_block.regs.state = IDE_STATE_INSECURE;
+	h.rp_block.regs = (struct ide_stream_regs){ .ctl = 0 };
+	CHECK(stream_enable_shape(&h.stream) == ENABLE_SHAPE_RP_UNDONE);
+	/* another provider's stream tells no SEV-TIO story */
+	h.tsm.driver = "tdx_host";
+	CHECK(stream_enable_shape(&h.stream) == ENABLE_SHAPE_NONE);
+}
+
+/*
+ * Root port and endpoint of the fixture with two Selective blocks each: block
+ * 0 enabled with Stream IDs RP_ID and EP_ID, block 1 idle with ID IDLE (255:
+ * the stamp pci_ide_init() leaves once every claim succeeded).
+ */
+static void claim_fixture(struct host *h, struct ide_sel_stream rp[2], struct ide_sel_stream ep[2],
+			  unsigned int rp_id, unsigned int ep_id, unsigned int idle)
+{
+	host_init(h);
+	for (int i = 0; i < 2; i++) {
+		rp[i] = (struct ide_sel_stream){ .decoded = true, .regs = {
+			.enabled = i == 0, .state = IDE_STATE_SECURE, .stream_id = i ? idle : rp_id } };
+		ep[i] = rp[i];
+		ep[i].regs.stream_id = i ? idle : ep_id;
+	}
+	h->rp.cfg.ide.sel = rp;
+	h->ep.cfg.ide.sel = ep;
+	h->rp.cfg.ide.nr_sel = h->ep.cfg.ide.nr_sel = 2;
+	h->rp.cfg.parts = h->ep.cfg.parts = CFG_PART_ENABLED | CFG_PART_LINK;
+	snapshot_judge_ide_claims(&h->snap);
+}
+
+/* pci_ide_init()'s claims in enumeration order (ABI.md §2.4). */
+static void ide_claims(void)
+{
+	static struct host h;
+	static struct ide_sel_stream rp[2], ep[2];
+	char *why;
+
+	claim_fixture(&h, rp, ep, 5, 6, 0);
+	CHECK(h.rp.ide_claim.state == IDE_CLAIM_OK && h.ep.ide_claim.state == IDE_CLAIM_OK);
+	CHECK(func_ide_unusable_reason(&h.ep) == NULL);
+
+	/* the root port, enumerated first, holds 5: the endpoint's claim fails */
+	claim_fixture(&h, rp, ep, 5, 5, 0);
+	CHECK(h.ep.ide_claim.state == IDE_CLAIM_TAKEN && h.ep.ide_claim.holder == &h.rp);
+	why = func_ide_unusable_reason(&h.ep);
+	CHECK(why && strstr(why, "Stream ID 5, which 0000:40:01.0's Selective block 0 had claimed "
+			    "first"));
+	free(why);
+	/* but an idle block stamped 255 says the endpoint's init went through: enabled later */
+	claim_fixture(&h, rp, ep, 5, 5, IDE_RESERVED_STREAM_ID);
+	CHECK(h.ep.ide_claim.state == IDE_CLAIM_OK);
+
+	/* the reserved 255 on the root port: it, and the endpoint below it, have no usable IDE */
+	claim_fixture(&h, rp, ep, IDE_RESERVED_STREAM_ID, 6, 0);
+	CHECK(h.rp.ide_claim.state == IDE_CLAIM_RESERVED);
+	CHECK(h.ep.ide_claim.state == IDE_CLAIM_ROOT_PORT && h.ep.ide_claim.holder == &h.rp);
+	CHECK(!func_dsm_candidate(&h.ep));
+
+	/* a VF at function 0 (its Vendor ID reads ffff) is never a DSM candidate */
+	claim_fixture(&h, rp, ep, 5, 6, 0);
+	h.ep.cfg.tee_io = true;
+	CHECK(func_dsm_candidate(&h.ep));
+	h.ep.cfg.vendor_id = 0xffff;
+	CHECK(!func_dsm_candidate(&h.ep));
+
+	/* every block enabled: nothing tells whether init stopped */
+	claim_fixture(&h, rp, ep, 5, 5, 0);
+	ep[1].regs.enabled = true;
+	ep[1].regs.stream_id = 7;
+	snapshot_judge_ide_claims(&h.snap);
+	CHECK(h.ep.ide_claim.state == IDE_CLAIM_UNKNOWN);
+	/* blocks not read say nothing */
+	claim_fixture(&h, rp, ep, 5, 5, 0);
+	h.ep.cfg.parts = 0;
+	h.ep.ide_claim.state = IDE_CLAIM_UNKNOWN;
+	snapshot_judge_ide_claims(&h.snap);
+	CHECK(h.ep.ide_claim.state == IDE_CLAIM_UNKNOWN);
+}
+
 static void tsm_counts(void)
 {
 	static struct host h;
@@ -167,6 +271,8 @@ int main(void)
 	state_words();
 	state_of_streams();
 	blocks_whatever_the_link();
+	enable_shapes();
+	ide_claims();
 	tsm_counts();
 	return unit_report();
 }

@@ -220,7 +220,7 @@ static unsigned ext_layout(const struct sim_dev *d, unsigned *doe,
 		*doe = off;
 		off += EXT_DOE_SIZE * d->nr_mbs;	/* one capability per mailbox */
 	}
-	if (d->nr_vfs) {
+	if (d->nr_vfs_total) {
 		*sriov = off;
 		off += EXT_SRIOV_SIZE;
 	}
@@ -287,9 +287,9 @@ void sim_config_build(const struct sim_dev *d, uint8_t *b)
 		ext_header(b, sriov, 0x10, 1, ide ? ide : dsn);
 		put32(b, sriov + 0x04, 0x2);	/* ARI capable hierarchy preserved */
 		put16(b, sriov + 0x08, d->nr_vfs ? 0x9 : 0);	/* VF enable + MSE */
-		put16(b, sriov + 0x0c, d->nr_vfs);
-		put16(b, sriov + 0x0e, d->nr_vfs);
-		put16(b, sriov + 0x10, d->nr_vfs);
+		put16(b, sriov + 0x0c, d->nr_vfs_total);	/* InitialVFs */
+		put16(b, sriov + 0x0e, d->nr_vfs_total);	/* TotalVFs */
+		put16(b, sriov + 0x10, d->nr_vfs);		/* NumVFs */
 		put16(b, sriov + 0x14, d->vf_offset);
 		put16(b, sriov + 0x16, d->vf_stride);
 		put16(b, sriov + 0x1a, d->vf_device);

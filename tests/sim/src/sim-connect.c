@@ -128,6 +128,22 @@ static void probe_fn(struct sim_tsm *t, struct sim_dev *dsm, struct sim_dev *d)
 	d->ctx_dsm = dsm;
 }
 
+/*
+ * pci_tsm_init() (7.2 and 7.3 drivers/pci/tsm.c:843-869), which
+ * pci_device_add() calls right after device_add(): a function added below a
+ * connected DSM (a new VF) is probed as the connect probed its siblings.
+ */
+void sim_tsm_init(struct sim_model *m, struct sim_dev *d)
+{
+	struct sim_dev *dsm;
+
+	if (!d->present || sim_dev_has_ctx(d) || !sim_model_link_tsms(m))
+		return;
+	dsm = find_dsm(d);
+	if (dsm && dsm != d && is_dsm(dsm))
+		probe_fn(dsm->ctx_tsm, dsm, d);
+}
+
 static void clear_ctx(struct sim_dev *d)
 {
 	d->ctx_tsm = NULL;
@@ -213,6 +229,17 @@ static bool fault_hits(const struct sim_dev *d, enum sim_fault_stage st, int *rc
 }
 
 /*
+ * The provider's SPDM session (and IDE_KM) is the slow part of a connect:
+ * with spdm_ms the live mount shows the tree as the work so far left it,
+ * for that long, while the store holds pci_tsm_rwsem (ABI.md §2.3).
+ */
+static void spdm_phase(struct sim_model *m, struct sim_dev *d)
+{
+	if (d->faults.spdm_ms && m->connect_pause)
+		m->connect_pause(m, d->faults.spdm_ms);
+}
+
+/*
  * The core helpers' order after the Stream ID is chosen: register, set up
  * both ends, register with the TSM, enable the endpoint (and first the
  * root port when @enable_rp), with the injected faults between the steps.
@@ -229,6 +256,8 @@ static int stream_bring_up(struct sim_model *m, struct sim_dev *d,
 	sim_ide_stream_setup(s, true);
 	if (fault_hits(d, STAGE_SETUP, &rc))
 		return rc;
+	if (enable_rp)	/* the devsec sample, which leaves the RP alone, runs no SPDM session */
+		spdm_phase(m, d);
 	rc = sim_tsm_stream_register(m, s);
 	if (!rc && enable_rp)
 		rc = sim_ide_stream_enable(s, true);
@@ -261,11 +290,33 @@ static int connect_finish(struct sim_model *m, struct sim_dev *d,
 }
 
 /*
- * drivers/crypto/ccp/sev-dev-tsm.c dsm_connect(), torvalds/linux 08df88fa142f:
- * the first mailbox with secure SPDM must be the CMA one (pci_tsm_pf0_constructor()
- * took the first with CMA), else EFAULT; stream_alloc() failure is EFAULT;
- * streams_setup(), streams_enable() (result ignored), streams_register().
- * No SEV-TIO version calls tsm_ide_stream_register(): no tsmN link.
+ * stream_enable() of sev-dev-tsm.c. 7.x (7.2 and 7.3, lines 56-70): the
+ * endpoint first, then the root port, -ENXIO tolerated on each, so both
+ * enable bits are written whatever either port answers. v6.19
+ * (torvalds/linux 08df88fa142f): the root port first; the endpoint only
+ * when it came up SECURE; the root port disabled again when the endpoint
+ * did not. dsm_connect() ignores the result either way.
+ */
+static void sev_tio_enable(const struct sim_model *m, struct sim_ide_stream *s)
+{
+	if (m->release == REL_7X) {
+		sim_ide_stream_enable(s, false);
+		sim_ide_stream_enable(s, true);
+	} else if (sim_ide_stream_enable(s, true) == 0 && sim_ide_stream_enable(s, false)) {
+		sim_ide_stream_disable(s, true);
+	}
+}
+
+/*
+ * drivers/crypto/ccp/sev-dev-tsm.c dsm_connect() (7.2 and 7.3 lines 273-319;
+ * torvalds/linux 08df88fa142f the same but for the enable order): the first
+ * mailbox with secure SPDM must be the CMA one (pci_tsm_pf0_constructor()
+ * took the first with CMA), else EFAULT; stream_alloc() (the pool slot is
+ * taken here), failure EFAULT; TIO_DEV_CREATE; streams_setup();
+ * TIO_DEV_CONNECT, the slow SPDM and IDE_KM part; streams_enable(), result
+ * ignored; streams_register() last, so the link appears only now and a
+ * taken Stream ID is EBUSY after the PSP connect, unwound (reclaim,
+ * disable, teardown, free). No SEV-TIO version calls tsm_ide_stream_register().
  */
 static int sev_tio_connect(struct sim_model *m, struct sim_tsm *t,
 			   struct sim_dev *d)
@@ -292,13 +343,10 @@ static int sev_tio_connect(struct sim_model *m, struct sim_tsm *t,
 	s->rp_tee = false;
 	sim_ide_stream_setup(s, false);
 	sim_ide_stream_setup(s, true);
+	spdm_phase(m, d);
 	if (fault_hits(d, STAGE_SETUP, &rc))
 		goto release;
-	/* streams_enable(): result ignored, an Insecure stream stays registered */
-	if (sim_ide_stream_enable(s, true) == 0) {
-		if (sim_ide_stream_enable(s, false))
-			sim_ide_stream_disable(s, true);
-	}
+	sev_tio_enable(m, s);
 	if (fault_hits(d, STAGE_ENABLE, &rc))
 		goto release;
 	rc = sim_ide_stream_register(m, s);
@@ -444,6 +492,7 @@ static int tdx_connect(struct sim_model *m, struct sim_tsm *t, struct sim_dev *d
 	if (fault_hits(d, STAGE_SETUP, &rc))
 		return connect_abort(m, s, rc);
 	/* TDH.IDE.STREAM.KM: the module programs and enables its side; its state is not read */
+	spdm_phase(m, d);
 	s->rp_cfg = s->rp_tee = s->rp_default = false;
 	sim_ide_stream_setup(s, true);
 	sim_ide_stream_enable(s, true);
@@ -604,7 +653,7 @@ static void vanish_one(struct sim_dev *d, void *arg)
 void sim_vanish(struct sim_model *m, struct sim_dev *d)
 {
 	walk_subtree(d, true, vanish_one, m);
-	for (unsigned i = d->nr_vfs; i > 0; i--)
+	for (unsigned i = d->nr_vfs_total; i > 0; i--)
 		vanish_one(d->vfs[i - 1], m);
 	vanish_one(d, m);
 }

@@ -13,6 +13,7 @@
  *   modprobe NAME [PARAM=VALUE...]  sim_module_load() (sim-module.c)
  *   rmmod NAME             sim_module_unload()
  *   evidence-validate on|off   the device-evidence family offers validate or not
+ *   evidence-family device-evidence|pci-tsm  which family nlctrl knows (pci-tsm: named only)
  *   evidence-sockopt ext_ack|cap_ack on|off  the options new connections have
  *   evidence-refresh tsmN on|off   its provider has refresh_evidence or not
  *   evidence-fault BDF refresh AFTER [TIMES]        after AFTER whole dumps of
@@ -113,6 +114,11 @@ static int evidence_knob(struct sim_model *m, char **w, int n)
 
 	if (n == 2 && !strcmp(w[0], "evidence-validate"))
 		return on_off(w[1], &m->ev_validate);
+	if (n == 2 && !strcmp(w[0], "evidence-family") &&
+	    (!strcmp(w[1], "device-evidence") || !strcmp(w[1], "pci-tsm"))) {
+		m->ev_old_family = !strcmp(w[1], "pci-tsm");
+		return 0;
+	}
 	if (n == 3 && !strcmp(w[0], "evidence-sockopt") && !strcmp(w[1], "ext_ack"))
 		return on_off(w[2], &m->ev_ext_ack);
 	if (n == 3 && !strcmp(w[0], "evidence-sockopt") && !strcmp(w[1], "cap_ack"))

@@ -39,6 +39,9 @@
 
 #define FAMILY_NAME	"device-evidence"
 #define FAMILY_ID	0x1f	/* dynamic in a kernel; tsmctl resolves it */
+/* the devsec mirror's older family (pci-tsm.yaml, 5b515d6ee6ba): named, its ops listed, not served */
+#define OLD_FAMILY_NAME	"pci-tsm"
+#define OLD_FAMILY_ID	0x1e
 #define FAMILY_VERSION	1
 #define CMD_READ	1
 #define CMD_VALIDATE	2
@@ -600,22 +603,34 @@ static int do_validate(struct conn *c, const struct nlmsghdr *nlh)
 	return send_ack(c, nlh, rc, &x);
 }
 
-/* ctrl_fill_info() for the device-evidence family */
+/* The family this "kernel" registered: device-evidence, or (evidence-family) the older pci-tsm. */
+static const char *family_name(void)
+{
+	return sim_fuse.m->ev_old_family ? OLD_FAMILY_NAME : FAMILY_NAME;
+}
+
+static uint16_t family_id(void)
+{
+	return sim_fuse.m->ev_old_family ? OLD_FAMILY_ID : FAMILY_ID;
+}
+
+/* ctrl_fill_info() for the one family; pci-tsm has evidence-read (1) alone */
 static void family_put(struct skb *s, uint16_t flags, uint32_t seq, uint32_t pid)
 {
 	size_t off = s->len, ops, op;
-	uint16_t id = FAMILY_ID;
+	uint16_t id = family_id();
+	bool validate = sim_fuse.m->ev_validate && !sim_fuse.m->ev_old_family;
 
 	msg_put(s, GENL_ID_CTRL, flags, seq, pid);
 	genl_put(s, CTRL_CMD_NEWFAMILY, 2);
-	attr_str(s, CTRL_ATTR_FAMILY_NAME, FAMILY_NAME);
+	attr_str(s, CTRL_ATTR_FAMILY_NAME, family_name());
 	attr_put(s, CTRL_ATTR_FAMILY_ID, &id, sizeof(id));
 	attr_u32(s, CTRL_ATTR_VERSION, FAMILY_VERSION);
 	attr_u32(s, CTRL_ATTR_HDRSIZE, 0);
 	attr_u32(s, CTRL_ATTR_MAXATTR, 0);	/* per-op policies only */
 	ops = s->len;
 	attr_put(s, CTRL_ATTR_OPS, NULL, 0);
-	for (unsigned i = 0; i < (sim_fuse.m->ev_validate ? 2u : 1u); i++) {
+	for (unsigned i = 0; i < (validate ? 2u : 1u); i++) {
 		op = s->len;
 		attr_put(s, (uint16_t)(i + 1), NULL, 0);
 		attr_u32(s, CTRL_ATTR_OP_ID, i ? CMD_VALIDATE : CMD_READ);
@@ -655,11 +670,11 @@ static int do_ctrl(struct conn *c, const struct nlmsghdr *nlh)
 			break;
 		if (a->nla_type == CTRL_ATTR_FAMILY_ID && a->nla_len == NLA_HDRLEN + 2) {
 			asked = true;
-			found = *(const uint16_t *)payload(a) == FAMILY_ID;
+			found = *(const uint16_t *)payload(a) == family_id();
 		} else if (a->nla_type == CTRL_ATTR_FAMILY_NAME && !asked) {
 			asked = true;
-			found = a->nla_len - NLA_HDRLEN == sizeof(FAMILY_NAME) &&
-				!memcmp(payload(a), FAMILY_NAME, sizeof(FAMILY_NAME));
+			found = (size_t)(a->nla_len - NLA_HDRLEN) == strlen(family_name()) + 1 &&
+				!memcmp(payload(a), family_name(), strlen(family_name()) + 1);
 		}
 		step = attr_step(a, rem);
 		p += step;
@@ -711,7 +726,9 @@ static int handle(struct conn *c, const uint8_t *buf, size_t len)
 				rc = send_ack(c, nlh, 0, NULL);
 		} else if (nlh->nlmsg_type == GENL_ID_CTRL) {
 			rc = do_ctrl(c, nlh);
-		} else if (nlh->nlmsg_type == FAMILY_ID) {
+		} else if (nlh->nlmsg_type == family_id() && sim_fuse.m->ev_old_family) {
+			rc = send_ack(c, nlh, -EOPNOTSUPP, NULL);	/* pci-tsm's read: not simulated */
+		} else if (nlh->nlmsg_type == family_id()) {
 			rc = do_family(c, nlh);
 		} else {
 			rc = send_ack(c, nlh, -ENOENT, NULL);	/* no family of that id */

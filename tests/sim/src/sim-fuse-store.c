@@ -57,11 +57,27 @@ static int uevent_store(const char *path, const char *buf, size_t len)
 	return rc;
 }
 
-/* A store to one of the device's tsm/ attributes, under pci_tsm_rwsem. */
+/*
+ * A connect's slow SPDM phase (spdm_ms): what the provider did so far is
+ * in the tree (the pool slot, the set-up blocks), the store holds the lock.
+ */
+void sim_fuse_connect_pause(struct sim_model *m, long ms)
+{
+	sim_tree_sync(m, sim_fuse.root);
+	sim_fuse_sleep_ms(ms);
+}
+
+/*
+ * A store to one of the device's tsm/ attributes, under pci_tsm_rwsem: for
+ * write, but accept for read with the device lock (staging core.c
+ * pci_tsm_accept(), intel-staging/tdx 36ae7ba2d3e2), which one mutex for
+ * every device stands in for.
+ */
 static int tsm_store(struct sim_dev *d, const char *attr, const char *buf,
 		     size_t len)
 {
 	bool conn = !strcmp(attr, "tsm/connect"), lock = !strcmp(attr, "tsm/lock");
+	bool accept = !strcmp(attr, "tsm/accept");
 	char *str = strndup(buf, len);	/* the NUL-terminated copy kernfs passes */
 	long id = 0;
 	int rc;
@@ -73,7 +89,12 @@ static int tsm_store(struct sim_dev *d, const char *attr, const char *buf,
 		free(str);
 		return -EINVAL;
 	}
-	pthread_rwlock_wrlock(&sim_fuse.rwsem);
+	if (accept) {
+		pthread_rwlock_rdlock(&sim_fuse.rwsem);
+		pthread_mutex_lock(&sim_fuse.accept_lock);
+	} else {
+		pthread_rwlock_wrlock(&sim_fuse.rwsem);
+	}
 	if (!d->present) {
 		rc = -ENODEV;
 		goto out;
@@ -84,7 +105,7 @@ static int tsm_store(struct sim_dev *d, const char *attr, const char *buf,
 		rc = sim_connect(sim_fuse.m, d, id);
 	else if (lock)
 		rc = sim_lock(sim_fuse.m, d, id);
-	else if (!strcmp(attr, "tsm/accept"))
+	else if (accept)
 		rc = sim_accept(sim_fuse.m, d, str);
 	else if (!strcmp(attr, "tsm/unlock"))
 		rc = sim_unlock(sim_fuse.m, d, buf, len);
@@ -92,6 +113,8 @@ static int tsm_store(struct sim_dev *d, const char *attr, const char *buf,
 		rc = sim_disconnect(sim_fuse.m, d, buf, len);
 	sim_tree_sync(sim_fuse.m, sim_fuse.root);
 out:
+	if (accept)
+		pthread_mutex_unlock(&sim_fuse.accept_lock);
 	pthread_rwlock_unlock(&sim_fuse.rwsem);
 	free(str);
 	return rc;
@@ -185,6 +208,96 @@ static void flush_events(void)
 		free(ev[i].subsystem);
 	}
 	free(ev);
+}
+
+/* kstrtou16(buf, 0): decimal, 0x hex or 0 octal, one trailing newline */
+static int parse_u16(const char *buf, size_t len, unsigned *out)
+{
+	char tmp[16], *end;
+	unsigned long v;
+
+	if (len && buf[len - 1] == '\n')
+		len--;
+	if (!len || len >= sizeof(tmp) || buf[0] == '-' || buf[0] == '+' || buf[0] == ' ')
+		return -EINVAL;
+	memcpy(tmp, buf, len);
+	tmp[len] = '\0';
+	errno = 0;
+	v = strtoul(tmp, &end, 0);
+	if (errno || *end || v > 0xffff)
+		return -EINVAL;
+	*out = (unsigned)v;
+	return 0;
+}
+
+/* Run STEP on the model under the lock, then show the tree and send what it queued. */
+static void model_step(void (*step)(struct sim_dev *), struct sim_dev *d)
+{
+	pthread_rwlock_wrlock(&sim_fuse.rwsem);
+	step(d);
+	sim_tree_sync(sim_fuse.m, sim_fuse.root);
+	pthread_rwlock_unlock(&sim_fuse.rwsem);
+	flush_events();
+}
+
+/* pci_iov_add_virtfn() → pci_device_add() → device_add(): there, its add uevent out */
+static void vf_add(struct sim_dev *vf)
+{
+	vf->present = true;
+	vf->faults.writes = vf->faults.opens = 0;
+	sim_event_queue(sim_fuse.m, "add", vf->dir, "pci");
+}
+
+/* ... then pci_tsm_init(): a context, and with it a tsm/ group, no uevent */
+static void vf_tsm_init(struct sim_dev *vf)
+{
+	sim_tsm_init(sim_fuse.m, vf);
+}
+
+/* pci_iov_remove_virtfn(): the device goes as a removal takes it (pci_tsm_destroy()) */
+static void vf_remove(struct sim_dev *vf)
+{
+	if (!vf->present)
+		return;
+	sim_vanish(sim_fuse.m, vf);
+	sim_event_queue(sim_fuse.m, "remove", vf->dir, "pci");
+}
+
+/*
+ * sriov_numvfs_store() (7.2 and 7.3 drivers/pci/iov.c:463-520): ERANGE past
+ * sriov_totalvfs, nothing to do for the count it has, ENOENT without a
+ * driver (every driver here configures SR-IOV), 0 removes the VFs, EBUSY
+ * while some are enabled; else each VF is added as sriov_add_vfs() does:
+ * its add uevent, then (vfs.tsm_init_after_ms later) pci_tsm_init().
+ */
+static int sriov_store(struct sim_dev *pf, const char *buf, size_t len)
+{
+	unsigned n;
+	int rc = parse_u16(buf, len, &n);
+
+	if (rc)
+		return rc;
+	if (n > pf->nr_vfs_total)
+		return -ERANGE;
+	pthread_rwlock_wrlock(&sim_fuse.rwsem);
+	rc = n == pf->nr_vfs ? 1 : !pf->driver ? -ENOENT : n && pf->nr_vfs ? -EBUSY : 0;
+	if (!rc && !n) {
+		for (unsigned i = pf->nr_vfs; i > 0; i--)
+			vf_remove(pf->vfs[i - 1]);
+		pf->nr_vfs = 0;
+		sim_tree_sync(sim_fuse.m, sim_fuse.root);
+	} else if (!rc) {
+		pf->nr_vfs = n;	/* iov->num_VFs, before the VFs are added */
+	}
+	pthread_rwlock_unlock(&sim_fuse.rwsem);
+	flush_events();
+	for (unsigned i = 0; !rc && n && i < n; i++) {
+		model_step(vf_add, pf->vfs[i]);
+		if (pf->vf_tsm_init_ms)
+			sim_fuse_sleep_ms(pf->vf_tsm_init_ms);
+		model_step(vf_tsm_init, pf->vfs[i]);
+	}
+	return rc == 1 ? 0 : rc;
 }
 
 /* The evidence-input TSM whose faux device holds @attr (certs or transcript) */
@@ -362,6 +475,8 @@ int sim_fuse_write(const char *path, const char *buf, size_t size, off_t off,
 		rc = h->dev->present ? sim_driver_override_store(h->dev, buf, size) : -ENODEV;
 		sim_tree_sync(sim_fuse.m, sim_fuse.root);
 		pthread_rwlock_unlock(&sim_fuse.rwsem);
+	} else if (h->dev && !strcmp(attr, "sriov_numvfs") && h->dev->nr_vfs_total) {
+		rc = sriov_store(h->dev, buf, size);
 	} else if (h->dev && !strcmp(attr, "config")) {
 		rc = -EPERM;	/* deliberate: the tool must never write config */
 	} else if (!h->dev && (t = sample_trigger(attr, &sop))) {
@@ -374,7 +489,7 @@ int sim_fuse_write(const char *path, const char *buf, size_t size, off_t off,
 	} else if (!strcmp(sim_fuse_base_name(attr), "uevent")) {
 		rc = uevent_store(h->path, buf, size);
 	} else {
-		rc = -EOPNOTSUPP;	/* e.g. sriov_numvfs: not simulated */
+		rc = -EOPNOTSUPP;	/* e.g. remove, rescan: not simulated */
 	}
 	if (h->dev)
 		sim_fuse_count_op(h->dev, true);

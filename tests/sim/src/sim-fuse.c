@@ -524,6 +524,7 @@ int sim_fuse_serve(struct sim_model *m, const char *mountpoint, bool foreground,
 	if (!foreground)
 		close_range(3, ~0U, 0);
 	sim_fuse.m = m;
+	m->connect_pause = sim_fuse_connect_pause;
 	rc = sim_fuse_check_late_tsms(m, &timer);
 	if (rc)
 		return rc;
@@ -541,6 +542,7 @@ int sim_fuse_serve(struct sim_model *m, const char *mountpoint, bool foreground,
 	pthread_rwlockattr_destroy(&ra);
 	pthread_mutex_init(&sim_fuse.count_lock, NULL);
 	pthread_mutex_init(&sim_fuse.report_lock, NULL);
+	pthread_mutex_init(&sim_fuse.accept_lock, NULL);
 	rc = make_backing();
 	if (rc) {
 		fprintf(stderr, "tsm-sim: backing dir: %s\n", strerror(-rc));
@@ -615,6 +617,7 @@ out:
 	free(sim_fuse.root);
 	pthread_rwlock_destroy(&sim_fuse.rwsem);
 	pthread_mutex_destroy(&sim_fuse.count_lock);
+	pthread_mutex_destroy(&sim_fuse.accept_lock);
 	pthread_mutex_destroy(&sim_fuse.report_lock);
 	return rc;
 }

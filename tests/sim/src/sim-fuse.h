@@ -22,6 +22,7 @@ struct sim_fuse {
 	pthread_rwlock_t rwsem;	/* pci_tsm_rwsem */
 	pthread_mutex_t count_lock;	/* fault counters */
 	pthread_mutex_t report_lock;	/* sim-report.c's tsm_rwsem and the report subtree */
+	pthread_mutex_t accept_lock;	/* the device locks accepts take under pci_tsm_rwsem read */
 	/* the late-registration timer (register_after_ms) */
 	pthread_t timer;
 	bool timer_running, stopping;
@@ -67,6 +68,7 @@ int sim_fuse_rmdir(const char *path);
 /* sim-fuse-store.c */
 /* A read of the sample's certs or transcript (memory_read_from_buffer()): true and *GOT, else false. */
 bool sim_fuse_evidence_read(const char *attr, char *buf, size_t size, off_t off, int *got);
+void sim_fuse_connect_pause(struct sim_model *m, long ms);
 int sim_fuse_write(const char *path, const char *buf, size_t size, off_t off,
 		   struct fuse_file_info *fi);
 

@@ -85,6 +85,45 @@ static void ide_init_dev(struct sim_dev *d)
 	ide->k_nr_sel = nr_sel;
 }
 
+static int devfn_cmp(const void *a, const void *b)
+{
+	const struct sim_dev *x = *(struct sim_dev *const *)a, *y = *(struct sim_dev *const *)b;
+
+	return (int)(x->slot * 8 + x->fn) - (int)(y->slot * 8 + y->fn);
+}
+
+/*
+ * pci_ide_init() runs from pci_device_add() as the bus is scanned
+ * (pci_scan_child_bus_extend(), 7.2 probe.c:3082, 7.3 :3083): every function of a bus in
+ * devfn order, then each bridge's secondary bus in turn. Which of two
+ * blocks enabled at boot with one Stream ID claims it depends on that order.
+ * VFs come later, when SR-IOV is enabled.
+ */
+static void ide_init_bus(struct sim_dev **devs, size_t n)
+{
+	struct sim_dev **order = sim_xcalloc(n + 1, sizeof(*order));
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!devs[i]->physfn)
+			order[k++] = devs[i];
+	qsort(order, k, sizeof(*order), devfn_cmp);
+	for (size_t i = 0; i < k; i++)
+		ide_init_dev(order[i]);
+	for (size_t i = 0; i < k; i++)
+		ide_init_bus(order[i]->children, order[i]->nr_children);
+	free(order);
+}
+
+/* Every function of HB in the kernel's enumeration order, its VFs after them. */
+static void ide_init_hb(struct sim_model *m, struct sim_host_bridge *hb)
+{
+	ide_init_bus(hb->devs, hb->nr_devs);
+	for (size_t i = 0; i < m->nr_devs; i++)
+		if (m->devs[i]->hb == hb && m->devs[i]->physfn && m->devs[i]->present)
+			ide_init_dev(m->devs[i]);
+}
+
 /* Keep the power-on register state for a later re-enumeration. */
 static void save_boot_regs(struct sim_dev *d)
 {
@@ -103,10 +142,10 @@ void sim_ide_boot(struct sim_model *m)
 		save_boot_regs(m->devs[i]);
 	if (m->abi == ABI_NONE)
 		return;		/* no CONFIG_PCI_IDE: registers stay as the hardware left them */
-	for (size_t i = 0; i < m->nr_hbs; i++)
+	for (size_t i = 0; i < m->nr_hbs; i++) {
 		m->hbs[i]->ids[SIM_RESERVED_ID] = 1;
-	for (size_t i = 0; i < m->nr_devs; i++)
-		ide_init_dev(m->devs[i]);
+		ide_init_hb(m, m->hbs[i]);
+	}
 }
 
 /* A bus module loaded again: its devices come back in power-on state and are enumerated anew. */
@@ -135,9 +174,7 @@ void sim_ide_enumerate_hb(struct sim_model *m, struct sim_host_bridge *hb)
 	if (m->abi == ABI_NONE)
 		return;
 	hb->ids[SIM_RESERVED_ID] = 1;
-	for (size_t i = 0; i < m->nr_devs; i++)
-		if (m->devs[i]->hb == hb)
-			ide_init_dev(m->devs[i]);
+	ide_init_hb(m, hb);
 }
 
 static int lowest_free(const uint8_t *map, unsigned max, int forced)

@@ -204,3 +204,14 @@ bool sim_tsm_serves_dev(const struct sim_tsm *t, const struct sim_dev *d)
 			return true;
 	return false;
 }
+
+/* A VF's number below its PF (virtfnN), or the PF's total when it is none. */
+unsigned sim_vf_index(const struct sim_dev *vf)
+{
+	const struct sim_dev *pf = vf->physfn;
+	unsigned i = 0;
+
+	while (pf && i < pf->nr_vfs_total && pf->vfs[i] != vf)
+		i++;
+	return pf ? i : 0;
+}

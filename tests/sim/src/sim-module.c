@@ -377,14 +377,17 @@ static void add_host_bridge(struct sim_model *m, struct sim_host_bridge *hb)
 
 		if (d->hb != hb)
 			continue;
-		d->present = true;
+		/* VFs: those the PF's driver enables at probe (the topology's count) */
+		d->present = !d->physfn || sim_vf_index(d) < d->physfn->nr_vfs_boot;
+		if (d->nr_vfs_total)
+			d->nr_vfs = d->nr_vfs_boot;
 		d->faults.writes = d->faults.opens = 0;
 	}
 	sim_ide_enumerate_hb(m, hb);
 	for (size_t i = 0; i < m->nr_devs; i++) {
 		struct sim_dev *d = m->devs[i];
 
-		if (d->hb != hb)
+		if (d->hb != hb || !d->present)
 			continue;
 		sim_event_queue(m, "add", d->dir, "pci");
 		device_attach(m, d, true);

@@ -519,6 +519,7 @@ static const struct field_spec faults_fields[] = {
 	  AT(struct faults_raw, f.vanish_after_opens) },
 	{ "write_delay_ms", F_NUM, .step = 2, .max = 600000,
 	  AT(struct faults_raw, f.write_delay_ms) },
+	{ "spdm_ms", F_NUM, .step = 2, .max = 600000, AT(struct faults_raw, f.spdm_ms) },
 	{ "stream_alloc_fail", F_BOOL, .step = 2, AT(struct faults_raw, f.stream_alloc_fail) },
 	{ "seamcall_fail", F_BOOL, .step = 2, AT(struct faults_raw, f.seamcall_fail) },
 };
@@ -973,14 +974,16 @@ static int parse_msix(struct loader *L, json_object *o, struct sim_dev *d, const
 }
 
 struct vfs_raw {
-	uint64_t count, offset, stride, device;
+	uint64_t count, total, offset, stride, device, tsm_init_after_ms;
 	bool tee;
 	const char *driver;
 };
 
-/* device and tee default to the PF's (preset by the caller) */
+/* device and tee default to the PF's (preset by the caller); step 1: total, preset to count */
 static const struct field_spec vfs_fields[] = {
 	{ "count", F_NUM, .def = 1, .max = 256, AT(struct vfs_raw, count) },
+	{ "total", F_NUM, .step = 1, .preset = true, .max = 256, AT(struct vfs_raw, total) },
+	{ "tsm_init_after_ms", F_NUM, .max = 600000, AT(struct vfs_raw, tsm_init_after_ms) },
 	{ "offset", F_NUM, .def = 1, .max = 0xffff, AT(struct vfs_raw, offset) },
 	{ "stride", F_NUM, .def = 1, .max = 0xffff, AT(struct vfs_raw, stride) },
 	{ "device", F_NUM, .preset = true, .max = 0xffff, AT(struct vfs_raw, device) },
@@ -996,12 +999,20 @@ static int make_vfs(struct loader *L, json_object *o, struct sim_dev *pf,
 	int rc;
 
 	rc = load_fields(L, o, wh, vfs_fields, NFIELDS(vfs_fields), &r);
+	r.total = r.count;
+	if (!rc)
+		rc = read_fields(L, o, wh, vfs_fields, NFIELDS(vfs_fields), 1, &r);
+	if (!rc && r.total < r.count)
+		rc = fail(L, "%s: total (sriov_totalvfs) is at least count", wh);
 	if (rc)
 		goto out;
+	pf->nr_vfs_boot = (unsigned)r.count;
+	pf->vf_tsm_init_ms = (long)r.tsm_init_after_ms;
 	pf->vf_offset = (unsigned)r.offset;
 	pf->vf_stride = (unsigned)r.stride;
 	pf->vf_device = (uint16_t)r.device;
-	for (unsigned i = 0; i < r.count; i++) {
+	/* every VF the PF can have; those past count come with a write of sriov_numvfs */
+	for (unsigned i = 0; i < r.total; i++) {
 		unsigned rid = sim_dev_rid(pf) + (unsigned)r.offset + i * (unsigned)r.stride;
 		struct sim_dev *vf = sim_xcalloc(1, sizeof(*vf));
 
@@ -1029,16 +1040,17 @@ static int make_vfs(struct loader *L, json_object *o, struct sim_dev *pf,
 		vf->hb = pf->hb;
 		vf->parent = pf->parent;
 		vf->physfn = pf;
-		vf->present = true;
+		vf->present = i < r.count;
 		vf->boot_h = vf->boot_r = vf->boot_e = -1;
 		vf->faults.rp_state = vf->faults.ep_state = STATE_SECURE;
-		APPEND(pf->vfs, pf->nr_vfs, vf);
+		APPEND(pf->vfs, pf->nr_vfs_total, vf);
 		APPEND(L->m->devs, L->m->nr_devs, vf);
 		if (pf->parent)
 			APPEND(pf->parent->children, pf->parent->nr_children, vf);
 		else
 			APPEND(pf->hb->devs, pf->hb->nr_devs, vf);
 	}
+	pf->nr_vfs = pf->nr_vfs_boot;
 out:
 	free(wh);
 	return rc;
@@ -1382,7 +1394,7 @@ static void set_dirs(struct sim_dev *d, const char *parent_dir)
 	for (size_t i = 0; i < d->nr_children; i++)
 		if (!d->children[i]->physfn)
 			set_dirs(d->children[i], d->dir);
-	for (unsigned i = 0; i < d->nr_vfs; i++)
+	for (unsigned i = 0; i < d->nr_vfs_total; i++)
 		d->vfs[i]->dir = sim_path_join(parent_dir, d->vfs[i]->name);
 }
 
@@ -1391,7 +1403,7 @@ static unsigned set_buses(struct loader *L, struct sim_dev *d)
 {
 	unsigned max = d->bus;
 
-	for (unsigned i = 0; i < d->nr_vfs; i++)
+	for (unsigned i = 0; i < d->nr_vfs_total; i++)
 		if (d->vfs[i]->bus > max)
 			max = d->vfs[i]->bus;
 	/* an empty slot's bridge: its bus all the same (pci_scan_bridge_extend(), v6.19) */
@@ -2080,19 +2092,25 @@ int sim_topology_load(const char *file, struct sim_model **out, char **err)
 		goto out;
 	abi = r.abi;
 	L.m->debugfs = r.debugfs;
-	if (!abi || !strcmp(abi, "v6.19"))
-		L.m->abi = ABI_V619;
-	else if (!strcmp(abi, "proposed"))
+	/* the released file set is v6.19's in 7.2 and 7.3 too; their drivers differ (ABI.md §2.5) */
+	if (!abi || !strcmp(abi, "v7.3") || !strcmp(abi, "v7.2"))
+		L.m->abi = ABI_RELEASED;
+	else if (!strcmp(abi, "v6.19")) {
+		L.m->abi = ABI_RELEASED;
+		L.m->release = REL_V619;
+	} else if (!strcmp(abi, "proposed"))
 		L.m->abi = ABI_PROPOSED;
 	else if (!strcmp(abi, "v6.19-rc1") || !strcmp(abi, "proposed-rc1")) {
 		/* the TSM-directory stream links of 6.19-rc1 (reverted before v6.19) */
-		L.m->abi = abi[0] == 'v' ? ABI_V619 : ABI_PROPOSED;
+		L.m->abi = abi[0] == 'v' ? ABI_RELEASED : ABI_PROPOSED;
+		L.m->release = REL_V619;
 		L.m->rc1_links = true;
 	}
 	else if (!strcmp(abi, "none"))
 		L.m->abi = ABI_NONE;
 	else {
-		rc = fail(&L, "abi is \"v6.19\", \"v6.19-rc1\", \"proposed\", \"proposed-rc1\" or \"none\"");
+		rc = fail(&L, "abi is \"v7.3\", \"v7.2\", \"v6.19\", \"v6.19-rc1\", \"proposed\", "
+			  "\"proposed-rc1\" or \"none\"");
 		goto out;
 	}
 	if ((v = get(root, "modules")) && (rc = parse_modules(&L, v)))

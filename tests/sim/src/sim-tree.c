@@ -398,7 +398,7 @@ static void remove_dev(struct tw *w, struct sim_dev *d)
 		free(dl);
 	}
 	if (d->physfn && d->physfn->present) {
-		for (unsigned i = 0; i < d->physfn->nr_vfs; i++)
+		for (unsigned i = 0; i < d->physfn->nr_vfs_total; i++)
 			if (d->physfn->vfs[i] == d) {
 				char *n = sim_xasprintf("virtfn%u", i);
 
@@ -579,17 +579,21 @@ static void write_sriov(struct tw *w, struct sim_dev *d)
 		link_to(w, d->dir, "physfn", d->physfn->dir);
 		return;
 	}
-	if (!d->nr_vfs)
+	if (!d->nr_vfs_total)
 		return;
-	for (unsigned i = 0; i < d->nr_vfs; i++) {
+	for (unsigned i = 0; i < d->nr_vfs_total; i++) {
 		char *n = sim_xasprintf("virtfn%u", i);
 
-		if (d->vfs[i]->present)
+		if (i < d->nr_vfs && d->vfs[i]->present)
 			link_to(w, d->dir, n, d->vfs[i]->dir);
+		else
+			rm(w, d->dir, n);
 		free(n);
 	}
-	s = sim_xasprintf("%u\n", d->nr_vfs);
+	s = sim_xasprintf("%u\n", d->nr_vfs_total);
 	attr(w, d->dir, "sriov_totalvfs", s, RO);
+	free(s);
+	s = sim_xasprintf("%u\n", d->nr_vfs);
 	attr(w, d->dir, "sriov_numvfs", s, 0664);
 	free(s);
 	attrf(w, d->dir, "sriov_offset", RO, "%u\n", d->vf_offset);

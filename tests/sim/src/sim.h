@@ -36,7 +36,9 @@ enum sim_pcie_type {
 	PT_CONVENTIONAL = -1,	/* plain PCI device: no PCIe capability */
 };
 
-enum sim_abi_flavour { ABI_NONE, ABI_V619, ABI_PROPOSED };
+enum sim_abi_flavour { ABI_NONE, ABI_RELEASED, ABI_PROPOSED };
+/* whose drivers a topology models: the released 7.x (the default) or v6.19 */
+enum sim_release { REL_7X, REL_V619 };
 enum sim_tsm_kind { TSM_LINK, TSM_DEVSEC };
 enum sim_tsm_provider { PROV_SEV_TIO, PROV_DEVSEC_SAMPLE, PROV_GENERIC,
 		    PROV_TDX_CONNECT };
@@ -79,6 +81,7 @@ struct sim_dev_faults {
 	long vanish_after_writes;	/* 0 = never */
 	long vanish_after_opens;
 	long write_delay_ms;
+	long spdm_ms;		/* a connect's SPDM session takes this long (the in-flight state) */
 	int lock_errno, accept_errno;	/* the devsec TSM's lock/accept op fails */
 	bool stream_alloc_fail;	/* tdx-connect: no stream resources (ENOMEM) */
 	bool seamcall_fail;	/* tdx-connect: the TDX module refuses (EFAULT) */
@@ -225,8 +228,10 @@ struct sim_dev {
 	struct sim_bar bars[6];
 
 	struct sim_dev *physfn;	/* set on VFs */
-	struct sim_dev **vfs;
-	unsigned nr_vfs, vf_offset, vf_stride;
+	struct sim_dev **vfs;	/* every VF it can have (sriov_totalvfs) */
+	unsigned nr_vfs;	/* those enabled (sriov_numvfs, pci_num_vf()): vfs[0..nr_vfs) */
+	unsigned nr_vfs_total, nr_vfs_boot, vf_offset, vf_stride;
+	long vf_tsm_init_ms;	/* pci_tsm_init() this long after a new VF's add uevent */
 	uint16_t vf_device;
 
 	char **doe;		/* DOE features "VVVV:TT" of every mailbox, once each (doe_features/) */
@@ -450,6 +455,9 @@ struct sim_sev_mitigations {
 
 struct sim_model {
 	enum sim_abi_flavour abi;
+	enum sim_release release;
+	/* the live mount: show the tree as it is now, then wait MS with the lock held */
+	void (*connect_pause)(struct sim_model *m, long ms);
 	struct sim_host_bridge **hbs;
 	size_t nr_hbs;
 	struct sim_dev **devs;	/* every function, topology order */
@@ -479,6 +487,7 @@ struct sim_model {
 	size_t nr_chains;
 	/* the device-evidence family as the control file sets it */
 	bool ev_validate;	/* the family offers the validate command */
+	bool ev_old_family;	/* the family is the devsec mirror's pci-tsm, not device-evidence */
 	bool ev_ext_ack, ev_cap_ack;	/* the socket options tsmctl sets (on) */
 	struct sim_tdx_guest tdx_guest;	/* "tdx_guest" */
 	struct sim_sev_mitigations sev_mit;	/* "sev_firmware" */
@@ -514,6 +523,7 @@ struct sim_module *sim_model_find_module(struct sim_model *m, const char *name);
 bool sim_module_live(const struct sim_model *m, const char *name);
 bool sim_driver_registered(const struct sim_model *m, const struct sim_driver *drv);
 bool sim_dev_has_ctx(const struct sim_dev *d);
+unsigned sim_vf_index(const struct sim_dev *vf);
 unsigned sim_hb_available(const struct sim_host_bridge *hb);
 bool sim_tsm_serves_dev(const struct sim_tsm *t, const struct sim_dev *d);
 bool sim_hb_links_tsm(const struct sim_model *m, const struct sim_host_bridge *hb,
@@ -548,6 +558,7 @@ bool sim_config_is_bridge(const struct sim_dev *d);
 int sim_parse_tsm_name(const char *buf, size_t len, long *id);
 bool sim_sysfs_streq(const char *buf, size_t len, const char *name);
 int sim_connect(struct sim_model *m, struct sim_dev *d, long tsm_id);
+void sim_tsm_init(struct sim_model *m, struct sim_dev *d);
 int sim_disconnect(struct sim_model *m, struct sim_dev *d, const char *buf,
 		   size_t len);
 void sim_vanish(struct sim_model *m, struct sim_dev *d);

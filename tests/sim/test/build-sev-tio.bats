@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Static tree of tests/topologies/sev-tio.json (v6.19 SEV-TIO host).
+# Static tree of tests/topologies/sev-tio.json (the SEV-TIO host as Linux 7.3 shows it).
 
 load helper
 

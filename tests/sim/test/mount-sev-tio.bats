@@ -147,8 +147,35 @@ teardown() {
 	[ "$(sel_reg "$RP80/config" 0 ctl)" = ff000000 ]
 }
 
-@test "insecure endpoint: SEV-TIO keeps the stream registered, RP disabled again" {
+@test "7.x insecure endpoint: enabled first, the root port enabled after it all the same" {
 	mount_variant "$(gpu).faults = { \"insecure\": \"ep\" }"
+	echo tsm0 > "$GPU/tsm/connect"
+	[ "$(cat "$GPU/tsm/connect")" = tsm0 ]
+	[ -L "$HB80/stream0.0.0" ]
+	[ "$(cat "$HB80/available_secure_streams")" = 255 ]
+	# both enable bits written (-ENXIO tolerated on each), the endpoint INSECURE
+	[ "$(sel_reg "$GPU/config" 0 ctl)" = 00c00001 ]
+	[ "$(sel_reg "$GPU/config" 0 sts)" = 00000000 ]
+	[ "$(sel_reg "$RP80/config" 0 ctl)" = 00000201 ]
+	[ "$(sel_reg "$RP80/config" 0 sts)" = 00000002 ]
+	echo tsm0 > "$GPU/tsm/disconnect"
+	[ ! -L "$HB80/stream0.0.0" ]
+	[ "$(sel_reg "$GPU/config" 0 ctl)" = 00000000 ]
+	[ "$(sel_reg "$RP80/config" 0 ctl)" = 00000000 ]
+}
+
+@test "7.x insecure root port: the endpoint is enabled before it, both bits stay" {
+	mount_variant "$(gpu).faults = { \"insecure\": \"rp\" }"
+	echo tsm0 > "$GPU/tsm/connect"
+	[ -L "$HB80/stream0.0.0" ]
+	[ "$(sel_reg "$GPU/config" 0 ctl)" = 00c00001 ]
+	[ "$(sel_reg "$GPU/config" 0 sts)" = 00000002 ]
+	[ "$(sel_reg "$RP80/config" 0 ctl)" = 00000201 ]
+	[ "$(sel_reg "$RP80/config" 0 sts)" = 00000000 ]
+}
+
+@test "v6.19 insecure endpoint: SEV-TIO keeps the stream registered, RP disabled again" {
+	mount_variant ".abi = \"v6.19\" | $(gpu).faults = { \"insecure\": \"ep\" }"
 	echo tsm0 > "$GPU/tsm/connect"
 	[ "$(cat "$GPU/tsm/connect")" = tsm0 ]
 	[ -L "$HB80/stream0.0.0" ]
@@ -161,14 +188,64 @@ teardown() {
 	[ "$(sel_reg "$GPU/config" 0 ctl)" = 00000000 ]
 }
 
-@test "insecure root port at enable: SEV-TIO never enables the endpoint, keeps the stream" {
-	mount_variant "$(gpu).faults = { \"insecure\": \"rp\" }"
+@test "v6.19 insecure root port at enable: SEV-TIO never enables the endpoint, keeps the stream" {
+	mount_variant ".abi = \"v6.19\" | $(gpu).faults = { \"insecure\": \"rp\" }"
 	echo tsm0 > "$GPU/tsm/connect"
 	[ -L "$HB80/stream0.0.0" ]
 	[ "$(sel_reg "$RP80/config" 0 ctl)" = 00000201 ]
 	[ "$(sel_reg "$RP80/config" 0 sts)" = 00000000 ]
 	[ "$(sel_reg "$GPU/config" 0 ctl)" = 00c00000 ]
 	[ "$(sel_reg "$GPU/config" 0 sts)" = 00000000 ]
+}
+
+# connect_in_flight: write tsm0 to the GPU's connect in the background ($CPID, its
+# status in $M.rc) and wait until the pool shows the slot taken at alloc
+connect_in_flight() {
+	( printf tsm0 > "$GPU/tsm/connect"; echo $? > "$BATS_TEST_TMPDIR/rc" ) 2>/dev/null &
+	CPID=$!
+	wait_until pool_dropped
+}
+
+# pool_dropped: the GPU's host bridge shows one slot fewer than its 256
+pool_dropped() {
+	[ "$(cat "$HB80/available_secure_streams")" = 255 ]
+}
+
+@test "in flight: the pool drops at alloc, both blocks are set up, the link comes last" {
+	mount_variant "$(gpu).faults = { \"spdm_ms\": 4000 }"
+	connect_in_flight
+	# the SPDM phase: no link, Stream ID 0 programmed on both partners, neither enabled
+	[ -z "$(ls "$HB80" | grep '^stream')" ]
+	[ "$(sel_reg "$GPU/config" 0 ctl)" = 00c00000 ]
+	[ "$(sel_reg "$RP80/config" 0 ctl)" = 00000200 ]
+	[ "$(sel_reg "$RP80/config" 0 rid1)" = 00ffff00 ]
+	# the store holds pci_tsm_rwsem: a tsm/ show waits for it (bounded: it must not answer now)
+	run timeout 1 cat "$GPU/tsm/connect"
+	[ "$status" -eq 124 ]
+	wait "$CPID"
+	[ "$(cat "$BATS_TEST_TMPDIR/rc")" = 0 ]
+	[ "$(readlink -f "$HB80/stream0.0.0")" = "$(readlink -f "$GPU")" ]
+	[ "$(cat "$HB80/available_secure_streams")" = 255 ]
+	[ "$(sel_reg "$GPU/config" 0 ctl)" = 00c00001 ]
+	[ "$(sel_reg "$RP80/config" 0 ctl)" = 00000201 ]
+	[ "$(cat "$GPU/tsm/connect")" = tsm0 ]
+	rm -f "$BATS_TEST_TMPDIR/rc"
+}
+
+@test "in flight: a taken Stream ID is EBUSY only after the PSP connect, then unwound" {
+	mount_variant "$(gpu).faults = { \"spdm_ms\": 3000 } | $(gpu).preset_streams = [ { \"block\": 1, \"stream_id\": 0 } ]"
+	connect_in_flight
+	[ "$(sel_reg "$GPU/config" 0 ctl)" = 00c00000 ]
+	[ -z "$(ls "$HB80" | grep '^stream')" ]
+	wait "$CPID" || true
+	[ "$(cat "$BATS_TEST_TMPDIR/rc")" != 0 ]
+	[ "$(cat "$GPU/tsm/connect")" = "" ]
+	[ "$(cat "$HB80/available_secure_streams")" = 256 ]
+	[ -z "$(ls "$HB80" | grep '^stream')" ]
+	[ "$(sel_reg "$GPU/config" 0 ctl)" = 00000000 ]
+	[ "$(sel_reg "$RP80/config" 0 ctl)" = 00000000 ]
+	[ "$(sel_reg "$GPU/config" 1 ctl)" = 00000001 ]
+	rm -f "$BATS_TEST_TMPDIR/rc"
 }
 
 @test "a partner that drops to INSECURE after connect" {

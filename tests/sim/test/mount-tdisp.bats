@@ -274,3 +274,27 @@ teardown() {
 	echo tsm0 > "$PF0B/tsm/connect"
 	[ "$(cat "$PF0B/tsm/connect")" = tsm0 ]
 }
+
+@test "accept holds pci_tsm_rwsem for read (staging pci_tsm_accept()): tsm/ reads answer meanwhile, a lock waits" {
+	teardown_sim
+	mount_jq guest-sev '(.. | objects | select(.bdf? == "0000:00:05.0")).faults = { "write_delay_ms": 4000 }'
+	D5=$M/sys/devices/pci0000:00/0000:00:05.0
+	D6=$M/sys/devices/pci0000:00/0000:00:06.0
+	try_write tsm0 "$D5/tsm/lock"
+	[ "$status" -eq 0 ]
+	( printf 1 > "$D5/tsm/accept" ) &
+	APID=$!
+	# for two seconds of the accept's four, every show of another device answers at once
+	local n=0 end=$((SECONDS + 2))
+	while kill -0 "$APID" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do
+		run timeout 1 cat "$D6/tsm/lock"
+		[ "$status" -eq 0 ]
+		n=$((n + 1))
+	done
+	[ "$n" -ge 3 ]
+	# a store that takes the rwsem for write waits for the accept
+	run timeout 1 dd of="$D6/tsm/lock" status=none <<<tsm0
+	[ "$status" -eq 124 ]
+	wait "$APID"
+	[ "$(cat "$D5/tsm/accept")" = 1 ]
+}
