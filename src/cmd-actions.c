@@ -610,14 +610,14 @@ static void print_target(const struct batch *b, const struct target *t)
 		if (t->streams_text)
 			printf(": %s", t->streams_text);
 		putchar('\n');
-		fflush(stdout);
+		stdout_flush();
 		return;
 	}
 	if (b->ctx->out.json)
 		return;
 	if (t->result == RESULT_SKIPPED) {
 		printf("%s: skipped (%s)\n", t->bdf, t->message);
-		fflush(stdout);
+		stdout_flush();
 		return;
 	}
 	printf("%s: %s", t->bdf, t->message);
@@ -631,7 +631,7 @@ static void print_target(const struct batch *b, const struct target *t)
 	if (t->warning)
 		printf("; warning: %s", t->warning);
 	putchar('\n');
-	fflush(stdout);
+	stdout_flush();
 }
 
 static struct json_object *target_json(const struct batch *b, struct target *t)

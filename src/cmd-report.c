@@ -91,7 +91,7 @@ static int check_service(struct cmd_ctx *ctx, struct report_request *req)
 	if (param.service_manifest_version) {
 		if (parse_decimal(param.service_manifest_version, UINT_MAX, &v))
 			return usage_error(ctx->cmd, "invalid --service-manifest-version '%s' "
-					   "(a decimal number, 0-%u)", param.service_manifest_version,
+					   "(a whole number, 0-%u)", param.service_manifest_version,
 					   UINT_MAX);
 		req->service_manifest_version = (long long)v;
 	}
@@ -255,8 +255,8 @@ static int check_options(struct cmd_ctx *ctx, struct report_request *req)
 	req->verbose = ctx->verbose;
 	if (param.privlevel) {
 		if (parse_decimal(param.privlevel, UINT_MAX, &v) || v > REPORT_PRIVLEVEL_MAX)
-			return usage_error(ctx->cmd, "invalid --privlevel '%s' (0-%d)", param.privlevel,
-					   REPORT_PRIVLEVEL_MAX);
+			return usage_error(ctx->cmd, "invalid --privlevel '%s' (a whole number, 0-%d)",
+					   param.privlevel, REPORT_PRIVLEVEL_MAX);
 		req->privlevel = (int)v;
 	}
 	rc = check_service(ctx, req);

@@ -92,6 +92,7 @@ struct watcher {
 	bool failed;		/* a failure-class event was printed */
 	size_t nr_failed;
 	bool baseline;		/* the first scan: only failures, each marked as found at start */
+	bool out_failed;	/* stdout took no event (a full disk): the watch ends, exit 1 */
 };
 
 static int cmp_dev(const void *a, const void *b)
@@ -218,7 +219,9 @@ static void emit(struct watcher *w, enum severity sev, const char *event, const 
 		fputs_escaped(detail, stdout);
 		putchar('\n');
 	}
-	fflush(stdout);	/* a pipe reader sees each event as it happens */
+	/* a pipe reader sees each event as it happens; one nobody can read ends the watch */
+	if (stdout_flush())
+		w->out_failed = true;
 	free(detail);
 	if (sev == SEV_FAIL) {
 		w->failed = true;
@@ -429,8 +432,8 @@ static int parse_args(struct cmd_ctx *ctx, double *interval, long *count)
 	*count = -1;
 	if (param.count) {
 		if (parse_decimal(param.count, LONG_MAX, &n) || n < 1)
-			return usage_error(ctx->cmd, "invalid --count value '%s' (a positive decimal "
-					   "number)", param.count);
+			return usage_error(ctx->cmd, "invalid --count value '%s' (a whole number, "
+					   "1-%ld)", param.count, LONG_MAX);
 		*count = (long)n;
 	}
 	return 0;
@@ -571,7 +574,8 @@ static int run_watch(struct cmd_ctx *ctx)
 			 old.nr_hbs, old.nr_hbs == 1 ? "" : "s", w.nr_failed,
 			 w.nr_failed == 1 ? "" : "s", interval);
 	deadline = now_s() + interval;
-	while (!stop_signal && (count < 0 || done < count) && !(w.failed && param.exit_on_fail)) {
+	while (!stop_signal && !w.out_failed && (count < 0 || done < count) &&
+	       !(w.failed && param.exit_on_fail)) {
 		bool early = nap(deadline, &l, &unblocked), moved;
 
 		if (stop_signal)
@@ -609,7 +613,8 @@ static int run_watch(struct cmd_ctx *ctx)
 	drop(&cur);
 	uevent_close(&l);
 	sigprocmask(SIG_SETMASK, &unblocked, NULL);
-	return w.failed && param.exit_on_fail ? EXIT_FAIL : EXIT_OK;
+	/* close_stdout() says why stdout failed */
+	return w.out_failed || (w.failed && param.exit_on_fail) ? EXIT_FAIL : EXIT_OK;
 }
 
 static const struct opt_def watch_opts[] = {

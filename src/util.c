@@ -348,18 +348,33 @@ void cmd_note(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The errno of the first write to stdout that failed, kept for close_stdout()'s message. */
+static int stdout_errno;
+
+int stdout_flush(void)
+{
+	if (!fflush(stdout))
+		return 0;
+	if (!stdout_errno)
+		stdout_errno = errno;
+	return -errno;
+}
+
 int close_stdout(int rc)
 {
 	bool failed = ferror(stdout);
+	int err;
 
 	errno = 0;
 	failed |= fflush(stdout) != 0;
-	if (!failed || errno == EPIPE)
+	/* a failed flush drops what it held: the next one succeeds and its errno is 0 */
+	err = errno ? errno : stdout_errno;
+	if (!failed || err == EPIPE)
 		return rc;	/* a reader that went away is not worth a message */
-	if (errno)
-		cmd_error(NULL, "write error: %s", strerror(errno));
+	if (err)
+		cmd_error(NULL, "writing standard output: %s", strerror(err));
 	else
-		cmd_error(NULL, "write error");
+		cmd_error(NULL, "writing standard output failed (no error number kept)");
 	return 1;
 }
 

@@ -115,11 +115,11 @@ setup() {
 	done
 }
 
-@test "write errors on stdout are reported" {
+@test "write errors on stdout are reported with their cause" {
 	[ -w /dev/full ] || skip "no /dev/full"
 	run bash -c '"$0" --sysroot "$1" list > /dev/full' "$TSMCTL" "$ROOT"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"write error"* ]]
+	[ "$output" = "tsmctl: writing standard output: No space left on device" ]
 }
 
 @test "--version: the Makefile's version number, and the git description when built from git" {
@@ -136,15 +136,26 @@ setup() {
 	[ "$("$TSMCTL" --sysroot "$ROOT" -V)" = "$output" ]
 }
 
-@test "every write is checked: --help, --version, -H and views to a full disk exit 1" {
+@test "every write is checked: --help, --version, -H, views, actions, watch and metrics to a full disk exit 1, saying why" {
 	[ -w /dev/full ] || skip "no /dev/full"
+	local broken
+	broken=$(static_tree broken)
 	for args in "--help" "--version" "list --help" "--sysroot $ROOT devices -H" "list -H -J" \
-		    "--sysroot $ROOT list" "--list-cmds"; do
+		    "--sysroot $ROOT list" "--list-cmds" "help" "--sysroot $ROOT tree" \
+		    "--sysroot $ROOT audit" "--sysroot $ROOT streams -J" "--sysroot $ROOT host-bridges" \
+		    "--sysroot $ROOT devices -v" "--sysroot $ROOT wait --timeout 0" \
+		    "--sysroot $ROOT connect --all tsm0" "--sysroot $ROOT metrics" \
+		    "--sysroot $ROOT metrics -o -" "--sysroot $broken watch --count 1 -i 0.1"; do
 		# shellcheck disable=SC2086
 		run bash -c '"$0" $1 > /dev/full' "$TSMCTL" "$args"
 		[ "$status" -eq 1 ] || { echo "$args: exit $status"; return 1; }
-		[[ "$output" == *"write error: No space left on device"* ]] || { echo "$args: $output"; return 1; }
+		# the cause, whichever write met it: a flushed line (watch) or the last one
+		[[ "$output" == *"standard output"*": No space left on device"* ]] || { echo "$args: $output"; return 1; }
 	done
+	# watch stops at the first event stdout does not take, instead of watching on
+	run timeout 20 bash -c '"$0" --sysroot "$1" watch -i 0.1 > /dev/full' "$TSMCTL" "$broken"
+	[ "$status" -eq 1 ]
+	[ "$output" = "tsmctl: writing standard output: No space left on device" ]
 }
 
 @test "option errors say what getopt found: a missing argument, an ambiguous or an invalid option" {
@@ -275,6 +286,32 @@ setup() {
 	[ "$status" -eq 0 ]
 	run --separate-stderr t watch --interval 0.1 --count 01
 	[ "$status" -eq 0 ]
+	# the words are true of each value refused: 1.5 and 2^64 are positive decimal numbers
+	for bad in 1.5 18446744073709551616 0; do
+		run --separate-stderr t watch --interval 0.1 --count "$bad"
+		[ "$status" -eq 2 ]
+		[ "${stderr%%$'\n'*}" = "tsmctl watch: invalid --count value '$bad' (a whole number, 1-9223372036854775807)" ]
+	done
+}
+
+@test "the debug switches' own variables take 1 and 0: 0 turns them off, another value is said and ignored" {
+	run --separate-stderr env TSMCTL_CONFIG_STATS=1 "$TSMCTL" --sysroot "$ROOT" list
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == "tsmctl: config space: "*" config cycles" ]]
+	for v in 0 ""; do
+		run --separate-stderr env TSMCTL_CONFIG_STATS="$v" TSMCTL_NO_OPENAT2="$v" "$TSMCTL" --sysroot "$ROOT" list
+		[ "$status" -eq 0 ]
+		[ -z "$stderr" ] || { echo "TSMCTL_CONFIG_STATS='$v': $stderr"; return 1; }
+	done
+	run --separate-stderr env TSMCTL_CONFIG_STATS=yes "$TSMCTL" --sysroot "$ROOT" list
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "tsmctl: TSMCTL_CONFIG_STATS='yes' is ignored: it takes 1 (on) or 0 (off)" ]
+	# TSMCTL_DEBUG names switches: a name it does not know is said, once a run
+	run --separate-stderr env TSMCTL_DEBUG=config_stats "$TSMCTL" --sysroot "$ROOT" list
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "tsmctl: TSMCTL_DEBUG: unknown switch 'config_stats' is ignored (config-stats, no-openat2)" ]
+	run --separate-stderr env TSMCTL_DEBUG=config-stats "$TSMCTL" --sysroot "$ROOT" list
+	[[ "$stderr" == "tsmctl: config space: "* ]]
 }
 
 @test "-d takes lspci's slot form: BB:DD and DDDD:BB:DD select every function of the slot" {
