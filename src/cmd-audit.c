@@ -42,23 +42,24 @@ static struct audit_param {
 static int parse_bdf_list(struct cmd_ctx *ctx, const char *opt, const char *arg, bool *all,
 			  char ***list, size_t *n)
 {
-	char *copy, *save = NULL;
-	int rc = 0;
+	char **v;
+	size_t nv;
+	int rc;
 
 	*list = NULL;
 	if (!arg)
 		return 0;
-	copy = xstrdup(arg);
-	for (char *tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+	rc = option_list(ctx->cmd, opt, arg, &v, &nv);
+	for (size_t i = 0; !rc && i < nv; i++) {
 		char canon[BDF_MAX];
 
-		if (streq(tok, "all")) {
+		if (streq(v[i], "all")) {
 			*all = true;
 			continue;
 		}
-		if (bdf_canonical(tok, canon)) {
+		if (bdf_canonical(v[i], canon)) {
 			rc = usage_error(ctx->cmd, "invalid PCI address '%s' in %s "
-					 "(expected [DDDD:]BB:DD.F or 'all')", tok, opt);
+					 "(expected [DDDD:]BB:DD.F or 'all')", v[i], opt);
 			break;
 		}
 		*list = xrealloc(*list, (*n + 1) * sizeof(**list));
@@ -66,7 +67,7 @@ static int parse_bdf_list(struct cmd_ctx *ctx, const char *opt, const char *arg,
 	}
 	if (!rc && !*all && !*n)
 		rc = usage_error(ctx->cmd, "%s needs a BDF list or 'all'", opt);
-	free(copy);
+	strv_free(v, nv);
 	return rc;
 }
 
@@ -385,14 +386,6 @@ static struct json_object *finding_json(const struct audit_finding *f)
 	return o;
 }
 
-static void print_json_doc(struct json_object *doc)
-{
-	fputs(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-					     JSON_C_TO_STRING_NOSLASHESCAPE), stdout);
-	fputc('\n', stdout);
-	json_object_put(doc);
-}
-
 /* What the streamed JSON report needs while the checks run. */
 struct json_sink {
 	const struct cmd_ctx *ctx;
@@ -425,6 +418,16 @@ static void json_end(struct json_sink *sink)
 	for (int st = 0; st < AUDIT_NR_STATUS; st++)
 		json_object_object_add(sum, keys[st], js_u64(sink->count[st]));
 	json_list_end_with(&sink->w, "summary", sum);
+}
+
+/* The document of a run that ends before any check (a usage error, a filter naming nothing). */
+static void json_empty(const struct cmd_def *cmd)
+{
+	struct json_sink none = { 0 };
+
+	(void)cmd;
+	json_list_begin(&none.w, stdout, "checks");
+	json_end(&none);
 }
 
 /* -J: each result printed as the checks make it, the summary last. */
@@ -472,7 +475,7 @@ static int list_checks(const struct cmd_ctx *ctx)
 	}
 	json_object_object_add(doc, "schema_version", json_object_new_int(1));
 	json_object_object_add(doc, "checks", arr);
-	print_json_doc(doc);
+	json_print_document(stdout, doc);
 	return EXIT_OK;
 }
 
@@ -502,7 +505,7 @@ static int run_audit(struct cmd_ctx *ctx)
 	if (param.list_checks)
 		return list_checks(ctx);
 	if (ctx->nargs)
-		return usage_error(ctx->cmd, "unexpected argument '%s'", ctx->args[0]);
+		return extra_operand(ctx->cmd, ctx->args[0]);
 	/* -H, and -o's columns: as every view */
 	if (table_wanted(ctx) && !view_columns(ctx, &audit_table_view, &rc))
 		return rc;
@@ -520,16 +523,8 @@ static int run_audit(struct cmd_ctx *ctx)
 
 	snapshot_scan(&snap, SCAN_TSMS | SCAN_STREAMS | SCAN_DEVICES | SCAN_IDE_PORTS);
 	rc = filters_check(ctx, &snap);
-	if (rc) {
-		/* a filter naming nothing: the empty document all the same, as every view */
-		if (ctx->out.json) {
-			struct json_sink none = { .ctx = ctx };
-
-			json_list_begin(&none.w, stdout, "checks");
-			json_end(&none);
-		}
+	if (rc)
 		goto out_snap;
-	}
 	absent = required_absent(&snap, &opts);
 	opts.require_absent = absent;
 	if (!snap.nr_tsms) {	/* the hints name the provider modules */
@@ -607,6 +602,7 @@ const struct cmd_def cmd_audit = {
 	.opts = audit_options,
 	.cols = audit_columns,
 	.ncols = ARRAY_SIZE(audit_columns),
+	.json_empty = json_empty,
 	.verbose_help = "show each check's description and each result's hint (a table: HINT)",
 	.run = run_audit,
 };

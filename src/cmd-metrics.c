@@ -43,7 +43,7 @@ static int run_metrics(struct cmd_ctx *ctx)
 	int rc;
 
 	if (ctx->nargs)
-		return usage_error(ctx->cmd, "unexpected argument '%s'", ctx->args[0]);
+		return extra_operand(ctx->cmd, ctx->args[0]);
 	if (param.output_file && !*param.output_file)
 		return usage_error(ctx->cmd, "--output-file needs a file name");
 	/* refused before anything is read: a device node or link is never replaced */

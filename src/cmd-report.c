@@ -247,7 +247,7 @@ static int check_options(struct cmd_ctx *ctx, struct report_request *req)
 	int rc;
 
 	if (ctx->nargs)
-		return usage_error(ctx->cmd, "unexpected argument '%s'", ctx->args[0]);
+		return extra_operand(ctx->cmd, ctx->args[0]);
 	if (!param.nonce == !param.inblob)
 		return usage_error(ctx->cmd, "give exactly one of --nonce HEX and --inblob FILE");
 	req->privlevel = -1;
@@ -390,6 +390,7 @@ const struct cmd_def cmd_report = {
 		       "files (or stdout with '-', never to a terminal); the summary or -J shows\n"
 		       "their sizes and SHA-256 digests",
 	.opts = report_opts,
+	.json_name = "reports",
 	.verbose_help = "say each step (entry, writes, reads, retries) on stderr",
 	.run = run_report,
 };

@@ -142,6 +142,7 @@ const struct cmd_def cmd_wait = {
 		       "tsm event, every 5 s without one, and at the deadline. Prints the ready\n"
 		       "TSMs. Exit status 0 when ready, 1 on timeout, 130/143 on SIGINT/SIGTERM",
 	.opts = wait_opts,
+	.json_name = "tsms",	/* not ready in time: none */
 	.verbose_help = "say on stderr when tsmctl starts listening for uevents",
 	.run = run_wait,
 };

@@ -423,7 +423,7 @@ static int parse_args(struct cmd_ctx *ctx, double *interval, long *count)
 	unsigned long long n;
 
 	if (ctx->nargs)
-		return usage_error(ctx->cmd, "unexpected argument '%s'", ctx->args[0]);
+		return extra_operand(ctx->cmd, ctx->args[0]);
 	*interval = WATCH_DEFAULT_INTERVAL;
 	if (param.interval && (parse_seconds(param.interval, WATCH_MAX_INTERVAL, interval) ||
 			      *interval < WATCH_MIN_INTERVAL))

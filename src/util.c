@@ -378,6 +378,42 @@ int close_stdout(int rc)
 	return 1;
 }
 
+/* ---- option lists ---- */
+
+int list_split(const char *arg, char ***items, size_t *n)
+{
+	const char *p = arg;
+	bool comma = false;	/* the last separator run held a comma: a value must follow */
+
+	*items = NULL;
+	*n = 0;
+	p += strspn(p, " \t");
+	if (*p == ',')
+		goto empty;
+	while (*p) {
+		size_t len = strcspn(p, ", \t");
+
+		*items = xrealloc(*items, (*n + 1) * sizeof(**items));
+		(*items)[(*n)++] = xstrndup(p, len);
+		p += len;
+		comma = false;
+		while (*p == ',' || *p == ' ' || *p == '\t') {
+			/* ",," or ", ,": a comma with nothing before it */
+			if (*p == ',' && comma)
+				goto empty;
+			comma |= *p == ',';
+			p++;
+		}
+	}
+	if (!comma)
+		return 0;
+empty:
+	strv_free(*items, *n);
+	*items = NULL;
+	*n = 0;
+	return -EINVAL;
+}
+
 /* ---- paths and name lists ---- */
 
 /* A/B/C of N parts, copied once: a scan joins a path for every file it reads. */

@@ -634,7 +634,7 @@ RIG_SKIPS='[["stream.enabled","pci10000:00/stream0.0.0","skip"],["stream.enabled
 	[ "$status" -eq 2 ]
 	run --separate-stderr t audit extra
 	[ "$status" -eq 2 ]
-	[[ "$stderr" == *"unexpected argument 'extra'"* ]]
+	[[ "$stderr" == *"extra operand 'extra': audit takes no operands"* ]]
 	run --separate-stderr t audit -o NAME
 	[ "$status" -eq 2 ]
 	run t audit --help

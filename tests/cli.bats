@@ -188,11 +188,18 @@ setup() {
 	for cmd in devices streams host-bridges list audit; do
 		for opt in -d --device -t --tsm -b --host-bridge; do
 			"$TSMCTL" --list-opts "$cmd" | grep -q -- "^$opt " || continue
-			for v in "" "," " "; do
+			for v in "" " "; do
 				run --separate-stderr t "$cmd" "$opt" "$v"
 				[ "$status" -eq 2 ] || { echo "$cmd $opt '$v': exit $status"; return 1; }
 				[[ "$stderr" == *"needs a value"* ]]
 				[ -z "$output" ]
+			done
+			# a comma with nothing on one side is an empty value too, as the man page says
+			for v in "," "41:00.0," ",tsm0" "pci0000:40,,pci0000:80" "all, "; do
+				run --separate-stderr t "$cmd" "$opt" "$v"
+				[ "$status" -eq 2 ] || { echo "$cmd $opt '$v': exit $status"; return 1; }
+				[[ "$stderr" == *"'$v': an empty value in the list (a comma with nothing before or after it)"* ]] ||
+					{ echo "$cmd $opt '$v': $stderr"; return 1; }
 			done
 		done
 	done
@@ -204,7 +211,9 @@ setup() {
 		run --separate-stderr t list -J $o
 		[ "$status" -eq 2 ] || { echo "-J $o: exit $status"; return 1; }
 		[[ "$stderr" == *"--json takes no"* ]]
-		[ -z "$output" ]
+		# -J asked for a document: the empty one, as on every exit (tsmctl(8), JSON)
+		json_is . '{"schema_version":1,"tsms":[]}'
+
 	done
 	run --separate-stderr t devices -H -J
 	[ "$status" -eq 0 ]
@@ -252,7 +261,16 @@ setup() {
 	[ "$status" -eq 2 ]
 	[ "$stderr" = "tsmctl list: --output: unknown column 'BOGUS'"$'\n'"Try 'tsmctl list --help'." ]
 	run --separate-stderr t devices -o ,
-	[ "$stderr" = "tsmctl devices: --output: no column given"$'\n'"Try 'tsmctl devices --help'." ]
+	[ "$stderr" = "tsmctl devices: --output: an empty value in the list ',' (a comma with nothing before or after it)"$'\n'"Try 'tsmctl devices --help'." ]
+	for o in "+" " " ""; do
+		run --separate-stderr t devices -o "$o"
+		[ "$stderr" = "tsmctl devices: --output: no column given"$'\n'"Try 'tsmctl devices --help'." ]
+	done
+	for o in "BDF," "+BDF," ",BDF" "BDF,,TYPE" "+,BDF"; do
+		run --separate-stderr t devices -o "$o"
+		[ "$status" -eq 2 ]
+		[[ "$stderr" == *"--output: an empty value in the list '$o'"* ]] || { echo "-o '$o': $stderr"; return 1; }
+	done
 }
 
 @test "-y/--shell: -P keys are shell variable names" {
@@ -452,7 +470,7 @@ setup() {
 	[[ "$stderr" == *"unknown command 'stream'; did you mean 'streams'?"* ]]
 	run --separate-stderr "$TSMCTL" help tree devices
 	[ "$status" -eq 2 ]
-	[[ "$stderr" == *"unexpected argument 'devices' (help takes one command)"* ]]
+	[[ "$stderr" == *"extra operand 'devices' (tsmctl help [COMMAND])"* ]]
 	# a root that does not exist does not hide the help
 	run --separate-stderr env TSMCTL_SYSROOT=/nonexistent "$TSMCTL" help tree
 	[ "$status" -eq 0 ]

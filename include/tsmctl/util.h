@@ -129,5 +129,11 @@ const char *path_base(const char *path);
 
 /* Free N strings and the array holding them. */
 void strv_free(char **v, size_t n);
+/*
+ * The values of an option's list ARG, separated by commas or blanks, into
+ * *ITEMS (*N of them, none for an empty ARG; strv_free()). -EINVAL for an
+ * empty value: a comma with nothing before or after it ("a,", ",a", "a,,b").
+ */
+int list_split(const char *arg, char ***items, size_t *n);
 
 #endif
