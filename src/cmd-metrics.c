@@ -45,7 +45,7 @@ static int run_metrics(struct cmd_ctx *ctx)
 	if (ctx->nargs)
 		return extra_operand(ctx->cmd, ctx->args[0]);
 	if (param.output_file && !*param.output_file)
-		return usage_error(ctx->cmd, "--output-file needs a file name");
+		return usage_error(ctx->cmd, "--output needs a file name ('-': stdout)");
 	/* refused before anything is read: a device node or link is never replaced */
 	rc = outfile_open(&file, param.output_file ? param.output_file : "-", 0644);
 	if (rc) {
@@ -92,8 +92,9 @@ out:
 }
 
 static const struct opt_def metrics_opts[] = {
-	OPT_STRING(0, "output-file", &param.output_file, "FILE",
+	OPT_STRING('o', "output", &param.output_file, "FILE",
 		   "write to FILE atomically (temporary file, rename; '-': stdout)"),
+	OPT_STRING(0, "output-file", &param.output_file, "FILE", "the same as --output (its older name)"),
 	OPT_END()
 };
 
@@ -103,7 +104,7 @@ const struct cmd_def cmd_metrics = {
 	.description = "Write gauges for TSMs, connected devices, IDE streams by state per host\n"
 		       "bridge, available secure streams and every audit check's status in the\n"
 		       "Prometheus text format, for node_exporter's textfile collector. With\n"
-		       "--output-file the file is replaced atomically (temporary file, fsync, rename)",
+		       "-o FILE the file is replaced atomically (temporary file, fsync, rename)",
 	.opts = metrics_opts,
 	.run = run_metrics,
 };
