@@ -60,7 +60,7 @@ struct w_dev {
 struct w_stream {
 	const struct ide_stream *s;
 	const char *endpoint;	/* its BDF, "dangling" or "unknown" */
-	enum stream_state state;
+	bool secure, insecure;	/* stream_secure(), stream_insecure(): IDE_FAIL is told apart */
 	bool ide_fail;
 	bool dangling;		/* the link names no device below its host bridge */
 };
@@ -148,7 +148,8 @@ static void state_take(struct w_state *w, const struct tsm_snapshot *snap)
 			ws->s = s;
 			ws->endpoint = s->endpoint ? s->endpoint->bdf : s->dangling ? "dangling" :
 				       "unknown";
-			ws->state = stream_state(s);
+			ws->secure = stream_secure(s);
+			ws->insecure = stream_insecure(s);
 			/* the model's answer: a stray link's blocks are its stream's, told once */
 			ws->ide_fail = stream_ide_fail(s);
 			ws->dangling = s->dangling;
@@ -375,17 +376,17 @@ static void stream_now(const struct w_stream *s, const struct w_stream *was)
 	char key[128], *ep = NULL, *rp = NULL;
 
 	stream_key(s, key);
-	if (!was || (s->state == STREAM_INSECURE && was->state != STREAM_INSECURE)) {
+	if (!was || (s->insecure && !was->insecure)) {
 		ep = render_partner_state(s->s, true);
 		rp = render_partner_state(s->s, false);
 	}
 	if (!was)
 		emit(wt, SEV_INFO, "stream-added", "stream", key,
 		     "endpoint %s: endpoint %s, root port %s", s->endpoint, ep, rp);
-	if (s->state == STREAM_INSECURE && !(was && was->state == STREAM_INSECURE))
+	if (s->insecure && !(was && was->insecure))
 		emit(wt, SEV_FAIL, "stream-insecure", "stream", key,
 		     "endpoint %s: endpoint %s, root port %s", s->endpoint, ep, rp);
-	else if (s->state == STREAM_SECURE && was && was->state != STREAM_SECURE)
+	else if (s->secure && was && !was->secure)
 		emit(wt, SEV_INFO, "stream-secure", "stream", key,
 		     "endpoint %s: secure on both partners again", s->endpoint);
 	if (s->ide_fail && !(was && was->ide_fail))

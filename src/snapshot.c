@@ -390,6 +390,11 @@ bool stream_dangling(const struct ide_stream *s)
 
 enum stream_state stream_state(const struct ide_stream *s)
 {
+	if (stream_dangling(s))
+		return STREAM_DANGLING;
+	/* an integrity failure outweighs SECURE: IDE_FAIL stays until the stream is torn down */
+	if (stream_ide_fail(s))
+		return STREAM_IDE_FAIL;
 	if (stream_secure(s))
 		return STREAM_SECURE;
 	return stream_insecure(s) ? STREAM_INSECURE : STREAM_UNKNOWN;
@@ -399,6 +404,7 @@ const char *stream_state_name(enum stream_state state)
 {
 	static const char *const names[] = {
 		[STREAM_SECURE] = "secure", [STREAM_INSECURE] = "insecure",
+		[STREAM_IDE_FAIL] = "ide-fail", [STREAM_DANGLING] = "dangling",
 		[STREAM_UNKNOWN] = "unknown",
 	};
 

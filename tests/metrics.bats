@@ -52,12 +52,20 @@ valid() {
 	[ "$(metric tsmctl_devices_connected)" = "$(grep -l . "$ROOT"/sys/bus/pci/devices/*/tsm/connect | wc -l)" ]
 	[ "$(metric tsmctl_devices_connected)" = 2 ]
 	[ "$(metric tsmctl_devices)" = "$(ls "$ROOT"/sys/bus/pci/devices/*/tsm/connect | wc -l)" ]
-	# stream0.0.0 RP dropped, stream1.1.0 EP with IDE_FAIL but secure, stream3.2.0 dangling
-	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:40",state="secure"}')" = 1 ]
+	# stream0.0.0 RP dropped, stream1.1.0 EP with IDE_FAIL (its blocks SECURE), stream3.2.0 dangling
+	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:40",state="secure"}')" = 0 ]
 	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:40",state="insecure"}')" = 1 ]
-	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:40",state="unknown"}')" = 1 ]
+	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:40",state="ide-fail"}')" = 1 ]
+	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:40",state="dangling"}')" = 1 ]
+	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:40",state="unknown"}')" = 0 ]
 	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:00",state="secure"}')" = 0 ]
 	[ "$(metric 'tsmctl_streams_ide_fail{host_bridge="pci0000:40"}')" = 1 ]
+	# each state as streams --state says it: the one word of the model, in both
+	for st in secure insecure ide-fail dangling; do
+		n=$(t streams -J --state "$st" -b pci0000:40 | jq '.streams | length')
+		[ "$(metric "tsmctl_streams{host_bridge=\"pci0000:40\",state=\"$st\"}")" = "$n" ] ||
+			{ echo "$st: metrics and streams --state disagree"; return 1; }
+	done
 	for hb in "$ROOT"/sys/devices/pci*; do
 		[ "$(metric "tsmctl_available_secure_streams{host_bridge=\"${hb##*/}\"}")" = "$(cat "$hb/available_secure_streams")" ]
 	done
@@ -113,6 +121,10 @@ valid() {
 	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:80",state="secure"}')" = 0 ]
 	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:80",state="insecure"}')" = 1 ]
 	[ "$(metric 'tsmctl_streams_ide_fail{host_bridge="pci0000:40"}')" = 1 ]
+	# a SECURE stream with IDE_FAIL is no secure stream, here as in streams --state secure
+	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:40",state="secure"}')" = 0 ]
+	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:40",state="ide-fail"}')" = 1 ]
+	[ "$(t streams -J --state secure | jq '.streams | length')" = 0 ]
 	[ "$(metric 'tsmctl_audit_check_status{check="stream.secure",status="fail"}')" = 1 ]
 	[ "$(metric 'tsmctl_audit_results{check="stream.secure",status="fail"}')" = 1 ]
 	[ "$(metric 'tsmctl_audit_results{check="stream.secure",status="pass"}')" = 1 ]

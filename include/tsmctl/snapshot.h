@@ -417,13 +417,18 @@ bool stream_insecure(const struct ide_stream *s);
 bool stream_dangling(const struct ide_stream *s);
 
 /*
- * A stream's state in one word, where it is counted (metrics) or followed
- * (watch): secure (stream_secure()), insecure (stream_insecure()), or
- * unknown (its registers unreadable, a dangling or stray link).
+ * A stream's state in one word, the one streams --state selects and metrics
+ * counts (tsmctl-streams(8), STATE FILTER), the worst first: dangling
+ * (stream_dangling()), ide-fail (stream_ide_fail(), SECURE or not), secure
+ * (stream_secure()), insecure (stream_insecure()), or unknown (registers
+ * unreadable, a stray link): no --state word names it.
  */
-enum stream_state { STREAM_SECURE, STREAM_INSECURE, STREAM_UNKNOWN, STREAM_NR_STATES };
+enum stream_state {
+	STREAM_SECURE, STREAM_INSECURE, STREAM_IDE_FAIL, STREAM_DANGLING,
+	STREAM_UNKNOWN, STREAM_NR_STATES
+};
 enum stream_state stream_state(const struct ide_stream *s);
-/* "secure", "insecure", "unknown" */
+/* "secure", "insecure", "ide-fail", "dangling", "unknown" */
 const char *stream_state_name(enum stream_state state);
 
 /*
