@@ -216,6 +216,17 @@ size_t tsm_hb_names(const struct tsm_snapshot *snap, const struct tsm *t, const 
 	return n;
 }
 
+size_t func_provided_tsms(const struct tsm_snapshot *snap, const struct pci_func *f,
+			  const char **out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; f && i < snap->nr_tsms; i++)
+		if (streq(snap->tsms[i]->provider, f->bdf))
+			out[n++] = snap->tsms[i]->name;
+	return n;
+}
+
 bool hb_has_tsm(const struct host_bridge *hb, const struct tsm *t)
 {
 	for (size_t i = 0; i < hb->nr_tsms; i++)

@@ -120,6 +120,7 @@ struct pci_func {
 	struct tsm *connected_tsm;	/* resolved from `connect` */
 	struct pci_func *dsm_func;	/* resolved from `dsm` */
 	bool listed;		/* selected for the devices view */
+	bool bus_listed;	/* sys/bus/pci/devices lists it (known with SCAN_ALL_FUNCS) */
 };
 
 struct ide_stream {
@@ -342,6 +343,12 @@ size_t tsm_nr_locked(const struct tsm_snapshot *snap, const struct tsm *t, size_
  */
 size_t tsm_hb_names(const struct tsm_snapshot *snap, const struct tsm *t, const char **out);
 
+/*
+ * The TSMs F provides, as their class devices' parent (the PSP on SEV-TIO,
+ * ABI.md §2.5), in SNAP's order, into OUT (room for snap->nr_tsms); how many.
+ */
+size_t func_provided_tsms(const struct tsm_snapshot *snap, const struct pci_func *f,
+			  const char **out);
 /* T is one of the TSMs using HB (its streams, or its tsmN/pciDDDD:BB link). */
 bool hb_has_tsm(const struct host_bridge *hb, const struct tsm *t);
 /* The host bridge shows no available_secure_streams (and reading did not fail): no IDE pool. */
