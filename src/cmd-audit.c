@@ -278,6 +278,62 @@ static void print_tree(struct audit_view *v)
 	}
 }
 
+/* Shown results of C skipped only for lack of root (result_skip_needs_root()). */
+static size_t needs_root_shown(const struct audit_view *v, const struct audit_check *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < v->rep->n; i++)
+		n += v->shown[i] && v->rep->findings[i].check == c && v->rep->findings[i].needs_root;
+	return n;
+}
+
+/* "3 functions", "1 stream": N objects of C's scope. */
+static char *scope_count(const struct audit_check *c, size_t n)
+{
+	static const char *const nouns[][2] = {
+		[AUDIT_SCOPE_PLATFORM] = { "platform", "platforms" },
+		[AUDIT_SCOPE_TSM] = { "TSM", "TSMs" },
+		[AUDIT_SCOPE_FUNC] = { "function", "functions" },
+		[AUDIT_SCOPE_STREAM] = { "stream", "streams" },
+		[AUDIT_SCOPE_HB] = { "host bridge", "host bridges" },
+	};
+
+	return xasprintf("%zu %s", n, nouns[c->scope][n != 1]);
+}
+
+/*
+ * C's N needs-root results as one line (a non-root run has one per
+ * function and check): how many, and the first few objects.
+ */
+static void print_needs_root_group(const struct audit_view *v, const struct audit_check *c,
+				   size_t n)
+{
+	struct strbuf objs = STRBUF_INIT;
+	size_t listed = 0;
+	char *count = scope_count(c, n);
+
+	for (size_t i = 0; i < v->rep->n && listed < 3; i++) {
+		const struct audit_finding *f = &v->rep->findings[i];
+
+		if (v->shown[i] && f->check == c && f->needs_root && ++listed)
+			strbuf_join(&objs, ", ", "%s", f->object);
+	}
+	if (n > listed)
+		strbuf_appendf(&objs, " and %zu more ('tsmctl audit' without --short lists each)",
+			       n - listed);
+	put_status(stdout, audit_status_name(AUDIT_SKIP));
+	put_padded(stdout, c->id, v->id_width + 1);
+	put_padded(stdout, count, v->obj_width + 2);
+	fputs("unreadable without root (see platform.config-access): ", stdout);
+	fputs_escaped(objs.s, stdout);
+	fputc('\n', stdout);
+	if (v->verbose)
+		put_note(v, "", "hint: ", "run the audit as root");
+	strbuf_release(&objs);
+	free(count);
+}
+
 static void print_short(struct audit_view *v)
 {
 	for (size_t i = 0; i < v->rep->n; i++) {
@@ -289,9 +345,21 @@ static void print_short(struct audit_view *v)
 	}
 	for (size_t i = 0; i < v->rep->n; i++) {
 		const struct audit_finding *f = &v->rep->findings[i];
+		size_t group;
 
 		if (!v->shown[i])
 			continue;
+		/* a check's needs-root results: one line, where the first of them stands */
+		if (f->needs_root && (group = needs_root_shown(v, f->check)) > 1) {
+			bool first = true;
+
+			for (size_t k = 0; k < i && first; k++)
+				first = !(v->shown[k] && v->rep->findings[k].check == f->check &&
+					  v->rep->findings[k].needs_root);
+			if (first)
+				print_needs_root_group(v, f->check, group);
+			continue;
+		}
 		put_status(stdout, audit_status_name(f->status));
 		put_padded(stdout, f->check->id, v->id_width + 1);
 		put_padded(stdout, f->object, v->obj_width + 2);

@@ -30,6 +30,25 @@ bool func_cfg_needs_root(const struct pci_func *f)
 	return f && (f->needs_root || f->cfg_err == -EACCES || f->cfg_err == -EPERM);
 }
 
+enum func_kind func_header_kind(const struct pci_func *f)
+{
+	unsigned int cls = f->cfg.class_code >> 8;	/* base class and subclass */
+
+	if (f->cfg_read && !f->cfg_err && f->cfg.header_valid && (f->cfg.parts & CFG_PART_HEADER)) {
+		switch (f->cfg.header_type) {
+		case 0: return FUNC_KIND_ENDPOINT;	/* a type 0 header */
+		case 1: return FUNC_KIND_BRIDGE;	/* PCI-to-PCI bridge: a port */
+		case 2: return FUNC_KIND_CARDBUS;
+		default: return FUNC_KIND_UNKNOWN;
+		}
+	}
+	/* config unreadable: the kernel's class file, read in its stead */
+	if (!f->cfg_err || !f->ids_known)
+		return FUNC_KIND_UNKNOWN;
+	return cls == 0x0604 || cls == 0x0609 ? FUNC_KIND_BRIDGE :
+	       cls == 0x0607 ? FUNC_KIND_CARDBUS : FUNC_KIND_ENDPOINT;
+}
+
 bool func_connected(const struct pci_func *f)
 {
 	return f && nonempty(f->connect);

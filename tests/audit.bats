@@ -436,6 +436,21 @@ RIG_SKIPS='[["stream.enabled","pci10000:00/stream0.0.0","skip"],["stream.enabled
 	as_nobody --strict
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "needs-root "*"platform.config-access"* ]]
+	# --short: a check's needs-root results are one line, not one per function
+	as_nobody --short
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c ' config\.malformed ')" -eq 1 ]
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c ' ide\.untracked ')" -eq 1 ]
+	[[ " ${lines[*]} " == *" config.malformed       6 functions             unreadable without root (see platform.config-access): 0000:00:07.1, 0000:40:01.1, 0000:41:00.0 and 3 more ('tsmctl audit' without --short lists each) "* ]]
+	# one needs-root result of a check stays as it is, with its own words
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c ' device\.connected .*DEVCAP.TEE unreadable')" -eq 1 ]
+	# the summary still counts each result
+	[[ "${lines[-1]}" == *" results: "*", 1 needs-root" ]]
+	# the full tree and -J keep each
+	as_nobody
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c 'only the 64-byte header is readable')" -eq 6 ]
+	as_nobody --short -J
+	json_is '[.checks[] | select(.id == "config.malformed")] | length' 6
 	# the same mount as root: the skipped checks run and pass
 	audit_json
 	[ "$status" -eq 0 ]

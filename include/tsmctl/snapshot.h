@@ -271,6 +271,14 @@ int snapshot_find_missing(const struct tsm_snapshot *snap, const struct snapshot
 bool func_cfg_known(const struct pci_func *f);
 /* Unreadable for lack of privilege: 64-byte header only, or EACCES/EPERM outright. */
 bool func_cfg_needs_root(const struct pci_func *f);
+/*
+ * What a function is by what every user may read (ABI.md §3): its header
+ * type in the first 64 bytes, or, config unreadable, the class the kernel's
+ * class file gives (0604 and 0609 a PCI bridge, 0607 CardBus). A port or an
+ * endpoint, not which: that is the PCIe capability's, past the header.
+ */
+enum func_kind { FUNC_KIND_UNKNOWN, FUNC_KIND_ENDPOINT, FUNC_KIND_BRIDGE, FUNC_KIND_CARDBUS };
+enum func_kind func_header_kind(const struct pci_func *f);
 /* tsm/connect names a TSM (F may be NULL). */
 bool func_connected(const struct pci_func *f);
 /*
