@@ -655,7 +655,7 @@ static void print_target(const struct batch *b, const struct target *t)
 		printf(dry ? "; would remove %s" : "; removed %s", t->streams_text);
 	if (b->verb->action == ACTION_DISCONNECT && t->available >= 0 && !dry &&
 	    t->result == RESULT_OK)
-		printf("; %lld secure streams available", t->available);
+		printf("; %lld secure stream%s available", t->available, t->available == 1 ? "" : "s");
 	if (t->warning)
 		printf("; warning: %s", t->warning);
 	putchar('\n');

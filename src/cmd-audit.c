@@ -566,7 +566,7 @@ static int run_audit(struct cmd_ctx *ctx)
 	size_t count[AUDIT_NR_STATUS] = { 0 }, total = 0;
 	struct evidence_judging judging = { .snap = &snap };
 	const struct ev_judge_opts trust = { .trust = param.trust };
-	char **required = NULL, **verified = NULL, *why = NULL;
+	char **required = NULL, **verified = NULL, *why = NULL, *sys = NULL;
 	bool *absent = NULL;
 	int rc;
 
@@ -588,6 +588,8 @@ static int run_audit(struct cmd_ctx *ctx)
 	}
 	opts.evidence = judge_evidence;
 	opts.evidence_arg = &judging;
+	sys = sysfs_display_path("sys");
+	opts.sys = sys;
 
 	snapshot_scan(&snap, SCAN_TSMS | SCAN_STREAMS | SCAN_DEVICES | SCAN_IDE_PORTS);
 	rc = filters_check(ctx, &snap);
@@ -633,6 +635,7 @@ static int run_audit(struct cmd_ctx *ctx)
 	audit_report_free(&rep);
 out_snap:
 	free(absent);
+	free(sys);
 	snapshot_free(&snap);
 out_gate:
 	ev_gate_release(&judging.gate);

@@ -206,7 +206,8 @@ static void print_summary(FILE *out, const struct report_request *req, const str
 		if (!v->blob->shown)
 			continue;
 		snprintf(label, sizeof(label), "%s:", v->name);
-		fprintf(out, "%-13s %zu bytes, sha256 %s, %s%s\n", label, v->blob->len, v->sha, v->path ? "written to " : "not saved",
+		fprintf(out, "%-13s %zu byte%s, sha256 %s, %s%s\n", label, v->blob->len,
+			v->blob->len == 1 ? "" : "s", v->sha, v->path ? "written to " : "not saved",
 			v->path ? v->path : "");
 	}
 }
@@ -291,9 +292,10 @@ static int run_report(struct cmd_ctx *ctx)
 	/* both providers take exactly 64 bytes of user data (sev-guest.c, tdx-guest.c) */
 	if (req.inblob_len < REPORT_INBLOB_MAX) {
 		if (ctx->verbose)
-			cmd_note(CMD, "%s is %zu bytes: padded with %zu zero bytes to the %d "
-				 "the providers take", source, input_len,
-				 REPORT_INBLOB_MAX - input_len, REPORT_INBLOB_MAX);
+			cmd_note(CMD, "%s is %zu byte%s: padded with %zu zero byte%s to the %d "
+				 "the providers take", source, input_len, input_len == 1 ? "" : "s",
+				 REPORT_INBLOB_MAX - input_len,
+				 REPORT_INBLOB_MAX - input_len == 1 ? "" : "s", REPORT_INBLOB_MAX);
 		memset(req.inblob + req.inblob_len, 0, REPORT_INBLOB_MAX - req.inblob_len);
 		req.inblob_len = REPORT_INBLOB_MAX;
 	}

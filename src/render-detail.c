@@ -297,7 +297,8 @@ void render_device_detail_text(const struct tsm_snapshot *snap, const struct pci
 	if (f->physfn)
 		line(1, "SR-IOV: a VF of %s", f->physfn);
 	else if (f->has_sriov)
-		line(1, "SR-IOV: %u VFs enabled, offset %u, stride %u", f->sriov_numvfs,
+		line(1, "SR-IOV: %u VF%s enabled, offset %u, stride %u", f->sriov_numvfs,
+		     f->sriov_numvfs == 1 ? "" : "s",
 		     f->sriov_offset, f->sriov_stride);
 	print_tsm_attrs(f);
 	print_connect(snap, f);

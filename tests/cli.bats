@@ -394,6 +394,24 @@ setup() {
 	[[ "$stderr" == "tsmctl lock: this tree's kernel lacks the TDISP guest ABI"* ]]
 }
 
+@test "paths under a sysroot are named as the user gave the sysroot, in audit's results too" {
+	local rel
+	rel=./$(basename "$(static_tree no-tsm)")
+	cd "$(dirname "$(static_tree no-tsm)")"
+	run --separate-stderr "$TSMCTL" --sysroot "$rel/" audit
+	[ "$status" -eq 1 ]
+	[[ "$output" == *" platform  $rel/sys/bus/pci/devices lists the PCI functions"* ]]
+	[[ "$output" == *" platform  $rel/sys/class/tsm does not exist"* ]]
+	run --separate-stderr env TSMCTL_SYSROOT="$rel" "$TSMCTL" list
+	[[ "$stderr" == "tsmctl list: no $rel/sys/class/tsm in this tree"* ]]
+	cd "$(dirname "$(static_tree sev-tio)")"
+	run --separate-stderr "$TSMCTL" --sysroot "./$(basename "$(static_tree sev-tio)")" connect --dry-run 81:00.0 tsm0
+	[ "${lines[0]}" = "0000:81:00.0: would write 'tsm0' to ./$(basename "$(static_tree sev-tio)")/sys/bus/pci/devices/0000:81:00.0/tsm/connect" ]
+	# and the host itself is /sys
+	run --separate-stderr "$TSMCTL" audit -J
+	[[ "$(printf '%s' "$output" | jq -r '.checks[] | select(.id == "platform.pci-devices") | .message')" == "/sys/bus/pci/devices"* ]]
+}
+
 @test "operands after -- are operands: never dropped (getopt's contract)" {
 	run --separate-stderr t wait --timeout 0 -- tsm9
 	expect_status 1
