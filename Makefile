@@ -117,8 +117,8 @@ $(BUILDDIR)/tsmctl: $(OBJS)
 # Unit tests: tests/unit/test-NAME.c with the sources UNIT_SRCS_NAME (and
 # libraries UNIT_LIBS_NAME) becomes test-NAME; make unit runs them all, make
 # unit-NAME one.
-UNIT_TESTS := ide names sha256 audit explain util spdm-cert spdm-vca spdm-meas tdisp-report evreply \
-	evidence-verify evidence-chain snapshot action uevent sysfs
+UNIT_TESTS := ide names sha256 audit explain util spdm-cert spdm-vca spdm-meas spdm-transcript \
+	tdisp-report evreply evidence-verify evidence-chain snapshot action uevent sysfs
 UNIT_SRCS_ide := src/ide.c tests/fuzz/cfg-ranged.h
 UNIT_SRCS_names := src/names.c
 UNIT_SRCS_sha256 := src/sha256.c src/util.c
@@ -144,6 +144,10 @@ UNIT_SRCS_spdm-cert := src/spdm-cert.c $(EV_DECODE_SRCS)
 UNIT_LIBS_spdm-cert = $(shell pkg-config --libs libcrypto)
 UNIT_SRCS_spdm-vca := src/spdm-vca.c $(EV_DECODE_SRCS) tests/unit/vca-build.h
 UNIT_SRCS_spdm-meas := src/spdm-meas.c src/spdm-vca.c $(EV_DECODE_SRCS) tests/unit/vca-build.h
+# the measurement signature: the framing, L1 and the verifier, on the openssl-made vectors
+UNIT_SRCS_spdm-transcript := src/spdm-transcript.c src/spdm-sig.c src/spdm-meas.c src/spdm-vca.c \
+	$(EV_DECODE_SRCS) tests/unit/vca-build.h tests/unit/sig-vectors.h
+UNIT_LIBS_spdm-transcript = $(shell pkg-config --libs libcrypto)
 UNIT_SRCS_tdisp-report := src/tdisp-report.c $(EV_DECODE_SRCS)
 UNIT_SRCS_evreply := src/evidence-reply.c src/util.c
 UNIT_LIBS_evreply = $(shell pkg-config --libs libmnl)
@@ -152,7 +156,8 @@ UNIT_SRCS_evidence-verify := $(wildcard src/evidence-verify*.c) src/evidence-dec
 	src/evidence-device.c src/evidence-reference.c src/evidence-set.c src/evidence-netlink.c \
 	src/evidence-reply.c src/evidence-trust.c src/outfile.c src/userfile.c src/sysfs.c src/log.c src/names.c \
 	src/util.c src/spdm-cert.c src/spdm-vca.c \
-	src/spdm-meas.c src/tdisp-report.c $(EV_DECODE_SRCS)
+	src/spdm-meas.c src/spdm-transcript.c src/spdm-sig.c src/tdisp-report.c $(EV_DECODE_SRCS) \
+	tests/unit/sig-vectors.h
 UNIT_LIBS_evidence-verify = $(PKG_LIBS)
 # The chain checks on certificates the openssl command line made (tests/vectors/gen-chains).
 UNIT_SRCS_evidence-chain = $(UNIT_SRCS_evidence-verify) tests/unit/vca-build.h
@@ -259,7 +264,7 @@ ASAN_BATS := $(filter-out $(ASAN_SKIP),$(MAIN_BATS))
 first_of = $(addprefix $(1)/,$(filter $(2),$(CHECK_FIRST)))
 rest_of = $(addprefix $(1)/,$(filter-out $(CHECK_FIRST),$(2)))
 CHECK_QUICK = build $(call first_of,bats,$(MAIN_BATS)) fuzz-replay $(call rest_of,bats,$(MAIN_BATS)) unit calls
-CHECK_ALL = build asan-build $(call first_of,asan,$(ASAN_BATS)) $(call first_of,bats,$(MAIN_BATS)) \
+CHECK_ALL = build kernel asan-build $(call first_of,asan,$(ASAN_BATS)) $(call first_of,bats,$(MAIN_BATS)) \
 	package valgrind $(call first_of,sim,$(SIM_BATS)) fuzz-replay $(call rest_of,bats,$(MAIN_BATS)) \
 	$(call rest_of,sim,$(SIM_BATS)) $(call rest_of,asan,$(ASAN_BATS)) unit asan-unit man abi-refs calls soak
 
@@ -270,6 +275,8 @@ $(call PART_DONE,build):
 $(call PART_DONE,asan-build):
 	$(PART) asan-build $(PART_MAKE) -j$(CHECK_BUILD_JOBS) BUILDDIR=$(ASAN_DIR) SAN="$(ASAN_SAN)" \
 		CFLAGS="-O1 -g" $(ASAN_DIR)/tsmctl $(ASAN_UNIT_BINS)
+$(call PART_DONE,kernel): $(call PART_DONE,build)
+	$(PART) kernel $(PART_MAKE) check-kernel
 $(call PART_DONE,unit): $(call PART_DONE,build)
 	$(PART) unit $(PART_MAKE) unit
 $(call PART_DONE,asan-unit): $(call PART_DONE,asan-build)
@@ -295,6 +302,20 @@ $(CHECK_LOG)/sim/%.time: $(call PART_DONE,build)
 $(CHECK_LOG)/asan/%.time: $(call PART_DONE,build) $(call PART_DONE,asan-build)
 	$(PART) asan/$* env $(ASAN_ENV) $(JSON_MEMO) TSMCTL=$(abspath $(ASAN_DIR)/tsmctl) bats --tap --timing tests/$*.bats
 
+# make check-kernel: tsmctl's tests in QEMU on Debian's newest packaged Linux
+# 7.x with the test TSM provider of tests/kernel/module, against the kernel's
+# own sysfs (tests/kernel/run, README "Against the real kernel"). Downloads,
+# the build chroot and the module are cached in KERNEL_CACHE. Where no kernel
+# can boot (not root, no QEMU) it says so loudly and skips.
+KERNEL_DEBS := qemu-system-x86 debootstrap busybox-static cpio kmod xz-utils
+KERNEL_CACHE ?= $(BUILDDIR)/build-kernel/cache
+$(BUILDDIR)/.deps-kernel: $(BUILDDIR)/.deps-test
+	@if [ "$$(id -u)" -eq 0 ]; then $(NEED_PACKAGES) $(KERNEL_DEBS) && touch $@ || \
+		echo "check-kernel: apt-get could not install $(KERNEL_DEBS)" >&2; fi
+check-kernel: $(BUILDDIR)/.deps-kernel all
+	@BUILDDIR=$(abspath $(BUILDDIR)) KERNEL_CACHE=$(abspath $(KERNEL_CACHE)) \
+		TSMCTL=$(abspath $(BUILDDIR)/tsmctl) tests/kernel/run
+
 # The read views once under valgrind: any error or definite leak fails.
 check-valgrind: $(BUILDDIR)/tsmctl $(BUILDDIR)/.deps-test
 	@tests/lib/valgrind-views $(abspath $(BUILDDIR)/tsmctl)
@@ -303,6 +324,19 @@ check-valgrind: $(BUILDDIR)/tsmctl $(BUILDDIR)/.deps-test
 # directory, its unit tests and tsmctl's bats files against it; any report fails.
 check-asan: $(BUILDDIR)/.deps-test
 	$(call CHECK_RUN,build asan-build asan-unit $(addprefix asan/,$(ASAN_BATS)))
+
+# make check-stress [CHECK_STRESS_ROUNDS=N] [CHECK_STRESS_JOBS=N] [CHECK_STRESS_FILES="wait
+# sim/mount-late soak"]: every bats file with a live mount or a background process, and
+# the soak, each run N times (10), N at once (3), beside a load like make check's own: a
+# CPU hog on every core and FUSE mounts coming and going (their uevents reach every
+# namespace); how many runs of each failed (tests/lib/check-stress; logs in build-stress).
+CHECK_STRESS_ROUNDS ?= 10
+CHECK_STRESS_JOBS ?= 3
+CHECK_STRESS_FILES ?=
+check-stress: $(BUILDDIR)/.deps-test all
+	@CHECK_STRESS_ROUNDS=$(CHECK_STRESS_ROUNDS) CHECK_STRESS_JOBS=$(CHECK_STRESS_JOBS) \
+		CHECK_STRESS_FILES="$(CHECK_STRESS_FILES)" TSMCTL=$(abspath $(BUILDDIR)/tsmctl) \
+		tests/lib/check-stress $(BUILDDIR)/build-stress
 
 # make soak [SOAK_SECONDS=N] [SOAK_SEED=N] [TSMCTL=path]: concurrent connect,
 # disconnect, lock, accept, unlock, readers, watch, module removal and injected
@@ -436,8 +470,8 @@ distcheck: dist
 FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
 FUZZ_DIR := build-fuzz
-FUZZ_TARGETS := ide capwalk names jsstr topology spdm-cert spdm-vca spdm-meas tdisp-report evreply \
-	uevent evdevice
+FUZZ_TARGETS := ide capwalk names jsstr topology spdm-cert spdm-vca spdm-meas spdm-transcript \
+	tdisp-report evreply uevent evdevice
 FUZZ_SAN := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -std=gnu11
 FUZZ_CPPFLAGS := -D_GNU_SOURCE -Iinclude
@@ -461,6 +495,10 @@ FUZZ_LIBS_topology = $(shell pkg-config --libs json-c fuse3 libcrypto) -lpthread
 EV_FUZZ := spdm-cert spdm-vca spdm-meas tdisp-report
 $(foreach t,$(EV_FUZZ),$(eval FUZZ_SRCS_$(t) := src/$(t).c src/ev-decode.c src/spdm-alg.c))
 $(foreach t,$(EV_FUZZ),$(eval FUZZ_LIBS_$(t) = $$(shell pkg-config --libs libcrypto)))
+# The measurements' framing, L1 and its signature: the decoders they stand on too.
+FUZZ_SRCS_spdm-transcript := src/spdm-transcript.c src/spdm-sig.c src/spdm-meas.c src/spdm-vca.c \
+	src/ev-decode.c src/spdm-alg.c
+FUZZ_LIBS_spdm-transcript = $(shell pkg-config --libs libcrypto)
 
 $(FUZZ_DIR)/fuzz-%: tests/fuzz/fuzz-%.c $$(FUZZ_SRCS_$$*) tests/fuzz/fuzz-assert.h $(HDRS)
 	@mkdir -p $(dir $@)
@@ -481,6 +519,6 @@ fuzz-replay: $(addprefix $(FUZZ_DIR)/fuzz-,$(FUZZ_TARGETS))
 
 # Every goal that names no file: the one list (after UNIT_RUNS is defined).
 .PHONY: all deps need-libs need-scdoc need-fuse sim man unit $(UNIT_RUNS) \
-	check check-quick check-run check-man check-abi-refs check-calls check-valgrind check-asan check-package \
+	check check-quick check-run check-kernel check-stress check-man check-abi-refs check-calls check-valgrind check-asan check-package \
 	soak soak-asan bench demo install uninstall clean dist distcheck version deb \
 	fuzz fuzz-replay FORCE

@@ -139,10 +139,11 @@ const struct cmd_def cmd_wait = {
 		       "and its PCI side is there (pci_mode, or the devices' tsm/ groups), after\n"
 		       "its KOBJ_CHANGE uevent. The current state is checked first; then tsmctl\n"
 		       "listens on the kobject uevent netlink socket and re-checks sysfs at every\n"
-		       "tsm event, every 5 s without one, and at the deadline. Prints the ready\n"
-		       "TSMs. Exit status 0 when ready, 1 on timeout, 130/143 on SIGINT/SIGTERM",
+		       "tsm event, 5 s after the last check whatever other events came, and at\n"
+		       "the deadline. Prints the ready TSMs. Exit status 0 when ready, 1 on\n"
+		       "timeout, 130/143 on SIGINT/SIGTERM",
 	.opts = wait_opts,
 	.json_name = "tsms",	/* not ready in time: none */
-	.verbose_help = "say on stderr when tsmctl starts listening for uevents",
+	.verbose_help = "say on stderr when it starts listening, and why it looked again",
 	.run = run_wait,
 };

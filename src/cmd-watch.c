@@ -37,7 +37,8 @@
 #define WATCH_MIN_INTERVAL	0.1
 #define WATCH_MAX_INTERVAL	86400.0
 #define WATCH_SPARE_FDS		64	/* kept free of the files a watch keeps open */
-#define WATCH_SETTLE		0.05	/* quiet after a uevent before the scan: a module adds many devices */
+#define WATCH_SETTLE		0.05	/* no move for this long before the scan: a module adds many devices */
+#define WATCH_SETTLE_MAX	1.0	/* the longest a stream of moves puts the scan off */
 
 /* watch's own options; parse_args() checks the values */
 static struct watch_param {
@@ -492,19 +493,28 @@ static bool wait_fd(int fd, double seconds, const sigset_t *unblocked)
 
 /*
  * Sleep until DEADLINE; a uevent that moves the structure ends it early,
- * once the events have settled (a module adds many devices at once).
- * true: take a new scan.
+ * once the moves have settled (a module adds many devices at once): no move
+ * for WATCH_SETTLE, or WATCH_SETTLE_MAX after the first. Other events change
+ * nothing, however many come. true: take a new scan.
  */
 static bool nap(double deadline, struct uevent_listener *l, const sigset_t *unblocked)
 {
 	bool moved = false;
+	double settled, bound, now;
 
 	while (!stop_signal && !moved && now_s() < deadline)
 		if (wait_fd(l->fd, deadline - now_s(), unblocked))
 			moved = uevents_drain(l);
-	while (moved && !stop_signal && wait_fd(l->fd, WATCH_SETTLE, unblocked))
-		uevents_drain(l);
-	return moved;
+	if (!moved)
+		return false;
+	now = now_s();
+	settled = now + WATCH_SETTLE;
+	bound = now + WATCH_SETTLE_MAX;
+	while (!stop_signal && (now = now_s()) < settled && now < bound)
+		if (wait_fd(l->fd, (settled < bound ? settled : bound) - now, unblocked) &&
+		    uevents_drain(l))
+			settled = now_s() + WATCH_SETTLE;
+	return true;
 }
 
 /* As many files as a watch may keep open: the soft limit raised to the hard one, less a margin. */

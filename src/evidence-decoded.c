@@ -40,6 +40,7 @@ void ev_decode_set(const struct evidence_set *s, struct ev_decoded *d)
 		hash_len = spdm_vca_hash(&d->vca) ? spdm_vca_hash(&d->vca)->size : 0;
 		algs.base_asym_sel = d->vca.selected.base_asym;
 		algs.meas_hash_algo = d->vca.selected.meas_hash;
+		algs.version = d->vca.version;
 	}
 	for (unsigned int k = 0; k < EV_NR_SLOTS; k++) {
 		o = &s->obj[k];
@@ -50,8 +51,9 @@ void ev_decode_set(const struct evidence_set *s, struct ev_decoded *d)
 	o = &s->obj[EV_MEAS_TYPE];
 	if (present(s, EV_MEAS_TYPE, &d->meas_part)) {
 		d->meas = xmalloc(sizeof(*d->meas));
-		d->meas_part.rc = spdm_meas_decode(o->data, o->length, ev_vca_ok(d) ? &algs : NULL,
-						   d->meas, &d->meas_part.err);
+		d->meas_part.rc = spdm_transcript_decode(o->data, o->length,
+							 ev_vca_ok(d) ? &algs : NULL, &d->tx, d->meas,
+							 &d->meas_part.err);
 	}
 	o = &s->obj[EV_REPORT_TYPE];
 	if (present(s, EV_REPORT_TYPE, &d->report_part))

@@ -53,6 +53,17 @@ void ev_check_algorithms(const struct ev_decoded *d, const struct ev_verify_opts
 			 struct ev_results *r);
 void ev_check_measurements(const struct ev_decoded *d, const struct ev_verify_opts *o,
 			   struct ev_results *r);
+
+/* What evidence.signature found, for evidence.generation's nonce result. */
+struct ev_sig_verdict {
+	enum audit_status status;	/* of its result for "measurements" */
+	enum ev_risk risk;		/* a skip's */
+	bool measured;			/* there were measurements that decoded */
+	bool over_nonce;		/* the L1 that verified carried the nonce the set records */
+	bool nonce_mismatch;		/* a carried request named another nonce than that one */
+};
+void ev_check_signature(const struct ev_decoded *d, const struct ev_verify_opts *o,
+			struct ev_results *r, struct ev_sig_verdict *v);
 void ev_check_report(const struct ev_decoded *d, const struct ev_verify_opts *o,
 		     struct ev_results *r);
 void ev_check_binding(const struct ev_decoded *d, struct ev_results *r);

@@ -2,8 +2,8 @@
 /*
  * evidence.measurements: the MEASUREMENTS blocks against the reference
  * manifest (evidence-reference.h), one result per index, then the device
- * mode and the security version the manifest requires, and what can be said
- * about the signature (nothing verifiable: it covers the request too).
+ * mode and the security version the manifest requires. Whether the device
+ * signed them is evidence.signature's (evidence-verify-sig.c).
  */
 #include <string.h>
 
@@ -176,47 +176,38 @@ static void judge_missing(const struct spdm_meas *m, const struct ev_reference *
 	}
 }
 
-static void judge_signature(const struct spdm_meas *m, struct ev_results *r)
-{
-	const char *why = m->sig == SPDM_SIG_NONE ?
-		"the measurements are unsigned: they are as trustworthy as the TSM that fetched them" :
-		m->sig == SPDM_SIG_PRESENT ?
-		"the signature covers the VCA and the GET_MEASUREMENTS request (DSP0274 L1/L2), and the "
-		"kernel hands out no request" :
-		"without the negotiated algorithm the signature cannot even be delimited";
-
-	ev_add(r, ID, "measurements/signature", AUDIT_SKIP,
-	       xstrdup("the TSM authenticated the device over SPDM; a verifier of its own needs the "
-		       "whole signed transcript, which the evidence does not include"),
-	       EV_UNVERIFIABLE "%s", why);
-}
-
 void ev_check_measurements(const struct ev_decoded *d, const struct ev_verify_opts *o,
 			   struct ev_results *r)
 {
 	const struct spdm_meas *m = d->meas;
 
 	if (!d->meas_part.present) {
-		ev_add(r, ID, "measurements", AUDIT_SKIP, NULL,
-		       EV_UNVERIFIABLE "the measurements object is empty");
+		/* nothing to compare; without a reference nothing would have been */
+		if (o->ref)
+			ev_add(r, ID, "measurements", AUDIT_SKIP, NULL,
+			       EV_UNVERIFIABLE "the measurements object is empty");
+		else
+			ev_add_risk(r, ID, "measurements", EV_RISK_NO_REFERENCE, NULL,
+				    EV_UNVERIFIABLE "the measurements object is empty, and there is "
+				    "no reference manifest");
 		return;
 	}
 	if (!ev_parent_ok(d, EV_MEAS_TYPE, r, ID, "measurements"))
 		return;
 	if (!o->ref) {
-		ev_add(r, ID, "measurements", AUDIT_SKIP,
-		       xstrdup("write the vendor's reference values into a manifest (tsmctl-evidence(8), "
-			       "REFERENCE MANIFEST) and name it with --reference FILE"),
-		       "no reference manifest: %u block%s not judged", m->nr_blocks,
-		       m->nr_blocks == 1 ? "" : "s");
-	} else {
-		for (unsigned int i = 0; i < m->nr_blocks; i++)
-			judge_block(&m->blocks[i], o->ref, r);
-		judge_missing(m, o->ref, r);
-		if (o->ref->has_device_mode)
-			judge_device_mode(m, o->ref, r);
-		if (o->ref->has_min_svn)
-			judge_svn(m, o->ref, r);
+		ev_add_risk(r, ID, "measurements", EV_RISK_NO_REFERENCE,
+			    xstrdup("write the vendor's reference values into a manifest "
+				    "(tsmctl-evidence(8), REFERENCE MANIFEST) and name it with "
+				    "--reference FILE"),
+			    "no reference manifest: %u block%s not judged", m->nr_blocks,
+			    m->nr_blocks == 1 ? "" : "s");
+		return;
 	}
-	judge_signature(m, r);
+	for (unsigned int i = 0; i < m->nr_blocks; i++)
+		judge_block(&m->blocks[i], o->ref, r);
+	judge_missing(m, o->ref, r);
+	if (o->ref->has_device_mode)
+		judge_device_mode(m, o->ref, r);
+	if (o->ref->has_min_svn)
+		judge_svn(m, o->ref, r);
 }

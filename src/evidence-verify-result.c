@@ -38,6 +38,13 @@ const struct ev_check_def ev_checks[] = {
 	  "algorithms are among those the reference manifest allows.",
 	  "the device negotiated algorithms its certificate or the reference does not allow: "
 	  "update the device's firmware or the reference manifest's \"algorithms\"" },
+	{ "evidence.signature", "evidence.decode",
+	  "The MEASUREMENTS response is signed by the leaf key of the slot it names, over the L1 "
+	  "transcript (from SPDM 1.2 the VCA first) the object carries or, for a bare response, over "
+	  "a GET_MEASUREMENTS rebuilt from the nonce sent; a device that says it signs (MEAS_CAP 2) "
+	  "must have signed.",
+	  "the measurements are not the signed word of the device that holds the leaf key: do not "
+	  "accept the device; read its evidence again with --fresh, and report it" },
 	{ "evidence.measurements", "evidence.decode",
 	  "Each measurement block matches the reference manifest: digests or values per index, the "
 	  "device mode required, the minimum security version; unknown and missing indices are "
@@ -59,7 +66,7 @@ const struct ev_check_def ev_checks[] = {
 	  "and report it" },
 	{ "evidence.generation", NULL,
 	  "Every object came from one generation of the evidence; with a nonce, the evidence was "
-	  "refreshed for it.",
+	  "refreshed for it and the measurements are signed over it.",
 	  "read the evidence again in one dump (tsmctl evidence BDF -o DIR), with --fresh for a "
 	  "refresh of its own" },
 };

@@ -3,9 +3,10 @@
  * The verification engine (evidence-verify.h): ev_verify() runs the checks in
  * the table's order, and the checks that need nothing but the decoded
  * objects are here: evidence.decode, evidence.root-hash, evidence.algorithms
- * and evidence.generation. The chain, measurement, report and binding checks
- * are in evidence-verify-{chain,meas,report,binding}.c; the table and the results in
- * evidence-verify-result.c, which every check calls and which calls none.
+ * and evidence.generation. The chain, signature, measurement, report and
+ * binding checks are in evidence-verify-{chain,sig,meas,report,binding}.c;
+ * the table and the results in evidence-verify-result.c, which every check
+ * calls and which calls none.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -29,14 +30,16 @@ static char *part_summary(const struct ev_decoded *d, unsigned int type)
 				 "bare DER (no DSP0274 header)");
 	}
 	if (type == EV_VCA_TYPE)
-		return xasprintf("SPDM %u.%u, %zu bytes after ALGORITHMS", d->vca.version >> 4,
-				 d->vca.version & 15, d->vca.trailing);
+		return xasprintf("SPDM %u.%u negotiated in six messages", d->vca.version >> 4,
+				 d->vca.version & 15);
 	if (type == EV_MEAS_TYPE)
-		return xasprintf("%u measurement block%s, %s", d->meas->nr_blocks,
+		return xasprintf("%u measurement block%s, %s%s", d->meas->nr_blocks,
 				 d->meas->nr_blocks == 1 ? "" : "s",
 				 d->meas->sig == SPDM_SIG_PRESENT ? "signed" :
 				 d->meas->sig == SPDM_SIG_NONE ? "unsigned" :
-				 "followed by bytes no negotiated algorithm delimits");
+				 "followed by bytes no negotiated algorithm delimits",
+				 d->tx.form == SPDM_TX_TRANSCRIPT ? ", in a transcript with its VCA" :
+				 d->tx.form == SPDM_TX_EXCHANGE ? ", after its GET_MEASUREMENTS" : "");
 	return xasprintf("%u MMIO range%s%s", d->report.nr_ranges, d->report.nr_ranges == 1 ? "" : "s",
 			 d->report.form == TDISP_FORM_RESPONSE ? ", in its TDISP response message" : "");
 }
@@ -266,8 +269,38 @@ void ev_check_algorithms(const struct ev_decoded *d, const struct ev_verify_opts
 
 /* ---- evidence.generation ---- */
 
+/*
+ * What the measurements' signature says of the nonce sent: only a signature
+ * over a request that carried it shows the evidence was made for this read.
+ */
+static void judge_nonce(const struct evidence_set *s, const struct ev_verify_opts *o,
+			const struct ev_sig_verdict *v, struct ev_results *r)
+{
+	if (v->nonce_mismatch)
+		ev_add(r, "evidence.generation", "nonce", AUDIT_FAIL, NULL,
+		       "the transcript's GET_MEASUREMENTS carries another nonce than the one sent: "
+		       "the evidence was made for another request (evidence.signature)");
+	else if (v->status == AUDIT_PASS && v->over_nonce && o->live)
+		ev_add(r, "evidence.generation", "nonce", AUDIT_PASS, NULL,
+		       "the measurements are signed over the %zu-byte nonce this reader sent: made "
+		       "for this read", s->nonce_len);
+	else if (v->status == AUDIT_PASS && v->over_nonce)
+		ev_add_risk(r, "evidence.generation", "nonce", EV_RISK_NOT_FRESH,
+			    xstrdup("read the evidence live with --fresh to have it made for this read"),
+			    "the measurements are signed over the nonce the saved manifest records; "
+			    "a saved directory cannot show who sent it, or when");
+	else if (v->status == AUDIT_SKIP && v->risk == EV_RISK_UNSIGNED)
+		ev_add_risk(r, "evidence.generation", "nonce", EV_RISK_UNSIGNED, NULL,
+			    EV_UNVERIFIABLE "only the measurements' signature binds the nonce, and "
+			    "it cannot be checked here (evidence.signature)");
+	else
+		ev_add(r, "evidence.generation", "nonce", AUDIT_SKIP, NULL,
+		       "not shown: the measurements' signature does not vouch for the nonce sent "
+		       "(evidence.signature)");
+}
+
 static void check_generation(const struct ev_decoded *d, const struct ev_verify_opts *o,
-			     struct ev_results *r)
+			     struct ev_results *r, const struct ev_sig_verdict *v)
 {
 	const struct evidence_set *s = d->set;
 	long long g = evset_generation(s), lo = -1, hi = -1;
@@ -292,10 +325,11 @@ static void check_generation(const struct ev_decoded *d, const struct ev_verify_
 		       n == 1 ? "" : "s", n == 1 ? "is" : "are", g,
 		       s->from_dir ? " (as the saved manifest records)" : ", read in one dump");
 	if (!s->nonce_len) {
-		ev_add(r, "evidence.generation", "nonce", AUDIT_SKIP,
-		       xstrdup("--fresh (or --nonce) has the provider refresh the evidence for a nonce "
-			       "of this reader's"),
-		       "no nonce was sent: the evidence is as old as generation %lld", g);
+		ev_add_risk(r, "evidence.generation", "nonce", EV_RISK_NOT_FRESH,
+			    xstrdup("--fresh (or --nonce) has the provider refresh the evidence for "
+				    "a nonce of this reader's"),
+			    "no nonce was sent: the evidence is as old as generation %lld, and a "
+			    "replay of older evidence is not excluded", g);
 		return;
 	}
 	if (!o->live || s->generation_before < 0)
@@ -311,15 +345,12 @@ static void check_generation(const struct ev_decoded *d, const struct ev_verify_
 		ev_add(r, "evidence.generation", "refresh", AUDIT_FAIL, NULL,
 		       "a nonce was sent but the generation did not move (%lld before, %lld after)",
 		       s->generation_before, g);
-	ev_add(r, "evidence.generation", "nonce", AUDIT_SKIP,
-	       xstrdup("only the signed SPDM exchange binds a nonce: a verifier needs the whole "
-		       "transcript, which the kernel's evidence does not include"),
-	       EV_UNVERIFIABLE "the responder signs the requester's nonce inside the "
-	       "GET_MEASUREMENTS request, which the kernel does not hand out");
+	judge_nonce(s, o, v, r);
 }
 
 void ev_verify(const struct ev_decoded *d, const struct ev_verify_opts *o, struct ev_results *r)
 {
+	struct ev_sig_verdict sig;
 	struct ev_roots roots;
 
 	memset(r, 0, sizeof(*r));
@@ -328,8 +359,9 @@ void ev_verify(const struct ev_decoded *d, const struct ev_verify_opts *o, struc
 	ev_check_root_hash(d, &roots, r);
 	ev_roots_release(&roots);
 	ev_check_algorithms(d, o, r);
+	ev_check_signature(d, o, r, &sig);
 	ev_check_measurements(d, o, r);
 	ev_check_report(d, o, r);
 	ev_check_binding(d, r);
-	check_generation(d, o, r);
+	check_generation(d, o, r, &sig);
 }

@@ -4,7 +4,7 @@
  * structure moving (tsmctl watch). A sysfs attribute read again from
  * offset 0 is shown afresh, and config space is read where asked, so the
  * files stay open: a look at a 10,000-function host is a pread per value
- * (each connection, each pool, two Status dwords a stream) and four small
+ * (each connection, each pool, two Status dwords a stream) and five
  * listings, not a scan. What moves the structure (a TSM or bus added or
  * removed, a connection made or torn down, a pool used) shows in those
  * values; the caller then takes a new snapshot.
@@ -66,13 +66,14 @@ struct listing {
 };
 
 /*
- * Where a TSM or a host bridge appears or goes: the TSM class, and the
- * places host bridges are put below sys/devices directly or by a faux or
- * platform device (a bus module). Deeper ones (a VMD domain, ACPI dirs)
- * come with uevents for their functions, which the caller hears.
+ * Where a TSM or a host bridge appears or goes: the TSM class; the pci_bus
+ * class, where every host bridge's root bus shows, however deep the bridge
+ * (below a faux or platform device that came before it, in a VMD domain);
+ * and, for trees without that class, the places host bridges are put below
+ * sys/devices directly or by a faux or platform device (a bus module).
  */
 static const char *const watched_dirs[] = {
-	TSM_CLASS, SYS_DEVICES, SYS_DEVICES_FAUX, SYS_DEVICES_PLATFORM,
+	TSM_CLASS, PCI_BUS_CLASS, SYS_DEVICES, SYS_DEVICES_FAUX, SYS_DEVICES_PLATFORM,
 };
 
 /*

@@ -222,7 +222,8 @@ static int decode_tail(struct ev_cursor *c, struct spdm_meas *m, const struct sp
 	return decode_signature(c, m, asym, err);
 }
 
-static bool decode_header(struct ev_cursor *c, struct spdm_meas *m, struct ev_error *err)
+static bool decode_header(struct ev_cursor *c, struct spdm_meas *m, uint8_t negotiated,
+			  struct ev_error *err)
 {
 	uint8_t code, param2;
 
@@ -240,6 +241,12 @@ static bool decode_header(struct ev_cursor *c, struct spdm_meas *m, struct ev_er
 	}
 	if (m->version >> 4 != 1) {
 		ev_fail(err, 0, "SPDM version %u.%u, not 1.x", m->version >> 4, m->version & 15);
+		return false;
+	}
+	/* DSP0274: every message after VERSION speaks the negotiated version */
+	if (negotiated && m->version != negotiated) {
+		ev_fail(err, 0, "MEASUREMENTS speaks SPDM %u.%u, the VCA negotiated %u.%u",
+			m->version >> 4, m->version & 15, negotiated >> 4, negotiated & 15);
 		return false;
 	}
 	m->param1 = ev_u8(c);
@@ -263,7 +270,7 @@ int spdm_meas_decode(const uint8_t *buf, size_t len, const struct spdm_meas_algs
 		return rc;
 	meas->digest_sizes_checked = hash != NULL;
 	c = ev_cursor(buf, len);
-	if (!decode_header(&c, meas, err))
+	if (!decode_header(&c, meas, algs ? algs->version : 0, err))
 		return -EBADMSG;
 	nr = meas->nr_blocks_declared = ev_u8(&c);
 	meas->record_len = ev_u24(&c);

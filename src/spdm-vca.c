@@ -399,7 +399,8 @@ static int decode_msg(struct ev_cursor *c, struct spdm_vca *v, enum spdm_vca_msg
 	return rc;
 }
 
-int spdm_vca_decode(const uint8_t *buf, size_t len, struct spdm_vca *vca, struct ev_error *err)
+int spdm_vca_decode_prefix(const uint8_t *buf, size_t len, struct spdm_vca *vca,
+			   struct ev_error *err)
 {
 	struct ev_cursor c;
 	int rc;
@@ -416,6 +417,19 @@ int spdm_vca_decode(const uint8_t *buf, size_t len, struct spdm_vca *vca, struct
 	vca->end = c.off;
 	vca->trailing = ev_left(&c);
 	return 0;
+}
+
+int spdm_vca_decode(const uint8_t *buf, size_t len, struct spdm_vca *vca, struct ev_error *err)
+{
+	int rc = spdm_vca_decode_prefix(buf, len, vca, err);
+
+	/* the object is the six messages: more bytes are no part of the negotiation */
+	if (!rc && vca->trailing) {
+		ev_fail(err, vca->end, "%zu bytes after ALGORITHMS: the VCA is the six messages "
+			"from GET_VERSION to ALGORITHMS and nothing else", vca->trailing);
+		rc = -EBADMSG;
+	}
+	return rc;
 }
 
 const struct spdm_hash_alg *spdm_vca_hash(const struct spdm_vca *vca)

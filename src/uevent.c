@@ -23,7 +23,9 @@
 
 #define UEVENT_GROUP_KERNEL	1	/* the kernel's own group; udev re-sends on 2 */
 #define UEVENT_RCVBUF		(1 << 20)	/* room for a burst such as a PCI rescan */
-#define RECHECK_SECONDS		5	/* a look at sysfs without an event: none may come (a container) */
+#define RECHECK_SECONDS		5	/* a look this long after the last, event or none: none may come (a container) */
+#define TEXT_OF(n)		#n
+#define NUMBER_TEXT(n)		TEXT_OF(n)	/* a macro's value as a string literal */
 
 int uevent_listen(struct uevent_listener *l)
 {
@@ -202,11 +204,22 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* What made tsm_wait() look at sysfs: -v names it after each look. */
+enum look_cause { LOOK_NONE, LOOK_LISTENING, LOOK_EVENT, LOOK_OVERRUN, LOOK_DUE, LOOK_DEADLINE };
+
+static const char *const look_causes[] = {
+	[LOOK_LISTENING] = "listening now",
+	[LOOK_EVENT] = "a tsm uevent",
+	[LOOK_OVERRUN] = "a socket overrun, events lost",
+	[LOOK_DUE] = "due " NUMBER_TEXT(RECHECK_SECONDS) " s after the last look",
+	[LOOK_DEADLINE] = "the deadline",
+};
+
 /*
- * Drain the socket. *RECHECK: a tsm event came, or the socket overran (then
+ * Drain the socket. *CAUSE: a tsm event came, or the socket overran (then
  * what was pending is forgotten: only sysfs can tell). 0 or -errno.
  */
-static int drain(struct uevent_listener *l, struct tsm_waiter *w, bool *recheck)
+static int drain(struct uevent_listener *l, struct tsm_waiter *w, enum look_cause *cause)
 {
 	struct uevent ev;
 	int rc;
@@ -222,14 +235,15 @@ static int drain(struct uevent_listener *l, struct tsm_waiter *w, bool *recheck)
 			strv_free(w->pending, w->nr_pending);
 			w->pending = NULL;
 			w->nr_pending = w->cap_pending = 0;
-			*recheck = true;
+			*cause = LOOK_OVERRUN;
 			continue;
 		}
 		if (rc == -EINTR)
 			continue;
 		if (rc)
 			return rc;
-		*recheck |= note_event(w, &ev);
+		if (note_event(w, &ev) && *cause == LOOK_NONE)
+			*cause = LOOK_EVENT;
 	}
 }
 
@@ -238,7 +252,7 @@ int tsm_wait(char *const *names, size_t n, double seconds, volatile sig_atomic_t
 {
 	struct tsm_waiter w = { .names = names, .n = n };
 	struct uevent_listener l = { .fd = -1 };
-	double deadline = now_seconds() + seconds;
+	double deadline = now_seconds() + seconds, next_look = 0;
 	sigset_t block, old;
 	int rc;
 
@@ -259,44 +273,58 @@ int tsm_wait(char *const *names, size_t n, double seconds, volatile sig_atomic_t
 	sigprocmask(SIG_BLOCK, &block, &old);
 	if (log_verbose())
 		cmd_note(cmd, "listening for tsm uevents");
-	for (bool recheck = true;;) {
+	for (enum look_cause cause = LOOK_LISTENING;;) {
 		struct pollfd pfd = { .fd = l.fd, .events = POLLIN };
-		struct timespec ts, *tsp = NULL;
-		double left;
+		struct timespec ts;
+		double left, now;
 
 		/* other subsystems' events (the kernel sends plenty) change nothing here */
-		if (recheck && check_ready(&w, ready)) {
-			rc = 0;
-			break;
+		if (cause != LOOK_NONE) {
+			bool done = check_ready(&w, ready);
+
+			/* (not ready at the deadline: the caller says so) */
+			if (log_verbose() && (done || cause != LOOK_DEADLINE))
+				cmd_note(cmd, "%s (looked at sysfs: %s)", done ? "ready" : "still waiting",
+					 look_causes[cause]);
+			if (done || cause == LOOK_DEADLINE) {
+				rc = done ? 0 : -ETIMEDOUT;
+				break;
+			}
+			next_look = now_seconds() + RECHECK_SECONDS;
 		}
-		recheck = false;
+		cause = LOOK_NONE;
 		if (stop && *stop) {
 			rc = -EINTR;
 			break;
 		}
-		left = RECHECK_SECONDS;
+		now = now_seconds();
+		left = next_look - now;
 		if (seconds > 0) {
-			left = deadline - now_seconds();
-			if (left <= 0) {
+			if (deadline <= now) {
 				/* the deadline's own look: sysfs may say what no event did */
-				rc = check_ready(&w, ready) ? 0 : -ETIMEDOUT;
-				break;
+				cause = LOOK_DEADLINE;
+				continue;
 			}
-			if (left > RECHECK_SECONDS)
-				left = RECHECK_SECONDS;
+			if (left > deadline - now)
+				left = deadline - now;
 		}
+		if (left < 0)
+			left = 0;
 		ts.tv_sec = (time_t)left;
 		ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
-		tsp = &ts;
-		rc = ppoll(&pfd, 1, tsp, &old);
+		rc = ppoll(&pfd, 1, &ts, &old);
 		if (rc < 0 && errno != EINTR) {
 			rc = -errno;
 			break;
 		}
-		/* no event within RECHECK_SECONDS: look again anyway */
-		recheck = rc == 0;
-		if (rc > 0 && (rc = drain(&l, &w, &recheck)))
+		if (rc > 0 && (rc = drain(&l, &w, &cause)))
 			break;
+		/* due by the clock: a stream of other events never puts the look off */
+		now = now_seconds();
+		if (cause == LOOK_NONE && seconds > 0 && deadline <= now)
+			cause = LOOK_DEADLINE;
+		else if (cause == LOOK_NONE && next_look <= now)
+			cause = LOOK_DUE;
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	uevent_close(&l);

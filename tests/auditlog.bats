@@ -21,11 +21,7 @@ with open(sys.argv[2], "ab", buffering=0) as log:
         log.write(s.recv(65536) + b"\n")
 ' "$SOCK" "$LOG" >/dev/null 2>&1 3>&- &
 	LISTENER=$!
-	for _ in $(seq 200); do
-		[ -S "$SOCK" ] && break
-		sleep 0.05
-	done
-	[ -S "$SOCK" ]
+	wait_until [ -S "$SOCK" ]
 	export TSMCTL_SYSLOG_SOCKET=$SOCK
 }
 
@@ -233,12 +229,14 @@ python3 -c '
 import socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 s.bind("/dev/log")
-s.settimeout(10)
+s.settimeout(60)	# a bound for a line that never comes, not a timing
 with open(sys.argv[1], "wb") as log:
     log.write(s.recv(65536) + b"\n")
 ' "$1" &
 shift
-for _ in $(seq 200); do [ -S /dev/log ] && break; sleep 0.05; done
+# until the socket is there (up to 60 s: a bound, not a timing)
+for _ in $(seq 1200); do [ -S /dev/log ] && break; sleep 0.05; done
+[ -S /dev/log ]
 "$@"
 wait
 SH

@@ -226,7 +226,7 @@ setup() {
 	E=$(mktemp -d "$BATS_TEST_TMPDIR/empty.XXXXXX")
 	for c in list devices streams host-bridges audit "wait --timeout 30" metrics; do
 		# shellcheck disable=SC2086
-		run --separate-stderr timeout 10 "$TSMCTL" --sysroot "$E" $c
+		run --separate-stderr timeout 60 "$TSMCTL" --sysroot "$E" $c	# a bound for a hang
 		[ "$status" -eq 2 ] || { echo "$c: exit $status"; return 1; }
 		[ "$stderr" = "tsmctl ${c%% *}: --sysroot $E: no sys/ directory in it: not a root directory tree (tsmctl reads DIR/sys/class/tsm, DIR/sys/bus/pci, ...)" ]
 	done

@@ -66,7 +66,8 @@ udev_test() {
 	netns_setup
 	mount_late sev-tio 'del(.. | .connected?) | .tsms[0] += { "register_manually": true }'
 	ev=$BATS_TEST_TMPDIR/uevents
-	nsenter --net="$NS" "$TOP/tests/sim/uevent-listen" 20 >"$ev" 2>"$ev.err" &
+	# a bound, not a window: it is stopped once the change came
+	nsenter --net="$NS" "$TOP/tests/sim/uevent-listen" "$POLL_SECONDS" >"$ev" 2>"$ev.err" &
 	LPID=$!
 	wait_for_line "$ev.err" listening
 	sim_ctl register tsm0

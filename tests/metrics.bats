@@ -39,7 +39,7 @@ valid() {
 	done
 	[ "$(metric tsmctl_scrape_success)" = 1 ]
 	ts=$(metric tsmctl_scrape_timestamp_seconds)
-	awk -v t="$ts" -v now="$(date +%s)" 'BEGIN { exit !(t > now - 60 && t <= now + 1) }'
+	awk -v t="$ts" -v now="$(date +%s)" 'BEGIN { exit !(t > now - 60 && t <= now + 1) }'	# a bound: the scrape ran a moment ago
 }
 
 @test "values match the tree: TSMs, devices, streams by state, pools (broken host)" {

@@ -107,7 +107,7 @@ serve() {
 		pid=$!
 		printf -v "$pidvar" '%s' "$pid"
 		printf -v "$portvar" '%s' "$port"
-		for ((i = 0; i < 300; i++)); do
+		for ((i = 0; i < 300; i++)); do	# up to 60 s: a bound, not a timing
 			kill -0 "$pid" 2>/dev/null || break
 			sh -c "${ready//@PORT@/$port}" >/dev/null 2>&1 && return 0
 			sleep 0.2

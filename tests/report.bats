@@ -13,6 +13,7 @@ setup() {
 }
 
 teardown() {
+	release_held	# a process a failed test left held
 	[ -z "${BG:-}" ] || kill "$BG" 2>/dev/null || true
 	unmount_live
 }
@@ -52,6 +53,33 @@ traced() {
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
 		strace -f -qq -e trace=mkdirat,unlinkat,openat,openat2,write \
 		-o "$BATS_TEST_TMPDIR/trace" "$TSMCTL" --sysroot "$ROOT" "$@"
+}
+
+# held_report INJECT ARGS...: tsmctl report ARGS in the background (pid BG) under strace,
+# stopped by strace's SIGSTOP injected as INJECT says ("mkdirat:when=1"); returns once it
+# is held (its pid HELD). End with held_done, which lets it go and waits for it.
+held_report() {
+	local inject=$1
+	shift
+	# LeakSanitizer cannot run under ptrace: a sanitizer build checks leaks elsewhere
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+		strace -f -qq -o "$BATS_TEST_TMPDIR/trace" -e trace=mkdirat,unlinkat,write,clock_nanosleep,nanosleep \
+		-e inject="${inject%%:*}:signal=SIGSTOP:${inject#*:}" \
+		"$TSMCTL" --sysroot "$ROOT" report "$@" > "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" &
+	BG=$!
+	wait_held "$BATS_TEST_TMPDIR/trace"
+}
+
+# held_done [SIGNAL]: send SIGNAL (if given) to the held tsmctl, let it go, its status,
+# stdout and stderr into status, output and stderr.
+held_done() {
+	[ -z "${1:-}" ] || kill -"$1" "$HELD"
+	kill -CONT "$HELD"
+	status=0
+	wait "$BG" || status=$?
+	BG=
+	output=$(cat "$BATS_TEST_TMPDIR/out")
+	stderr=$(cat "$BATS_TEST_TMPDIR/err")
 }
 
 mkdirs_traced() {
@@ -321,22 +349,14 @@ mkdirs_traced() {
 @test "a writer that races once: the first entry is abandoned, a fresh one gives the report" {
 	mount_guest guest-sev
 	command -v strace >/dev/null || skip "strace not installed"
-	# another process stores privlevel into the first entry it sees, while mkdir's return is held
-	(
-		for _ in $(seq 500); do
-			for d in "$R"/*/; do
-				[ -d "$d" ] && echo 0 > "$d/privlevel" && exit 0
-			done
-			sleep 0.01
-		done
-	) &
-	BG=$!
-	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
-		run --separate-stderr strace -f -qq -o /dev/null -e trace=mkdirat -e inject=mkdirat:delay_exit=700000 \
-		"$TSMCTL" --sysroot "$ROOT" report -J -v --nonce "$NONCE64" --privlevel 2 --outblob "$BATS_TEST_TMPDIR/o"
+	# tsmctl is held right after its first mkdir returns, while another process stores
+	# privlevel into that entry
+	held_report mkdirat:when=1 -J -v --nonce "$NONCE64" --privlevel 2 --outblob "$BATS_TEST_TMPDIR/o"
+	d=$(echo "$R"/*/)
+	[ -d "$d" ]
+	echo 0 > "$d/privlevel"
+	held_done
 	expect_status 0
-	wait "$BG"
-	BG=
 	json_is '.reports[0] | [.attempts, .generation]' '[2,2]'
 	[[ "$stderr" == *"generation 3 after 2 writes: another writer raced; trying a fresh entry"* ]]
 	expected_outblob sev_guest 2 "$BATS_TEST_TMPDIR/nonce64" | cmp - "$BATS_TEST_TMPDIR/o"
@@ -376,21 +396,14 @@ mkdirs_traced() {
 	report_empty
 }
 
-# start_held SIGNAL: tsmctl held in its EBUSY backoff; waits for its entry, sends SIGNAL
+# interrupt_busy SIGNAL: tsmctl held in its first EBUSY backoff sleep (stopped there, so
+# the signal comes during it whatever the machine's speed), then SIGNAL
 interrupt_busy() {
 	mount_guest guest-sev '{"provider": "sev_guest", "faults": {"outblob_errno": "EBUSY"}}'
-	"$TSMCTL" --sysroot "$ROOT" report --nonce 00 --outblob "$BATS_TEST_TMPDIR/o" \
-		2> "$BATS_TEST_TMPDIR/err" &
-	pid=$!
-	for _ in $(seq 200); do
-		[ -n "$(ls -A "$R")" ] && break
-		sleep 0.01
-	done
+	command -v strace >/dev/null || skip "strace not installed"
+	held_report clock_nanosleep,nanosleep:when=1 --nonce 00 --outblob "$BATS_TEST_TMPDIR/o"
 	[ -n "$(ls -A "$R")" ]
-	sleep 0.2
-	kill -"$1" "$pid"
-	status=0
-	wait "$pid" || status=$?
+	held_done "$1"
 }
 
 @test "SIGINT mid-report: the entry is removed, exit 130, no output file" {
@@ -412,21 +425,11 @@ interrupt_busy() {
 @test "SIGINT while a store is held in the kernel: the store completes, nothing more is written, the entry goes" {
 	mount_guest guest-sev
 	command -v strace >/dev/null || skip "strace not installed"
-	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
-		strace -f -qq -o "$BATS_TEST_TMPDIR/trace" -e trace=write,mkdirat,unlinkat \
-		-e inject=write:delay_enter=1500000:when=1 \
-		"$TSMCTL" --sysroot "$ROOT" report --nonce 00 --privlevel 1 2> "$BATS_TEST_TMPDIR/err" &
-	spid=$!
-	for _ in $(seq 300); do
-		pid=$(pgrep -P "$spid" || true)
-		[ -n "$pid" ] && [ -n "$(ls -A "$R" 2>/dev/null)" ] && break
-		sleep 0.01
-	done
+	# held (stopped) as its first store, privlevel, returns: the signal queued then is taken
+	# where one that came during the store is, as the store returns
+	held_report write:when=1 --nonce 00 --privlevel 1
 	[ -n "$(ls -A "$R")" ]
-	sleep 0.3
-	kill -INT "$pid"
-	status=0
-	wait "$spid" || status=$?
+	held_done INT
 	expect_status 130
 	grep -q 'write([0-9]*, "1", 1)' "$BATS_TEST_TMPDIR/trace"
 	# the inblob was never written; the entry was removed
@@ -459,26 +462,16 @@ interrupt_busy() {
 }
 
 @test "a store between the generation check and the blob reads is caught by the second check" {
-	# outblob is EBUSY 4 times per entry: tsmctl sits in its backoff (1.5 s) after the first check
+	# outblob is EBUSY 4 times per entry: tsmctl is held in its first backoff sleep, after
+	# the first check, while another process stores privlevel into the entry
 	mount_guest guest-sev '{"provider": "sev_guest", "faults": {"outblob_errno": "EBUSY", "outblob_errno_reads": 4}}'
-	# another process waits for tsmctl's inblob to take (generation 1), then stores privlevel
-	(
-		for _ in $(seq 500); do
-			for d in "$R"/*/; do
-				if [ "$(cat "$d/generation" 2>/dev/null)" = 1 ]; then
-					sleep 0.2
-					echo 3 > "$d/privlevel"
-					exit 0
-				fi
-			done
-			sleep 0.01
-		done
-	) &
-	BG=$!
-	run --separate-stderr t report -J -v --nonce "$NONCE64" --outblob "$BATS_TEST_TMPDIR/o"
+	command -v strace >/dev/null || skip "strace not installed"
+	held_report clock_nanosleep,nanosleep:when=1 -J -v --nonce "$NONCE64" --outblob "$BATS_TEST_TMPDIR/o"
+	d=$(echo "$R"/*/)
+	[ "$(cat "$d/generation")" = 1 ]	# its inblob took
+	echo 3 > "$d/privlevel"
+	held_done
 	expect_status 0
-	wait "$BG"
-	BG=
 	json_is '.reports[0] | [.attempts, .generation, .privlevel]' '[2,1,0]'
 	# the first entry got past the first check and into the reads before the race was seen
 	first=$(sed -n '1,/another writer raced/p' <<< "$stderr")

@@ -14,6 +14,7 @@
 #include "tsmctl/evidence-set.h"
 #include "tsmctl/spdm-cert.h"
 #include "tsmctl/spdm-meas.h"
+#include "tsmctl/spdm-transcript.h"
 #include "tsmctl/spdm-vca.h"
 #include "tsmctl/tdisp-report.h"
 
@@ -31,7 +32,8 @@ struct ev_decoded {
 	struct ev_part chain_part[8];		/* cert0..cert7 */
 	struct spdm_chain chain[8];
 	struct ev_part meas_part;
-	struct spdm_meas *meas;		/* heap: about 18 KiB */
+	struct spdm_transcript tx;	/* the measurements object's form: response, pairs, VCA */
+	struct spdm_meas *meas;		/* heap: about 18 KiB; the last (signed) response */
 	struct ev_part report_part;
 	struct tdisp_report report;
 };

@@ -11,10 +11,11 @@
  *   ├ evidence.chain         chains in order, to a trust anchor (or a pin); the leaf rules
  *   ├ evidence.root-hash     RootHash = digest of the root verified to
  *   ├ evidence.algorithms    leaf key fits BaseAsymAlgo; algorithms allowed
+ *   ├ evidence.signature     measurements signed by the named slot's leaf key
  *   ├ evidence.measurements  blocks against the reference manifest
  *   ├ evidence.report-ranges MMIO ranges inside their BARs, MSI-X in place
  *   └ evidence.binding       the report and the leaf name the function judged
- *   evidence.generation      one generation; refreshed for the nonce
+ *   evidence.generation      one generation; refreshed and signed for the nonce
  */
 #ifndef TSMCTL_EVIDENCE_VERIFY_H
 #define TSMCTL_EVIDENCE_VERIFY_H

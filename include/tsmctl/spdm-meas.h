@@ -71,6 +71,7 @@ enum spdm_meas_sig {
 struct spdm_meas_algs {
 	uint32_t base_asym_sel;		/* ALGORITHMS BaseAsymSel: the signature size */
 	uint32_t meas_hash_algo;	/* ALGORITHMS MeasurementHashAlgo: the digest size */
+	uint8_t version;		/* the version the exchange speaks: the response must too */
 };
 
 /* About 18 KiB with every block slot in it: mind it on small stacks. */
@@ -100,7 +101,8 @@ struct spdm_meas {
 /*
  * Decode LEN bytes at BUF. ALGS (may be NULL) gives the negotiated sizes:
  * with them every digest and the signature must have exactly those sizes;
- * without, the signature is whatever follows (SPDM_SIG_UNDELIMITED).
+ * without, the signature is whatever follows (SPDM_SIG_UNDELIMITED). With
+ * its version, a response speaking another one is malformed.
  * Returns 0 or -EBADMSG (ERR says where and why); on an error MEAS holds
  * what was decoded before it. Pointers point into BUF.
  */

@@ -75,15 +75,22 @@ struct spdm_vca {
 	struct spdm_algs offered;	/* NEGOTIATE_ALGORITHMS */
 	struct spdm_algs selected;	/* ALGORITHMS */
 	size_t end;			/* offset just after ALGORITHMS */
-	size_t trailing;		/* bytes after ALGORITHMS (a longer transcript), not decoded */
+	size_t trailing;		/* bytes after ALGORITHMS: a transcript's rest, or an error */
 };
 
 /*
- * Decode the VCA messages at the start of BUF. Returns 0 or -EBADMSG (ERR
- * says where and why); on an error VCA holds the messages decoded before it.
- * Bytes after ALGORITHMS are counted in vca->trailing, not an error.
+ * Decode the VCA object: the six messages and nothing after them. Returns 0
+ * or -EBADMSG (ERR says where and why); on an error VCA holds the messages
+ * decoded before it (bytes after ALGORITHMS: all six, and vca->trailing).
  */
 int spdm_vca_decode(const uint8_t *buf, size_t len, struct spdm_vca *vca, struct ev_error *err);
+
+/*
+ * The same at the start of a longer transcript (spdm-transcript.h): bytes
+ * after ALGORITHMS are counted in vca->trailing, not an error.
+ */
+int spdm_vca_decode_prefix(const uint8_t *buf, size_t len, struct spdm_vca *vca,
+			   struct ev_error *err);
 
 /* The negotiated algorithms (NULL when none or not a single known bit). */
 const struct spdm_hash_alg *spdm_vca_hash(const struct spdm_vca *vca);

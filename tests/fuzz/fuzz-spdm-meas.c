@@ -7,7 +7,8 @@
  * input; blocks follow each other inside the record, values inside their
  * blocks, indices unique; digests have the negotiated size; a success
  * accounts for every byte and its signature state fits what was known;
- * decoding twice gives the same result.
+ * decoding twice gives the same result; a negotiated version other than the
+ * response's makes it malformed.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -67,6 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	algs.base_asym_sel = (data[0] & 15) == 15 ? 0 : 1u << (data[0] & 15);
 	algs.meas_hash_algo = (data[0] >> 4) == 15 ? 0 : 1u << (data[0] >> 4);
+	algs.version = 0;
 	hash = spdm_meas_hash_alg(algs.meas_hash_algo);
 	asym = spdm_asym_alg(algs.base_asym_sel);
 	data++;
@@ -81,5 +83,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_success(&m, asym, size);
 	FUZZ_ASSERT(spdm_meas_decode(data, size, &algs, &again, &err2) == rc);
 	FUZZ_ASSERT(!memcmp(&again, &m, sizeof(m)) && !memcmp(&err2, &err, sizeof(err)));
+	if (!rc) {
+		/* held to its own version it decodes the same; to another one it is malformed */
+		algs.version = m.version;
+		FUZZ_ASSERT(spdm_meas_decode(data, size, &algs, &again, &err2) == 0);
+		algs.version = m.version ^ 1;
+		FUZZ_ASSERT(spdm_meas_decode(data, size, &algs, &again, &err2) == -EBADMSG &&
+			    err2.offset == 0);
+	}
 	return 0;
 }

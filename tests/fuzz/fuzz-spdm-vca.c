@@ -3,9 +3,11 @@
  * libFuzzer target for spdm_vca_decode() (src/spdm-vca.c). The input is one
  * VCA transcript. Checked besides crashes: 0 or an error with its offset in
  * the input; the decoded messages follow each other from offset 0 inside the
- * input; a success accounts for every byte, chose a version VERSION offers,
- * and selected at most one algorithm of each kind, one that was offered;
- * decoding twice gives the same result.
+ * input; a success accounts for every byte (nothing after ALGORITHMS), chose
+ * a version VERSION offers, and selected at most one algorithm of each kind,
+ * one that was offered;
+ * decoding twice gives the same result; the prefix form (a transcript that
+ * goes on) succeeds exactly where the object failed only for its rest.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -34,6 +36,7 @@ static void check_success(const struct spdm_vca *v, size_t size)
 	bool offered = false;
 
 	FUZZ_ASSERT(v->end == last->offset + last->len && v->end + v->trailing == size);
+	FUZZ_ASSERT(!v->trailing);
 	for (unsigned int i = 0; i < v->nr_versions; i++)
 		offered |= (v->versions[i] >> 8) == v->version;
 	FUZZ_ASSERT(offered && v->version >= SPDM_VERSION_10);
@@ -49,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct spdm_vca v, again;
 	struct ev_error err, err2;
-	int rc = spdm_vca_decode(data, size, &v, &err);
+	int rc = spdm_vca_decode(data, size, &v, &err), rc2;
 
 	FUZZ_ASSERT(rc == 0 || rc == -EBADMSG);
 	FUZZ_ASSERT(!rc == !err.set);
@@ -60,5 +63,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_success(&v, size);
 	FUZZ_ASSERT(spdm_vca_decode(data, size, &again, &err2) == rc);
 	FUZZ_ASSERT(!memcmp(&again, &v, sizeof(v)) && !memcmp(&err2, &err, sizeof(err)));
+	/* the prefix form decodes the same messages; it fails exactly when they do */
+	rc2 = spdm_vca_decode_prefix(data, size, &again, &err2);
+	FUZZ_ASSERT(rc2 == 0 || rc2 == -EBADMSG);
+	FUZZ_ASSERT(!rc2 == (!rc || v.trailing));
+	if (!rc2)
+		FUZZ_ASSERT(again.end + again.trailing == size && again.end == v.end);
 	return 0;
 }

@@ -8,6 +8,8 @@ SIM=$TOP/tests/sim/tsm-sim
 TOPO=$TOP/tests/topologies
 # u32, cfg_word, ext_cap, sel_block, ...: shared with the simulator's tests
 source "$TOP/tests/lib/cfg-space.bash"
+# wait_until, wait_for_line, wait_gone, wait_held: waits on a condition
+source "$TOP/tests/lib/poll.bash"
 
 # Build a static tree for topology NAME (without .json) once per test file; prints its root.
 # Tests of one file may run at once (bats --jobs): each builds aside and renames
@@ -96,17 +98,6 @@ tree_digest() {
 		find sys -type f -perm -u=r -print0 | sort -z | xargs -0 md5sum
 		find sys -type l -printf '%p -> %l\n' | sort
 	)
-}
-
-# wait_for_line FILE PATTERN: until FILE holds a line matching PATTERN (up to 20 s).
-wait_for_line() {
-	for _ in $(seq 400); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	echo "no line matching '$2' in $1:"
-	cat "$1"
-	return 1
 }
 
 # Write the little-endian 32-bit VALUE at OFFSET of FILE (as setpci would).

@@ -9,6 +9,7 @@ netns_setup() {
 }
 
 netns_teardown() {
+	stop_bg "${NOISE_PID:-}"
 	if [ -n "${NS:-}" ]; then
 		umount "$NS" 2>/dev/null || true
 	fi
@@ -32,3 +33,24 @@ sim_ctl() {
 	echo "$*" > "$ROOT/tsm-sim-control"
 }
 
+# noise_start SECONDS [SUBSYSTEM]: another subsystem's uevent into the namespace every
+# SECONDS, in the background (NOISE_PID; netns_teardown stops it). By default a bdi
+# device's add, which every FUSE mount on the host sends into every namespace.
+noise_start() {
+	local rt=
+	# real-time where allowed, so that a busy machine opens no gaps in the stream
+	chrt -f 1 true 2>/dev/null && rt="chrt -f 1"
+	# nsenter itself, not in_ns: a function would run in a subshell that keeps the pid
+	nsenter --net="$NS" $rt perl -MTime::HiRes=sleep -e '
+		my ($every, $sub) = @ARGV;
+		socket(my $s, 16, 2, 15) or die "socket: $!";
+		my $to = pack("S x2 L L", 16, 0, 1);
+		for (my $i = 1;; $i++) {
+			my $dp = $sub eq "bdi" ? "/devices/virtual/bdi/0:$i" : "/devices/pci0000:99/0000:99:00.0";
+			my $act = $sub eq "bdi" ? "add" : "change";
+			send($s, join("\0", "$act\@$dp", "ACTION=$act", "DEVPATH=$dp", "SUBSYSTEM=$sub",
+				"SEQNUM=$i") . "\0", 0, $to) or die "send: $!";
+			sleep($every);
+		}' "$1" "${2:-bdi}" &
+	NOISE_PID=$!
+}

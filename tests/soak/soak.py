@@ -29,6 +29,7 @@ import json
 import os
 import random
 import re
+import select
 import shutil
 import signal
 import subprocess
@@ -61,8 +62,11 @@ WATCH_INTERVAL = 0.1
 # A connect --all of every device takes a minute on a 2-core machine at load 6
 # (each sysfs access a FUSE round trip): only far beyond that is it a hang.
 HANG_SECONDS = 300
-# A scan of the host takes a few hundred ms on a loaded machine: the longest wait for watch.
-WATCH_CATCH_UP = 15
+# A scan of the host takes a few hundred ms on a loaded machine; watch scans within its
+# interval plus a second whatever the uevents: a bound for watch to catch up, not a timing.
+WATCH_CATCH_UP = 60
+# The bound on waiting for a process to reach a point (watch's baseline, its end).
+BOUND_SECONDS = 60
 
 
 class Gate:
@@ -232,6 +236,7 @@ class Soak:
             p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                  env=self.env)
             if sig is not None:
+                # when the signal lands is random on purpose: every outcome is checked
                 time.sleep(sig_after)
                 try:
                     p.send_signal(sig)
@@ -497,6 +502,9 @@ class Soak:
         try:
             with self.lock:
                 covered, last = self.done, self.last_done
+            # quiescent by the gate alone: a tsmctl killed with its store in the simulator
+            # ends only once the store is answered (fuse's request_wait_answer()); the
+            # barriers are a second guard, and the pause between them no timing a check needs
             self.barrier()
             time.sleep(0.02)
             self.barrier()
@@ -508,7 +516,7 @@ class Soak:
             until = time.monotonic() + WATCH_CATCH_UP
             diff = self.watch_agrees(s)
             while diff and time.monotonic() < until and self.watch_proc.poll() is None:
-                time.sleep(0.02)
+                time.sleep(0.02)    # polling the condition, within WATCH_CATCH_UP
                 diff = self.watch_agrees(s)
             if diff:
                 v.append(f"watch -J did not report the transitions to this state within {WATCH_CATCH_UP} s: {diff}")
@@ -623,7 +631,7 @@ class Soak:
                 pick = rng.sample(devs, rng.choice([1, 1, 2]))
                 self.tsmctl("disconnect", self.host, ["disconnect", "-J"] + kg + pick,
                             json_out=True, disconnects=pick)
-            time.sleep(rng.random() * 0.05)
+            time.sleep(rng.random() * 0.05)    # pacing, random on purpose: nothing waits on it
 
     def guest_loop(self, n):
         rng = random.Random(f"{self.seed}-guest-{n}")
@@ -648,7 +656,7 @@ class Soak:
                 self.tsmctl("report", self.guest,
                             ["report", "--nonce", "%064x" % rng.getrandbits(256), "--outblob", out],
                             sig=sig, sig_after=rng.random() * 0.5)
-            time.sleep(rng.random() * 0.05)
+            time.sleep(rng.random() * 0.05)    # pacing, random on purpose
 
     def reader_loop(self, n):
         rng = random.Random(f"{self.seed}-reader-{n}")
@@ -664,7 +672,7 @@ class Soak:
             else:
                 self.tsmctl("metrics --output-file", self.host,
                             ["metrics", "--output-file", self.metrics_file], store=False)
-            time.sleep(rng.random() * 0.2)
+            time.sleep(rng.random() * 0.2)    # pacing, random on purpose
 
     def metrics_reader(self):
         """The collector's view: the file is always a whole one."""
@@ -672,7 +680,7 @@ class Soak:
             try:
                 text = read(self.metrics_file).decode()
             except FileNotFoundError:
-                time.sleep(0.01)
+                time.sleep(0.01)    # until the first file is written
                 continue
             fams = frozenset(re.findall(r"^# TYPE (\S+) ", text, re.M))
             self.count(self.ops, "metrics file read")
@@ -682,13 +690,13 @@ class Soak:
                                f"{len(fams)} families)")
             if self.metrics_families is None:
                 self.metrics_families = fams
-            time.sleep(0.02)
+            time.sleep(0.02)    # pacing: each read checks a whole file
 
     def chaos_loop(self):
         rng = random.Random(f"{self.seed}-chaos")
         loaded = set(HOST_MODULES)
         while self.running():
-            time.sleep(0.2 + rng.random() * 0.8)
+            time.sleep(0.2 + rng.random() * 0.8)    # pacing, random on purpose
             if not self.running():
                 break
             r = rng.random()
@@ -806,6 +814,9 @@ class Soak:
                     w["exhausted"].add(o)
                 elif e == "pool-available":
                     w["exhausted"].discard(o)
+                elif e == "host-bridge-removed":
+                    # its pool went with it: a scan after the whole removal says no pool-available
+                    w["exhausted"].discard(o)
             self.log_line({"watch": ev})
 
     # --- the run -----------------------------------------------------------
@@ -821,6 +832,22 @@ class Soak:
         if rc:
             self.violation(f"final unlock --all exited {rc}")
 
+    def watch_baseline(self):
+        """Until watch -v says its baseline is taken (its summary line on stderr)."""
+        end = time.monotonic() + BOUND_SECONDS
+        err = self.watch_proc.stderr
+        while True:
+            left = end - time.monotonic()
+            if left <= 0 or not select.select([err], [], [], left)[0]:
+                self.violation(f"watch took no baseline within {BOUND_SECONDS} s")
+                return
+            line = err.readline()
+            if not line:
+                self.violation("watch ended before its baseline")
+                return
+            if "checking every" in line:
+                return
+
     def run(self):
         self.t0 = time.monotonic()
         self.host = self.mount("host")
@@ -828,11 +855,11 @@ class Soak:
         try:
             before = self.digests()
             self.watch_proc = subprocess.Popen(
-                [self.args.tsmctl, "--sysroot", self.host, "watch", "-J", "-i", str(WATCH_INTERVAL)],
+                [self.args.tsmctl, "--sysroot", self.host, "-v", "watch", "-J", "-i", str(WATCH_INTERVAL)],
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=self.env)
             self.watch["tsms"] = {"tsm0"}
             # the baseline is taken before the first event can matter
-            time.sleep(0.5)
+            self.watch_baseline()
             self.deadline = time.monotonic() + self.args.seconds
             threads = [threading.Thread(target=self.watch_consumer, daemon=True)]
             loops = [threading.Thread(target=self.connect_loop, args=(i,)) for i in range(len(LOOP_SETS))]
@@ -859,10 +886,9 @@ class Soak:
             self.check()
             self.cleanup()
             self.check()
-            time.sleep(0.5)
             self.watch_proc.send_signal(signal.SIGTERM)
             try:
-                self.watch_proc.wait(timeout=10)
+                self.watch_proc.wait(timeout=BOUND_SECONDS)
             except subprocess.TimeoutExpired:
                 self.watch_proc.kill()
                 self.violation("watch did not end on SIGTERM")

@@ -7,7 +7,11 @@
  * as a risk; ranges past or before a BAR, overlapping, MSI-X tables and PBAs
  * in and out of place), evidence.binding (reserved bits, INTERFACE_ID), the
  * reference manifest's parser, evidence.measurements against it,
- * evidence.generation, and the device files a set reads from a sysroot.
+ * evidence.generation, and the device files a set reads from a sysroot; and
+ * evidence.signature with the openssl-made vectors of tests/unit/sig-vectors
+ * (a self-signed leaf as cert0): every form of the measurements object, the
+ * nonce sent or not, replays, zeroed and stripped signatures, a missing
+ * VCA, with the risk each skip leaves a decision to take.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +21,7 @@
 #include <unistd.h>
 
 #include "bytes.h"
+#include "sig-vectors.h"
 #include "tsmctl/evidence-device.h"
 #include "tsmctl/evidence-reference.h"
 #include "tsmctl/evidence-verify.h"
@@ -101,12 +106,12 @@ static void set_with(struct evidence_set *s, unsigned int type, const struct byt
 
 static enum ev_risk verdict_risk;	/* the risk of the last verdict() found */
 
-/* Verify S with REF; the "status: message" of ID about OBJECT into OUT, its risk in verdict_risk. */
-static void verdict(struct evidence_set *s, const struct ev_reference *ref, const char *id,
-		    const char *object, char *out, size_t size)
+/* Verify S with REF (LIVE: read just now); the "status: message" of ID about OBJECT into OUT, its risk. */
+static enum ev_risk verdict_of(struct evidence_set *s, const struct ev_reference *ref, bool live,
+			       const char *id, const char *object, char *out, size_t size)
 {
 	struct ev_verify_opts o = { .store_path = "/none", .store_missing = "does not exist",
-				    .ref = ref, .live = true };
+				    .ref = ref, .live = live };
 	struct ev_decoded d;
 	struct ev_results r;
 
@@ -122,6 +127,14 @@ static void verdict(struct evidence_set *s, const struct ev_reference *ref, cons
 	}
 	ev_results_free(&r);
 	ev_decoded_release(&d);
+	return verdict_risk;
+}
+
+/* The same of evidence read live, its risk in verdict_risk. */
+static void verdict(struct evidence_set *s, const struct ev_reference *ref, const char *id,
+		    const char *object, char *out, size_t size)
+{
+	verdict_of(s, ref, true, id, object, out, size);
 }
 
 #define EXPECT_PREFIX(got, want) do { \
@@ -602,6 +615,252 @@ static void test_generation(void)
 	bytes_free(&b);
 }
 
+/* ---- evidence.signature ---- */
+
+/* Object TYPE of S becomes B's bytes. */
+static void set_obj(struct evidence_set *s, unsigned int type, const struct bytes *b)
+{
+	free(s->obj[type].data);
+	s->obj[type] = (struct evset_object){ .present = true, .length = (uint32_t)b->len,
+					      .generation = 1, .received = (uint32_t)b->len };
+	s->obj[type].data = b->len ? malloc(b->len) : NULL;
+	if (b->len)
+		memcpy(s->obj[type].data, b->buf, b->len);
+}
+
+/* A signed vector's set: its certificate as cert0, its VCA, MEASUREMENTS as MEAS; NONCE sent. */
+static void vector_set(struct evidence_set *s, const char *name, const struct bytes *meas,
+		       bool with_vca, const uint8_t *nonce)
+{
+	struct bytes cert = { 0 }, vca = { 0 };
+
+	read_vector(name, "cert.der", &cert);
+	set_with(s, 0, &cert);
+	if (with_vca) {
+		read_vector(name, "vca", &vca);
+		set_obj(s, 8, &vca);
+	}
+	set_obj(s, 9, meas);
+	s->nonce_len = nonce ? 32 : 0;
+	if (nonce)
+		memcpy(s->nonce, nonce, 32);
+	s->generation_before = 0;
+	bytes_free(&cert);
+	bytes_free(&vca);
+}
+
+/* NAME's exchange, or only its response (the request's length cut off the front). */
+static void vector_meas(const char *name, bool bare, struct bytes *out)
+{
+	struct bytes ex = { 0 };
+	size_t req = 0;
+
+	read_vector(name, "exchange", &ex);
+	if (bare)	/* the request: header, nonce, slot, and 1.3's context */
+		req = 4 + 32 + 1 + (ex.buf[0] >= 0x13 ? 8 : 0);
+	put_bytes(out, ex.buf + req, ex.len - req);
+	bytes_free(&ex);
+}
+
+struct sig_case {
+	const char *name;	/* the vector */
+	bool bare, with_vca, live;
+	const uint8_t *nonce;
+	void (*mutate)(struct bytes *meas);
+	const char *signature;	/* evidence.signature measurements: "status: message" prefix */
+	enum ev_risk sig_risk;
+	const char *nonce_result;	/* evidence.generation nonce */
+	enum ev_risk nonce_risk;
+};
+
+static void zero_signature(struct bytes *m)
+{
+	memset(m->buf + m->len - 96, 0, 96);
+}
+
+static void strip_signature(struct bytes *m)
+{
+	m->len -= 96;
+}
+
+static void cut_one(struct bytes *m)
+{
+	m->len -= 1;
+}
+
+static void judge_sig(const struct sig_case *c)
+{
+	struct evidence_set s;
+	struct bytes m = { 0 };
+	char got[1024];
+	enum ev_risk risk;
+
+	vector_meas(c->name, c->bare, &m);
+	if (c->mutate)
+		c->mutate(&m);
+	vector_set(&s, c->name, &m, c->with_vca, c->nonce);
+	risk = verdict_of(&s, NULL, c->live, "evidence.signature", "measurements", got, sizeof(got));
+	EXPECT_PREFIX(got, c->signature);
+	CHECK(risk == c->sig_risk);
+	risk = verdict_of(&s, NULL, c->live, "evidence.generation", "nonce", got, sizeof(got));
+	EXPECT_PREFIX(got, c->nonce_result);
+	CHECK(risk == c->nonce_risk);
+	evset_release(&s);
+	bytes_free(&m);
+}
+
+static void test_signature(void)
+{
+	static uint8_t other[32];
+	const uint8_t *ours = vector_nonce();
+	const struct sig_case cases[] = {
+		/* carried request, no nonce of ours: authentic, not shown fresh */
+		{ "p384-13", false, true, true, NULL, NULL,
+		  "pass: signed by slot 0's leaf (CN=tsmctl vector p384-13, ec 384) with ecdsa_p384 over "
+		  "SPDM 1.3's L1: the vca object, 1 GET_MEASUREMENTS request and response carried",
+		  EV_RISK_NONE, "skip: no nonce was sent", EV_RISK_NOT_FRESH },
+		{ "p384-13", false, true, true, ours, NULL, "pass: signed by slot 0's leaf", EV_RISK_NONE,
+		  "pass: the measurements are signed over the 32-byte nonce this reader sent",
+		  EV_RISK_NONE },
+		/* the carried request names another nonce: a replay */
+		{ "p384-13", false, true, true, other, NULL,
+		  "fail: signed by slot 0's leaf (CN=tsmctl vector p384-13, ec 384), but over a "
+		  "GET_MEASUREMENTS with nonce a0a1", EV_RISK_NONE,
+		  "fail: the transcript's GET_MEASUREMENTS carries another nonce", EV_RISK_NONE },
+		/* the bare response: rebuilt from the nonce sent, or not at all */
+		{ "p384-13", true, true, true, ours, NULL,
+		  "pass: signed by slot 0's leaf (CN=tsmctl vector p384-13, ec 384) with ecdsa_p384 over "
+		  "SPDM 1.3's L1: the vca object, GET_MEASUREMENTS rebuilt for the nonce sent (every "
+		  "block, slot 0, with the requester context), the response", EV_RISK_NONE,
+		  "pass: the measurements are signed over", EV_RISK_NONE },
+		{ "p384-13", true, true, true, NULL, NULL,
+		  "skip: cannot be verified from this evidence: a bare MEASUREMENTS response: the "
+		  "GET_MEASUREMENTS it answers is not handed out", EV_RISK_UNSIGNED,
+		  "skip: no nonce was sent", EV_RISK_NOT_FRESH },
+		{ "p384-13", true, true, true, other, NULL,
+		  "fail: the signature does not verify with slot 0's leaf (CN=tsmctl vector p384-13, ec "
+		  "384) over any of the 2 GET_MEASUREMENTS requests the nonce sent rebuilds",
+		  EV_RISK_NONE, "skip: not shown", EV_RISK_NONE },
+		{ "p384-13", true, true, true, ours, zero_signature,
+		  "fail: the signature does not verify", EV_RISK_NONE, "skip: not shown", EV_RISK_NONE },
+		/* no signature where CAPABILITIES says the device signs */
+		{ "p384-13", true, true, true, ours, strip_signature,
+		  "fail: the measurements are unsigned, yet CAPABILITIES says the device signs them",
+		  EV_RISK_NONE, "skip: not shown", EV_RISK_NONE },
+		/* no VCA: not delimited by an algorithm, but the leaf's key says how long it must be */
+		{ "p384-13", true, false, true, ours, NULL,
+		  "skip: cannot be verified from this evidence: a 96-byte signature, as slot 0's leaf",
+		  EV_RISK_UNSIGNED, "skip: cannot be verified from this evidence: only the "
+		  "measurements' signature binds the nonce", EV_RISK_UNSIGNED },
+		{ "p384-13", true, false, true, ours, cut_one,
+		  "fail: 95 bytes follow the opaque data, where slot 0's leaf (CN=tsmctl vector "
+		  "p384-13, ec 384) makes 96-byte signatures", EV_RISK_NONE, "skip: not shown",
+		  EV_RISK_NONE },
+		/* a saved copy is judged the same; only its nonce is not this reader's */
+		{ "p384-13", true, true, false, ours, NULL, "pass: signed by slot 0's leaf", EV_RISK_NONE,
+		  "skip: the measurements are signed over the nonce the saved manifest records",
+		  EV_RISK_NOT_FRESH },
+		{ "p384-13", true, true, false, other, NULL, "fail: the signature does not verify",
+		  EV_RISK_NONE, "skip: not shown", EV_RISK_NONE },
+		/* SPDM 1.1: no VCA in L1, no prefix; RSAPSS, RSASSA and Ed25519 under 1.2 */
+		{ "p256-11", true, true, true, ours, NULL,
+		  "pass: signed by slot 0's leaf (CN=tsmctl vector p256-11, ec 256) with ecdsa_p256 over "
+		  "SPDM 1.1's L1: GET_MEASUREMENTS rebuilt for the nonce sent (every block, slot 0), "
+		  "the response", EV_RISK_NONE, "pass", EV_RISK_NONE },
+		{ "rsapss-12", true, true, true, ours, NULL, "pass: signed by slot 0's leaf (CN=tsmctl "
+		  "vector rsapss-12, rsa 3072) with rsapss_3072", EV_RISK_NONE, "pass", EV_RISK_NONE },
+		{ "rsassa-12", false, true, true, ours, NULL, "pass: signed by slot 0's leaf (CN=tsmctl "
+		  "vector rsassa-12, rsa 2048) with rsassa_2048", EV_RISK_NONE, "pass", EV_RISK_NONE },
+		{ "ed25519-12", true, true, true, ours, NULL, "pass: signed by slot 0's leaf (CN=tsmctl "
+		  "vector ed25519-12, ed25519 256) with ed25519", EV_RISK_NONE, "pass", EV_RISK_NONE },
+	};
+
+	memcpy(other, ours, sizeof(other));
+	other[0] ^= 0xff;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		judge_sig(&cases[i]);
+}
+
+/* The transcript with its own VCA; a vca object beside it must be the same one. */
+static void test_signature_transcript(void)
+{
+	struct evidence_set s;
+	struct bytes vca = { 0 }, m = { 0 };
+	char got[1024];
+
+	read_vector("p384-13", "vca", &vca);
+	put_bytes(&m, vca.buf, vca.len);
+	vector_meas("p384-13", false, &m);
+	vector_set(&s, "p384-13", &m, false, vector_nonce());
+	CHECK(verdict_of(&s, NULL, true, "evidence.signature", "measurements", got, sizeof(got)) ==
+	      EV_RISK_NONE);
+	EXPECT_PREFIX(got, "pass: signed by slot 0's leaf (CN=tsmctl vector p384-13, ec 384) with "
+		      "ecdsa_p384 over SPDM 1.3's L1: the VCA it carries, 1 GET_MEASUREMENTS");
+	set_obj(&s, 8, &vca);
+	verdict(&s, NULL, "evidence.signature", "measurements", got, sizeof(got));
+	EXPECT_PREFIX(got, "pass: signed by slot 0's leaf");
+	/* another VCA object (CTExponent of GET_CAPABILITIES changed): two negotiations */
+	s.obj[8].data[4 + 8 + 5]++;
+	verdict(&s, NULL, "evidence.signature", "measurements", got, sizeof(got));
+	EXPECT_PREFIX(got, "fail: the transcript's VCA is not the vca object's");
+	evset_release(&s);
+	bytes_free(&vca);
+	bytes_free(&m);
+}
+
+/* The slot the response names decides the key: none there is no proof either way. */
+static void test_signature_slots(void)
+{
+	struct evidence_set s;
+	struct bytes m = { 0 }, none = { 0 };
+	char got[1024];
+
+	vector_meas("p256-11", true, &m);
+	m.buf[3] = 3;		/* Param2: slot 3, which has no chain */
+	vector_set(&s, "p256-11", &m, true, vector_nonce());
+	CHECK(verdict_of(&s, NULL, true, "evidence.signature", "measurements", got, sizeof(got)) ==
+	      EV_RISK_UNSIGNED);
+	EXPECT_PREFIX(got, "skip: cannot be verified from this evidence: slot 3, whose key signed, "
+		      "has no certificate chain");
+	m.buf[3] = 0x0f;	/* a key provisioned in the requester */
+	set_obj(&s, 9, &m);
+	CHECK(verdict_of(&s, NULL, true, "evidence.signature", "measurements", got, sizeof(got)) ==
+	      EV_RISK_UNSIGNED);
+	EXPECT_PREFIX(got, "skip: cannot be verified from this evidence: the response names slot 15");
+	/* no measurements at all: nothing signed binds the device's key */
+	set_obj(&s, 9, &none);
+	s.obj[9].present = false;
+	CHECK(verdict_of(&s, NULL, true, "evidence.signature", "measurements", got, sizeof(got)) ==
+	      EV_RISK_UNSIGNED);
+	EXPECT_PREFIX(got, "skip: cannot be verified from this evidence: the measurements object is "
+		      "empty");
+	CHECK(verdict_of(&s, NULL, true, "evidence.measurements", "measurements", got, sizeof(got)) ==
+	      EV_RISK_NO_REFERENCE);
+	evset_release(&s);
+	bytes_free(&m);
+}
+
+/* Without a reference manifest the blocks are not judged: a risk a decision may take. */
+static void test_no_reference(void)
+{
+	struct evidence_set s;
+	struct bytes b = { 0 };
+	char got[512];
+
+	measurements(&b, 1u << 2, 0, 3);
+	set_with(&s, 9, &b);
+	CHECK(verdict_of(&s, NULL, true, "evidence.measurements", "measurements", got, sizeof(got)) ==
+	      EV_RISK_NO_REFERENCE);
+	EXPECT_PREFIX(got, "skip: no reference manifest: 5 blocks not judged");
+	/* unsigned, no VCA to say whether the device signs: the signature is a risk, not a failure */
+	CHECK(verdict_of(&s, NULL, true, "evidence.signature", "measurements", got, sizeof(got)) ==
+	      EV_RISK_UNSIGNED);
+	EXPECT_PREFIX(got, "skip: cannot be verified from this evidence: the measurements are "
+		      "unsigned, and without the VCA");
+	evset_release(&s);
+	bytes_free(&b);
+}
+
 int main(void)
 {
 	test_resource_and_msix();
@@ -612,5 +871,9 @@ int main(void)
 	test_reference_parse();
 	test_measurements();
 	test_generation();
+	test_signature();
+	test_signature_transcript();
+	test_signature_slots();
+	test_no_reference();
 	return unit_report();
 }

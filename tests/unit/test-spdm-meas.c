@@ -206,7 +206,7 @@ static void test_sizes_from_vca(void)
 	vs.meas_hash = 1u << 1;			/* SHA-256 */
 	build_vca(&vb, &vs);
 	CHECK(spdm_vca_decode(vb.buf, vb.len, &v, &err) == 0);
-	algs = (struct spdm_meas_algs){ v.selected.base_asym, v.selected.meas_hash };
+	algs = (struct spdm_meas_algs){ v.selected.base_asym, v.selected.meas_hash, v.version };
 	build_meas(&b, &s);
 	CHECK(decode(&b, &algs, &m, &err) == 0 && m.sig == SPDM_SIG_PRESENT && m.sig_len == 384);
 
@@ -221,6 +221,36 @@ static void test_sizes_from_vca(void)
 	bytes_free(&vb);
 	bytes_free(&b);
 	bytes_free(&p);
+}
+
+/* A response must speak the version the VCA negotiated: 1.1 under 1.2 is malformed. */
+static void test_version_of_the_exchange(void)
+{
+	struct vca_spec vs = vca_spec_12();
+	struct meas_spec s = { 0x11, 0, 0, every_type, 4, 0, 0 };
+	struct bytes vb = { 0 }, b = { 0 };
+	struct spdm_meas_algs algs;
+	struct spdm_vca v;
+	struct spdm_meas m;
+	struct ev_error err;
+	char msg[256];
+
+	build_vca(&vb, &vs);
+	CHECK(spdm_vca_decode(vb.buf, vb.len, &v, &err) == 0 && v.version == 0x12);
+	algs = (struct spdm_meas_algs){ v.selected.base_asym, v.selected.meas_hash, v.version };
+	build_meas(&b, &s);
+	CHECK(decode(&b, &algs, &m, &err) == -EBADMSG && err.offset == 0);
+	CHECK(!strcmp(ev_error_str(&err, msg, sizeof(msg)), "malformed at offset 0: MEASUREMENTS "
+		      "speaks SPDM 1.1, the VCA negotiated 1.2"));
+	/* without a version to hold it to, the same bytes decode */
+	algs.version = 0;
+	CHECK(decode(&b, &algs, &m, &err) == 0 && m.version == 0x11);
+	/* and 1.2 under the 1.2 VCA does */
+	b.buf[0] = 0x12;
+	algs.version = v.version;
+	CHECK(decode(&b, &algs, &m, &err) == 0 && m.version == 0x12);
+	bytes_free(&vb);
+	bytes_free(&b);
 }
 
 /* Decode a response of BLOCKS under the P-384 sizes: its error, or "" when it decodes. */
@@ -346,6 +376,7 @@ int main(int argc, char **argv)
 	test_every_type_13_signed();
 	test_unsigned_and_undelimited();
 	test_sizes_from_vca();
+	test_version_of_the_exchange();
 	test_bad_blocks();
 	test_lying_lengths();
 	test_truncations();

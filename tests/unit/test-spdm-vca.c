@@ -2,8 +2,9 @@
 /*
  * Unit tests for src/spdm-vca.c and the names in src/spdm-alg.c, on VCA
  * transcripts built from DSP0274's layouts (tests/unit/vca-build.h): SPDM
- * 1.2 and 1.3 as devices answer, the 1.0 and 1.1 layouts, a longer
- * transcript, and hostile input: every truncation, Lengths that lie, two
+ * 1.2 and 1.3 as devices answer, the 1.0 and 1.1 layouts, bytes after
+ * ALGORITHMS (malformed in the object, a transcript's rest at the start of
+ * a longer one), and hostile input: every truncation, Lengths that lie, two
  * algorithms selected, one never offered, a version VERSION did not offer,
  * an ERROR response, bad algorithm tables, 16 MiB of zeros.
  * `--seeds DIR` also writes the transcripts built as fuzz seeds.
@@ -99,8 +100,14 @@ static void test_spdm_13(void)
 	s.rsp_flags |= 1u << 24;	/* MEL_CAP */
 	build_vca(&b, &s);
 	write_seed("spdm-1.3", b.buf, b.len);
+	CHECK(decode(&b, &v, &err) == 0 && v.trailing == 0 && v.end == b.len);
 	vca_header(&b, 0x13, 0x81, 0);	/* GET_DIGESTS: the transcript continues */
-	CHECK(decode(&b, &v, &err) == 0);
+	/* the VCA object is the six messages: anything after ALGORITHMS is malformed */
+	CHECK(decode(&b, &v, &err) == -EBADMSG && err.offset == b.len - 4 &&
+	      strstr(err.why, "4 bytes after ALGORITHMS"));
+	CHECK(v.version == 0x13 && v.trailing == 4 && v.end == b.len - 4);
+	/* at the start of a longer transcript they are the transcript's rest */
+	CHECK(spdm_vca_decode_prefix(b.buf, b.len, &v, &err) == 0 && !err.set);
 	CHECK(v.version == 0x13 && v.trailing == 4 && v.end == b.len - 4);
 	CHECK(v.req_caps.param1 == 1 && v.rsp_caps.has_supported_algs);
 	CHECK(v.rsp_caps.supported_base_asym == s.asym_offer &&

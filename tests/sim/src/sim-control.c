@@ -5,6 +5,7 @@
  *
  *   register tsmN          a TSM not registered now (late, or unregistered)
  *                          calls tsm_register()
+ *   pci-register tsmN      a change_manually TSM's PCI registration (KOBJ_CHANGE)
  *   unregister tsmN        tsm_unregister(): its contexts are torn down first
  *   drop BDF rp|ep|both    the stream of DSM BDF drops to INSECURE on that
  *                          partner (the asynchronous Secure->Insecure transition)
@@ -169,6 +170,18 @@ int sim_control_apply(struct sim_model *m, const char *buf, size_t len,
 			rc = -ENODEV;	/* its module (the faux parent) is not loaded */
 		else {
 			*op = reg ? CTL_REGISTER : CTL_UNREGISTER;
+			*tsm = t;
+			rc = 0;
+		}
+	} else if (n == 2 && !strcmp(w[0], "pci-register")) {
+		struct sim_tsm *t = tsm_by_name(m, w[1]);
+
+		if (!t || !t->registered || !t->change_manually)
+			rc = -ENXIO;	/* only a registered TSM that waits for it */
+		else if (t->pci_ready)
+			rc = -EEXIST;
+		else {
+			*op = CTL_PCI_REGISTER;
 			*tsm = t;
 			rc = 0;
 		}

@@ -13,10 +13,15 @@
  *   certN         a chain tests/sim/gen-cert-chain built (DSP0274 CERT_CHAIN)
  *   vca           GET_VERSION, VERSION, GET_CAPABILITIES, CAPABILITIES,
  *                 NEGOTIATE_ALGORITHMS, ALGORITHMS concatenated (DSP0274 1.2,
- *                 the VCA of its transcript rules)
- *   measurements  a MEASUREMENTS response to "all blocks, no signature"
- *                 (DSP0274 1.2, MEASUREMENTS response and measurement block
- *                 tables, DMTF measurement specification)
+ *                 the VCA of its transcript rules); CAPABILITIES says the
+ *                 device signs measurements when it has a leaf key
+ *   measurements  a MEASUREMENTS response to "all blocks, signed" (DSP0274
+ *                 1.2, MEASUREMENTS response and measurement block tables,
+ *                 DMTF measurement specification), signed with slot 0's
+ *                 leaf key over the request of the nonce it was sent
+ *                 (sim-evidence-sign.c): the uapi's "GET_MEASUREMENTS
+ *                 response", or with its request (and VCA) in front as the
+ *                 topology's "form" says
  *   report        a TDISP TDI report (PCIe Base 6.x §11.3, DEVICE_INTERFACE_REPORT's
  *                 TDI report structure) whose MMIO ranges are the function's BARs,
  *                 its MSI-X table and PBA pages ranges of their own (marked, and
@@ -25,7 +30,8 @@
  *
  * or, where the topology names one, the VCA or MEASUREMENTS that
  * tests/sim/gen-evidence built (SPDM 1.2 and 1.3, every DMTF value type),
- * its responder nonce replaced at each refresh as a responder's would be.
+ * its responder nonce replaced at each refresh as a responder's would be,
+ * and signed as above in place of the signature the file has.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -45,6 +51,8 @@ struct bytes {
 
 static void put(struct bytes *b, const void *src, size_t n)
 {
+	if (!n)
+		return;		/* an empty piece may have no buffer at all */
 	if (b->len + n > b->cap) {
 		b->cap = (b->len + n) * 2 + 64;
 		b->p = sim_xrealloc(b->p, b->cap, 1);
@@ -86,6 +94,14 @@ static void spdm_hdr(struct bytes *b, unsigned ver, unsigned code, unsigned p1, 
 /* CAPABILITIES flags: CERT, CHAL, MEAS (with signature), MEAS_FRESH, ENCRYPT, MAC, KEY_EX, HBEAT, KEY_UPD */
 #define RSP_CAPS 0x000062f6u
 #define REQ_CAPS 0x000062c0u
+#define MEAS_CAP_MASK (3u << 3)		/* bits 4:3: 1 without signature, 2 signed */
+#define MEAS_CAP_NO_SIG (1u << 3)
+
+/* The chain whose leaf key signs the measurements: the topology's signer, else slot 0's. */
+static const char *signer(const struct sim_dev *d)
+{
+	return d->ev_spec->signer ? d->ev_spec->signer : d->ev_spec->chain[0];
+}
 
 /* The key type of slot 0's chain, from the name gen-cert-chain gave it. */
 static unsigned slot0_asym(const struct sim_dev *d)
@@ -132,7 +148,8 @@ static void make_vca(const struct sim_dev *d, struct bytes *b)
 	u8(b, 0);
 	u8(b, 12);
 	le(b, 0, 2);
-	le(b, RSP_CAPS, 4);
+	/* a device without a key to sign with measures without signature */
+	le(b, signer(d) ? RSP_CAPS : (RSP_CAPS & ~MEAS_CAP_MASK) | MEAS_CAP_NO_SIG, 4);
 	le(b, 4096, 4);
 	le(b, 4096, 4);
 	spdm_hdr(b, SPDM_12, 0xe3, 4, 0);		/* NEGOTIATE_ALGORITHMS, 4 structs */
@@ -203,15 +220,67 @@ static void responder_nonce(const struct sim_dev *d, unsigned generation, uint8_
 	digest(EVP_sha256(), seed, strlen(seed), nonce);
 }
 
-/* A gen-evidence MEASUREMENTS response, its Nonce (after the record) this generation's. */
+/*
+ * A gen-evidence MEASUREMENTS response without the signature it may have
+ * (header, record, Nonce, opaque data, 1.3's requester context), its Nonce
+ * this generation's.
+ */
 static void file_measurements(const struct sim_dev *d, const struct sim_chain *f,
 			      unsigned generation, struct bytes *b)
 {
 	size_t at = 8 + (f->len >= 8 ? (size_t)(f->data[5] | f->data[6] << 8 | f->data[7] << 16) : 0);
+	size_t end = at + 32 + 2;
 
-	put(b, f->data, f->len);
-	if (at + 32 <= f->len)
-		responder_nonce(d, generation, b->p + at);
+	if (end > f->len) {
+		put(b, f->data, f->len);	/* not a response gen-evidence made: served as it is */
+		return;
+	}
+	end += (size_t)(f->data[at + 32] | f->data[at + 33] << 8) + (f->data[0] >= 0x13 ? 8 : 0);
+	put(b, f->data, end < f->len ? end : f->len);
+	responder_nonce(d, generation, b->p + at);
+}
+
+/* The nonce of a request the provider sent on its own (at connect, lock, another's refresh). */
+static void provider_nonce(const struct sim_dev *d, unsigned generation, const char *why,
+			   uint8_t nonce[32])
+{
+	char seed[128];
+
+	snprintf(seed, sizeof(seed), "tsm-sim %s nonce %s %u", why, d->name, generation);
+	digest(EVP_sha256(), seed, strlen(seed), nonce);
+}
+
+/*
+ * The measurements object from the unsigned response RSP: the request it
+ * answered, the signature over VCA (from 1.2), request and response, framed
+ * as the provider hands it out, and broken where the topology asks.
+ */
+static void sign_measurements(const struct sim_model *m, const struct sim_dev *d,
+			      const struct bytes *vca, const struct bytes *rsp, struct bytes *out)
+{
+	const struct sim_ev_spec *s = d->ev_spec;
+	EVP_PKEY *key = signer(d) && s->sig != SIM_SIG_NONE ? sim_leaf_key(m, signer(d)) : NULL;
+	uint8_t version = rsp->len ? rsp->p[0] : SPDM_12, req[64], sig[1024], nonce[32];
+	const uint8_t *ctx = version >= 0x13 && rsp->len >= 8 ? rsp->p + rsp->len - 8 : NULL;
+	size_t req_len, sig_len = 0;
+
+	memcpy(nonce, d->ev.req_nonce, sizeof(nonce));
+	if (s->sig == SIM_SIG_REPLAY)
+		provider_nonce(d, 0, "replayed request", nonce);
+	req_len = sim_meas_request(req, version, key != NULL, nonce, 0, ctx);
+	if (key)
+		sig_len = sim_meas_sign(key, version, vca->p, vca->len, req, req_len, rsp->p, rsp->len,
+					sig);
+	if (s->sig == SIM_SIG_ZERO)
+		memset(sig, 0, sig_len);
+	if (s->form == SIM_FORM_TRANSCRIPT)
+		put(out, vca->p, vca->len);
+	if (s->form != SIM_FORM_RESPONSE)
+		put(out, req, req_len);
+	put(out, rsp->p, rsp->len);
+	put(out, sig, sig_len);
+	out->len -= s->truncate < out->len ? s->truncate : out->len;
+	EVP_PKEY_free(key);
 }
 
 static void make_measurements(const struct sim_dev *d, unsigned generation, struct bytes *b)
@@ -480,6 +549,12 @@ int sim_evidence_load_chains(struct sim_model *m, const char *dir, char **err)
 			rc = load_one(m, dir, key, s->meas_file, "meas", m->devs[i], err);
 			free(key);
 		}
+		/* the key that signs the measurements: gen-cert-chain's NAME.leaf.key */
+		if (!rc && s && (s->measurements || s->meas_file) && signer(m->devs[i])) {
+			key = sim_xasprintf("key:%s", signer(m->devs[i]));
+			rc = load_one(m, dir, key, signer(m->devs[i]), "leaf.key", m->devs[i], err);
+			free(key);
+		}
 		if (rc)
 			return rc;
 	}
@@ -534,33 +609,39 @@ static void generate(const struct sim_model *m, struct sim_dev *d)
 		ev->len[t] = 0;
 	}
 	if (d->ev_spec) {
-		struct bytes b[SIM_EV_TYPES] = { 0 };
-
+		struct bytes b[SIM_EV_TYPES] = { 0 }, vca = { 0 }, rsp = { 0 };
 		const struct sim_chain *f;
 		char *key;
 
+		/* the device negotiated a VCA (its signature covers it) whether handed out or not */
 		if (d->ev_spec->vca_file) {
 			key = sim_xasprintf("vca:%s", d->ev_spec->vca_file);
 			if ((f = find_chain(m, key)))
-				put(&b[SIM_EV_VCA], f->data, f->len);
+				put(&vca, f->data, f->len);
 			free(key);
-		} else if (d->ev_spec->vca) {
-			make_vca(d, &b[SIM_EV_VCA]);
+		} else {
+			make_vca(d, &vca);
 		}
+		if (d->ev_spec->vca)
+			put(&b[SIM_EV_VCA], vca.p, vca.len);
 		if (d->ev_spec->meas_file) {
 			key = sim_xasprintf("meas:%s", d->ev_spec->meas_file);
 			if ((f = find_chain(m, key)))
-				file_measurements(d, f, ev->generation, &b[SIM_EV_MEASUREMENTS]);
+				file_measurements(d, f, ev->generation, &rsp);
 			free(key);
 		} else if (d->ev_spec->measurements) {
-			make_measurements(d, ev->generation, &b[SIM_EV_MEASUREMENTS]);
+			make_measurements(d, ev->generation, &rsp);
 		}
+		if (rsp.len)
+			sign_measurements(m, d, &vca, &rsp, &b[SIM_EV_MEASUREMENTS]);
 		if (d->ev_spec->report)
 			make_report(d, &b[SIM_EV_REPORT]);
 		for (int t = SIM_EV_VCA; t < SIM_EV_TYPES; t++) {
 			ev->obj[t] = b[t].p;
 			ev->len[t] = b[t].len;
 		}
+		free(vca.p);
+		free(rsp.p);
 	}
 	for (unsigned t = 0; t < SIM_EV_TYPES; t++) {
 		const uint8_t *p;
@@ -578,6 +659,7 @@ void sim_evidence_create(struct sim_model *m, struct sim_dev *d)
 	d->ev.generation = 1;
 	d->ev.validated = -1;
 	d->ev.fault = EVF_NONE;
+	provider_nonce(d, d->ev.generation, "provider's own", d->ev.req_nonce);
 	if (!is_sample(holder(d)))
 		generate(m, d);
 }
@@ -623,11 +705,15 @@ int sim_evidence_refresh(struct sim_model *m, struct sim_dev *d, const uint8_t *
 {
 	const struct sim_tsm *t = holder(d);
 
-	(void)nonce;
-	(void)len;
 	if (!t || !t->evidence_refresh)
 		return -EOPNOTSUPP;	/* pci_tsm_refresh_evidence(): no ops->refresh_evidence */
 	d->ev.generation++;
+	/* a reader's nonce (up to 32 bytes, zero-padded: a guess), or another reader's refresh */
+	memset(d->ev.req_nonce, 0, sizeof(d->ev.req_nonce));
+	if (nonce)
+		memcpy(d->ev.req_nonce, nonce, len < sizeof(d->ev.req_nonce) ? len : sizeof(d->ev.req_nonce));
+	else
+		provider_nonce(d, d->ev.generation, "another reader's", d->ev.req_nonce);
 	generate(m, d);
 	return 0;
 }
@@ -642,6 +728,7 @@ void sim_evidence_free(struct sim_dev *d)
 		free(d->ev_spec->firmware);
 		free(d->ev_spec->vca_file);
 		free(d->ev_spec->meas_file);
+		free(d->ev_spec->signer);
 		free(d->ev_spec);
 	}
 }

@@ -278,6 +278,8 @@ static int control_store(const char *buf, size_t len)
 	pthread_rwlock_unlock(&sim_fuse.rwsem);
 	if (!rc && op == CTL_REGISTER)
 		sim_fuse_tsm_register(t);
+	else if (!rc && op == CTL_PCI_REGISTER)
+		sim_fuse_tsm_pci_register(t);
 	else if (!rc && op == CTL_UNREGISTER)
 		sim_fuse_tsm_unregister(t);
 	flush_events();

@@ -43,8 +43,16 @@ void sim_fuse_tsm_register(struct sim_tsm *t)
 	pthread_rwlock_unlock(&sim_fuse.rwsem);
 	tsm_uevent(t, "add");
 	/* a provider may take its time before the PCI layer takes it on */
+	if (t->change_manually)
+		return;	/* until the control file's pci-register */
 	if (t->change_after_ms)
 		sim_fuse_sleep_ms(t->change_after_ms);
+	sim_fuse_tsm_pci_register(t);
+}
+
+/* The PCI/TSM registration of a registered TSM: its tsm/ groups, then KOBJ_CHANGE. */
+void sim_fuse_tsm_pci_register(struct sim_tsm *t)
+{
 	pthread_rwlock_wrlock(&sim_fuse.rwsem);
 	t->pci_ready = true;
 	sim_tree_sync(sim_fuse.m, sim_fuse.root);

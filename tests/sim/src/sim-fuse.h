@@ -73,6 +73,7 @@ int sim_fuse_write(const char *path, const char *buf, size_t size, off_t off,
 /* sim-fuse-timer.c */
 void sim_fuse_sleep_ms(long ms);
 void sim_fuse_tsm_register(struct sim_tsm *t);
+void sim_fuse_tsm_pci_register(struct sim_tsm *t);
 void sim_fuse_tsm_unregister(struct sim_tsm *t);
 int sim_fuse_check_late_tsms(struct sim_model *m, bool *timer);
 int sim_fuse_start_timer(void);

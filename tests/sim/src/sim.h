@@ -132,6 +132,17 @@ enum sim_ev_report {
 	SIM_REPORT_OTHER_FUNCTION, SIM_REPORT_RESERVED_BITS, SIM_REPORT_OVERLAP, SIM_REPORT_MOVED,
 };
 
+/* How a provider hands out the measurements: the response, request || response, or the VCA first too. */
+enum sim_ev_form { SIM_FORM_RESPONSE, SIM_FORM_EXCHANGE, SIM_FORM_TRANSCRIPT };
+
+/* The measurements' signature: made as a responder makes it, or broken on purpose. */
+enum sim_ev_sig {
+	SIM_SIG_GOOD,		/* over the request of the nonce sent */
+	SIM_SIG_ZERO,		/* its bytes zeroed */
+	SIM_SIG_NONE,		/* none asked for, though CAPABILITIES says the device signs */
+	SIM_SIG_REPLAY,		/* the response made for another request (another nonce) */
+};
+
 /* What a device's provider reports, from the topology's "evidence" (sim-evidence.c). */
 struct sim_ev_spec {
 	char *chain[SIM_EV_SLOTS];	/* certificate chain per slot (tests/sim/certs/NAME...), NULL: empty */
@@ -139,6 +150,10 @@ struct sim_ev_spec {
 	char *vca_file, *meas_file;	/* NAME.vca / NAME.meas gen-evidence built, instead of generated */
 	enum sim_ev_report report_kind;
 	char *firmware;		/* the firmware version the measurements carry */
+	enum sim_ev_form form;	/* "form" */
+	enum sim_ev_sig sig;	/* "signature" */
+	char *signer;		/* "signer": the chain whose leaf key signs; NULL: slot 0's */
+	unsigned truncate;	/* "truncate": bytes cut off the measurements object's end */
 };
 
 /* An MSI-X capability (config space 0x80) and where its table and PBA live. */
@@ -156,6 +171,7 @@ struct sim_evidence {
 	uint8_t *obj[SIM_EV_TYPES];	/* generated objects (vca, measurements, report) */
 	size_t len[SIM_EV_TYPES];
 	uint8_t digest[SIM_EV_TYPES][SIM_EV_DIGEST];
+	uint8_t req_nonce[32];	/* the last GET_MEASUREMENTS' nonce: a reader's, else the provider's */
 	/* control-file knobs for the dumps of this device */
 	enum { EVF_NONE, EVF_EAGAIN, EVF_REMOVE_TSM, EVF_REFRESH } fault;
 	long fault_after;	/* messages of a dump before it hits; for EVF_REFRESH, whole dumps */
@@ -279,6 +295,7 @@ struct sim_tsm {
 	bool register_manually;	/* registered when the control file says so */
 	bool uevents;		/* KOBJ_ADD/CHANGE/REMOVE are sent */
 	long change_after_ms;	/* from device_add() to the PCI registration */
+	bool change_manually;	/* the PCI registration waits for the control file */
 	bool registered;	/* device_add() done: tsmN exists (KOBJ_ADD) */
 	bool pci_ready;		/* PCI/TSM registration done (KOBJ_CHANGE) */
 	bool evidence_inputs;	/* the sample's certs/transcript on its faux device */
@@ -568,6 +585,18 @@ int sim_evidence_refresh(struct sim_model *m, struct sim_dev *d, const uint8_t *
 bool sim_sample_evidence_busy(const struct sim_model *m);
 void sim_evidence_free(struct sim_dev *d);
 
+/* sim-evidence-sign.c: the device's side of a signed MEASUREMENTS exchange */
+/* The GET_MEASUREMENTS a provider sends (every block; 1.3's CONTEXT 8 bytes) into OUT (>= 45). */
+size_t sim_meas_request(uint8_t *out, uint8_t version, bool sign, const uint8_t nonce[32],
+			uint8_t slot, const uint8_t *context);
+struct evp_pkey_st;	/* libcrypto's EVP_PKEY */
+/* The private key gen-cert-chain wrote for CHAIN's leaf, loaded with the chains; NULL if none. */
+struct evp_pkey_st *sim_leaf_key(const struct sim_model *m, const char *chain);
+/* KEY's signature over L1 (the VCA from 1.2, REQ, RSP) into SIG (>= 512 bytes): its length, 0 failed. */
+size_t sim_meas_sign(struct evp_pkey_st *key, uint8_t version, const uint8_t *vca, size_t vca_len,
+		     const uint8_t *req, size_t req_len, const uint8_t *rsp, size_t rsp_len,
+		     uint8_t *sig);
+
 /* sim-evidence-netlink.c: the device-evidence family on an AF_UNIX SOCK_SEQPACKET socket */
 #define EVIDENCE_FILE "tsm-sim-evidence"
 /* Make the socket (before daemonising); its path in *PATH. 0 or -errno. */
@@ -631,7 +660,7 @@ int sim_uevent_synth(const char *dir, const char *subsystem, const char *buf, si
 
 /* sim-control.c: the live mount's test-only control file (outside sys/) */
 #define CONTROL_FILE "tsm-sim-control"
-enum sim_control_op { CTL_NONE, CTL_REGISTER, CTL_UNREGISTER, CTL_MODULE };
+enum sim_control_op { CTL_NONE, CTL_REGISTER, CTL_PCI_REGISTER, CTL_UNREGISTER, CTL_MODULE };
 /* Parse and apply one command under the lock; op and tsm say what sim-fuse-store.c must finish. */
 int sim_control_apply(struct sim_model *m, const char *buf, size_t len,
 		      enum sim_control_op *op, struct sim_tsm **tsm);

@@ -45,6 +45,25 @@ u32() { od -An -tu4 -j "$2" -N4 "$1" | tr -d ' '; }
 	run "$SIM" build "$J" "$T"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"evidence vca: a file name ([a-z0-9.-]) or true/false"* ]]
+	# how the measurements are handed out and signed
+	jq '.host_bridges[0].devices[0].children[0].evidence.form = "sideways"' "$TOPO/evidence-host.json" > "$J"
+	run "$SIM" build "$J" "$T"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'evidence form is "response", "exchange" or "transcript"'* ]]
+	jq '.host_bridges[0].devices[0].children[0].evidence.signature = "forged"' "$TOPO/evidence-host.json" > "$J"
+	run "$SIM" build "$J" "$T"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'evidence signature is "good", "zero", "none" or "replay"'* ]]
+	jq '.host_bridges[0].devices[0].children[0].evidence.signer = "../key"' "$TOPO/evidence-host.json" > "$J"
+	run "$SIM" build "$J" "$T"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"evidence signer: a chain name ([a-z0-9-])"* ]]
+	jq '.host_bridges[0].devices[0].children[0].evidence.truncate = 65536' "$TOPO/evidence-host.json" > "$J"
+	run "$SIM" build "$J" "$T"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"truncate"* ]]
+	run "$SIM" build "$TOPO/evidence-signature.json" "$T/sig"
+	[ "$status" -eq 0 ]
 }
 
 @test "gen-cert-chain: the header form, the bare form, and the broken variants make builds" {

@@ -26,21 +26,39 @@ mount_jq() {
 	mount_sim "$J"
 }
 
-# mount_listening FILE SECONDS: mount topology FILE in a fresh network namespace ($NS,
-# $M) and listen there for SECONDS (events to $EV, pid $LPID); skips without namespaces.
-# End with: wait "$LPID"; umount "$NS".
+# mount_listening FILE: mount topology FILE in a fresh network namespace ($NS, $M)
+# and listen there (events to $EV, pid $LPID); skips without namespaces.
+# End with: listen_end; umount "$NS".
 mount_listening() {
 	NS=$(mktemp)
 	unshare --net="$NS" true || skip "cannot create a network namespace"
 	M=$(mktemp -d)
 	nsenter --net="$NS" "$SIM" mount "$1" "$M"
 	EV=$(mktemp)
-	nsenter --net="$NS" "$BATS_TEST_DIRNAME/../uevent-listen" "$2" > "$EV" 2> "$EV.err" &
+	# a bound, not a window: listen_end stops it once the events are in
+	nsenter --net="$NS" "$BATS_TEST_DIRNAME/../uevent-listen" "$POLL_SECONDS" > "$EV" 2> "$EV.err" &
 	LPID=$!
-	for _ in $(seq 100); do grep -q listening "$EV.err" && break; sleep 0.05; done
+	wait_for_line "$EV.err" listening
+}
+
+# listen_end: stop the listener $LPID once every event sent so far is in $EV. A
+# marker sent now is queued behind them (a socket's queue keeps the order of the
+# sends), so its line comes after theirs; then it is dropped from $EV.
+listen_end() {
+	nsenter --net="$NS" perl -e 'socket(my $s, 16, 2, 15) or die "socket: $!";
+		send($s, "mark\@/tsm-sim-test\0ACTION=mark\0DEVPATH=/tsm-sim-test\0", 0,
+			pack("S x2 L L", 16, 0, 1)) or die "send: $!";' || return 1
+	wait_for_line "$EV" "^mark /tsm-sim-test " || return 1
+	kill "$LPID" 2>/dev/null
+	wait "$LPID" 2>/dev/null || true
+	LPID=
+	sed -i '\|^mark /tsm-sim-test |d' "$EV"
 }
 
 teardown_sim() {
+	if [ -n "${LPID:-}" ]; then
+		kill "$LPID" 2>/dev/null || true	# a listener a failed test left
+	fi
 	if [ -n "${M:-}" ]; then
 		if mountpoint -q "$M"; then
 			fusermount3 -u "$M" || umount -l "$M"
@@ -63,6 +81,8 @@ topo_file() {
 
 # u32, u16, ext_cap, ext_cap_count, sel_block: shared with tsmctl's suites
 source "$BATS_TEST_DIRNAME/../../lib/cfg-space.bash"
+# wait_until, wait_for_line, wait_gone, wait_held: waits on a condition, as tsmctl's suites
+source "$BATS_TEST_DIRNAME/../../lib/poll.bash"
 
 # sel_reg FILE K REG: REG is ctl, sts, rid1, rid2, assoc1, assoc2, assoc3
 sel_reg() {

@@ -68,11 +68,13 @@ check_topology() {
 	# every memory BAR as lspci decodes it from the resource file and config
 	while IFS=$'\t' read -r bdf idx base kind; do
 		[ -e "$T/sys/bus/pci/devices/$bdf" ] || continue
+		# a BAR the topology gives no base is one the kernel left unassigned
+		[ "$base" = null ] && base='<[a-z]*>'
 		awk -v RS= -v b="$bdf " 'index($0, b) == 1' "$T/out" |
 			grep -q "Region $idx: Memory at $base ($kind" ||
 			{ echo "$topo $bdf: BAR $idx at $base ($kind) not decoded"; return 1; }
 	done < <(jq -r '.. | objects | select(has("bdf") and has("bars")) | .bdf as $b | .bars[] |
-		[$b, (.index // 0), ((.base | if type == "string" then ltrimstr("0x") else tostring end) | ascii_downcase | ltrimstr("0") ),
+		[$b, (.index // 0), (if .base == null then "null" else (.base | if type == "string" then ltrimstr("0x") else tostring end) | ascii_downcase | ltrimstr("0") end),
 		 (if .["64bit"] then "64-bit" else "32-bit" end) + ", " + (if .prefetchable then "prefetchable" else "non-prefetchable" end)] | @tsv' "$topo")
 	rm -rf "$T"
 	T=

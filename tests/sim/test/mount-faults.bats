@@ -200,25 +200,32 @@ JSON
 	[ "$status" -ne 0 ]
 }
 
+# store_held: a thread of the simulator serving $M sleeps in a store's write_delay_ms,
+# the tsm/ lock held (no other thread of it sleeps in nanosleep)
+store_held() {
+	local pid
+	pid=$(pgrep -f "tsm-sim mount .* $M\$" | head -1)
+	grep -qs nanosleep /proc/"$pid"/task/*/wchan
+}
+
 @test "a slow write holds the lock: readers of tsm/ and a second writer wait" {
 	mount_devsec_faults '{ "write_delay_ms": 1500 }'
 	start=$(date +%s%N)
 	( echo tsm0 > "$PF0/tsm/connect" ) &
 	bg=$!
-	sleep 0.3
+	wait_until store_held
 	# connect_show takes the rwsem for read: it waits and sees the result
 	[ "$(cat "$PF0/tsm/connect")" = tsm0 ]
 	mid=$(date +%s%N)
-	[ $(((mid - start) / 1000000)) -ge 1200 ]
+	[ $(((mid - start) / 1000000)) -ge 1200 ]	# a lower bound: a busy machine only adds to it
 	wait $bg
 	# attributes outside tsm/ are not behind the lock
 	( echo tsm0 > "$PF0/tsm/disconnect" ) &
 	bg=$!
-	sleep 0.3
-	t0=$(date +%s%N)
+	wait_until store_held
 	[ "$(cat "$PF0/vendor")" = 0x8086 ]
-	t1=$(date +%s%N)
-	[ $(((t1 - t0) / 1000000)) -lt 700 ]
+	# read while the store still sleeps: one round trip, far inside the 1.5 s the lock is held
+	store_held
 	try_write tsm0 "$PF0/tsm/disconnect"
 	wait $bg
 	expect_errno "$ENXIO"

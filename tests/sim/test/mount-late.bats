@@ -34,21 +34,18 @@ mount_in_ns() {
 	in_ns "$SIM" mount "$J" "$M"
 }
 
-# Start the listener in the namespace; events go to $EV once it is bound.
+# Start the listener in the namespace; events go to $EV once it is bound (listen_end stops it).
 listen() {
 	EV=$(mktemp)
-	in_ns "$LISTEN" "$1" > "$EV" 2> "$EV.err" &
+	# nsenter itself, not in_ns: a function would run in a subshell that keeps the pid
+	nsenter --net="$NS" "$LISTEN" "$POLL_SECONDS" > "$EV" 2> "$EV.err" &
 	LPID=$!
-	for _ in $(seq 100); do
-		grep -q listening "$EV.err" && return 0
-		sleep 0.05
-	done
-	return 1
+	wait_for_line "$EV.err" listening
 }
 
 @test "register_after_ms: tsmN and the tsm/ groups appear later, add then change" {
 	late_topology '{ "register_after_ms": 1500 }'
-	listen 6
+	listen
 	mount_in_ns
 	S=$M/sys
 	# the class exists (the TSM core is loaded), the device does not yet
@@ -57,15 +54,14 @@ listen() {
 	[ ! -e "$S/devices/pci0000:00/0000:00:07.1/0000:02:00.1/tsm" ]
 	[ ! -e "$S/bus/pci/devices/0000:81:00.0/tsm" ]
 	[ ! -e "$S/bus/pci/devices/0000:81:00.0/authenticated" ]
-	for _ in $(seq 120); do
-		[ -e "$S/class/tsm/tsm0" ] && break
-		sleep 0.05
-	done
+	wait_until [ -e "$S/class/tsm/tsm0" ]
 	[ "$(readlink "$S/class/tsm/tsm0")" = "../../devices/pci0000:00/0000:00:07.1/0000:02:00.1/tsm/tsm0" ]
-	wait "$LPID"
+	dp=/devices/pci0000:00/0000:00:07.1/0000:02:00.1/tsm/tsm0
+	wait_for_line "$EV" "^change $dp SUBSYSTEM=tsm "
+	sleep "$SETTLE_MARGIN"	# for a third tsm event, which must not come
+	listen_end
 	[ -f "$S/bus/pci/devices/0000:81:00.0/tsm/connect" ]
 	[ "$(cat "$S/bus/pci/devices/0000:81:00.0/authenticated")" = "" ]
-	dp=/devices/pci0000:00/0000:00:07.1/0000:02:00.1/tsm/tsm0
 	run grep "SUBSYSTEM=tsm" "$EV"
 	[ "${#lines[@]}" -eq 2 ]
 	[[ "${lines[0]}" == "add $dp SUBSYSTEM=tsm SEQNUM=1 SENDER="* ]]
@@ -76,11 +72,13 @@ listen() {
 
 @test "uevents: false registers without a word on the netlink socket" {
 	late_topology '{ "register_after_ms": 300, "uevents": false }'
-	listen 2
+	listen
 	mount_in_ns
-	wait "$LPID"
+	# the registration, seen in sysfs, closes the window: its events would have been sent by now
+	wait_until [ -f "$M/sys/bus/pci/devices/0000:81:00.0/tsm/connect" ]
 	[ -e "$M/sys/class/tsm/tsm0" ]
-	[ -f "$M/sys/bus/pci/devices/0000:81:00.0/tsm/connect" ]
+	sleep "$SETTLE_MARGIN"	# KOBJ_CHANGE follows the groups' sync: a margin for it
+	listen_end
 	! grep -q "SUBSYSTEM=tsm" "$EV"
 }
 
@@ -98,9 +96,11 @@ listen() {
 	mount_in_ns
 	C=$M/tsm-sim-control
 	[ "$(stat -c %a "$C")" = 200 ]
-	sleep 0.3
-	[ ! -e "$M/sys/class/tsm/tsm0" ]	# no timer: it waits for the control file
-	listen 2
+	# no timer: it waits for the control file. No event closes this window: the margin
+	# can only miss a timer that fires later, never fail a right simulator
+	sleep "$SETTLE_MARGIN"
+	[ ! -e "$M/sys/class/tsm/tsm0" ]
+	listen
 	echo "register tsm0" > "$C"
 	[ -e "$M/sys/class/tsm/tsm0" ]
 	[ -f "$M/sys/bus/pci/devices/0000:81:00.0/tsm/connect" ]
@@ -116,12 +116,41 @@ listen() {
 	[ ! -e "$M/sys/class/tsm/tsm0" ]
 	[ ! -e "$M/sys/devices/pci0000:00/0000:00:07.1/0000:02:00.1/tsm" ]
 	[ ! -e "$M/sys/bus/pci/devices/0000:81:00.0/tsm" ]
-	wait "$LPID"
+	listen_end	# the control file's writes send their events before they return
 	run grep -o "^[a-z]* [^ ]*tsm0" "$EV"
 	[ "${lines[*]}" = "add /devices/pci0000:00/0000:00:07.1/0000:02:00.1/tsm/tsm0 change /devices/pci0000:00/0000:00:07.1/0000:02:00.1/tsm/tsm0 remove /devices/pci0000:00/0000:00:07.1/0000:02:00.1/tsm/tsm0" ]
 	for bad in "register tsm9" "bogus" "drop 0000:81:00.0 xx" "register"; do
 		run bash -c "echo '$bad' > '$C'"
 		[ "$status" -ne 0 ]
+	done
+}
+
+@test "change_manually: the PCI registration waits for the control file's pci-register" {
+	late_topology '{ "register_manually": true, "change_manually": true }'
+	mount_in_ns
+	C=$M/tsm-sim-control
+	S=$M/sys
+	dp=/devices/pci0000:00/0000:00:07.1/0000:02:00.1/tsm/tsm0
+	try_write "pci-register tsm0" "$C"
+	expect_errno "$ENXIO"	# not registered yet
+	listen
+	echo "register tsm0" > "$C"
+	[ -e "$S/class/tsm/tsm0" ]	# device_add() done ...
+	[ ! -e "$S/bus/pci/devices/0000:81:00.0/tsm" ]	# ... the PCI registration not
+	echo "pci-register tsm0" > "$C"
+	[ -f "$S/bus/pci/devices/0000:81:00.0/tsm/connect" ]
+	try_write "pci-register tsm0" "$C"
+	expect_errno "$EEXIST"
+	listen_end
+	run grep -o "^[a-z]* [^ ]*tsm0" "$EV"
+	[ "${lines[*]}" = "add $dp change $dp" ]
+	# only a late TSM has the two steps, and one way from the first to the second
+	for f in '.tsms[0].change_manually = true' \
+		 '.tsms[0] += { "register_manually": true, "change_manually": true, "change_after_ms": 5 }'; do
+		jq "$f" "$TOPO/sev-tio.json" > "$J"
+		run "$SIM" build "$J" "$M.static"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"change_manually"* ]]
 	done
 }
 
@@ -155,7 +184,7 @@ listen() {
 	in_ns "$SIM" mount "$TOPO/sev-tio.json" "$M"
 	S=$M/sys
 	U=01234567-89ab-cdef-0123-456789abcdef
-	listen 3
+	listen
 	dp=/devices/pci0000:00/0000:00:07.1/0000:02:00.1/tsm/tsm0
 	echo add > "$S/class/tsm/tsm0/uevent"
 	echo "change $U A=1 bB2=xy" > "$S/bus/pci/devices/0000:81:00.0/uevent"
@@ -167,7 +196,7 @@ listen() {
 		try_write "$bad" "$S/class/tsm/tsm0/uevent"
 		expect_errno "$EINVAL"
 	done
-	wait "$LPID"
+	listen_end	# a uevent file's write sends its event before it returns
 	# the kernel's own events (other FUSE mounts' bdi devices) reach every namespace: not ours
 	! grep -q "^add /devices/pci0000:80 " "$EV"
 	run grep SYNTH_ "$EV"
