@@ -34,6 +34,33 @@ _tsmctl_bdfs() {
 	fi
 }
 
+# BDFs on stdin, then each one's slot (DDDD:BB:DD: every function, or a DSM), once:
+# what -d and the verbs take besides a BDF.
+_tsmctl_slots() {
+	local bdf seen=" " out=()
+	while read -r bdf; do
+		echo "$bdf"
+		[[ $bdf == *:*.* ]] && out+=("${bdf%.*}")	# a TSM name passes as it is
+	done
+	for bdf in "${out[@]}"; do
+		[[ $seen == *" $bdf "* ]] && continue
+		seen+="$bdf "
+		echo "$bdf"
+	done
+}
+
+# A comma-separated list's last element completed from WORDS, those chosen
+# already left out (--state, -d, BDF lists).
+_tsmctl_list() {
+	local prefix="" last=$cur w words=()
+	case $cur in *,*) prefix=${cur%,*},; last=${cur##*,} ;; esac
+	for w in $1; do
+		[[ ",$prefix" == *",$w,"* ]] || words+=("$w")
+	done
+	COMPREPLY=($(compgen -P "$prefix" -W "${words[*]}" -- "$last"))
+	compopt -o nospace 2>/dev/null
+}
+
 # The devices lock --all, accept --all or unlock --all would pick: with tsm/lock
 # and unlocked, no TSM context and no driver (lock); locked, not accepted, no
 # driver (accept); locked (unlock). Then the devsec TSMs.
@@ -68,6 +95,12 @@ _tsmctl() {
 		esac
 	done
 
+	# metrics' -o FILE ('-': stdout)
+	if [ "${cmd:-}" = metrics ] && [[ $prev == -o || $prev == --output ]]; then
+		compopt -o filenames 2>/dev/null
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return
+	fi
 	# evidence's own -o DIR and -t TYPE[,TYPE...]
 	if [ "${cmd:-}" = evidence ]; then
 		case $prev in
@@ -110,7 +143,7 @@ _tsmctl() {
 		compopt -o nospace 2>/dev/null
 		return ;;
 	-d|--device)
-		COMPREPLY=($(compgen -W "$(_tsmctl_bdfs any)" -- "$cur"))
+		_tsmctl_list "$(_tsmctl_bdfs any | _tsmctl_slots)"
 		return ;;
 	-t|--tsm)
 		COMPREPLY=($(compgen -W "$(_tsmctl_run list -n -r -o NAME)" -- "$cur"))
@@ -118,13 +151,14 @@ _tsmctl() {
 	-b|--host-bridge)
 		COMPREPLY=($(compgen -W "$(_tsmctl_run host-bridges -n -r -o NAME)" -- "$cur"))
 		return ;;
-	--wait|--require-connected)
+	--wait)
+		return ;;
+	# BDF lists or all (audit takes slots too; the BDFs say which function)
+	--require-connected|--require-verified)
+		_tsmctl_list "all $(_tsmctl_bdfs any)"
 		return ;;
 	--state)
-		local sprefix="" slast=$cur
-		case $cur in *,*) sprefix=${cur%,*},; slast=${cur##*,} ;; esac
-		COMPREPLY=($(compgen -P "$sprefix" -W "secure insecure ide-fail dangling" -- "$slast"))
-		compopt -o nospace 2>/dev/null
+		_tsmctl_list "secure insecure ide-fail dangling"
 		return ;;
 	--inblob|--outblob|--auxblob|--manifestblob|--digest-file|--event)
 		compopt -o filenames 2>/dev/null
@@ -155,15 +189,15 @@ _tsmctl() {
 	case $cmd in
 	connect)
 		compopt -o nosort 2>/dev/null	# unconnected devices first
-		COMPREPLY=($(compgen -W "$(_tsmctl_bdfs unconnected) $(_tsmctl_run list -n -r -o NAME)" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "$(_tsmctl_bdfs unconnected | _tsmctl_slots) $(_tsmctl_run list -n -r -o NAME)" -- "$cur")) ;;
 	disconnect)
-		COMPREPLY=($(compgen -W "$(_tsmctl_bdfs connected) $(_tsmctl_run list -n -r -o NAME)" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "$(_tsmctl_bdfs connected | _tsmctl_slots) $(_tsmctl_run list -n -r -o NAME)" -- "$cur")) ;;
 	wait)
 		COMPREPLY=($(compgen -W "$(_tsmctl_run list -n -r -o NAME)" -- "$cur")) ;;
 	lock|accept|unlock)
-		COMPREPLY=($(compgen -W "$(_tsmctl_tdisp "$cmd")" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "$(_tsmctl_tdisp "$cmd" | _tsmctl_slots)" -- "$cur")) ;;
 	evidence|devices)
-		COMPREPLY=($(compgen -W "$(_tsmctl_bdfs any)" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "$(_tsmctl_bdfs any | _tsmctl_slots)" -- "$cur")) ;;
 	measurements)
 		COMPREPLY=($(compgen -W "$(_tsmctl_run measurements -n -r -o NAME)" -- "$cur")) ;;
 	extend)	# the registers root may extend (the RTMRs)

@@ -77,8 +77,8 @@ static void check_config_access(struct audit_run *run, const struct audit_check 
 			    xstrdup("run the audit as root: the kernel gives other users only the first 64 "
 				    "bytes of config, so IDE registers and DEVCAP.TEE are unknown; the "
 				    "checks that need them are skipped, not failed"),
-			    "config space of %zu of %zu functions limited to the 64-byte header (%s%s)",
-			    limited, n, which, limited > 3 ? "; ..." : "");
+			    "config space of %zu of %zu function%s limited to the 64-byte header (%s%s)",
+			    limited, n, n == 1 ? "" : "s", which, limited > 3 ? "; ..." : "");
 	else
 		result_done(run, f, AUDIT_PASS, NULL, "config space of %zu function%s fully readable", n,
 			    n == 1 ? "" : "s");
@@ -99,13 +99,14 @@ static void check_tsm_class(struct audit_run *run, const struct audit_check *c)
 		result_done(run, f, AUDIT_WARN,
 			    xstrdup("the kernel puts only its TSMs' class devices there: the tree was "
 				    "edited by hand or damaged; these entries are not counted as TSMs"),
-			    "/sys/class/tsm exists, but %zu entr%s no TSM: %s is %s%s", run->snap->nr_bad_tsms,
+			    "%s/class/tsm exists, but %zu entr%s no TSM: %s is %s%s", audit_sys(run),
+			    run->snap->nr_bad_tsms,
 			    run->snap->nr_bad_tsms == 1 ? "y is" : "ies are", b->name,
 			    bad_entry_kind(b->err), run->snap->nr_bad_tsms > 1 ? "; ..." : "");
 		return;
 	}
 	if (run->snap->have_tsm_class) {
-		result_done(run, f, AUDIT_PASS, NULL, "/sys/class/tsm exists");
+		result_done(run, f, AUDIT_PASS, NULL, "%s/class/tsm exists", audit_sys(run));
 		return;
 	}
 	if (run->snap->tsm_class_err && run->snap->tsm_class_err != -ENOENT) {
@@ -113,8 +114,8 @@ static void check_tsm_class(struct audit_run *run, const struct audit_check *c)
 		result_done(run, f, AUDIT_FAIL,
 			    xstrdup("a kernel's /sys/class/tsm is a directory anyone may list: check "
 				    "the tree (--sysroot) and its permissions"),
-			    "/sys/class/tsm is %s (%s): whether a TSM is registered is unknown",
-			    bad_entry_kind(run->snap->tsm_class_err),
+			    "%s/class/tsm is %s (%s): whether a TSM is registered is unknown",
+			    audit_sys(run), bad_entry_kind(run->snap->tsm_class_err),
 			    errno_symbol(-run->snap->tsm_class_err));
 		return;
 	}
@@ -122,7 +123,7 @@ static void check_tsm_class(struct audit_run *run, const struct audit_check *c)
 	result_done(run, f, AUDIT_FAIL,
 		    xasprintf("the kernel needs PCI TSM support (CONFIG_PCI_TSM, v6.19 or later) and a "
 			      "TSM provider: %s", mods),
-		    "/sys/class/tsm does not exist");
+		    "%s/class/tsm does not exist", audit_sys(run));
 	free(mods);
 }
 
@@ -136,14 +137,16 @@ static void check_pci_devices(struct audit_run *run, const struct audit_check *c
 	if (!f)
 		return;
 	if (err)
-		result_done(run, f, AUDIT_FAIL, NULL, "/sys/bus/pci/devices is %s (%s): no PCI "
-			    "function can be looked up, so no device can be audited",
+		result_done(run, f, AUDIT_FAIL, NULL, "%s/bus/pci/devices is %s (%s): no PCI "
+			    "function can be looked up, so no device can be audited", audit_sys(run),
 			    err == -ENOENT ? "missing" : bad_entry_kind(err), errno_symbol(-err));
 	else if (snap->nr_streams && !snap->nr_funcs)
-		result_done(run, f, AUDIT_FAIL, NULL, "/sys/bus/pci/devices is empty, but host bridges "
-			    "hold %zu stream link%s", snap->nr_streams, snap->nr_streams == 1 ? "" : "s");
+		result_done(run, f, AUDIT_FAIL, NULL, "%s/bus/pci/devices is empty, but host bridges "
+			    "hold %zu stream link%s", audit_sys(run), snap->nr_streams,
+			    snap->nr_streams == 1 ? "" : "s");
 	else
-		result_done(run, f, AUDIT_PASS, NULL, "/sys/bus/pci/devices lists the PCI functions");
+		result_done(run, f, AUDIT_PASS, NULL, "%s/bus/pci/devices lists the PCI functions",
+			    audit_sys(run));
 }
 
 static void check_tsm_present(struct audit_run *run, const struct audit_check *c)
@@ -169,7 +172,7 @@ static void check_tsm_present(struct audit_run *run, const struct audit_check *c
 				   "(e.g. 'SEV-TIO status'), firmware and IOMMU TIO support, ccp.tio=Y", mods) :
 			 xasprintf("load the TSM provider module (%s): modprobe ccp (with tio=Y) for "
 				   "SEV-TIO, tdx_host for TDX Connect", mods),
-		    "no tsmN in /sys/class/tsm");
+		    "no tsmN in %s/class/tsm", audit_sys(run));
 	free(mods);
 }
 
@@ -1518,9 +1521,9 @@ static void check_untracked(struct audit_run *run, struct audit_finding *f, cons
 	else if (bad)
 		result_done(run, f, AUDIT_WARN, NULL, "enabled with no stream link: %s", bad);
 	else if (tracked)
-		result_done(run, f, AUDIT_PASS, NULL,
-			    "%zu enabled Selective block%s, all named by stream links", tracked,
-			    tracked == 1 ? "" : "s");
+		result_done(run, f, AUDIT_PASS, NULL, "%zu enabled Selective block%s, %s", tracked,
+			    tracked == 1 ? "" : "s", tracked == 1 ? "named by a stream link" :
+			    "all named by stream links");
 	else
 		result_done(run, f, AUDIT_PASS, NULL, "no enabled IDE stream");
 	free(why);

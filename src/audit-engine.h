@@ -58,6 +58,9 @@ void result_done(struct audit_run *run, struct audit_finding *f, enum audit_stat
 void result_skip_needs_root(struct audit_run *run, struct audit_finding *f, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* The tree's sys/ as the user named it ("/sys", "./capture/sys"), for messages. */
+const char *audit_sys(const struct audit_run *run);
+
 /* Append "; "-separated text to *s (allocated, may be NULL). */
 void audit_text_add(char **s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

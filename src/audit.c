@@ -56,6 +56,11 @@ const struct audit_check *audit_check_lookup(const char *id)
 	return NULL;
 }
 
+const char *audit_sys(const struct audit_run *run)
+{
+	return run->opts->sys ? run->opts->sys : "/sys";
+}
+
 void audit_text_add(char **s, const char *fmt, ...)
 {
 	va_list ap;

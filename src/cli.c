@@ -143,6 +143,14 @@ int usage_error(const struct cmd_def *cmd, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+int extra_operand(const struct cmd_def *cmd, const char *arg)
+{
+	/* a synopsis of options alone ("--nonce HEX | --inblob FILE") takes no operand */
+	if (!cmd->args || cmd->args[0] == '-')
+		return usage_error(cmd, "extra operand '%s': %s takes no operands", arg, cmd->name);
+	return usage_error(cmd, "extra operand '%s' (tsmctl %s %s)", arg, cmd->name, cmd->args);
+}
+
 int option_error(const struct cmd_def *cmd, const struct option *longopts, const char *arg,
 		 int optopt, bool missing)
 {
@@ -306,53 +314,62 @@ static void filter_add(struct filter *f, const char *v)
 	f->v[f->n++] = xstrdup(v);
 }
 
-/* Split a -d/-t/-b value on commas and blanks; canonicalise each element. */
+int option_list(const struct cmd_def *cmd, const char *opt, const char *arg, char ***items,
+		size_t *n)
+{
+	if (list_split(arg, items, n))
+		return usage_error(cmd, "invalid %s '%s': an empty value in the list (a comma with "
+				   "nothing before or after it)", opt, arg);
+	return 0;
+}
+
+/* One -d/-t/-b value, canonical, into F: 0 or EXIT_USAGE. */
+static int filter_value(const struct cmd_def *cmd, struct filter *f, enum common_opt id,
+			const char *tok)
+{
+	char canon[BDF_MAX];
+	unsigned int a, b;
+	int tid;
+
+	if (id == COMMON_DEVICE) {
+		if (bdf_canonical(tok, canon) && slot_canonical(tok, canon))
+			return usage_error(cmd, "invalid PCI address '%s' (expected [DDDD:]BB:DD.F, "
+					   "or [DDDD:]BB:DD for every function of a slot)", tok);
+		filter_add(f, canon);
+	} else if (id == COMMON_TSM) {
+		if (tsm_name_parse(tok, &tid))
+			return usage_error(cmd, "invalid TSM name '%s' (expected tsmN)", tok);
+		filter_add(f, tok);
+	} else {
+		if (hb_name_parse(tok, &a, &b))
+			return usage_error(cmd, "invalid host bridge '%s' (expected pciDDDD:BB)", tok);
+		filter_add(f, tok);
+	}
+	return 0;
+}
+
+/* A -d/-t/-b value: a list of names, each canonicalised; "all" empties the filter. */
 static int filter_parse(const struct cmd_def *cmd, struct filter *f, enum common_opt id,
 			const char *arg)
 {
-	char *copy = xstrdup(arg), *save = NULL;
-	bool any = false;
-	int rc = 0;
+	char *opt = xasprintf("--%s", common_opts[id].name), **v;
+	size_t n = 0;
+	int rc = option_list(cmd, opt, arg, &v, &n);
 
-	for (char *tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
-		char canon[BDF_MAX];
-		unsigned int a, b;
-		int tid;
-
-		any = true;
-		if (streq(tok, "all")) {
+	for (size_t i = 0; !rc && i < n; i++) {
+		if (streq(v[i], "all")) {
 			strv_free(f->v, f->n);
 			f->v = NULL;
 			f->n = 0;
-			goto out;
+			break;
 		}
-		if (id == COMMON_DEVICE) {
-			if (bdf_canonical(tok, canon) && slot_canonical(tok, canon)) {
-				rc = usage_error(cmd, "invalid PCI address '%s' (expected [DDDD:]BB:DD.F, "
-						 "or [DDDD:]BB:DD for every function of a slot)", tok);
-				goto out;
-			}
-			filter_add(f, canon);
-		} else if (id == COMMON_TSM) {
-			if (tsm_name_parse(tok, &tid)) {
-				rc = usage_error(cmd, "invalid TSM name '%s' (expected tsmN)", tok);
-				goto out;
-			}
-			filter_add(f, tok);
-		} else {
-			if (hb_name_parse(tok, &a, &b)) {
-				rc = usage_error(cmd, "invalid host bridge '%s' (expected pciDDDD:BB)", tok);
-				goto out;
-			}
-			filter_add(f, tok);
-		}
+		rc = filter_value(cmd, f, id, v[i]);
 	}
 	/* an unset shell variable must not turn "only this one" into "everything" */
-	if (!any)
-		rc = usage_error(cmd, "--%s needs a value (a list of names, or 'all')",
-				 common_opts[id].name);
-out:
-	free(copy);
+	if (!rc && !n)
+		rc = usage_error(cmd, "%s needs a value (a list of names, or 'all')", opt);
+	strv_free(v, n);
+	free(opt);
 	return rc;
 }
 
@@ -474,11 +491,12 @@ bool cmd_parse(struct cmd_ctx *ctx, const struct cmd_def *cmd, int argc, char **
 
 	optind = 1;
 	opterr = 0;
-	while (!rc && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		const struct opt_def *o = NULL;
 
 		if (c == 1) {
-			operand_add(ctx, optarg);
+			if (!rc)
+				operand_add(ctx, optarg);
 			continue;
 		}
 		if (c >= LONG_ONLY && c < LONG_ONLY + (int)nopts)
@@ -486,6 +504,11 @@ bool cmd_parse(struct cmd_ctx *ctx, const struct cmd_def *cmd, int argc, char **
 		for (size_t i = 0; i < nopts && !o && c != '?' && c != ':'; i++)
 			if (opt_words(opts[i])->short_name == c)
 				o = opts[i];
+		/* after a usage error only -J counts: the empty document is printed all the same */
+		if (rc) {
+			ctx->out.json |= o && o->common == COMMON_JSON;
+			continue;
+		}
 		if (!o)
 			rc = option_error(cmd, longopts, argv[optind - 1], optopt, c == ':');
 		else if (o->common)
@@ -551,14 +574,6 @@ void filters_matched_nothing(const struct cmd_ctx *ctx, const char *what, const 
 	free(given);
 }
 
-/* Nothing found for a filter: the message, and with -J the (empty) document all the same. */
-static int no_such(const struct cmd_ctx *ctx, const char *name, const char *what)
-{
-	cmd_error(ctx->cmd->name, "%s: no such %s", name, what);
-	if (ctx->out.json && ctx->cmd->json_name)
-		json_list_empty(stdout, ctx->cmd->json_name);
-	return EXIT_FAIL;
-}
 
 /* Filters that name objects the tree does not have are errors, not empty results. */
 int filters_check(struct cmd_ctx *ctx, const struct tsm_snapshot *snap)
@@ -572,13 +587,13 @@ int filters_check(struct cmd_ctx *ctx, const struct tsm_snapshot *snap)
 	};
 	struct snapshot_missing miss;
 	char *shown;
-	int rc;
 
 	if (!snapshot_find_missing(snap, &want, &miss))
 		return 0;
 	/* a slot "DDDD:BB:DD.*" is shown as "DDDD:BB:DD" */
 	shown = xstrndup(miss.name, strlen(miss.name) - (miss.kind == SNAPSHOT_NO_SLOT ? 2 : 0));
-	rc = no_such(ctx, shown, what[miss.kind]);
+	/* with -J the empty document follows all the same (tsmctl.c) */
+	cmd_error(ctx->cmd->name, "%s: no such %s", shown, what[miss.kind]);
 	free(shown);
-	return rc;
+	return EXIT_FAIL;
 }

@@ -192,6 +192,27 @@ static int check_targets_exist(const struct batch *b)
 	return 0;
 }
 
+/* A PCI address or slot as the targets are written: what the TSM operand is not. */
+static bool is_device_arg(const char *arg)
+{
+	char canon[BDF_MAX];
+
+	return !bdf_canonical(arg, canon) || !slot_canonical(arg, canon);
+}
+
+/* The TSM is the last operand: one before it leaves the rest extra (0 when none is). */
+static int check_tsm_last(const struct cmd_ctx *ctx)
+{
+	int id;
+
+	for (int i = 0; i + 1 < ctx->nargs; i++)
+		if (!tsm_name_parse(ctx->args[i], &id))
+			return usage_error(ctx->cmd, "extra operand '%s': the TSM (%s) comes last "
+					   "(tsmctl %s %s)", ctx->args[i + 1], ctx->args[i],
+					   ctx->cmd->name, ctx->cmd->args);
+	return 0;
+}
+
 /* BDF... TSM (connect, lock), BDF... [TSM] (disconnect, unlock), BDF... (accept), or --all. */
 static int parse_args(struct batch *b)
 {
@@ -199,9 +220,16 @@ static int parse_args(struct batch *b)
 	enum tsm_action action = b->verb->action;
 	int nargs = ctx->nargs, id, rc;
 
+	if (action != ACTION_ACCEPT && (rc = check_tsm_last(ctx)))
+		return rc;
 	if (action == ACTION_CONNECT || action == ACTION_LOCK) {
 		if (!nargs)
 			return usage_error(ctx->cmd, "no TSM given (BDF... TSM, or --all TSM)");
+		/* "connect 01:00.0": the TSM forgotten, not a device misspelt as one */
+		if (is_device_arg(ctx->args[nargs - 1]))
+			return usage_error(ctx->cmd, "no TSM given: '%s' is a device, and the TSM "
+					   "comes last (tsmctl %s %s)", ctx->args[nargs - 1],
+					   ctx->cmd->name, ctx->cmd->args);
 		b->tsm = ctx->args[--nargs];
 	} else if (action == ACTION_ACCEPT) {
 		if (nargs && startswith(ctx->args[nargs - 1], "tsm"))
@@ -640,14 +668,14 @@ static void print_target(const struct batch *b, const struct target *t)
 		if (t->streams_text)
 			printf(": %s", t->streams_text);
 		putchar('\n');
-		fflush(stdout);
+		stdout_flush();
 		return;
 	}
 	if (b->ctx->out.json)
 		return;
 	if (t->result == RESULT_SKIPPED) {
 		printf("%s: skipped (%s)\n", t->bdf, t->message);
-		fflush(stdout);
+		stdout_flush();
 		return;
 	}
 	printf("%s: %s", t->bdf, t->message);
@@ -657,11 +685,11 @@ static void print_target(const struct batch *b, const struct target *t)
 		printf(dry ? "; would remove %s" : "; removed %s", t->streams_text);
 	if (b->verb->action == ACTION_DISCONNECT && t->available >= 0 && !dry &&
 	    t->result == RESULT_OK)
-		printf("; %lld secure streams available", t->available);
+		printf("; %lld secure stream%s available", t->available, t->available == 1 ? "" : "s");
 	if (t->warning)
 		printf("; warning: %s", t->warning);
 	putchar('\n');
-	fflush(stdout);
+	stdout_flush();
 }
 
 static struct json_object *target_json(const struct batch *b, struct target *t)
@@ -866,7 +894,8 @@ out:
 }
 
 /* What the five verbs share: -v's text and the one run. */
-#define VERB_CMD	.verbose_help = "print each sysfs path written", .run = run_action
+#define VERB_CMD	.verbose_help = "print each sysfs path written", .json_name = "results", \
+			.run = run_action
 
 /* --wait SECONDS, checked as it is read: 0 or EXIT_USAGE */
 static int parse_wait(const struct cmd_def *cmd, const char *arg, void *seconds)

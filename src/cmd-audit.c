@@ -55,35 +55,36 @@ static void list_add(char ***list, size_t *n, const char *bdf)
 static int parse_bdf_list(struct cmd_ctx *ctx, const char *opt, const char *arg, bool dsm_only,
 			  bool *all, char ***list, size_t *n)
 {
-	char *copy, *save = NULL;
-	int rc = 0;
+	char **v;
+	size_t nv;
+	int rc;
 
 	*list = NULL;
 	if (!arg)
 		return 0;
-	copy = xstrdup(arg);
-	for (char *tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+	rc = option_list(ctx->cmd, opt, arg, &v, &nv);
+	for (size_t i = 0; !rc && i < nv; i++) {
 		char canon[BDF_MAX], fns[SLOT_MAX_FUNCS][BDF_MAX];
 
-		if (streq(tok, "all")) {
+		if (streq(v[i], "all")) {
 			*all = true;
-		} else if (!bdf_canonical(tok, canon)) {
+		} else if (!bdf_canonical(v[i], canon)) {
 			list_add(list, n, canon);
-		} else if (!slot_canonical(tok, canon)) {
-			size_t k = slot_targets("audit", tok, canon, dsm_only, fns);
+		} else if (!slot_canonical(v[i], canon)) {
+			size_t k = slot_targets("audit", v[i], canon, dsm_only, fns);
 
-			for (size_t i = 0; i < k; i++)
-				list_add(list, n, fns[i]);
+			for (size_t j = 0; j < k; j++)
+				list_add(list, n, fns[j]);
 		} else {
 			rc = usage_error(ctx->cmd, "invalid PCI address '%s' in %s "
 					 "(expected [DDDD:]BB:DD.F, a slot [DDDD:]BB:DD, or 'all')",
-					 tok, opt);
+					 v[i], opt);
 			break;
 		}
 	}
 	if (!rc && !*all && !*n)
 		rc = usage_error(ctx->cmd, "%s needs a BDF list or 'all'", opt);
-	free(copy);
+	strv_free(v, nv);
 	return rc;
 }
 
@@ -279,6 +280,62 @@ static void print_tree(struct audit_view *v)
 	}
 }
 
+/* Shown results of C skipped only for lack of root (result_skip_needs_root()). */
+static size_t needs_root_shown(const struct audit_view *v, const struct audit_check *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < v->rep->n; i++)
+		n += v->shown[i] && v->rep->findings[i].check == c && v->rep->findings[i].needs_root;
+	return n;
+}
+
+/* "3 functions", "1 stream": N objects of C's scope. */
+static char *scope_count(const struct audit_check *c, size_t n)
+{
+	static const char *const nouns[][2] = {
+		[AUDIT_SCOPE_PLATFORM] = { "platform", "platforms" },
+		[AUDIT_SCOPE_TSM] = { "TSM", "TSMs" },
+		[AUDIT_SCOPE_FUNC] = { "function", "functions" },
+		[AUDIT_SCOPE_STREAM] = { "stream", "streams" },
+		[AUDIT_SCOPE_HB] = { "host bridge", "host bridges" },
+	};
+
+	return xasprintf("%zu %s", n, nouns[c->scope][n != 1]);
+}
+
+/*
+ * C's N needs-root results as one line (a non-root run has one per
+ * function and check): how many, and the first few objects.
+ */
+static void print_needs_root_group(const struct audit_view *v, const struct audit_check *c,
+				   size_t n)
+{
+	struct strbuf objs = STRBUF_INIT;
+	size_t listed = 0;
+	char *count = scope_count(c, n);
+
+	for (size_t i = 0; i < v->rep->n && listed < 3; i++) {
+		const struct audit_finding *f = &v->rep->findings[i];
+
+		if (v->shown[i] && f->check == c && f->needs_root && ++listed)
+			strbuf_join(&objs, ", ", "%s", f->object);
+	}
+	if (n > listed)
+		strbuf_appendf(&objs, " and %zu more ('tsmctl audit' without --short lists each)",
+			       n - listed);
+	put_status(stdout, audit_status_name(AUDIT_SKIP));
+	put_padded(stdout, c->id, v->id_width + 1);
+	put_padded(stdout, count, v->obj_width + 2);
+	fputs("unreadable without root (see platform.config-access): ", stdout);
+	fputs_escaped(objs.s, stdout);
+	fputc('\n', stdout);
+	if (v->verbose)
+		put_note(v, "", "hint: ", "run the audit as root");
+	strbuf_release(&objs);
+	free(count);
+}
+
 static void print_short(struct audit_view *v)
 {
 	for (size_t i = 0; i < v->rep->n; i++) {
@@ -290,9 +347,21 @@ static void print_short(struct audit_view *v)
 	}
 	for (size_t i = 0; i < v->rep->n; i++) {
 		const struct audit_finding *f = &v->rep->findings[i];
+		size_t group;
 
 		if (!v->shown[i])
 			continue;
+		/* a check's needs-root results: one line, where the first of them stands */
+		if (f->needs_root && (group = needs_root_shown(v, f->check)) > 1) {
+			bool first = true;
+
+			for (size_t k = 0; k < i && first; k++)
+				first = !(v->shown[k] && v->rep->findings[k].check == f->check &&
+					  v->rep->findings[k].needs_root);
+			if (first)
+				print_needs_root_group(v, f->check, group);
+			continue;
+		}
 		put_status(stdout, audit_status_name(f->status));
 		put_padded(stdout, f->check->id, v->id_width + 1);
 		put_padded(stdout, f->object, v->obj_width + 2);
@@ -387,14 +456,6 @@ static struct json_object *finding_json(const struct audit_finding *f)
 	return o;
 }
 
-static void print_json_doc(struct json_object *doc)
-{
-	fputs(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-					     JSON_C_TO_STRING_NOSLASHESCAPE), stdout);
-	fputc('\n', stdout);
-	json_object_put(doc);
-}
-
 /* What the streamed JSON report needs while the checks run. */
 struct json_sink {
 	const struct cmd_ctx *ctx;
@@ -427,6 +488,16 @@ static void json_end(struct json_sink *sink)
 	for (int st = 0; st < AUDIT_NR_STATUS; st++)
 		json_object_object_add(sum, keys[st], js_u64(sink->count[st]));
 	json_list_end_with(&sink->w, "summary", sum);
+}
+
+/* The document of a run that ends before any check (a usage error, a filter naming nothing). */
+static void json_empty(const struct cmd_def *cmd)
+{
+	struct json_sink none = { 0 };
+
+	(void)cmd;
+	json_list_begin(&none.w, stdout, "checks");
+	json_end(&none);
 }
 
 /* -J: each result printed as the checks make it, the summary last. */
@@ -474,7 +545,7 @@ static int list_checks(const struct cmd_ctx *ctx)
 	}
 	json_object_object_add(doc, "schema_version", json_object_new_int(1));
 	json_object_object_add(doc, "checks", arr);
-	print_json_doc(doc);
+	json_print_document(stdout, doc);
 	return EXIT_OK;
 }
 
@@ -496,14 +567,14 @@ static int run_audit(struct cmd_ctx *ctx)
 	struct tsm_snapshot snap;
 	size_t count[AUDIT_NR_STATUS] = { 0 }, total = 0;
 	struct ev_gate gate;
-	char **required = NULL, **verified = NULL, *why = NULL;
+	char **required = NULL, **verified = NULL, *why = NULL, *sys = NULL;
 	bool *absent = NULL, *verified_absent = NULL;
 	int rc;
 
 	if (param.list_checks)
 		return list_checks(ctx);
 	if (ctx->nargs)
-		return usage_error(ctx->cmd, "unexpected argument '%s'", ctx->args[0]);
+		return extra_operand(ctx->cmd, ctx->args[0]);
 	/* -H, and -o's columns: as every view */
 	if (table_wanted(ctx) && !view_columns(ctx, &audit_table_view, &rc))
 		return rc;
@@ -520,19 +591,13 @@ static int run_audit(struct cmd_ctx *ctx)
 	gate.snap = &snap;
 	opts.evidence = ev_gate_audit_fn;
 	opts.evidence_arg = &gate;
+	sys = sysfs_display_path("sys");
+	opts.sys = sys;
 
 	snapshot_scan(&snap, SCAN_TSMS | SCAN_STREAMS | SCAN_DEVICES | SCAN_IDE_PORTS | SCAN_PLATFORM);
 	rc = filters_check(ctx, &snap);
-	if (rc) {
-		/* a filter naming nothing: the empty document all the same, as every view */
-		if (ctx->out.json) {
-			struct json_sink none = { .ctx = ctx };
-
-			json_list_begin(&none.w, stdout, "checks");
-			json_end(&none);
-		}
+	if (rc)
 		goto out_snap;
-	}
 	absent = absent_of(&snap, opts.require, opts.nr_require);
 	opts.require_absent = absent;
 	verified_absent = absent_of(&snap, opts.require_verified, opts.nr_require_verified);
@@ -576,6 +641,7 @@ static int run_audit(struct cmd_ctx *ctx)
 out_snap:
 	free(absent);
 	free(verified_absent);
+	free(sys);
 	snapshot_free(&snap);
 out_gate:
 	ev_gate_release(&gate);
@@ -612,6 +678,7 @@ const struct cmd_def cmd_audit = {
 	.opts = audit_options,
 	.cols = audit_columns,
 	.ncols = ARRAY_SIZE(audit_columns),
+	.json_empty = json_empty,
 	.verbose_help = "show each check's description and each result's hint (a table: HINT)",
 	.run = run_audit,
 };

@@ -878,6 +878,16 @@ static const struct opt_def evidence_opts[] = {
 	OPT_COMMON(COMMON_JSON), OPT_END()
 };
 
+/*
+ * A fetch that ends before any object was read: the empty list. --verify's
+ * document is one device's judgement, which a run that read none lacks.
+ */
+static void json_empty(const struct cmd_def *cmd)
+{
+	if (!param.verify)
+		json_list_empty(stdout, cmd->json_name);
+}
+
 const struct cmd_def cmd_evidence = {
 	.name = "evidence",
 	.args = "BDF",
@@ -891,6 +901,8 @@ const struct cmd_def cmd_evidence = {
 		       "objects and a manifest in DIR, or judges them (--verify) in named checks;\n"
 		       "--from DIR reads a saved directory instead of the kernel",
 	.opts = evidence_opts,
+	.json_name = "evidence",
+	.json_empty = json_empty,
 	.verbose_help = "decode each object; say the family and the dumps on stderr; with --verify, "
 			"each result's hint",
 	.run = run_evidence,

@@ -262,5 +262,6 @@ const struct cmd_def cmd_extend = {
 		       "kernel takes it (the register's size, one write at offset 0), then check\n"
 		       "that it reads HASH(old || digest)",
 	.opts = extend_opts,
+	.json_name = "results",	/* refused before any write: none */
 	.run = run_extend,
 };

@@ -10,8 +10,7 @@ static int run_help(struct cmd_ctx *ctx)
 	const struct cmd_def *cmd;
 
 	if (ctx->nargs > 1)
-		return usage_error(ctx->cmd, "unexpected argument '%s' (help takes one command)",
-				   ctx->args[1]);
+		return extra_operand(ctx->cmd, ctx->args[1]);
 	if (!ctx->nargs) {
 		tsmctl_usage(stdout);
 		return EXIT_OK;

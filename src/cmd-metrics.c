@@ -47,9 +47,9 @@ static int run_metrics(struct cmd_ctx *ctx)
 	int rc;
 
 	if (ctx->nargs)
-		return usage_error(ctx->cmd, "unexpected argument '%s'", ctx->args[0]);
+		return extra_operand(ctx->cmd, ctx->args[0]);
 	if (param.output_file && !*param.output_file)
-		return usage_error(ctx->cmd, "--output-file needs a file name");
+		return usage_error(ctx->cmd, "--output needs a file name ('-': stdout)");
 	/* a named input that cannot be used is an error before anything is written */
 	if (ev_gate_init(&gate, &param.judge, &why)) {
 		cmd_error("metrics", "%s", why);
@@ -110,9 +110,10 @@ out:
 }
 
 static const struct opt_def metrics_opts[] = {
-	OPT_STRING(0, "output-file", &param.output_file, "FILE",
+	OPT_STRING('o', "output", &param.output_file, "FILE",
 		   "write to FILE atomically (temporary file, rename; '-': stdout)"),
 	OPT_EV_JUDGE_READONLY(param.judge),
+	OPT_STRING(0, "output-file", &param.output_file, "FILE", "the same as --output (its older name)"),
 	OPT_END()
 };
 
@@ -123,8 +124,8 @@ const struct cmd_def cmd_metrics = {
 		       "bridge, available secure streams, every audit check's status and each\n"
 		       "device's evidence (verified, trusted, unverified and why, failed, as\n"
 		       "audit's device.evidence decides) in the Prometheus text format, for\n"
-		       "node_exporter's textfile collector. With --output-file the file is\n"
-		       "replaced atomically (temporary file, fsync, rename)",
+		       "node_exporter's textfile collector. With -o FILE the file is replaced\n"
+		       "atomically (temporary file, fsync, rename)",
 	.opts = metrics_opts,
 	.run = run_metrics,
 };

@@ -93,7 +93,7 @@ static int check_service(struct cmd_ctx *ctx, struct report_request *req)
 	if (param.service_manifest_version) {
 		if (parse_decimal(param.service_manifest_version, UINT_MAX, &v))
 			return usage_error(ctx->cmd, "invalid --service-manifest-version '%s' "
-					   "(a decimal number, 0-%u)", param.service_manifest_version,
+					   "(a whole number, 0-%u)", param.service_manifest_version,
 					   UINT_MAX);
 		req->service_manifest_version = (long long)v;
 	}
@@ -279,7 +279,8 @@ static void print_summary(FILE *out, const struct report_request *req, const str
 		if (!v->blob->shown)
 			continue;
 		snprintf(label, sizeof(label), "%s:", v->name);
-		fprintf(out, "%-13s %zu bytes, sha256 %s, %s%s\n", label, v->blob->len, v->sha, v->path ? "written to " : "not saved",
+		fprintf(out, "%-13s %zu byte%s, sha256 %s, %s%s\n", label, v->blob->len,
+			v->blob->len == 1 ? "" : "s", v->sha, v->path ? "written to " : "not saved",
 			v->path ? v->path : "");
 	}
 	mrs_summary(out, mrs);
@@ -321,7 +322,7 @@ static int check_options(struct cmd_ctx *ctx, struct report_request *req)
 	int rc;
 
 	if (ctx->nargs)
-		return usage_error(ctx->cmd, "unexpected argument '%s'", ctx->args[0]);
+		return extra_operand(ctx->cmd, ctx->args[0]);
 	if (!param.nonce == !param.inblob)
 		return usage_error(ctx->cmd, "give exactly one of --nonce HEX and --inblob FILE");
 	req->privlevel = -1;
@@ -329,8 +330,8 @@ static int check_options(struct cmd_ctx *ctx, struct report_request *req)
 	req->verbose = ctx->verbose;
 	if (param.privlevel) {
 		if (parse_decimal(param.privlevel, UINT_MAX, &v) || v > REPORT_PRIVLEVEL_MAX)
-			return usage_error(ctx->cmd, "invalid --privlevel '%s' (0-%d)", param.privlevel,
-					   REPORT_PRIVLEVEL_MAX);
+			return usage_error(ctx->cmd, "invalid --privlevel '%s' (a whole number, 0-%d)",
+					   param.privlevel, REPORT_PRIVLEVEL_MAX);
 		req->privlevel = (int)v;
 	}
 	rc = check_service(ctx, req);
@@ -366,9 +367,10 @@ static int run_report(struct cmd_ctx *ctx)
 	/* both providers take exactly 64 bytes of user data (sev-guest.c, tdx-guest.c) */
 	if (req.inblob_len < REPORT_INBLOB_MAX) {
 		if (ctx->verbose)
-			cmd_note(CMD, "%s is %zu bytes: padded with %zu zero bytes to the %d "
-				 "the providers take", source, input_len,
-				 REPORT_INBLOB_MAX - input_len, REPORT_INBLOB_MAX);
+			cmd_note(CMD, "%s is %zu byte%s: padded with %zu zero byte%s to the %d "
+				 "the providers take", source, input_len, input_len == 1 ? "" : "s",
+				 REPORT_INBLOB_MAX - input_len,
+				 REPORT_INBLOB_MAX - input_len == 1 ? "" : "s", REPORT_INBLOB_MAX);
 		memset(req.inblob + req.inblob_len, 0, REPORT_INBLOB_MAX - req.inblob_len);
 		req.inblob_len = REPORT_INBLOB_MAX;
 	}
@@ -469,6 +471,7 @@ const struct cmd_def cmd_report = {
 		       "files (or stdout with '-', never to a terminal); the summary or -J shows\n"
 		       "their sizes and SHA-256 digests",
 	.opts = report_opts,
+	.json_name = "reports",
 	.verbose_help = "say each step (entry, writes, reads, retries) on stderr",
 	.run = run_report,
 };

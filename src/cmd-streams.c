@@ -105,47 +105,41 @@ static char *cell(const struct tsm_snapshot *snap, const void *item, int col)
 	return NULL;
 }
 
-/* --state: the stream states asked for (one bit each), OR among them */
-enum { STATE_SECURE = 1, STATE_INSECURE = 2, STATE_IDE_FAIL = 4, STATE_DANGLING = 8 };
-
+/* --state: the stream states asked for, a bit per enum stream_state, OR among them */
 static struct stream_param {
 	unsigned int states;
 } param;
 
-static const char *const state_words[] = { "secure", "insecure", "ide-fail", "dangling" };
-
 /* --state LIST, checked as it is read: 0 or EXIT_USAGE */
 static int parse_states(const struct cmd_def *cmd, const char *arg, void *dest)
 {
-	char *copy = xstrdup(arg), *save = NULL;
 	unsigned int *states = dest;
-	int rc = 0;
+	char **v;
+	size_t n;
+	int rc = option_list(cmd, "--state", arg, &v, &n);
 
-	for (char *w = strtok_r(copy, ", \t", &save); w && !rc; w = strtok_r(NULL, ", \t", &save)) {
-		size_t i = 0;
+	for (size_t k = 0; !rc && k < n; k++) {
+		enum stream_state i = 0;
 
-		while (i < ARRAY_SIZE(state_words) && !streq(w, state_words[i]))
+		/* every word of the model's but unknown, which says no state is known */
+		while (i < STREAM_UNKNOWN && !streq(v[k], stream_state_name(i)))
 			i++;
-		if (i == ARRAY_SIZE(state_words))
+		if (i == STREAM_UNKNOWN)
 			rc = usage_error(cmd, "invalid --state '%s' (expected secure, insecure, "
-					 "ide-fail or dangling)", w);
+					 "ide-fail or dangling)", v[k]);
 		else
 			*states |= 1u << i;
 	}
 	if (!rc && !*states)
 		rc = usage_error(cmd, "--state needs a value (secure, insecure, ide-fail, dangling)");
-	free(copy);
+	strv_free(v, n);
 	return rc;
 }
 
-/* The stream is in one of the --state states (tsmctl-streams(8), STATE FILTER). */
+/* The stream's one word is one of the --state states (tsmctl-streams(8), STATE FILTER). */
 static bool state_selected(const struct ide_stream *s)
 {
-	return !param.states ||
-	       ((param.states & STATE_SECURE) && stream_secure(s) && !stream_ide_fail(s)) ||
-	       ((param.states & STATE_INSECURE) && stream_insecure(s)) ||
-	       ((param.states & STATE_IDE_FAIL) && stream_ide_fail(s)) ||
-	       ((param.states & STATE_DANGLING) && stream_dangling(s));
+	return !param.states || (param.states & (1u << stream_state(s)));
 }
 
 static bool stream_selected(const struct cmd_ctx *ctx, const struct tsm_snapshot *snap,

@@ -37,8 +37,10 @@ static const struct column tree_columns[] = {
 	[COL_DOE] = { "DOE", 10, 0, "DOE features (VVVV:TT)" },
 	[COL_POOL] = { "POOL", 4, SCOLS_FL_RIGHT,
 		       "host bridge: available_secure_streams (none: no pool)" },
-	[COL_TSM] = { "TSM", 5, 0, "host bridge: the TSMs using it; function: its TSM" },
-	[COL_STATE] = { "STATE", 10, 0, "connected, not-connected, dependent, locked, accepted, ..." },
+	[COL_TSM] = { "TSM", 5, 0,
+		      "host bridge: the TSMs using it; function: its TSM, or the TSMs it provides" },
+	[COL_STATE] = { "STATE", 10, 0,
+			"connected, not-connected, dependent, locked, accepted, ..., provider" },
 	[COL_STREAMS] = { "STREAMS", 20, 0,
 			  "streams along the node (E/R block as endpoint/root port, via) and "
 			  "enabled Selective blocks without a link" },
@@ -56,7 +58,7 @@ static const int tree_defaults[] = { COL_NAME, COL_TYPE, COL_IDE, COL_POOL, COL_
 static const int func_cells[] = {
 	[COL_NAME] = FC_BDF, [COL_TYPE] = FC_TYPE, [COL_VENDOR] = FC_VENDOR,
 	[COL_DEVICE] = FC_DEVICE, [COL_TEE] = FC_TEE, [COL_IDE] = FC_IDE, [COL_DOE] = FC_DOE,
-	[COL_POOL] = -1, [COL_TSM] = -1, [COL_STATE] = FC_STATE, [COL_STREAMS] = -1,
+	[COL_POOL] = -1, [COL_TSM] = -1, [COL_STATE] = -1, [COL_STREAMS] = -1,
 	[COL_DSM] = FC_DSM, [COL_BOUND] = FC_BOUND, [COL_DRIVER] = FC_DRIVER, [COL_RELATION] = -1,
 };
 
@@ -69,6 +71,8 @@ struct node {
 	size_t nkids;
 	bool in;			/* in the tree, before the filters */
 	bool shown;			/* passes them, or leads to a node that does */
+	char *provides;			/* the TSMs it provides (func_provided_tsms()), NULL: none */
+	struct json_object *jprovides;	/* its "provides" */
 	struct strbuf streams;		/* the STREAMS cell */
 	struct json_object *jstreams;	/* its "streams" */
 	struct json_object *jblocks;	/* its "selective_blocks" (null: unknown, or a host bridge) */
@@ -249,7 +253,24 @@ static void mark_blocks(const struct tree *t, struct node *n)
 
 /* ---- building ---- */
 
-static void tree_build(struct tree *t, const struct tsm_snapshot *snap)
+/* The TSMs N's function provides, as its cell and its "provides". */
+static void mark_provider(const struct tsm_snapshot *snap, struct node *n)
+{
+	const char **names = xcalloc(snap->nr_tsms + 1, sizeof(*names));
+	struct strbuf text = STRBUF_INIT;
+	size_t k = func_provided_tsms(snap, n->f, names);
+
+	n->jprovides = json_object_new_array();
+	for (size_t i = 0; i < k; i++) {
+		strbuf_join(&text, ",", "%s", names[i]);
+		json_object_array_add(n->jprovides, js_str(names[i]));
+	}
+	n->provides = k ? strbuf_take(&text) : NULL;
+	free(names);
+}
+
+/* ALL (--all): every function the kernel lists, as lspci -t draws them; else the TSM's view. */
+static void tree_build(struct tree *t, const struct tsm_snapshot *snap, bool all)
 {
 	size_t limit = snap->nr_funcs + snap->nr_hbs + 1;
 
@@ -267,7 +288,8 @@ static void tree_build(struct tree *t, const struct tsm_snapshot *snap)
 
 		t->funcs[i] = (struct node){ .f = f };
 		t->funcs[i].jstreams = json_object_new_array();
-		t->funcs[i].in = f->listed || ide_port(f);
+		/* a dangling link's target is in the snapshot too, but no function the kernel lists */
+		t->funcs[i].in = (all && f->bus_listed) || f->listed || ide_port(f);
 	}
 	for (size_t i = 0; i < snap->nr_streams; i++) {
 		const struct ide_stream *s = snap->streams[i];
@@ -297,6 +319,7 @@ static void tree_build(struct tree *t, const struct tsm_snapshot *snap)
 		else
 			t->roots[t->nroots++] = n;	/* below no host bridge the tree knows */
 		mark_blocks(t, n);
+		mark_provider(snap, n);
 	}
 	for (size_t i = 0; i < snap->nr_streams; i++)
 		mark_stream(t, snap->streams[i]);
@@ -310,6 +333,8 @@ static void tree_free(struct tree *t)
 	for (size_t a = 0; a < ARRAY_SIZE(all); a++)
 		for (size_t i = 0; i < counts[a]; i++) {
 			free(all[a][i].kids);
+			free(all[a][i].provides);
+			json_object_put(all[a][i].jprovides);
 			strbuf_release(&all[a][i].streams);
 			json_object_put(all[a][i].jstreams);
 			json_object_put(all[a][i].jblocks);
@@ -347,6 +372,8 @@ static bool select_nodes(const struct cmd_ctx *ctx, struct node *n, bool below_d
 
 static char *node_cell(const struct node *n, int col)
 {
+	char *s;
+
 	if (n->f && func_cells[col] >= 0)
 		return render_func_cell(n->f, (enum func_cell)func_cells[col]);
 	switch (col) {
@@ -354,7 +381,19 @@ static char *node_cell(const struct node *n, int col)
 	case COL_TYPE: return n->hb ? cell_str("host-bridge") : NULL;
 	case COL_POOL: return n->hb ? render_pool_cell(n->hb) : NULL;
 	case COL_TSM:
-		return n->hb ? render_hb_tsms(n->hb) : cell_str(func_tsm(n->f));
+		if (n->hb)
+			return render_hb_tsms(n->hb);
+		/* a TSM's own function (the PSP) names the TSM it provides */
+		return cell_str(func_tsm(n->f) ? func_tsm(n->f) : n->provides);
+	case COL_STATE:
+		if (n->hb)
+			return NULL;
+		s = render_func_cell(n->f, FC_STATE);
+		if (s && !*s && n->provides) {
+			free(s);
+			return xstrdup("provider");
+		}
+		return s;
 	case COL_STREAMS: return n->streams.len ? xstrdup(n->streams.s) : NULL;
 	case COL_RELATION: return cell_str(n->relation);
 	}
@@ -390,6 +429,8 @@ static struct json_object *node_json(const struct node *n)
 	json_object_object_add(o, "device", n->f ? render_device_json(n->f, NULL) : NULL);
 	json_object_object_add(o, "streams", json_object_get(n->jstreams));
 	json_object_object_add(o, "selective_blocks", json_object_get(n->jblocks));
+	json_object_object_add(o, "provides", n->jprovides ? json_object_get(n->jprovides) :
+				json_object_new_array());
 	json_object_object_add(o, "children", kids);
 	return o;
 }
@@ -405,8 +446,8 @@ static char *not_in_tree(const struct cmd_ctx *ctx, const struct tree *t)
 		if ((n && n->in) || strchr(ctx->devices.v[i], '*'))
 			continue;
 		return xasprintf("%s is not in the tree: it has no tsm/ group and is neither an IDE "
-				 "port nor a stream partner ('tsmctl tree --all' adds every IDE or "
-				 "TEE-IO capable function)", ctx->devices.v[i]);
+				 "port nor a stream partner ('tsmctl tree --all' shows every function)",
+				 ctx->devices.v[i]);
 	}
 	return NULL;
 }
@@ -459,7 +500,7 @@ static int run_tree(struct cmd_ctx *ctx)
 		snapshot_free(&snap);
 		return rc;
 	}
-	tree_build(&t, &snap);
+	tree_build(&t, &snap, ctx->all);
 	for (size_t i = 0; i < t.nroots; i++)
 		shown += select_nodes(ctx, t.roots[i], false);
 	if (ctx->out.json) {
@@ -498,7 +539,8 @@ const struct cmd_def cmd_tree = {
 		       "tree: pools and TSMs, IDE capabilities and enabled Selective blocks, each\n"
 		       "function's TSM state, dependents and VFs under their DSM, and every stream\n"
 		       "along the path it protects (E and R: its endpoint and root port blocks).\n"
-		       "--all adds every IDE or TEE-IO capable function, as devices --all does",
+		       "--all shows the whole hierarchy, every function the kernel lists (as\n"
+		       "lspci -t draws it), the TSM's own provider function with the TSM named",
 	.opts = tree_options,
 	.cols = tree_columns,
 	.ncols = ARRAY_SIZE(tree_columns),

@@ -293,5 +293,6 @@ const struct cmd_def cmd_verify_mitigation = {
 		       "vector with one bit (0x4); all names every supported, unverified one. A\n"
 		       "bit the firmware does not support or has verified already is not written",
 	.opts = vm_opts,
+	.json_name = "results",	/* refused before any store: none */
 	.run = run_verify_mitigation,
 };

@@ -143,6 +143,7 @@ const struct cmd_def cmd_wait = {
 		       "the deadline. Prints the ready TSMs. Exit status 0 when ready, 1 on\n"
 		       "timeout, 130/143 on SIGINT/SIGTERM",
 	.opts = wait_opts,
+	.json_name = "tsms",	/* not ready in time: none */
 	.verbose_help = "say on stderr when it starts listening, and why it looked again",
 	.run = run_wait,
 };

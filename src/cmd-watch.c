@@ -62,7 +62,7 @@ struct w_dev {
 struct w_stream {
 	const struct ide_stream *s;
 	const char *endpoint;	/* its BDF, "dangling" or "unknown" */
-	enum stream_state state;
+	bool secure, insecure;	/* stream_secure(), stream_insecure(): IDE_FAIL is told apart */
 	bool ide_fail;
 	bool dangling;		/* the link names no device below its host bridge */
 };
@@ -94,6 +94,7 @@ struct watcher {
 	bool failed;		/* a failure-class event was printed */
 	size_t nr_failed;
 	bool baseline;		/* the first scan: only failures, each marked as found at start */
+	bool out_failed;	/* stdout took no event (a full disk): the watch ends, exit 1 */
 };
 
 static int cmp_dev(const void *a, const void *b)
@@ -151,7 +152,8 @@ static void state_take(struct w_state *w, const struct tsm_snapshot *snap)
 			ws->s = s;
 			ws->endpoint = s->endpoint ? s->endpoint->bdf : s->dangling ? "dangling" :
 				       "unknown";
-			ws->state = stream_state(s);
+			ws->secure = stream_secure(s);
+			ws->insecure = stream_insecure(s);
 			/* the model's answer: a stray link's blocks are its stream's, told once */
 			ws->ide_fail = stream_ide_fail(s);
 			ws->dangling = s->dangling;
@@ -222,7 +224,9 @@ static void emit(struct watcher *w, enum severity sev, const char *event, const 
 		fputs_escaped(detail, stdout);
 		putchar('\n');
 	}
-	fflush(stdout);	/* a pipe reader sees each event as it happens */
+	/* a pipe reader sees each event as it happens; one nobody can read ends the watch */
+	if (stdout_flush())
+		w->out_failed = true;
 	free(detail);
 	if (sev == SEV_FAIL) {
 		w->failed = true;
@@ -398,17 +402,17 @@ static void stream_now(const struct w_stream *s, const struct w_stream *was)
 	char key[128], *ep = NULL, *rp = NULL;
 
 	stream_key(s, key);
-	if (!was || (s->state == STREAM_INSECURE && was->state != STREAM_INSECURE)) {
+	if (!was || (s->insecure && !was->insecure)) {
 		ep = render_partner_state(s->s, true);
 		rp = render_partner_state(s->s, false);
 	}
 	if (!was)
 		emit(wt, SEV_INFO, "stream-added", "stream", key,
 		     "endpoint %s: endpoint %s, root port %s", s->endpoint, ep, rp);
-	if (s->state == STREAM_INSECURE && !(was && was->state == STREAM_INSECURE))
+	if (s->insecure && !(was && was->insecure))
 		emit(wt, SEV_FAIL, "stream-insecure", "stream", key,
 		     "endpoint %s: endpoint %s, root port %s", s->endpoint, ep, rp);
-	else if (s->state == STREAM_SECURE && was && was->state != STREAM_SECURE)
+	else if (s->secure && was && !was->secure)
 		emit(wt, SEV_INFO, "stream-secure", "stream", key,
 		     "endpoint %s: secure on both partners again", s->endpoint);
 	if (s->ide_fail && !(was && was->ide_fail))
@@ -446,7 +450,7 @@ static int parse_args(struct cmd_ctx *ctx, double *interval, long *count)
 	unsigned long long n;
 
 	if (ctx->nargs)
-		return usage_error(ctx->cmd, "unexpected argument '%s'", ctx->args[0]);
+		return extra_operand(ctx->cmd, ctx->args[0]);
 	*interval = WATCH_DEFAULT_INTERVAL;
 	if (param.interval && (parse_seconds(param.interval, WATCH_MAX_INTERVAL, interval) ||
 			      *interval < WATCH_MIN_INTERVAL))
@@ -455,8 +459,8 @@ static int parse_args(struct cmd_ctx *ctx, double *interval, long *count)
 	*count = -1;
 	if (param.count) {
 		if (parse_decimal(param.count, LONG_MAX, &n) || n < 1)
-			return usage_error(ctx->cmd, "invalid --count value '%s' (a positive decimal "
-					   "number)", param.count);
+			return usage_error(ctx->cmd, "invalid --count value '%s' (a whole number, "
+					   "1-%ld)", param.count, LONG_MAX);
 		*count = (long)n;
 	}
 	return 0;
@@ -606,7 +610,8 @@ static int run_watch(struct cmd_ctx *ctx)
 			 old.nr_hbs, old.nr_hbs == 1 ? "" : "s", w.nr_failed,
 			 w.nr_failed == 1 ? "" : "s", interval);
 	deadline = now_s() + interval;
-	while (!stop_signal && (count < 0 || done < count) && !(w.failed && param.exit_on_fail)) {
+	while (!stop_signal && !w.out_failed && (count < 0 || done < count) &&
+	       !(w.failed && param.exit_on_fail)) {
 		bool early = nap(deadline, &l, &unblocked), moved;
 
 		if (stop_signal)
@@ -644,7 +649,8 @@ static int run_watch(struct cmd_ctx *ctx)
 	drop(&cur);
 	uevent_close(&l);
 	sigprocmask(SIG_SETMASK, &unblocked, NULL);
-	return w.failed && param.exit_on_fail ? EXIT_FAIL : EXIT_OK;
+	/* close_stdout() says why stdout failed */
+	return w.out_failed || (w.failed && param.exit_on_fail) ? EXIT_FAIL : EXIT_OK;
 }
 
 static const struct opt_def watch_opts[] = {

@@ -321,7 +321,8 @@ static void check_generation(const struct ev_decoded *d, const struct ev_verify_
 		       s->from_dir ? "the directory mixes reads" : "they were not read in one dump");
 	else
 		ev_add(r, "evidence.generation", "evidence", AUDIT_PASS, NULL,
-		       "all %u objects are of generation %lld%s", n, g,
+		       "%s %u object%s %s of generation %lld%s", n == 1 ? "its" : "all", n,
+		       n == 1 ? "" : "s", n == 1 ? "is" : "are", g,
 		       s->from_dir ? " (as the saved manifest records)" : ", read in one dump");
 	if (!s->nonce_len) {
 		ev_add_risk(r, "evidence.generation", "nonce", EV_RISK_NOT_FRESH,

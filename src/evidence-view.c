@@ -523,7 +523,7 @@ int ev_view_print(const struct ev_decoded *d, uint32_t mask)
 			rc = print_meas(d);
 		else
 			rc = print_report(d);
-		fflush(stdout);
+		stdout_flush();
 	}
 	return rc;
 }

@@ -54,6 +54,11 @@ static char *no_evidence(const struct tsm_snapshot *snap, const char *bdf)
 	const char *holder = func_lock_holder(f);
 	char pf0[BDF_MAX];
 
+	/* a host with a link TSM (the devsec rig adds a devsec one, and tsm/lock): connect first */
+	if (f && f->has_connect && !func_connected(f) && !holder && snapshot_first_link_tsm(snap))
+		return xasprintf("it is not connected: on a host a DSM has evidence only while it "
+				 "is connected to a link TSM; connect it first ('tsmctl connect %s %s')",
+				 bdf, only_tsm(snap, false));
 	if (f && f->has_lock && !holder && !func_connected(f))
 		return xasprintf("it is not locked: in a guest a TDI has evidence only while it is "
 				 "locked; lock it first ('tsmctl lock %s %s'), then 'tsmctl accept "
@@ -67,8 +72,7 @@ static char *no_evidence(const struct tsm_snapshot *snap, const char *bdf)
 				 f->connect);
 	if (f && f->has_connect)
 		return xasprintf("it is not connected: on a host a DSM has evidence only while it "
-				 "is connected to a link TSM; connect it first ('tsmctl connect %s %s')",
-				 bdf, only_tsm(snap, false));
+				 "is connected to a link TSM, and no link TSM is registered");
 	function0(bdf, pf0);
 	if (!streq(pf0, bdf) && snapshot_find_func(snap, pf0))
 		return xasprintf("it is not a DSM: its DSM is function 0, %s; connect that and read "

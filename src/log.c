@@ -7,16 +7,16 @@
 #include <string.h>
 
 #include "tsmctl/log.h"
+#include "tsmctl/util.h"
 
 static enum log_level level = LOG_LEVEL_NORMAL;
 
 static const struct {
 	const char *name;	/* in TSMCTL_DEBUG */
-	const char *env;	/* its own variable, kept for the scripts that set it */
-	bool empty_counts;	/* the own variable set to "" turns it on too */
+	const char *env;	/* its own variable, kept for the scripts that set it: 1 on, 0 off */
 } switches[DEBUG_NR_SWITCHES] = {
-	[DEBUG_CONFIG_STATS] = { "config-stats", "TSMCTL_CONFIG_STATS", true },
-	[DEBUG_NO_OPENAT2] = { "no-openat2", "TSMCTL_NO_OPENAT2", false },
+	[DEBUG_CONFIG_STATS] = { "config-stats", "TSMCTL_CONFIG_STATS" },
+	[DEBUG_NO_OPENAT2] = { "no-openat2", "TSMCTL_NO_OPENAT2" },
 };
 
 void log_set_level(enum log_level l)
@@ -40,13 +40,41 @@ static bool list_names(const char *list, const char *name)
 	return false;
 }
 
+/* A value the switches do not take is said once a run, not at every scan. */
+static void check_environment(void)
+{
+	static bool checked;
+	const char *list = getenv("TSMCTL_DEBUG"), *p;
+
+	if (checked)
+		return;
+	checked = true;
+	for (size_t s = 0; s < DEBUG_NR_SWITCHES; s++) {
+		const char *v = getenv(switches[s].env);
+
+		if (v && *v && !streq(v, "0") && !streq(v, "1"))
+			cmd_note(NULL, "%s='%s' is ignored: it takes 1 (on) or 0 (off)",
+				 switches[s].env, v);
+	}
+	for (p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		size_t len = strcspn(p, ","), s = 0;
+
+		while (s < DEBUG_NR_SWITCHES && (strlen(switches[s].name) != len ||
+						 strncmp(p, switches[s].name, len)))
+			s++;
+		if (len && s == DEBUG_NR_SWITCHES)
+			cmd_note(NULL, "TSMCTL_DEBUG: unknown switch '%.*s' is ignored (config-stats, "
+				 "no-openat2)", (int)len, p);
+	}
+}
+
 bool debug_on(enum debug_switch s)
 {
 	const char *own;
 
 	if (s >= DEBUG_NR_SWITCHES)
 		return false;
+	check_environment();
 	own = getenv(switches[s].env);
-	return list_names(getenv("TSMCTL_DEBUG"), switches[s].name) ||
-	       (own && (*own || switches[s].empty_counts));
+	return list_names(getenv("TSMCTL_DEBUG"), switches[s].name) || (own && streq(own, "1"));
 }

@@ -76,8 +76,9 @@ static void write_tsms(FILE *out, const struct tsm_snapshot *snap)
 
 static void write_streams(FILE *out, const struct tsm_snapshot *snap)
 {
-	family(out, "tsmctl_streams", "IDE stream links on a host bridge, by state on both partners "
-	       "(secure: enabled and SECURE on both; unknown: registers unreadable).");
+	family(out, "tsmctl_streams", "IDE stream links on a host bridge, by state, as streams --state "
+	       "says it (secure: enabled and SECURE on both partners, no IDE_FAIL; unknown: registers "
+	       "unreadable).");
 	for (size_t i = 0; i < snap->nr_hbs; i++) {
 		const struct host_bridge *hb = snap->hbs[i];
 

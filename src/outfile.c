@@ -136,5 +136,6 @@ char *outfile_error(const struct outfile *o, int err)
 	if (err == -EEXIST && o->refused)
 		return xasprintf("%s: %s, not a regular file: refusing to replace it (name a "
 				 "regular file, or '-' for stdout)", o->path, o->refused);
-	return xasprintf("%s: %s: %s", o->path, o->step, strerror(-err));
+	return xasprintf("%s%s: %s: %s", o->path, o->to_stdout ? " (standard output)" : "", o->step,
+			 strerror(-err));
 }

@@ -28,10 +28,34 @@ static int add_column(struct output_opts *o, int id)
 	return 0;
 }
 
+/* The columns NAMES name, appended to O: 0, or -errno with *WHY (when not NULL) said. */
+static int add_named_columns(struct output_opts *o, const struct column *cols, size_t ncols,
+			     char **names, size_t n, char **why)
+{
+	for (size_t i = 0; i < n; i++) {
+		int id = column_by_name(cols, ncols, names[i], strlen(names[i]));
+
+		if (id < 0) {
+			if (why)
+				*why = xasprintf("unknown column '%s'", names[i]);
+			return -EINVAL;
+		}
+		if (add_column(o, id)) {
+			if (why)
+				*why = xasprintf("more than %d columns", OUTPUT_MAX_COLUMNS);
+			return -E2BIG;
+		}
+	}
+	return 0;
+}
+
 int columns_select(struct output_opts *o, const struct column *cols, size_t ncols,
 		   const int *defaults, size_t ndefaults, const char *arg, bool all, char **why)
 {
 	const char *p = arg;
+	char **names;
+	size_t n;
+	int rc;
 
 	o->ncols = 0;
 	if (all) {
@@ -46,32 +70,21 @@ int columns_select(struct output_opts *o, const struct column *cols, size_t ncol
 			return 0;
 		p++;
 	}
-	while (*p) {
-		size_t len = strcspn(p, ", ");
-		int id;
-
-		if (len) {
-			id = column_by_name(cols, ncols, p, len);
-			if (id < 0) {
-				if (why)
-					*why = xasprintf("unknown column '%.*s'", (int)len, p);
-				return -EINVAL;
-			}
-			if (add_column(o, id)) {
-				if (why)
-					*why = xasprintf("more than %d columns", OUTPUT_MAX_COLUMNS);
-				return -E2BIG;
-			}
-		}
-		p += len;
-		p += strspn(p, ", ");
+	if (list_split(p, &names, &n)) {
+		if (why)
+			*why = xasprintf("an empty value in the list '%s' (a comma with nothing before "
+					 "or after it)", arg);
+		return -EINVAL;
 	}
-	if (!o->ncols) {
+	/* "-o +" appends nothing: as an empty value, a mistake */
+	if (!n) {
 		if (why)
 			*why = xstrdup("no column given");
 		return -EINVAL;
 	}
-	return 0;
+	rc = add_named_columns(o, cols, ncols, names, n, why);
+	strv_free(names, n);
+	return rc;
 }
 
 void columns_print_help(FILE *out, const struct column *cols, size_t ncols)
@@ -165,9 +178,18 @@ static int schema_version(const char *name)
 	return streq(name, "host_bridges") ? 2 : 1;
 }
 
+/* A document was begun on stdout: a command that ends without one gets its empty one (tsmctl.c). */
+static bool stdout_document;
+
+bool json_document_printed(void)
+{
+	return stdout_document;
+}
+
 void json_list_begin(struct json_list *w, FILE *out, const char *name)
 {
 	*w = (struct json_list){ .out = out, .first = true };
+	stdout_document |= out == stdout;
 	fprintf(out, "{\n  \"schema_version\": %d,\n  \"%s\": [", schema_version(name), name);
 }
 
@@ -216,6 +238,15 @@ void json_list_empty(FILE *out, const char *name)
 
 	json_list_begin(&w, out, name);
 	json_list_end(&w);
+}
+
+void json_print_document(FILE *out, struct json_object *doc)
+{
+	stdout_document |= out == stdout;
+	fputs(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+					     JSON_C_TO_STRING_NOSLASHESCAPE), out);
+	fputc('\n', out);
+	json_object_put(doc);
 }
 
 void json_list_single(FILE *out, const char *name, struct json_object *item)

@@ -304,13 +304,15 @@ void render_device_detail_text(const struct tsm_snapshot *snap, const struct pci
 	const char *access = !f->cfg_read ? "not read" : f->cfg_err ? "unreadable" :
 			     f->needs_root ? "needs root (the kernel gave this user 64 bytes)" :
 			     f->cfg.malformed ? "malformed" : "full";
-	const char *type = render_pcie_type(f);
+	const char *type = render_pcie_type(f), *kind = render_func_type(f);
 
 	line(0, "%s %s", f->bdf, name ? name : "");
 	if (f->ids_known)
 		line(1, "Vendor: %s%s[%04x], device [%04x], class %06x", vendor ? vendor : "",
 		     vendor ? " " : "", f->cfg.vendor_id, f->cfg.device_id, f->cfg.class_code);
-	line(1, "Type: %s, TEE-IO%s", type ? type : "unknown",
+	/* past the header unreadable: what the header (or the class file) says */
+	line(1, "Type: %s%s, TEE-IO%s", kind ? kind : "unknown",
+	     !type && kind ? " (by its header; its PCIe type is past it)" : "",
 	     func_cfg_known(f) ? pm(f->cfg.tee_io) : "?");
 	line(1, "Host bridge: %s, root port: %s", f->hb ? f->hb->name : "-",
 	     f->root_port ? f->root_port->bdf : "-");
@@ -320,7 +322,8 @@ void render_device_detail_text(const struct tsm_snapshot *snap, const struct pci
 	if (f->physfn)
 		line(1, "SR-IOV: a VF of %s", f->physfn);
 	else if (f->has_sriov)
-		line(1, "SR-IOV: %u VFs enabled, offset %u, stride %u", f->sriov_numvfs,
+		line(1, "SR-IOV: %u VF%s enabled, offset %u, stride %u", f->sriov_numvfs,
+		     f->sriov_numvfs == 1 ? "" : "s",
 		     f->sriov_offset, f->sriov_stride);
 	print_serial(f);
 	print_tsm_attrs(f);

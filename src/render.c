@@ -32,6 +32,16 @@ const char *render_pcie_type(const struct pci_func *f)
 	return f->cfg.pcie_type == PCIE_TYPE_NONE ? "pci" : pcie_type_name(f->cfg.pcie_type);
 }
 
+const char *render_func_type(const struct pci_func *f)
+{
+	static const char *const kinds[] = {
+		[FUNC_KIND_UNKNOWN] = NULL, [FUNC_KIND_ENDPOINT] = "endpoint",
+		[FUNC_KIND_BRIDGE] = "bridge", [FUNC_KIND_CARDBUS] = "cardbus_bridge",
+	};
+
+	return render_pcie_type(f) ? render_pcie_type(f) : kinds[func_header_kind(f)];
+}
+
 struct json_object *render_ide_cap_json(const struct pci_func *f)
 {
 	const struct ide_cap *ide = &f->cfg.ide;
@@ -325,7 +335,7 @@ char *render_func_cell(const struct pci_func *f, enum func_cell col)
 			return NULL;
 		s = pci_device_name(f->cfg.vendor_id, f->cfg.device_id);
 		return s ? s : cell_fmt("[%04x:%04x]", f->cfg.vendor_id, f->cfg.device_id);
-	case FC_TYPE: return cell_str(render_pcie_type(f));
+	case FC_TYPE: return cell_str(render_func_type(f));
 	case FC_TEE:
 		return func_cfg_known(f) ? cell_bool(f->cfg.tee_io) :
 		       cell_str(f->needs_root || f->cfg_err ? "?" : NULL);

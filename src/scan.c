@@ -1357,8 +1357,12 @@ static void scan_funcs(struct scan_ctx *ctx)
 		strv_free(names, kept);
 		return;
 	}
-	for (size_t i = 0; i < kept; i++)
-		func_read_detail(ctx, func_get(ctx, names[i]));
+	for (size_t i = 0; i < kept; i++) {
+		struct pci_func *f = func_get(ctx, names[i]);
+
+		f->bus_listed = true;
+		func_read_detail(ctx, f);
+	}
 	strv_free(names, kept);
 	for (size_t i = 0; i < snap->nr_funcs; i++) {
 		struct pci_func *f = snap->funcs[i];

@@ -30,6 +30,25 @@ bool func_cfg_needs_root(const struct pci_func *f)
 	return f && (f->needs_root || f->cfg_err == -EACCES || f->cfg_err == -EPERM);
 }
 
+enum func_kind func_header_kind(const struct pci_func *f)
+{
+	unsigned int cls = f->cfg.class_code >> 8;	/* base class and subclass */
+
+	if (f->cfg_read && !f->cfg_err && f->cfg.header_valid && (f->cfg.parts & CFG_PART_HEADER)) {
+		switch (f->cfg.header_type) {
+		case 0: return FUNC_KIND_ENDPOINT;	/* a type 0 header */
+		case 1: return FUNC_KIND_BRIDGE;	/* PCI-to-PCI bridge: a port */
+		case 2: return FUNC_KIND_CARDBUS;
+		default: return FUNC_KIND_UNKNOWN;
+		}
+	}
+	/* config unreadable: the kernel's class file, read in its stead */
+	if (!f->cfg_err || !f->ids_known)
+		return FUNC_KIND_UNKNOWN;
+	return cls == 0x0604 || cls == 0x0609 ? FUNC_KIND_BRIDGE :
+	       cls == 0x0607 ? FUNC_KIND_CARDBUS : FUNC_KIND_ENDPOINT;
+}
+
 bool func_connected(const struct pci_func *f)
 {
 	return f && nonempty(f->connect);
@@ -232,6 +251,17 @@ size_t tsm_hb_names(const struct tsm_snapshot *snap, const struct tsm *t, const 
 	for (size_t i = 0; i < snap->nr_hbs; i++)
 		if (hb_has_tsm(snap->hbs[i], t))
 			out[n++] = snap->hbs[i]->name;
+	return n;
+}
+
+size_t func_provided_tsms(const struct tsm_snapshot *snap, const struct pci_func *f,
+			  const char **out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; f && i < snap->nr_tsms; i++)
+		if (streq(snap->tsms[i]->provider, f->bdf))
+			out[n++] = snap->tsms[i]->name;
 	return n;
 }
 
@@ -561,6 +591,11 @@ bool stream_dangling(const struct ide_stream *s)
 
 enum stream_state stream_state(const struct ide_stream *s)
 {
+	if (stream_dangling(s))
+		return STREAM_DANGLING;
+	/* an integrity failure outweighs SECURE: IDE_FAIL stays until the stream is torn down */
+	if (stream_ide_fail(s))
+		return STREAM_IDE_FAIL;
 	if (stream_secure(s))
 		return STREAM_SECURE;
 	return stream_insecure(s) ? STREAM_INSECURE : STREAM_UNKNOWN;
@@ -570,6 +605,7 @@ const char *stream_state_name(enum stream_state state)
 {
 	static const char *const names[] = {
 		[STREAM_SECURE] = "secure", [STREAM_INSECURE] = "insecure",
+		[STREAM_IDE_FAIL] = "ide-fail", [STREAM_DANGLING] = "dangling",
 		[STREAM_UNKNOWN] = "unknown",
 	};
 

@@ -119,7 +119,7 @@ const char *sysfs_root_path(void)
 
 bool sysfs_takes_stores(void)
 {
-	return tree_kind == TREE_SYSFS || tree_sim_live;
+	return tree_kind == TREE_SYSFS || tree_sim_live || sysfs_is_live();
 }
 
 bool sysfs_is_live(void)

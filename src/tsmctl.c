@@ -9,6 +9,7 @@
 
 #include "tsmctl/builtin.h"
 #include "tsmctl/cli.h"
+#include "tsmctl/output.h"
 #include "tsmctl/pci.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
@@ -202,6 +203,19 @@ static int open_root(const struct cmd_def *cmd)
 	return EXIT_USAGE;
 }
 
+/* -J and no document yet (a usage error, a timeout, a refusal): the command's empty one. */
+static void json_fallback(const struct cmd_ctx *ctx)
+{
+	const struct cmd_def *cmd = ctx->cmd;
+
+	if (!ctx->out.json || json_document_printed())
+		return;
+	if (cmd->json_empty)
+		cmd->json_empty(cmd);
+	else if (cmd->json_name)
+		json_list_empty(stdout, cmd->json_name);
+}
+
 static int run(int argc, char **argv)
 {
 	const struct cmd_def *cmd;
@@ -229,15 +243,20 @@ static int run(int argc, char **argv)
 	env = getenv("TSMCTL_SYSROOT");
 	tsmctl_sysroot = env && *env ? env : NULL;
 	tsmctl_sysroot_from_env = tsmctl_sysroot != NULL;
-	if (!cmd_parse(&ctx, cmd, argc - 1, cargv, &rc))
+	if (!cmd_parse(&ctx, cmd, argc - 1, cargv, &rc)) {
+		/* --help and --version print their text, nothing else */
+		if (rc)
+			json_fallback(&ctx);
 		goto out;
+	}
 	/* help reads no tree: a broken TSMCTL_SYSROOT must not hide it */
 	rc = cmd == &cmd_help ? 0 : open_root(cmd);
-	if (rc)
-		goto out;
-	rc = cmd->run(&ctx);
-	pci_names_exit();
-	sysfs_exit();
+	if (!rc) {
+		rc = cmd->run(&ctx);
+		pci_names_exit();
+		sysfs_exit();
+	}
+	json_fallback(&ctx);
 out:
 	cmd_ctx_free(&ctx);
 	free(cargv);

@@ -348,19 +348,70 @@ void cmd_note(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The errno of the first write to stdout that failed, kept for close_stdout()'s message. */
+static int stdout_errno;
+
+int stdout_flush(void)
+{
+	if (!fflush(stdout))
+		return 0;
+	if (!stdout_errno)
+		stdout_errno = errno;
+	return -errno;
+}
+
 int close_stdout(int rc)
 {
 	bool failed = ferror(stdout);
+	int err;
 
 	errno = 0;
 	failed |= fflush(stdout) != 0;
-	if (!failed || errno == EPIPE)
+	/* a failed flush drops what it held: the next one succeeds and its errno is 0 */
+	err = errno ? errno : stdout_errno;
+	if (!failed || err == EPIPE)
 		return rc;	/* a reader that went away is not worth a message */
-	if (errno)
-		cmd_error(NULL, "write error: %s", strerror(errno));
+	if (err)
+		cmd_error(NULL, "writing standard output: %s", strerror(err));
 	else
-		cmd_error(NULL, "write error");
+		cmd_error(NULL, "writing standard output failed (no error number kept)");
 	return 1;
+}
+
+/* ---- option lists ---- */
+
+int list_split(const char *arg, char ***items, size_t *n)
+{
+	const char *p = arg;
+	bool comma = false;	/* the last separator run held a comma: a value must follow */
+
+	*items = NULL;
+	*n = 0;
+	p += strspn(p, " \t");
+	if (*p == ',')
+		goto empty;
+	while (*p) {
+		size_t len = strcspn(p, ", \t");
+
+		*items = xrealloc(*items, (*n + 1) * sizeof(**items));
+		(*items)[(*n)++] = xstrndup(p, len);
+		p += len;
+		comma = false;
+		while (*p == ',' || *p == ' ' || *p == '\t') {
+			/* ",," or ", ,": a comma with nothing before it */
+			if (*p == ',' && comma)
+				goto empty;
+			comma |= *p == ',';
+			p++;
+		}
+	}
+	if (!comma)
+		return 0;
+empty:
+	strv_free(*items, *n);
+	*items = NULL;
+	*n = 0;
+	return -EINVAL;
 }
 
 /* ---- paths and name lists ---- */

@@ -37,7 +37,7 @@ bool view_columns(struct cmd_ctx *ctx, const struct view *v, int *status)
 		return false;
 	}
 	if (ctx->nargs) {
-		*status = usage_error(cmd, "unexpected argument '%s'", ctx->args[0]);
+		*status = extra_operand(cmd, ctx->args[0]);
 		return false;
 	}
 	/* the views' column lists are static: more than fit is a bug in the table, not input */

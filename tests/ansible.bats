@@ -291,26 +291,31 @@ dev_args() {
 	# the simulated device-evidence family; the modules inherit the environment
 	TSMCTL_EVIDENCE_SOCKET=$(cat "$ROOT/tsm-sim-evidence")
 	export TSMCTL_EVIDENCE_SOCKET
-	# the decision is tsmctl's (tsmctl-evidence(8), THE DECISION): nothing binds 05's
-	# measurements to its chain, 06's chain expired; neither is accepted
+	# the decision is tsmctl's (tsmctl-evidence(8), THE DECISION): with allow_replay no nonce is
+	# sent, so 05's bare measurements' signature cannot be checked; 06's chain expired; neither is accepted
 	adhoc tsm_device "$(dev_args 00:05.0 accepted "\"verify\": true, \"trust\": \"$TRUST\", \"reference\": \"$CERTS/all-types.reference.json\", \"allow_replay\": true" |
 		sed 's/\["00:05.0"\]/["00:05.0", "00:06.0"]/')"
 	[ "$status" -ne 0 ] && [ "$(rjson .rc)" = 1 ] && [ "$(rjson .changed)" = false ]
 	[ "$(rjson '.devices | tojson')" = '{"0000:00:05.0":"failed","0000:00:06.0":"failed"}' ]
-	[[ "$(rjson .msg)" == *"tsmctl accept 0000:00:05.0: not accepted: evidence of generation 1 does not prove the device: "*"evidence.signature measurements: no result"* ]]
+	[[ "$(rjson .msg)" == *"tsmctl accept 0000:00:05.0: not accepted: evidence of generation 1 does not prove the device: evidence.signature measurements: cannot be verified from this evidence: "*"(--allow-unsigned-measurements takes this risk)"* ]]
 	[[ "$(rjson .msg)" == *"tsmctl accept 0000:00:06.0: not accepted: evidence of generation 1 does not verify: evidence.chain cert0: certificate has expired"* ]]
 	[ "$(rjson '.cmd[3:] | join(" ")')" = "accept -J --keep-going --no-syslog --verify --trust $TRUST --reference $CERTS/all-types.reference.json --allow-replay 00:05.0 00:06.0" ]
 	[ "$(cat "$(dev 0000:00:05.0)/tsm/accept")" = 0 ]
 	[ "$(cat "$(dev 0000:00:06.0)/tsm/accept")" = 0 ]
+	# accept's own nonce signed, the report's offsets taken by allow_report_offsets: 05 is accepted
+	adhoc tsm_device "$(dev_args 00:05.0 accepted "\"verify\": true, \"trust\": \"$TRUST\", \"reference\": \"$CERTS/all-types.reference.json\", \"allow_report_offsets\": true")"
+	[ "$status" -eq 0 ] && [ "$(rjson .changed)" = true ] && [ "$(rjson '.devices["0000:00:05.0"]')" = ok ]
+	[ "$(rjson '.cmd[3:] | join(" ")')" = "accept -J --keep-going --no-syslog --verify --trust $TRUST --reference $CERTS/all-types.reference.json --allow-report-offsets 00:05.0" ]
+	[ "$(cat "$(dev 0000:00:05.0)/tsm/accept")" = 1 ]
 	# allow_* without verify stops before tsmctl
 	adhoc tsm_device "$(dev_args 00:05.0 accepted '"allow_first_use": true')"
 	[ "$status" -ne 0 ] && [ "$(rjson .msg)" = "trust, reference, pin, partial_chain and the allow_* options go with verify" ]
-	# audit decides the same; 05 and 09 must be proven, 09 has no evidence
+	# audit decides the same (no nonce: 05's signature unchecked); 05 and 09 must be proven, 09 has no evidence
 	adhoc tsm_audit "{\"sysroot\": \"$ROOT\", \"tsmctl_path\": \"$TSMCTL\", \"trust\": \"$TRUST\", \"reference\": \"$CERTS/all-types.reference.json\", \"allow_replay\": true, \"require_verified\": [\"00:05.0\", \"00:09.0\"]}"
 	[ "$status" -ne 0 ]
 	[ "$(rjson '[.failed_checks[] | "\(.id) \(.object)"] | join(",")')" = "device.evidence 0000:00:05.0,device.evidence 0000:00:06.0,device.evidence 0000:00:07.0,device.evidence 0000:00:08.0,device.evidence 0000:00:09.0" ]
 	[[ "$(rjson .msg)" == *"device.evidence fail on 0000:00:09.0: required to be verified (--require-verified), but it has no evidence"* ]]
-	[[ "$(rjson .msg)" == *"device.evidence fail on 0000:00:05.0: required to be verified (--require-verified): evidence of generation 1 does not prove the device"* ]]
+	[[ "$(rjson .msg)" == *"device.evidence fail on 0000:00:05.0: required to be verified (--require-verified): evidence of generation 2 does not prove the device"* ]]
 	[ "$(rjson '.cmd[3:] | join(" ")')" = "audit -J --require-verified 00:05.0,00:09.0 --trust $TRUST --reference $CERTS/all-types.reference.json --allow-replay" ]
 }
 

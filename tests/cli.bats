@@ -115,11 +115,11 @@ setup() {
 	done
 }
 
-@test "write errors on stdout are reported" {
+@test "write errors on stdout are reported with their cause" {
 	[ -w /dev/full ] || skip "no /dev/full"
 	run bash -c '"$0" --sysroot "$1" list > /dev/full' "$TSMCTL" "$ROOT"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"write error"* ]]
+	[ "$output" = "tsmctl: writing standard output: No space left on device" ]
 }
 
 @test "--version: the Makefile's version number, and the git description when built from git" {
@@ -136,15 +136,26 @@ setup() {
 	[ "$("$TSMCTL" --sysroot "$ROOT" -V)" = "$output" ]
 }
 
-@test "every write is checked: --help, --version, -H and views to a full disk exit 1" {
+@test "every write is checked: --help, --version, -H, views, actions, watch and metrics to a full disk exit 1, saying why" {
 	[ -w /dev/full ] || skip "no /dev/full"
+	local broken
+	broken=$(static_tree broken)
 	for args in "--help" "--version" "list --help" "--sysroot $ROOT devices -H" "list -H -J" \
-		    "--sysroot $ROOT list" "--list-cmds"; do
+		    "--sysroot $ROOT list" "--list-cmds" "help" "--sysroot $ROOT tree" \
+		    "--sysroot $ROOT audit" "--sysroot $ROOT streams -J" "--sysroot $ROOT host-bridges" \
+		    "--sysroot $ROOT devices -v" "--sysroot $ROOT wait --timeout 0" \
+		    "--sysroot $ROOT connect --all tsm0" "--sysroot $ROOT metrics" \
+		    "--sysroot $ROOT metrics -o -" "--sysroot $broken watch --count 1 -i 0.1"; do
 		# shellcheck disable=SC2086
 		run bash -c '"$0" $1 > /dev/full' "$TSMCTL" "$args"
 		[ "$status" -eq 1 ] || { echo "$args: exit $status"; return 1; }
-		[[ "$output" == *"write error: No space left on device"* ]] || { echo "$args: $output"; return 1; }
+		# the cause, whichever write met it: a flushed line (watch) or the last one
+		[[ "$output" == *"standard output"*": No space left on device"* ]] || { echo "$args: $output"; return 1; }
 	done
+	# watch stops at the first event stdout does not take, instead of watching on
+	run timeout 20 bash -c '"$0" --sysroot "$1" watch -i 0.1 > /dev/full' "$TSMCTL" "$broken"
+	[ "$status" -eq 1 ]
+	[ "$output" = "tsmctl: writing standard output: No space left on device" ]
 }
 
 @test "option errors say what getopt found: a missing argument, an ambiguous or an invalid option" {
@@ -177,11 +188,18 @@ setup() {
 	for cmd in devices streams host-bridges list audit; do
 		for opt in -d --device -t --tsm -b --host-bridge; do
 			"$TSMCTL" --list-opts "$cmd" | grep -q -- "^$opt " || continue
-			for v in "" "," " "; do
+			for v in "" " "; do
 				run --separate-stderr t "$cmd" "$opt" "$v"
 				[ "$status" -eq 2 ] || { echo "$cmd $opt '$v': exit $status"; return 1; }
 				[[ "$stderr" == *"needs a value"* ]]
 				[ -z "$output" ]
+			done
+			# a comma with nothing on one side is an empty value too, as the man page says
+			for v in "," "41:00.0," ",tsm0" "pci0000:40,,pci0000:80" "all, "; do
+				run --separate-stderr t "$cmd" "$opt" "$v"
+				[ "$status" -eq 2 ] || { echo "$cmd $opt '$v': exit $status"; return 1; }
+				[[ "$stderr" == *"'$v': an empty value in the list (a comma with nothing before or after it)"* ]] ||
+					{ echo "$cmd $opt '$v': $stderr"; return 1; }
 			done
 		done
 	done
@@ -193,7 +211,9 @@ setup() {
 		run --separate-stderr t list -J $o
 		[ "$status" -eq 2 ] || { echo "-J $o: exit $status"; return 1; }
 		[[ "$stderr" == *"--json takes no"* ]]
-		[ -z "$output" ]
+		# -J asked for a document: the empty one, as on every exit (tsmctl(8), JSON)
+		json_is . '{"schema_version":1,"tsms":[]}'
+
 	done
 	run --separate-stderr t devices -H -J
 	[ "$status" -eq 0 ]
@@ -241,7 +261,16 @@ setup() {
 	[ "$status" -eq 2 ]
 	[ "$stderr" = "tsmctl list: --output: unknown column 'BOGUS'"$'\n'"Try 'tsmctl list --help'." ]
 	run --separate-stderr t devices -o ,
-	[ "$stderr" = "tsmctl devices: --output: no column given"$'\n'"Try 'tsmctl devices --help'." ]
+	[ "$stderr" = "tsmctl devices: --output: an empty value in the list ',' (a comma with nothing before or after it)"$'\n'"Try 'tsmctl devices --help'." ]
+	for o in "+" " " ""; do
+		run --separate-stderr t devices -o "$o"
+		[ "$stderr" = "tsmctl devices: --output: no column given"$'\n'"Try 'tsmctl devices --help'." ]
+	done
+	for o in "BDF," "+BDF," ",BDF" "BDF,,TYPE" "+,BDF"; do
+		run --separate-stderr t devices -o "$o"
+		[ "$status" -eq 2 ]
+		[[ "$stderr" == *"--output: an empty value in the list '$o'"* ]] || { echo "-o '$o': $stderr"; return 1; }
+	done
 }
 
 @test "-y/--shell: -P keys are shell variable names" {
@@ -275,6 +304,32 @@ setup() {
 	[ "$status" -eq 0 ]
 	run --separate-stderr t watch --interval 0.1 --count 01
 	[ "$status" -eq 0 ]
+	# the words are true of each value refused: 1.5 and 2^64 are positive decimal numbers
+	for bad in 1.5 18446744073709551616 0; do
+		run --separate-stderr t watch --interval 0.1 --count "$bad"
+		[ "$status" -eq 2 ]
+		[ "${stderr%%$'\n'*}" = "tsmctl watch: invalid --count value '$bad' (a whole number, 1-9223372036854775807)" ]
+	done
+}
+
+@test "the debug switches' own variables take 1 and 0: 0 turns them off, another value is said and ignored" {
+	run --separate-stderr env TSMCTL_CONFIG_STATS=1 "$TSMCTL" --sysroot "$ROOT" list
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == "tsmctl: config space: "*" config cycles" ]]
+	for v in 0 ""; do
+		run --separate-stderr env TSMCTL_CONFIG_STATS="$v" TSMCTL_NO_OPENAT2="$v" "$TSMCTL" --sysroot "$ROOT" list
+		[ "$status" -eq 0 ]
+		[ -z "$stderr" ] || { echo "TSMCTL_CONFIG_STATS='$v': $stderr"; return 1; }
+	done
+	run --separate-stderr env TSMCTL_CONFIG_STATS=yes "$TSMCTL" --sysroot "$ROOT" list
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "tsmctl: TSMCTL_CONFIG_STATS='yes' is ignored: it takes 1 (on) or 0 (off)" ]
+	# TSMCTL_DEBUG names switches: a name it does not know is said, once a run
+	run --separate-stderr env TSMCTL_DEBUG=config_stats "$TSMCTL" --sysroot "$ROOT" list
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "tsmctl: TSMCTL_DEBUG: unknown switch 'config_stats' is ignored (config-stats, no-openat2)" ]
+	run --separate-stderr env TSMCTL_DEBUG=config-stats "$TSMCTL" --sysroot "$ROOT" list
+	[[ "$stderr" == "tsmctl: config space: "* ]]
 }
 
 @test "-d takes lspci's slot form: BB:DD and DDDD:BB:DD select every function of the slot" {
@@ -337,6 +392,24 @@ setup() {
 	run --separate-stderr t lock --dry-run 81:00.0 tsm0
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == "tsmctl lock: this tree's kernel lacks the TDISP guest ABI"* ]]
+}
+
+@test "paths under a sysroot are named as the user gave the sysroot, in audit's results too" {
+	local rel
+	rel=./$(basename "$(static_tree no-tsm)")
+	cd "$(dirname "$(static_tree no-tsm)")"
+	run --separate-stderr "$TSMCTL" --sysroot "$rel/" audit
+	[ "$status" -eq 1 ]
+	[[ "$output" == *" platform  $rel/sys/bus/pci/devices lists the PCI functions"* ]]
+	[[ "$output" == *" platform  $rel/sys/class/tsm does not exist"* ]]
+	run --separate-stderr env TSMCTL_SYSROOT="$rel" "$TSMCTL" list
+	[[ "$stderr" == "tsmctl list: no $rel/sys/class/tsm in this tree"* ]]
+	cd "$(dirname "$(static_tree sev-tio)")"
+	run --separate-stderr "$TSMCTL" --sysroot "./$(basename "$(static_tree sev-tio)")" connect --dry-run 81:00.0 tsm0
+	[ "${lines[0]}" = "0000:81:00.0: would write 'tsm0' to ./$(basename "$(static_tree sev-tio)")/sys/bus/pci/devices/0000:81:00.0/tsm/connect" ]
+	# and the host itself is /sys
+	run --separate-stderr "$TSMCTL" audit -J
+	[[ "$(printf '%s' "$output" | jq -r '.checks[] | select(.id == "platform.pci-devices") | .message')" == "/sys/bus/pci/devices"* ]]
 }
 
 @test "operands after -- are operands: never dropped (getopt's contract)" {
@@ -415,7 +488,7 @@ setup() {
 	[[ "$stderr" == *"unknown command 'stream'; did you mean 'streams'?"* ]]
 	run --separate-stderr "$TSMCTL" help tree devices
 	[ "$status" -eq 2 ]
-	[[ "$stderr" == *"unexpected argument 'devices' (help takes one command)"* ]]
+	[[ "$stderr" == *"extra operand 'devices' (tsmctl help [COMMAND])"* ]]
 	# a root that does not exist does not hide the help
 	run --separate-stderr env TSMCTL_SYSROOT=/nonexistent "$TSMCTL" help tree
 	[ "$status" -eq 0 ]

@@ -58,7 +58,7 @@ complete_words() {
 
 @test "completes live objects from the --sysroot tree" {
 	run complete_words tsmctl --sysroot "$ROOT" devices -d ""
-	[ "${lines[*]}" = "0000:41:00.0 0000:81:00.0" ]
+	[ "${lines[*]}" = "0000:41:00.0 0000:81:00.0 0000:41:00 0000:81:00" ]
 	run complete_words tsmctl --sysroot "$ROOT" streams -t ""
 	[ "$output" = "tsm0" ]
 	run complete_words tsmctl --sysroot "$ROOT" host-bridges -b pci0000:4
@@ -71,7 +71,7 @@ complete_words() {
 	[ "${lines[1]}" = "0000:41:00.0" ]
 	[[ "$output" == *"tsm0"* ]]
 	run complete_words tsmctl --sysroot "$ROOT" disconnect 0000:
-	[ "$output" = "0000:41:00.0" ]
+	[ "${lines[*]}" = "0000:41:00.0 0000:41:00" ]
 }
 
 @test "zsh completion file is valid zsh if zsh is present" {
@@ -91,9 +91,9 @@ complete_words() {
 	run complete_words tsmctl --sysroot "$ROOT" lock ""
 	[ "${lines[*]}" = "tsm0" ]
 	run complete_words tsmctl --sysroot "$ROOT" accept ""
-	[ "${lines[*]}" = "0000:00:05.0" ]
+	[ "${lines[*]}" = "0000:00:05.0 0000:00:05" ]
 	run complete_words tsmctl --sysroot "$ROOT" unlock ""
-	[ "${lines[*]}" = "0000:00:05.0 0000:00:07.0 tsm0" ]
+	[ "${lines[*]}" = "0000:00:05.0 0000:00:07.0 tsm0 0000:00:05 0000:00:07" ]
 	run complete_words tsmctl --sysroot "$ROOT" unlock 0000:00:07.0 ""
 	[[ "$output" == *"tsm0"* ]]
 }
@@ -112,7 +112,7 @@ complete_words() {
 	ROOT=$(static_tree guest-sev)
 	[ -e "$ROOT/sys/bus/pci/devices/0000:00:06.0/driver" ]
 	run complete_words tsmctl --sysroot "$ROOT" lock ""
-	[ "${lines[*]}" = "0000:00:05.0 tsm0" ]
+	[ "${lines[*]}" = "0000:00:05.0 tsm0 0000:00:05" ]
 	[ "$(t lock --dry-run -J --all tsm0 | jq -c '[.results[].bdf]')" = '["0000:00:05.0"]' ]
 	# 00:06.0 locked with its driver bound (the state after lock, accept, bind): accept skips it
 	jq '.host_bridges[0].devices[2].locked = "tsm0" | .host_bridges[0].devices[1].locked = "tsm0"' \
@@ -120,7 +120,7 @@ complete_words() {
 	ROOT=$BATS_TEST_TMPDIR/g
 	"$SIM" build "$BATS_TEST_TMPDIR/g.json" "$ROOT" >/dev/null
 	run complete_words tsmctl --sysroot "$ROOT" accept ""
-	[ "${lines[*]}" = "0000:00:05.0" ]
+	[ "${lines[*]}" = "0000:00:05.0 0000:00:05" ]
 }
 
 @test "-o offers only the columns not chosen yet" {
@@ -144,7 +144,7 @@ complete_words() {
 	run complete_words tsmctl streams --state insecure,ide
 	[ "$output" = "insecure,ide-fail" ]
 	run complete_words tsmctl --sysroot "$ROOT" devices -v ""
-	[ "${lines[*]}" = "0000:41:00.0 0000:81:00.0" ]
+	[ "${lines[*]}" = "0000:41:00.0 0000:81:00.0 0000:41:00 0000:81:00" ]
 	run complete_words tsmctl --sysroot "$ROOT" tree -b pci0000:8
 	[ "$output" = "pci0000:80" ]
 	run complete_words tsmctl tree -o +REL
@@ -190,4 +190,33 @@ complete_words() {
 	ROOT=$(static_tree sev-tio-posture)
 	run complete_words tsmctl --sysroot "$ROOT" verify-mitigation ""
 	[ "${lines[*]}" = "1 2 all" ]
+}
+
+@test "--require-connected and --require-verified offer the BDFs and all, as a list; slots wherever slots are taken" {
+	for opt in --require-connected --require-verified; do
+		"$TSMCTL" --list-opts audit | grep -qx -- "$opt LIST" || continue
+		run complete_words tsmctl --sysroot "$ROOT" audit "$opt" ""
+		[ "${lines[*]}" = "all 0000:41:00.0 0000:81:00.0" ] || { echo "$opt: ${lines[*]}"; return 1; }
+		# a list: what is chosen already is not offered again; the BDFs, not the slots audit also takes
+		run complete_words tsmctl --sysroot "$ROOT" audit "$opt" 0000:41:00.0,
+		[ "${lines[*]}" = "0000:41:00.0,all 0000:41:00.0,0000:81:00.0" ] || { echo "$opt: ${lines[*]}"; return 1; }
+	done
+	# -d takes a list of BDFs and slots; connect, disconnect and evidence targets take slots
+	run complete_words tsmctl --sysroot "$ROOT" host-bridges -d 0000:41:00.0,0000:8
+	[ "${lines[*]}" = "0000:41:00.0,0000:81:00.0 0000:41:00.0,0000:81:00" ]
+	run complete_words tsmctl --sysroot "$ROOT" connect 0000:81:00
+	[ "${lines[*]}" = "0000:81:00.0 0000:81:00" ]
+	run complete_words tsmctl --sysroot "$ROOT" evidence 0000:41
+	[ "${lines[*]}" = "0000:41:00.0 0000:41:00" ]
+	# every slot offered is one the command takes
+	run "$TSMCTL" --sysroot "$ROOT" connect --dry-run 0000:81:00 tsm0
+	[ "$status" -eq 0 ]
+}
+
+@test "metrics -o completes file names" {
+	touch "$BATS_TEST_TMPDIR/t.prom"
+	for o in -o --output --output-file; do
+		run complete_words tsmctl metrics "$o" "$BATS_TEST_TMPDIR/t."
+		[ "$output" = "$BATS_TEST_TMPDIR/t.prom" ] || { echo "$o: $output"; return 1; }
+	done
 }

@@ -543,6 +543,25 @@ teardown() {
 	[[ "$stderr" == "tsmctl connect: 0000:81:00.0 is given twice"* ]]
 	run t connect --wait -1 81:00.0 tsm0
 	expect_status 2
+	# the TSM forgotten is said missing, not a device called an invalid TSM name
+	for bdf in 81:00.0 0000:81:00.0 81:00; do
+		run --separate-stderr t connect "$bdf"
+		expect_status 2
+		[ "${stderr%%$'\n'*}" = "tsmctl connect: no TSM given: '$bdf' is a device, and the TSM comes last (tsmctl connect BDF... TSM | --all TSM)" ]
+	done
+	run --separate-stderr t connect 41:00.0 81:00.0
+	expect_status 2
+	[[ "$stderr" == "tsmctl connect: no TSM given: '81:00.0' is a device"* ]]
+	# what follows the TSM is extra, for connect and disconnect
+	run --separate-stderr t connect 81:00.0 tsm0 extra
+	expect_status 2
+	[ "${stderr%%$'\n'*}" = "tsmctl connect: extra operand 'extra': the TSM (tsm0) comes last (tsmctl connect BDF... TSM | --all TSM)" ]
+	run --separate-stderr t connect tsm0 81:00.0
+	expect_status 2
+	[[ "$stderr" == "tsmctl connect: extra operand '81:00.0': the TSM (tsm0) comes last"* ]]
+	run --separate-stderr t disconnect 81:00.0 tsm0 41:00.0
+	expect_status 2
+	[ "${stderr%%$'\n'*}" = "tsmctl disconnect: extra operand '41:00.0': the TSM (tsm0) comes last (tsmctl disconnect BDF... [TSM] | --all [TSM])" ]
 	[ "$(tree_digest)" = "$before" ]
 }
 

@@ -152,6 +152,16 @@ teardown() {
 	run t devices -d 81:00.0 -o BDF,TEE,IDE -n
 	[[ "$output" == *"needs-root"* ]]
 	[[ "$output" != *" no "* ]]
+	# the type is what the header, readable to every user, says: a type 0 header, a bridge's
+	rp=$ROOT/sys/devices/pci0000:80/0000:80:01.1/config
+	head -c 64 "$rp" > "$rp.short" && mv "$rp.short" "$rp"
+	run --separate-stderr t tree --all -b pci0000:80 -n -r -o NAME,TYPE,IDE
+	[ "$status" -eq 0 ]
+	[[ " ${lines[*]} " == *" 0000:80:01.1 bridge needs-root 0000:81:00.0 endpoint needs-root "* ]]
+	run --separate-stderr t devices -v 81:00.0
+	[[ "$output" == *$'\n    Type: endpoint (by its header; its PCIe type is past it), TEE-IO?\n'* ]]
+	run --separate-stderr t devices -J -d 81:00.0
+	json_is '.devices[0].pcie_type' null
 }
 
 @test "devices -o with every column, and -H" {
@@ -257,6 +267,10 @@ group_funcs() {
 		'[5555,4125,131072,"Mellanox Technologies","MT2892 Family [ConnectX-6 Dx]"]'
 	json_is '.devices[0] | [.config_access, .ide, .tee_io, .pcie_type]' '["unreadable",null,null,null]'
 	[[ "$stderr" == "tsmctl devices: config space of "[0-9]" functions could not be read (Permission denied; run as root): IDE, TEE and DOE fields are unknown (null), not absent; IDs and names come from the vendor, device and class files" ]]
+	# no header either: the kernel's class file says what it is (020000 a NIC, 060400 a bridge)
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$TSMCTL" --sysroot "$ROOT" tree --all -b pci0000:40 -n -r -o NAME,TYPE
+	[ "${lines[*]}" = "pci0000:40 host-bridge 0000:40:01.1 bridge 0000:41:00.0 endpoint 0000:41:00.1 endpoint" ]
 	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$TSMCTL" --sysroot "$ROOT" streams
 	[ "$status" -eq 0 ]

@@ -34,6 +34,17 @@ sel0_ctl() {
 	[ "$(sel0_ctl 0000:40:01.1)" = 0x00000000 ]
 }
 
+@test "a pool of one: the count is said in the singular" {
+	jq '(.host_bridges[] | select(.bus == "0x40")).streams = 1' "$TOPO/sev-tio.json" >"$BATS_TEST_TMPDIR/one.json"
+	ROOT=$(mktemp -d "$BATS_TEST_TMPDIR/live.XXXXXX")
+	"$SIM" mount "$BATS_TEST_TMPDIR/one.json" "$ROOT"
+	[ "$(avail pci0000:40)" = 0 ]
+	run --separate-stderr t disconnect 41:00.0
+	expect_status 0
+	[[ "${lines[0]}" == "0000:41:00.0: disconnected from tsm0; removed stream0.0.0 on pci0000:40"*"; 1 secure stream available" ]]
+	[ "$(avail pci0000:40)" = 1 ]
+}
+
 @test "disconnect -J: the streams that went away with their last state, and the pool afterwards" {
 	mount_live sev-tio
 	run --separate-stderr t disconnect -J 0000:41:00.0

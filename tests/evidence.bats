@@ -122,6 +122,22 @@ obj() {
 	[[ "$output" == *"it is not a DSM: its DSM is function 0, 0000:41:00.0"*"(ENODEV)" ]]
 }
 
+@test "a host whose rig also registers a devsec TSM: an unconnected DSM is told to connect, not to lock" {
+	# devsec-proposed: the link TSM tsm0 and the devsec TSM tsm1 (tsm/lock on every function)
+	mount_live devsec-proposed
+	local advice="it is not connected: on a host a DSM has evidence only while it is connected to a link TSM; connect it first ('tsmctl connect 10000:01:00.0 tsm0')"
+	run ev 10000:01:00.0
+	expect_status 1
+	[[ "$output" == *"$advice"*"(ENODEV)" ]]
+	[[ "$output" != *"in a guest"* ]]
+	# and once connected and disconnected again
+	"$TSMCTL" --sysroot "$ROOT" connect 10000:01:00.0 tsm0 >/dev/null
+	"$TSMCTL" --sysroot "$ROOT" disconnect 10000:01:00.0 >/dev/null
+	run ev 10000:01:00.0
+	expect_status 1
+	[[ "$output" == *"$advice"*"(ENODEV)" ]]
+}
+
 @test "a dependent reads its DSM's evidence with a note; a slot means its function 0" {
 	mount_live connect-generic
 	"$TSMCTL" --sysroot "$ROOT" connect 01:00.0 tsm0 >/dev/null

@@ -52,12 +52,20 @@ valid() {
 	[ "$(metric tsmctl_devices_connected)" = "$(grep -l . "$ROOT"/sys/bus/pci/devices/*/tsm/connect | wc -l)" ]
 	[ "$(metric tsmctl_devices_connected)" = 2 ]
 	[ "$(metric tsmctl_devices)" = "$(ls "$ROOT"/sys/bus/pci/devices/*/tsm/connect | wc -l)" ]
-	# stream0.0.0 RP dropped, stream1.1.0 EP with IDE_FAIL but secure, stream3.2.0 dangling
-	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:40",state="secure"}')" = 1 ]
+	# stream0.0.0 RP dropped, stream1.1.0 EP with IDE_FAIL (its blocks SECURE), stream3.2.0 dangling
+	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:40",state="secure"}')" = 0 ]
 	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:40",state="insecure"}')" = 1 ]
-	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:40",state="unknown"}')" = 1 ]
+	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:40",state="ide-fail"}')" = 1 ]
+	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:40",state="dangling"}')" = 1 ]
+	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:40",state="unknown"}')" = 0 ]
 	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:00",state="secure"}')" = 0 ]
 	[ "$(metric 'tsmctl_streams_ide_fail{host_bridge="pci0000:40"}')" = 1 ]
+	# each state as streams --state says it: the one word of the model, in both
+	for st in secure insecure ide-fail dangling; do
+		n=$(t streams -J --state "$st" -b pci0000:40 | jq '.streams | length')
+		[ "$(metric "tsmctl_streams{host_bridge=\"pci0000:40\",state=\"$st\"}")" = "$n" ] ||
+			{ echo "$st: metrics and streams --state disagree"; return 1; }
+	done
 	for hb in "$ROOT"/sys/devices/pci*; do
 		[ "$(metric "tsmctl_available_secure_streams{host_bridge=\"${hb##*/}\"}")" = "$(cat "$hb/available_secure_streams")" ]
 	done
@@ -113,6 +121,10 @@ valid() {
 	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:80",state="secure"}')" = 0 ]
 	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:80",state="insecure"}')" = 1 ]
 	[ "$(metric 'tsmctl_streams_ide_fail{host_bridge="pci0000:40"}')" = 1 ]
+	# a SECURE stream with IDE_FAIL is no secure stream, here as in streams --state secure
+	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:40",state="secure"}')" = 0 ]
+	[ "$(metric 'tsmctl_streams{host_bridge="pci0000:40",state="ide-fail"}')" = 1 ]
+	[ "$(t streams -J --state secure | jq '.streams | length')" = 0 ]
 	[ "$(metric 'tsmctl_audit_check_status{check="stream.secure",status="fail"}')" = 1 ]
 	[ "$(metric 'tsmctl_audit_results{check="stream.secure",status="fail"}')" = 1 ]
 	[ "$(metric 'tsmctl_audit_results{check="stream.secure",status="pass"}')" = 1 ]
@@ -130,12 +142,12 @@ valid() {
 	[ "$(metric 'tsmctl_audit_check_status{check="platform.tsm-class",status="fail"}')" = 1 ]
 }
 
-@test "--output-file replaces the file atomically: 0644, no temporary left, same text" {
+@test "-o FILE replaces the file atomically: 0644, no temporary left, same text; --output-file is its older name" {
 	ROOT=$(static_tree sev-tio)
 	D=$(mktemp -d "$BATS_TEST_TMPDIR/textfile.XXXXXX")
 	echo "old" > "$D/tsmctl.prom"
 	ino=$(stat -c %i "$D/tsmctl.prom")
-	run --separate-stderr t metrics --output-file "$D/tsmctl.prom"
+	run --separate-stderr t metrics -o "$D/tsmctl.prom"
 	expect_status 0
 	[ -z "$output" ]
 	[ "$(stat -c %a "$D/tsmctl.prom")" = 644 ]
@@ -150,20 +162,28 @@ valid() {
 	[ "$(ls -A "$D" | tr '\n' ' ')" = "rel.prom tsmctl.prom " ]
 }
 
-@test "--output-file errors: a missing directory fails with the step named, nothing written" {
+@test "-o errors: a missing directory fails with the step named, nothing written; an empty name is refused" {
 	ROOT=$(static_tree sev-tio)
 	run --separate-stderr t metrics --output-file "$BATS_TEST_TMPDIR/nodir/x.prom"
 	expect_status 1
 	[ "$stderr" = "tsmctl metrics: $BATS_TEST_TMPDIR/nodir/x.prom: creating a temporary file: No such file or directory" ]
 	[ ! -e "$BATS_TEST_TMPDIR/nodir" ]
-	run --separate-stderr t metrics --output-file ""
-	expect_status 2
+	for o in -o --output --output-file; do
+		run --separate-stderr t metrics "$o" ""
+		expect_status 2
+		[ "${stderr%%$'\n'*}" = "tsmctl metrics: --output needs a file name ('-': stdout)" ]
+	done
+	[ -w /dev/full ] || skip "no /dev/full"
+	# '-' is stdout, named as such when it fails
+	run bash -c '"$0" --sysroot "$1" metrics -o - >/dev/full' "$TSMCTL" "$ROOT"
+	[ "$status" -eq 1 ]
+	[ "$output" = "tsmctl metrics: - (standard output): writing: No space left on device" ]
 	run --separate-stderr t metrics extra
 	expect_status 2
-	[[ "$stderr" == *"unexpected argument 'extra'"* ]]
+	[[ "$stderr" == *"extra operand 'extra': metrics takes no operands"* ]]
 }
 
-@test "--output-file never replaces a device node, FIFO, symbolic link or directory; '-' is stdout" {
+@test "-o never replaces a device node, FIFO, symbolic link or directory; '-' is stdout" {
 	ROOT=$(static_tree sev-tio)
 	D=$(mktemp -d "$BATS_TEST_TMPDIR/out.XXXXXX")
 	mkfifo "$D/fifo"
@@ -183,8 +203,26 @@ valid() {
 	[ ! -e "$D/full" ] || [ -c "$D/full" ]
 	# refused before a temporary file was made
 	! ls -A "$D" | grep -q tsmctl-
-	run --separate-stderr t metrics --output-file -
-	expect_status 0
-	valid
-	[ ! -e ./- ]
+	for o in "-o -" "--output -" "--output-file -"; do
+		# shellcheck disable=SC2086 # the option and its value
+		run --separate-stderr t metrics $o
+		expect_status 0
+		valid
+		[ ! -e ./- ]
+	done
+}
+
+@test "-o FILE on a file system that is full says so and leaves the old file" {
+	ROOT=$(static_tree sev-tio)
+	D=$(mktemp -d "$BATS_TEST_TMPDIR/full.XXXXXX")
+	unshare -m true 2>/dev/null || skip "cannot make a mount namespace"
+	# a private mount namespace: a 16 KiB tmpfs, filled up, for this test alone
+	run --separate-stderr unshare -m bash -c 'mount -t tmpfs -o size=16k none "$1" &&
+		echo old > "$1/tsmctl.prom" && { head -c 65536 /dev/zero > "$1/fill" 2>/dev/null; true; } &&
+		"$0" --sysroot "$2" metrics -o "$1/tsmctl.prom"; echo "exit $?"; cat "$1/tsmctl.prom"; ls -A "$1"' \
+		"$TSMCTL" "$D" "$ROOT"
+	[ "$stderr" = "tsmctl metrics: $D/tsmctl.prom: writing: No space left on device" ]
+	[ "${lines[0]}" = "exit 1" ]
+	[ "${lines[1]}" = "old" ]
+	[ "${lines[*]:2}" = "fill tsmctl.prom" ]
 }

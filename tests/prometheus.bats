@@ -185,6 +185,7 @@ rule_evaluated_since() {
 	until_true "an evaluation" rule_evaluated_since "$t0"
 	alert_is none
 	[ "$("$API" "$PROM" rule TsmctlIdeStreamFail | cut -d' ' -f1)" = inactive ]
+	until_true "the record's first value" scraped 'instance:tsmctl_streams_not_secure:sum == 0'
 
 	# the root port of stream0.0.0 receives an IDE Fail message; the timer's next run
 	echo "ide-fail 0000:41:00.0 rp" > "$ROOT/tsm-sim-control"
@@ -192,6 +193,9 @@ rule_evaluated_since() {
 	"$CHECK" "$TEXTFILE/tsmctl.prom"
 	grep -qx 'tsmctl_streams_ide_fail{host_bridge="pci0000:40"} 1' "$TEXTFILE/tsmctl.prom"
 	until_true "the alert firing" alert_is firing
+	# and the recording rule counts the stream as not secure, its blocks SECURE though they read
+	until_true "the record counting it" scraped 'instance:tsmctl_streams_not_secure:sum == 1'
+	grep -qx 'tsmctl_streams{host_bridge="pci0000:40",state="secure"} 0' "$TEXTFILE/tsmctl.prom"
 	run -0 "$API" "$PROM" alerts TsmctlIdeStreamFail
 	[[ "$output" == *'"summary": "IDE stream integrity failure on 127.0.0.1:'"$NE_PORT"' (pci0000:40)"'* ]]
 	[[ "$output" == *"tsmctl streams -b pci0000:40 -v"* ]]

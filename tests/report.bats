@@ -163,6 +163,12 @@ mkdirs_traced() {
 	"$TSMCTL" --sysroot "$ROOT" report --nonce "$NONCE64" --privlevel 3 --outblob - > "$BATS_TEST_TMPDIR/piped"
 	expected_outblob sev_guest 3 "$BATS_TEST_TMPDIR/nonce64" | cmp - "$BATS_TEST_TMPDIR/piped"
 	report_empty
+	# a stdout that takes nothing is named as stdout, with the cause
+	[ -w /dev/full ] || skip "no /dev/full"
+	run bash -c '"$0" --sysroot "$1" report --nonce 00 --outblob - >/dev/full' "$TSMCTL" "$ROOT"
+	expect_status 1
+	[ "$output" = "tsmctl report: --outblob - (standard output): writing: No space left on device" ]
+	report_empty
 }
 
 @test "--outblob - on a terminal is refused before any entry is made" {
@@ -194,14 +200,16 @@ mkdirs_traced() {
 	--nonce 0g|--nonce: 'g' is not a hex digit
 	--privlevel 1|give exactly one of --nonce HEX and --inblob FILE
 	--nonce 00 --inblob $BATS_TEST_TMPDIR/in65|give exactly one of --nonce HEX and --inblob FILE
-	--nonce 00 --privlevel 4|invalid --privlevel '4' (0-3)
-	--nonce 00 --privlevel -1|invalid --privlevel '-1' (0-3)
-	--nonce 00 --privlevel 1x|invalid --privlevel '1x' (0-3)
-	--nonce 00 --privlevel 0x1|invalid --privlevel '0x1' (0-3)
+	--nonce 00 --privlevel 4|invalid --privlevel '4' (a whole number, 0-3)
+	--nonce 00 --privlevel -1|invalid --privlevel '-1' (a whole number, 0-3)
+	--nonce 00 --privlevel 1x|invalid --privlevel '1x' (a whole number, 0-3)
+	--nonce 00 --privlevel 0x1|invalid --privlevel '0x1' (a whole number, 0-3)
+	--nonce 00 --privlevel 1.5|invalid --privlevel '1.5' (a whole number, 0-3)
 	--nonce 00 --service-provider svsm --service-guid 1234|invalid --service-guid '1234'
 	--nonce 00 --service-provider svsm --service-guid 12345678-1234-1234-1234-123456789abcd|invalid --service-guid
 	--nonce 00 --service-guid 12345678-1234-1234-1234-123456789abc|--service-guid and --service-manifest-version need --service-provider
-	--nonce 00 --service-provider svsm --service-manifest-version 4294967296|invalid --service-manifest-version '4294967296'
+	--nonce 00 --service-provider svsm --service-manifest-version 4294967296|invalid --service-manifest-version '4294967296' (a whole number, 0-4294967295)
+	--nonce 00 --service-provider svsm --service-manifest-version 2.5|invalid --service-manifest-version '2.5' (a whole number, 0-4294967295)
 	--nonce 00 --manifestblob $BATS_TEST_TMPDIR/m|--manifestblob needs --service-provider
 	--nonce 00 --outblob - --auxblob -|only one blob can go to stdout ('-')
 	--nonce 00 --outblob $BATS_TEST_TMPDIR/x --auxblob $BATS_TEST_TMPDIR/x|each blob needs its own file

@@ -265,4 +265,15 @@ teardown() {
 	# IDE_FAIL is never "secure", though both blocks still read SECURE
 	run --separate-stderr t streams -n -o NAME --state secure
 	[ -z "$output" ]
+	# one word a stream: an INSECURE stream that gets IDE_FAIL is ide-fail, no longer insecure,
+	# as metrics counts it
+	echo "ide-fail 0000:41:00.0 ep" > "$ROOT/tsm-sim-control"
+	run --separate-stderr t streams -n -r -o HOST-BRIDGE,NAME --state insecure
+	[ -z "$output" ]
+	run --separate-stderr t streams -n -r -o HOST-BRIDGE,NAME --state ide-fail
+	[ "${lines[*]}" = "pci0000:40 stream0.0.0 pci0000:80 stream0.0.0" ]
+	run --separate-stderr t metrics
+	[[ "$output" == *$'\ntsmctl_streams{host_bridge="pci0000:40",state="ide-fail"} 1\n'* ]]
+	[[ "$output" == *$'\ntsmctl_streams{host_bridge="pci0000:40",state="insecure"} 0\n'* ]]
+	[[ "$output" == *$'\ntsmctl_streams{host_bridge="pci0000:80",state="secure"} 0\n'* ]]
 }

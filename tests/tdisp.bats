@@ -406,7 +406,10 @@ stores() {
 	before=$(tree_digest)
 	run --separate-stderr t lock 00:05.0
 	expect_status 2
-	[[ "$stderr" == "tsmctl lock: invalid TSM name '00:05.0' (expected tsmN)"* ]]
+	[[ "$stderr" == "tsmctl lock: no TSM given: '00:05.0' is a device, and the TSM comes last (tsmctl lock BDF... TSM | --all TSM)"* ]]
+	run --separate-stderr t unlock 00:05.0 tsm0 00:06.0
+	expect_status 2
+	[[ "$stderr" == "tsmctl unlock: extra operand '00:06.0': the TSM (tsm0) comes last"* ]]
 	run --separate-stderr t lock tsm0
 	expect_status 2
 	run --separate-stderr t accept 00:05.0 tsm0

@@ -133,7 +133,9 @@ node() {
 @test "a -d device that is not in the tree, or not in sysfs, says so" {
 	run --separate-stderr t tree -d 82:00.0
 	[ "$status" -eq 0 ]
-	[[ "$stderr" == *"0000:82:00.0 is not in the tree: it has no tsm/ group and is neither an IDE port nor a stream partner ('tsmctl tree --all' adds"* ]]
+	[[ "$stderr" == *"0000:82:00.0 is not in the tree: it has no tsm/ group and is neither an IDE port nor a stream partner ('tsmctl tree --all' shows every function)" ]]
+	run --separate-stderr t tree -d 82:00.0 --all -n -r -o NAME
+	[ "${lines[*]}" = "pci0000:80 0000:80:03.1 0000:82:00.0" ]
 	run --separate-stderr t tree -d 99:00.0 -J
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "tsmctl tree: 0000:99:00.0: no such PCI device" ]
@@ -161,6 +163,55 @@ node() {
 			done
 		done
 	done
+}
+
+@test "tree --all on every shipped topology: exactly sys/bus/pci/devices, each function below its bus parent or its DSM" {
+	local topo want got dir up bdf rel parent dsm
+	for topo in "$TOPO"/*.json; do
+		ROOT=$(static_tree "$(basename "$topo" .json)")
+		run --separate-stderr t tree --all -J
+		[ "$status" -eq 0 ] || { echo "$topo: exit $status"; return 1; }
+		want=$(ls "$ROOT/sys/bus/pci/devices" | sort)
+		got=$(printf '%s' "$output" | jq -r '.. | objects | select(.kind? == "function") | .name' | sort)
+		[ "$got" = "$want" ] || { echo "$topo: tree --all has"; echo "$got"; echo "sysfs has"; echo "$want"; return 1; }
+		# each node's parent: the directory the kernel put it in (a bridge or a host bridge),
+		# or for a dependent or VF its DSM (the RELATION column says which)
+		while read -r bdf rel parent; do
+			dir=$(readlink -f "$ROOT/sys/bus/pci/devices/$bdf")
+			up=$(basename "$(dirname "$dir")")
+			if [ "$rel" = null ]; then
+				[ "$parent" = "$up" ] || { echo "$topo: $bdf below $parent, sysfs has it below $up"; return 1; }
+			elif [ "$rel" = dependent ]; then
+				# the DSM tsm/dsm names, else function 0 of its slot
+				dsm=$(printf '%s' "$output" | jq -r --arg b "$bdf" '[.. | objects | select(.name? == $b)][0].device.dsm // empty')
+				[ "$parent" = "${dsm:-${bdf%.*}.0}" ] || { echo "$topo: $bdf (dependent) below $parent"; return 1; }
+			else
+				# a VF: function 0 of its PF's slot
+				[ "$parent" = "$(basename "$(readlink -f "$dir/physfn")" | sed 's/\.[0-7]$/.0/')" ] ||
+					{ echo "$topo: $bdf (vf) below $parent"; return 1; }
+			fi
+		done < <(printf '%s' "$output" | jq -r '.. | objects | select(has("children")) | .name as $p |
+			.children[] | "\(.name) \(.relation) \($p)"')
+		# the table draws the same rows
+		[ "$(t tree --all -n -r -o NAME | grep -vc '^pci')" -eq "$(printf '%s\n' "$want" | grep -c .)" ]
+	done
+}
+
+@test "tree --all names the TSM on its provider function (the PSP on SEV-TIO); the default tree leaves it out" {
+	run --separate-stderr t tree --all -n -r -o NAME,TYPE,TSM,STATE
+	[ "$status" -eq 0 ]
+	[[ " ${lines[*]} " == *" 0000:02:00.1 endpoint tsm0 provider "* ]]
+	[ "$(t list -J | jq -r '.tsms[0].provider')" = 0000:02:00.1 ]
+	run t tree --all -J
+	[ "$(node 0000:02:00.1 | jq -c '.provides')" = '["tsm0"]' ]
+	[ "$(node 0000:00:07.1 | jq -c '[.provides, (.children | map(.name))]')" = '[[],["0000:02:00.0","0000:02:00.1"]]' ]
+	[ "$(node pci0000:00 | jq -c '.provides')" = '[]' ]
+	run t tree -J
+	[ "$(node 0000:02:00.1)" = null ]
+	# a faux provider (TDX Connect's tdx_host) is no PCI function: no node names it
+	ROOT=$(static_tree tdx-connect)
+	run t tree --all -J
+	[ "$(printf '%s' "$output" | jq -c '[.. | objects | select(.provides? != null and .provides != []) | .name]')" = '[]' ]
 }
 
 @test "live: a connect draws its stream from the endpoint to the root port, a disconnect removes it" {
@@ -226,11 +277,14 @@ node() {
 }
 
 @test "a node's device is the device devices shows: DOE features known for DSMs and for ports alike" {
-	local devs
+	local devs bdfs
 	devs=$(t devices --all -J | jq -c '[.devices[] | {bdf, doe_features, connected}] | sort_by(.bdf)')
 	run t tree --all -J
 	[ "$status" -eq 0 ]
-	# a connected DSM's mailboxes are read, as devices reads them (not left unknown)
-	json_is '[.. | objects | select(.kind? == "function") | .device | {bdf, doe_features, connected}] | sort_by(.bdf)' "$devs"
+	# a connected DSM's mailboxes are read, as devices reads them (not left unknown); tree --all
+	# holds every function, devices --all the IDE or TEE-IO capable ones: those are the same
+	bdfs=$(printf '%s' "$devs" | jq -c 'map(.bdf)')
+	json_is '[.. | objects | select(.kind? == "function") | .device | {bdf, doe_features, connected} |
+		select(.bdf as $b | '"$bdfs"' | index($b))] | sort_by(.bdf)' "$devs"
 	json_is '[.. | objects | select(has("doe_features") and .doe_features == null)] | length' 0
 }

@@ -87,6 +87,7 @@ struct audit_opts {
 	char *const *require;		/* --require-connected BDFs (canonical) */
 	size_t nr_require;
 	const bool *require_absent;	/* per require[]: no such PCI device in sysfs (NULL: all exist) */
+	const char *sys;		/* the tree's sys/ as the user named it; NULL: "/sys" */
 	const struct module_state *modules;	/* provider modules, for hints */
 	size_t nr_modules;
 	/*

@@ -130,7 +130,14 @@ struct cmd_def {
 	const struct opt_def *opts;	/* its options in --help order, OPT_END()-terminated */
 	const struct column *cols;
 	size_t ncols;
-	const char *json_name;	/* the view's JSON array ("devices"), for an empty document */
+	/*
+	 * With -J, the document of a run that ends without one (a usage error,
+	 * a timeout, a filter naming nothing): the empty JSON_NAME list
+	 * ("devices"), or what JSON_EMPTY prints. Neither: no document (watch's
+	 * lines, evidence's own).
+	 */
+	const char *json_name;
+	void (*json_empty)(const struct cmd_def *cmd);
 	const char *verbose_help;	/* what -v does here; NULL: the generic text */
 	int (*run)(struct cmd_ctx *ctx);
 	bool hidden;
@@ -154,6 +161,8 @@ void cmd_print_options(FILE *out, const struct cmd_def *cmd);
 /* "tsmctl CMD: msg" + "Try 'tsmctl CMD --help'." → EXIT_USAGE (the message escaped) */
 int usage_error(const struct cmd_def *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* "extra operand 'ARG'" and what CMD takes (its synopsis, or none): EXIT_USAGE. */
+int extra_operand(const struct cmd_def *cmd, const char *arg);
 /*
  * getopt_long's '?' or ':' for ARG (the option word, argv[optind - 1]) and
  * OPTOPT, said as glibc says it: unrecognized, ambiguous (with the
@@ -182,6 +191,13 @@ int parse_hex_option(const struct cmd_def *cmd, const char *opt, const char *hex
 		     size_t max, size_t *len);
 int read_option_file(const struct cmd_def *cmd, const char *opt, const char *file, uint8_t *out,
 		     size_t max, size_t *len);
+
+/*
+ * OPT's list ARG (comma- or blank-separated) into *ITEMS (list_split()): 0,
+ * or the usage error for an empty value ("41:00.0,"), said: EXIT_USAGE.
+ */
+int option_list(const struct cmd_def *cmd, const char *opt, const char *arg, char ***items,
+		size_t *n);
 
 bool filter_match(const struct filter *f, const char *name);
 /* ARG added to the filter ID (COMMON_DEVICE, _TSM, _HOST_BRIDGE) as the option reads it: 0 or EXIT_USAGE. */

@@ -68,6 +68,10 @@ void json_list_end(struct json_list *w);
 void json_list_end_with(struct json_list *w, const char *key, struct json_object *value);
 /* The document with an empty list: what -J prints when a command fails before any item. */
 void json_list_empty(FILE *out, const char *name);
+/* DOC whole, pretty-printed, and a newline (takes the reference). */
+void json_print_document(FILE *out, struct json_object *doc);
+/* Whether a document was begun on stdout in this run (json_list_begin(), json_print_document()). */
+bool json_document_printed(void);
 /* The document with ITEM alone in its list (takes the reference). */
 void json_list_single(FILE *out, const char *name, struct json_object *item);
 

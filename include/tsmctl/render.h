@@ -57,6 +57,11 @@ char *render_partner_state(const struct ide_stream *s, bool endpoint);
 char *render_ide_cap_text(const struct pci_func *f);
 /* The device's pcie_type name, NULL when unknown. */
 const char *render_pcie_type(const struct pci_func *f);
+/*
+ * The TYPE cell: the pcie_type, or, config past the header unreadable, what
+ * the header says (func_header_kind(): "endpoint", "bridge"); NULL unknown.
+ */
+const char *render_func_type(const struct pci_func *f);
 
 /* The columns a function shows in devices (its ids) and tree: one place for their cells. */
 enum func_cell {

@@ -154,6 +154,7 @@ struct pci_func {
 	struct tsm *connected_tsm;	/* resolved from `connect` */
 	struct pci_func *dsm_func;	/* resolved from `dsm` */
 	bool listed;		/* selected for the devices view */
+	bool bus_listed;	/* sys/bus/pci/devices lists it (known with SCAN_ALL_FUNCS) */
 };
 
 struct ide_stream {
@@ -359,6 +360,14 @@ int snapshot_find_missing(const struct tsm_snapshot *snap, const struct snapshot
 bool func_cfg_known(const struct pci_func *f);
 /* Unreadable for lack of privilege: 64-byte header only, or EACCES/EPERM outright. */
 bool func_cfg_needs_root(const struct pci_func *f);
+/*
+ * What a function is by what every user may read (ABI.md §3): its header
+ * type in the first 64 bytes, or, config unreadable, the class the kernel's
+ * class file gives (0604 and 0609 a PCI bridge, 0607 CardBus). A port or an
+ * endpoint, not which: that is the PCIe capability's, past the header.
+ */
+enum func_kind { FUNC_KIND_UNKNOWN, FUNC_KIND_ENDPOINT, FUNC_KIND_BRIDGE, FUNC_KIND_CARDBUS };
+enum func_kind func_header_kind(const struct pci_func *f);
 /* tsm/connect names a TSM (F may be NULL). */
 bool func_connected(const struct pci_func *f);
 /*
@@ -439,6 +448,12 @@ size_t tsm_nr_locked(const struct tsm_snapshot *snap, const struct tsm *t, size_
  */
 size_t tsm_hb_names(const struct tsm_snapshot *snap, const struct tsm *t, const char **out);
 
+/*
+ * The TSMs F provides, as their class devices' parent (the PSP on SEV-TIO,
+ * ABI.md §2.5), in SNAP's order, into OUT (room for snap->nr_tsms); how many.
+ */
+size_t func_provided_tsms(const struct tsm_snapshot *snap, const struct pci_func *f,
+			  const char **out);
 /* T is one of the TSMs using HB (its streams, or its tsmN/pciDDDD:BB link). */
 bool hb_has_tsm(const struct host_bridge *hb, const struct tsm *t);
 /* The host bridge shows no available_secure_streams (and reading did not fail): no IDE pool. */
@@ -529,13 +544,18 @@ bool stream_insecure(const struct ide_stream *s);
 bool stream_dangling(const struct ide_stream *s);
 
 /*
- * A stream's state in one word, where it is counted (metrics) or followed
- * (watch): secure (stream_secure()), insecure (stream_insecure()), or
- * unknown (its registers unreadable, a dangling or stray link).
+ * A stream's state in one word, the one streams --state selects and metrics
+ * counts (tsmctl-streams(8), STATE FILTER), the worst first: dangling
+ * (stream_dangling()), ide-fail (stream_ide_fail(), SECURE or not), secure
+ * (stream_secure()), insecure (stream_insecure()), or unknown (registers
+ * unreadable, a stray link): no --state word names it.
  */
-enum stream_state { STREAM_SECURE, STREAM_INSECURE, STREAM_UNKNOWN, STREAM_NR_STATES };
+enum stream_state {
+	STREAM_SECURE, STREAM_INSECURE, STREAM_IDE_FAIL, STREAM_DANGLING,
+	STREAM_UNKNOWN, STREAM_NR_STATES
+};
 enum stream_state stream_state(const struct ide_stream *s);
-/* "secure", "insecure", "unknown" */
+/* "secure", "insecure", "ide-fail", "dangling", "unknown" */
 const char *stream_state_name(enum stream_state state);
 
 /*

@@ -22,9 +22,10 @@ void sysfs_exit(void);
 const char *sysfs_root_path(void);
 bool sysfs_is_live(void);
 /*
- * Does a store here reach a kernel: ROOT/sys is sysfs, or ROOT is a live
- * tsm-sim mount (FUSE, its control file at the top)? A copy or a capture
- * would take a write as a plain file and show what no kernel did.
+ * Does a store here reach a kernel: ROOT is / (the running system, whatever
+ * is mounted on its /sys), ROOT/sys is sysfs, or ROOT is a live tsm-sim
+ * mount (FUSE, its control file at the top)? A copy or a capture named with
+ * --sysroot would take a write as a plain file and show what no kernel did.
  */
 bool sysfs_takes_stores(void);
 /* PATH as the user sees it: /sys/... live, DIR/sys/... under --sysroot. */

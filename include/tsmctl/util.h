@@ -112,7 +112,12 @@ void cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(prin
 /* A remark the user asked for or should know (-v's progress, what was chosen), on stderr. */
 void cmd_note(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Write pending stdout; on an error other than EPIPE say so: RC, or EXIT 1 on failure. */
+/* fflush(stdout) for a line that must go out now: 0 or -errno (kept for close_stdout()). */
+int stdout_flush(void);
+/*
+ * Write pending stdout; on an error other than EPIPE say so with its errno
+ * text ("writing standard output: No space left on device"): RC, or 1.
+ */
 int close_stdout(int rc);
 
 /* Join path components with '/'; never NULL (aborts on OOM). */
@@ -124,5 +129,11 @@ const char *path_base(const char *path);
 
 /* Free N strings and the array holding them. */
 void strv_free(char **v, size_t n);
+/*
+ * The values of an option's list ARG, separated by commas or blanks, into
+ * *ITEMS (*N of them, none for an empty ARG; strv_free()). -EINVAL for an
+ * empty value: a comma with nothing before or after it ("a,", ",a", "a,,b").
+ */
+int list_split(const char *arg, char ***items, size_t *n);
 
 #endif

@@ -765,7 +765,7 @@ static void scope_walk(void)
 	EXPECT(&rep, "config.malformed", EP, AUDIT_FAIL, "a capability list loops");
 	EXPECT(&rep, "config.malformed", "0000:40:01.0", AUDIT_PASS, NULL);
 	EXPECT(&rep, "ide.untracked", EP, AUDIT_SKIP, "parent check config.malformed failed");
-	EXPECT(&rep, "ide.untracked", "0000:40:01.0", AUDIT_PASS, "all named by stream links");
+	EXPECT(&rep, "ide.untracked", "0000:40:01.0", AUDIT_PASS, "1 enabled Selective block, named by a stream link");
 	CHECK(position(&rep, "config.malformed", EP) + 1 ==
 	      position(&rep, "config.malformed", "0000:40:01.0"));
 	CHECK(position(&rep, "ide.untracked", EP) + 1 ==

@@ -87,6 +87,8 @@ static void state_words(void)
 {
 	CHECK(strcmp(stream_state_name(STREAM_SECURE), "secure") == 0);
 	CHECK(strcmp(stream_state_name(STREAM_INSECURE), "insecure") == 0);
+	CHECK(strcmp(stream_state_name(STREAM_IDE_FAIL), "ide-fail") == 0);
+	CHECK(strcmp(stream_state_name(STREAM_DANGLING), "dangling") == 0);
 	CHECK(strcmp(stream_state_name(STREAM_UNKNOWN), "unknown") == 0);
 }
 
@@ -109,11 +111,20 @@ static void state_of_streams(void)
 	h.rp.cfg_read = false;
 	CHECK(stream_state(&h.stream) == STREAM_UNKNOWN);
 
-	/* a dangling link, and a stray whose blocks are its stream's: no state of their own */
+	/* IDE_FAIL on either partner is its own word: not secure, whatever the state registers say */
+	host_init(&h);
+	h.ep_block.regs.ide_fail = true;
+	CHECK(stream_secure(&h.stream) && stream_state(&h.stream) == STREAM_IDE_FAIL);
+	h.rp_block.regs.state = IDE_STATE_INSECURE;
+	CHECK(stream_insecure(&h.stream) && stream_state(&h.stream) == STREAM_IDE_FAIL);
+
+	/* a dangling link is dangling; a stray whose blocks are its stream's has no state of its own */
 	host_init(&h);
 	h.stream.dangling = true;
-	CHECK(stream_state(&h.stream) == STREAM_UNKNOWN);
+	CHECK(stream_state(&h.stream) == STREAM_DANGLING);
 	host_init(&h);
+	CHECK(stream_state(&h.stray) == STREAM_UNKNOWN);
+	h.ep_block.regs.ide_fail = true;
 	CHECK(stream_state(&h.stray) == STREAM_UNKNOWN);
 }
 

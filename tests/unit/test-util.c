@@ -256,11 +256,16 @@ static void test_debug_switches(void)
 	setenv("TSMCTL_DEBUG", "config-stat,no-openat2x", 1);	/* whole names only */
 	CHECK(!debug_on(DEBUG_NO_OPENAT2) && !debug_on(DEBUG_CONFIG_STATS));
 	unsetenv("TSMCTL_DEBUG");
-	setenv("TSMCTL_CONFIG_STATS", "", 1);	/* set at all, as scan.c always took it */
-	setenv("TSMCTL_NO_OPENAT2", "", 1);	/* set and not empty, as sysfs.c always took it */
-	CHECK(debug_on(DEBUG_CONFIG_STATS) && !debug_on(DEBUG_NO_OPENAT2));
+	/* each own variable takes 1 (on) and 0 (off); empty is unset */
+	setenv("TSMCTL_CONFIG_STATS", "1", 1);
 	setenv("TSMCTL_NO_OPENAT2", "1", 1);
-	CHECK(debug_on(DEBUG_NO_OPENAT2));
+	CHECK(debug_on(DEBUG_CONFIG_STATS) && debug_on(DEBUG_NO_OPENAT2));
+	setenv("TSMCTL_CONFIG_STATS", "0", 1);
+	setenv("TSMCTL_NO_OPENAT2", "0", 1);
+	CHECK(!debug_on(DEBUG_CONFIG_STATS) && !debug_on(DEBUG_NO_OPENAT2));
+	setenv("TSMCTL_CONFIG_STATS", "", 1);
+	setenv("TSMCTL_NO_OPENAT2", "", 1);
+	CHECK(!debug_on(DEBUG_CONFIG_STATS) && !debug_on(DEBUG_NO_OPENAT2));
 	unsetenv("TSMCTL_CONFIG_STATS");
 	unsetenv("TSMCTL_NO_OPENAT2");
 	CHECK(!log_verbose());
@@ -318,8 +323,8 @@ static void test_messages(void)
 	got = message("devices", "no %s", "device");
 	SAME(got, "tsmctl devices: no device\n");
 	free(got);
-	got = message(NULL, "write error: %s", "No space left on device");
-	SAME(got, "tsmctl: write error: No space left on device\n");
+	got = message(NULL, "writing standard output: %s", "No space left on device");
+	SAME(got, "tsmctl: writing standard output: No space left on device\n");
 	free(got);
 	got = message("connect tsm0", "%s (%s)", "why", "ENXIO");
 	SAME(got, "tsmctl connect tsm0: why (ENXIO)\n");
