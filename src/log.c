@@ -12,11 +12,12 @@ static enum log_level level = LOG_LEVEL_NORMAL;
 
 static const struct {
 	const char *name;	/* in TSMCTL_DEBUG */
-	const char *env;	/* its own variable, kept for the scripts that set it */
+	const char *env;	/* its own variable, kept for the scripts that set it; or NULL */
 	bool empty_counts;	/* the own variable set to "" turns it on too */
 } switches[DEBUG_NR_SWITCHES] = {
 	[DEBUG_CONFIG_STATS] = { "config-stats", "TSMCTL_CONFIG_STATS", true },
 	[DEBUG_NO_OPENAT2] = { "no-openat2", "TSMCTL_NO_OPENAT2", false },
+	[DEBUG_EVIDENCE_STATS] = { "evidence-stats", NULL, false },
 };
 
 void log_set_level(enum log_level l)
@@ -46,7 +47,7 @@ bool debug_on(enum debug_switch s)
 
 	if (s >= DEBUG_NR_SWITCHES)
 		return false;
-	own = getenv(switches[s].env);
+	own = switches[s].env ? getenv(switches[s].env) : NULL;
 	return list_names(getenv("TSMCTL_DEBUG"), switches[s].name) ||
 	       (own && (*own || switches[s].empty_counts));
 }
