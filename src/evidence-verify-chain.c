@@ -11,7 +11,9 @@
  * (evidence-verify-leaf.c). --pin: a root the pin file holds is the one the
  * operator vouched for; a chain whose own root no trust anchor vouches for is
  * trust on first use (EV_RISK_FIRST_USE), its pin proposed, written only when
- * the decision that takes the risk succeeds (evidence-judge.h).
+ * the decision that takes the risk succeeds (evidence-judge.h). The
+ * certificate signatures and the paths go through the run's cache
+ * (evidence-verify-cache.h): each distinct one is verified once a run.
  */
 #include <string.h>
 #include <time.h>
@@ -24,6 +26,7 @@
 
 #include "evidence-verify-int.h"
 #include "tsmctl/evidence-trust.h"
+#include "tsmctl/evidence-verify-cache.h"
 #include "tsmctl/util.h"
 
 #define ID	"evidence.chain"
@@ -78,12 +81,11 @@ static bool root_unknown(int err)
  * key identifiers and keyCertSign as X509_check_issued() matches them, and
  * the signature under I - 1's key). 0, or the first I that is not.
  */
-static unsigned int order_break(const struct spdm_chain *c)
+static unsigned int order_break(const struct spdm_chain *c, struct ev_cache *cache)
 {
 	for (unsigned int i = 1; i < c->nr_certs; i++) {
-		X509 *issuer = c->certs[i - 1].x509, *x = c->certs[i].x509;
-		EVP_PKEY *key = X509_get0_pubkey(issuer);
-		bool ok = X509_check_issued(issuer, x) == X509_V_OK && key && X509_verify(x, key) == 1;
+		bool ok = X509_check_issued(c->certs[i - 1].x509, c->certs[i].x509) == X509_V_OK &&
+			  ev_cache_signed_by(cache, &c->certs[i - 1], &c->certs[i]);
 
 		ERR_clear_error();
 		if (!ok)
@@ -93,20 +95,12 @@ static unsigned int order_break(const struct spdm_chain *c)
 }
 
 /* The first certificate when it is a root: a self-signed CA (libspdm_is_root_certificate()). */
-static const struct spdm_cert *own_root(const struct spdm_chain *c)
+static const struct spdm_cert *own_root(const struct spdm_chain *c, struct ev_cache *cache)
 {
 	const struct spdm_cert *first = spdm_chain_first(c);
 
-	return first->self_signed && first->ca ? first : NULL;
+	return first->self_issued && first->ca && ev_cache_signed_by(cache, first, first) ? first : NULL;
 }
-
-/* What X509_verify_cert() made of a chain. */
-struct path {
-	int err, depth;
-	X509 *anchor;		/* owned: the last certificate of the path it verified */
-	bool above;		/* the anchor came from the store, above the first certificate */
-	bool top;		/* the anchor stands in the first certificate's place (or above it) */
-};
 
 /*
  * The path libcrypto built is the chain's own, leaf up: certificate I from
@@ -114,7 +108,7 @@ struct path {
  * the place of one of the chain's certificates (the store's copy), or above
  * the first one (a chain without its root).
  */
-static bool path_is_ours(const struct spdm_chain *c, STACK_OF(X509) *built, struct path *p)
+static bool path_is_ours(const struct spdm_chain *c, STACK_OF(X509) *built, struct ev_path *p)
 {
 	int len = sk_X509_num(built);
 	unsigned int n = c->nr_certs;
@@ -130,7 +124,7 @@ static bool path_is_ours(const struct spdm_chain *c, STACK_OF(X509) *built, stru
 }
 
 /* X509_verify_cert() of chain C, exactly its path, against STORE into P: P->err 0 or its error. */
-static void verify_path(const struct spdm_chain *c, X509_STORE *store, bool partial, struct path *p)
+static void verify_path(const struct spdm_chain *c, X509_STORE *store, bool partial, struct ev_path *p)
 {
 	X509_STORE_CTX *ctx = X509_STORE_CTX_new();
 	STACK_OF(X509) *untrusted = sk_X509_new_null();
@@ -225,11 +219,9 @@ static void set_root(struct ev_roots *roots, unsigned int k, X509 *x, const char
  * certificate's place or above it, else (a partial chain's anchor below) the
  * chain's own root.
  */
-static void root_of_path(const struct spdm_chain *c, const struct path *p, struct ev_roots *roots,
-			 unsigned int k)
+static void root_of_path(const struct spdm_chain *c, const struct spdm_cert *own,
+			 const struct ev_path *p, struct ev_roots *roots, unsigned int k)
 {
-	const struct spdm_cert *own = own_root(c);
-
 	if (p->above)
 		set_root(roots, k, p->anchor, "the trust anchor that signed the first certificate", NULL);
 	else if (p->top)
@@ -262,7 +254,7 @@ static void sha384_hex(X509 *x, char hex[97])
 }
 
 /* "3 certificates, root CN=..., leaf CN=..., ec 384, valid until 2036-05-01" */
-static char *describe(const struct spdm_chain *c, const struct path *p)
+static char *describe(const struct spdm_chain *c, const struct ev_path *p)
 {
 	const struct spdm_cert *leaf = spdm_chain_leaf(c);
 	char *subject = spdm_subject_text(p->anchor), *until = day(leaf->not_after);
@@ -300,7 +292,7 @@ static void no_anchor(const struct spdm_chain *c, const struct ev_verify_opts *o
  * use (a proposal, and EV_RISK_FIRST_USE when no trust anchor vouched).
  */
 static void judge_pin(const struct ev_decoded *d, const struct ev_verify_opts *o, unsigned int k,
-		      const struct path *p, bool own, struct ev_results *r)
+		      const struct ev_path *p, bool own, struct ev_results *r)
 {
 	const struct spdm_chain *c = &d->chain[k];
 	const char *obj = evidence_type_name(k);
@@ -336,35 +328,33 @@ static void judge_pin(const struct ev_decoded *d, const struct ev_verify_opts *o
 	free(what);
 }
 
-/* Verify against the trust store, or a pin's own root: into P, OWN set when the latter. */
-static bool verify_anchored(const struct spdm_chain *c, const struct ev_verify_opts *o,
-			    struct path *p, bool *own)
+/* Verify against the trust store, or a pin's ROOT (the chain's own): into P, OWN set when the latter. */
+static bool verify_anchored(const struct spdm_chain *c, const struct spdm_cert *root,
+			    const struct ev_verify_opts *o, struct ev_path *p, bool *own)
 {
-	const struct spdm_cert *root = own_root(c);
 	X509_STORE *s;
 
 	*own = false;
 	if (o->store) {
-		verify_path(c, o->store, o->partial_chain, p);
+		ev_cache_path(o->cache, c, o->store, false, o->partial_chain, verify_path, p);
 		if (!p->err || !root_unknown(p->err) || !o->pins || !root)
 			return true;
+		X509_free(p->anchor);
 	}
 	if (!o->pins || !root)
 		return false;
 	/* the store does not know the root: the chain's own root, for the pin to judge */
 	s = store_of(root->x509);
-	verify_path(c, s, false, p);
+	ev_cache_path(o->cache, c, s, true, false, verify_path, p);
 	X509_STORE_free(s);
 	*own = true;
 	return true;
 }
 
 /* The chain's own root for evidence.root-hash when no path verified, or why there is none. */
-static void root_unverified(const struct spdm_chain *c, struct ev_roots *roots, unsigned int k,
+static void root_unverified(const struct spdm_cert *root, struct ev_roots *roots, unsigned int k,
 			    const char *why)
 {
-	const struct spdm_cert *root = own_root(c);
-
 	set_root(roots, k, root ? root->x509 : NULL, EV_ROOT_IN_CHAIN,
 		 root ? NULL : xasprintf("the chain does not carry its root certificate, and %s", why));
 }
@@ -374,9 +364,9 @@ static void check_slot(const struct ev_decoded *d, const struct ev_verify_opts *
 {
 	const struct spdm_chain *c = &d->chain[k];
 	const char *obj = evidence_type_name(k);
-	const struct spdm_cert *bad;
-	unsigned int brk = order_break(c);
-	struct path p = { 0 };
+	const struct spdm_cert *bad, *own_first;
+	unsigned int brk = order_break(c, o->cache);
+	struct ev_path p = { 0 };
 	char *misuse;
 	bool own;
 
@@ -392,6 +382,7 @@ static void check_slot(const struct ev_decoded *d, const struct ev_verify_opts *
 		return;
 	}
 	misuse = ev_leaf_misuse(d, k);
+	own_first = own_root(c, o->cache);
 	if (!o->store && !o->pins) {
 		if (misuse)
 			ev_add(r, ID, obj, AUDIT_FAIL, NULL, "%s", misuse);
@@ -401,22 +392,22 @@ static void check_slot(const struct ev_decoded *d, const struct ev_verify_opts *
 					 "name a store with --trust FILE|DIR; --pin FILE trusts the first "
 					 "root seen", o->store_path), "no trust store: %s %s",
 			       o->store_path, o->store_missing ? o->store_missing : "was not given");
-		root_unverified(c, roots, k, "there is no trust store to find it in");
-	} else if (!verify_anchored(c, o, &p, &own)) {
+		root_unverified(own_first, roots, k, "there is no trust store to find it in");
+	} else if (!verify_anchored(c, own_first, o, &p, &own)) {
 		if (misuse)
 			ev_add(r, ID, obj, AUDIT_FAIL, NULL, "%s", misuse);
 		else
 			no_anchor(c, o, obj, r);
-		root_unverified(c, roots, k, "no trust store holds it");
+		root_unverified(own_first, roots, k, "no trust store holds it");
 	} else if (p.err) {
 		bad = at_depth(c, p.depth);
 		ev_add(r, ID, obj, AUDIT_FAIL, error_hint(p.err, o, bad), "%s (certificate %s)%s%s",
 		       p.depth < 0 ? "libcrypto verified another path than the chain's own" :
 		       X509_verify_cert_error_string(p.err), bad->subject, misuse ? "; " : "",
 		       misuse ? misuse : "");
-		root_unverified(c, roots, k, "it did not verify to one");
+		root_unverified(own_first, roots, k, "it did not verify to one");
 	} else {
-		root_of_path(c, &p, roots, k);
+		root_of_path(c, own_first, &p, roots, k);
 		if (misuse)
 			ev_add(r, ID, obj, AUDIT_FAIL, NULL, "%s", misuse);
 		else

@@ -13,10 +13,11 @@ static enum log_level level = LOG_LEVEL_NORMAL;
 
 static const struct {
 	const char *name;	/* in TSMCTL_DEBUG */
-	const char *env;	/* its own variable, kept for the scripts that set it: 1 on, 0 off */
+	const char *env;	/* its own variable, kept for the scripts that set it: 1 on, 0 off; or NULL */
 } switches[DEBUG_NR_SWITCHES] = {
 	[DEBUG_CONFIG_STATS] = { "config-stats", "TSMCTL_CONFIG_STATS" },
 	[DEBUG_NO_OPENAT2] = { "no-openat2", "TSMCTL_NO_OPENAT2" },
+	[DEBUG_EVIDENCE_STATS] = { "evidence-stats", NULL },
 };
 
 void log_set_level(enum log_level l)
@@ -50,7 +51,7 @@ static void check_environment(void)
 		return;
 	checked = true;
 	for (size_t s = 0; s < DEBUG_NR_SWITCHES; s++) {
-		const char *v = getenv(switches[s].env);
+		const char *v = switches[s].env ? getenv(switches[s].env) : NULL;
 
 		if (v && *v && !streq(v, "0") && !streq(v, "1"))
 			cmd_note(NULL, "%s='%s' is ignored: it takes 1 (on) or 0 (off)",
@@ -64,7 +65,7 @@ static void check_environment(void)
 			s++;
 		if (len && s == DEBUG_NR_SWITCHES)
 			cmd_note(NULL, "TSMCTL_DEBUG: unknown switch '%.*s' is ignored (config-stats, "
-				 "no-openat2)", (int)len, p);
+				 "no-openat2, evidence-stats)", (int)len, p);
 	}
 }
 
@@ -75,6 +76,6 @@ bool debug_on(enum debug_switch s)
 	if (s >= DEBUG_NR_SWITCHES)
 		return false;
 	check_environment();
-	own = getenv(switches[s].env);
+	own = switches[s].env ? getenv(switches[s].env) : NULL;
 	return list_names(getenv("TSMCTL_DEBUG"), switches[s].name) || (own && streq(own, "1"));
 }

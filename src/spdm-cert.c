@@ -434,8 +434,6 @@ static int describe_cert(X509 *x, struct spdm_cert *c, unsigned int idx, struct 
 	}
 	c->ca = flags & EXFLAG_CA;
 	c->self_issued = flags & EXFLAG_SI;
-	c->self_signed = c->self_issued && X509_get0_pubkey(x) &&
-			 X509_verify(x, X509_get0_pubkey(x)) == 1;
 	c->version = X509_get_version(x) + 1;
 	c->has_basic_constraints = flags & EXFLAG_BCONS;
 	c->has_key_usage = flags & EXFLAG_KUSAGE;

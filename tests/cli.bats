@@ -327,7 +327,7 @@ setup() {
 	# TSMCTL_DEBUG names switches: a name it does not know is said, once a run
 	run --separate-stderr env TSMCTL_DEBUG=config_stats "$TSMCTL" --sysroot "$ROOT" list
 	[ "$status" -eq 0 ]
-	[ "$stderr" = "tsmctl: TSMCTL_DEBUG: unknown switch 'config_stats' is ignored (config-stats, no-openat2)" ]
+	[ "$stderr" = "tsmctl: TSMCTL_DEBUG: unknown switch 'config_stats' is ignored (config-stats, no-openat2, evidence-stats)" ]
 	run --separate-stderr env TSMCTL_DEBUG=config-stats "$TSMCTL" --sysroot "$ROOT" list
 	[[ "$stderr" == "tsmctl: config space: "* ]]
 }

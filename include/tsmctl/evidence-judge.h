@@ -16,6 +16,7 @@
 #include "tsmctl/evidence-set.h"
 #include "tsmctl/evidence-trust.h"
 #include "tsmctl/evidence-verify.h"
+#include "tsmctl/evidence-verify-cache.h"
 
 /*
  * What the options name; NULL: the default trust store, no reference, no
@@ -56,10 +57,12 @@ struct ev_judge {
 	struct ev_pins pins;
 	bool has_pins;
 	bool partial_chain;
+	struct ev_cache cache;		/* what this run verified of certificates, for every set */
 };
 
 /* 0, or -errno with *WHY (allocated): an input that was named but cannot be used. */
 int ev_judge_load(struct ev_judge *j, const struct ev_judge_opts *o, char **why);
+/* With TSMCTL_DEBUG=evidence-stats, says on stderr what the run verified and reused. */
 void ev_judge_release(struct ev_judge *j);
 
 /* One set judged: the results, and the decision over them. */

@@ -30,6 +30,7 @@
 #include "tsmctl/evidence-decoded.h"
 
 struct x509_store_st;
+struct ev_cache;
 struct ev_pins;
 struct ev_reference;
 
@@ -81,6 +82,7 @@ struct ev_verify_opts {
 	struct ev_pins *pins;		/* --pin: compared; a first use proposed (evidence-trust.h) */
 	const struct ev_reference *ref;	/* NULL: no reference manifest */
 	bool live;			/* read from the kernel just now, not a saved copy */
+	struct ev_cache *cache;		/* the run's verified certificates; NULL: none kept */
 };
 
 void ev_verify(const struct ev_decoded *d, const struct ev_verify_opts *o, struct ev_results *r);

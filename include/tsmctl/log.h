@@ -14,10 +14,11 @@ enum log_level {
 	LOG_LEVEL_VERBOSE,	/* -v: what is read, written and waited for */
 };
 
-/* What TSMCTL_DEBUG can switch on; each also has an older variable of its own. */
+/* What TSMCTL_DEBUG can switch on; the older ones also have a variable of their own. */
 enum debug_switch {
 	DEBUG_CONFIG_STATS,	/* "config-stats" (TSMCTL_CONFIG_STATS): config space's cost, per scan */
 	DEBUG_NO_OPENAT2,	/* "no-openat2" (TSMCTL_NO_OPENAT2): the fallback walk, for its tests */
+	DEBUG_EVIDENCE_STATS,	/* "evidence-stats": certificate verifications done and reused, per run */
 	DEBUG_NR_SWITCHES
 };
 

@@ -75,8 +75,7 @@ struct spdm_cert {
 	unsigned int version;		/* X.509 version: 3 for v3 */
 	bool ca;			/* basicConstraints cA */
 	bool has_basic_constraints, has_key_usage;	/* the extensions are there */
-	bool self_issued;		/* subject equals issuer */
-	bool self_signed;		/* self-issued, and its own key verifies its signature */
+	bool self_issued;		/* subject equals issuer (whether it signed itself: evidence.chain) */
 	/* DMTF SPDM OIDs, wherever found, and what they say */
 	unsigned int nr_oids;
 	struct spdm_cert_oid oids[SPDM_CERT_MAX_OIDS];

@@ -9,7 +9,9 @@
  * fail; a chain without its root verifies to the trust store's root, which
  * RootHash is then checked against; --pin proposes a first use as
  * EV_RISK_FIRST_USE, only for a chain that verified, and writes nothing
- * until asked. TSMCTL_VECTORS names another vectors directory.
+ * until asked. The run's cache verifies a chain shared by two devices once,
+ * a chain one byte off on its own, and keeps RootHash and the leaf rules
+ * each device's. TSMCTL_VECTORS names another vectors directory.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -27,6 +29,7 @@
 #include "vca-build.h"
 #include "tsmctl/evidence-trust.h"
 #include "tsmctl/evidence-verify.h"
+#include "tsmctl/evidence-verify-cache.h"
 #include "tsmctl/util.h"
 #include "unit.h"
 
@@ -119,12 +122,16 @@ struct verdict {
 	enum ev_risk risk;
 };
 
+/* The run's cache judge() verifies through: NULL, none. */
+static struct ev_cache *judge_cache;
+
 /* Judge S with STORE and PINS; check ID's result about OBJECT into V. */
 static void judge(const struct evidence_set *s, X509_STORE *store, struct ev_pins *pins,
 		  const char *id, const char *object, struct verdict *v)
 {
 	struct ev_verify_opts o = { .store = store, .store_path = store ? "trust.pem" : "/none",
-				    .store_missing = "does not exist", .pins = pins, .live = true };
+				    .store_missing = "does not exist", .pins = pins, .live = true,
+				    .cache = judge_cache };
 	struct ev_decoded d;
 	struct ev_results r;
 
@@ -459,6 +466,100 @@ static void test_pins(void)
 	bytes_free(&broken);
 }
 
+/* STATS is what the cache did so far: N paths and SIGS signatures verified, and the reuses. */
+static bool stats_are(const struct ev_cache *c, unsigned long paths, unsigned long path_hits,
+		      unsigned long sigs, unsigned long sig_hits)
+{
+	const struct ev_cache_stats *st = &c->stats;
+
+	if (st->paths == paths && st->path_hits == path_hits && st->signatures == sigs &&
+	    st->signature_hits == sig_hits)
+		return true;
+	printf("  cache: %lu paths (%lu reused), %lu signatures (%lu reused)\n", st->paths,
+	       st->path_hits, st->signatures, st->signature_hits);
+	return false;
+}
+
+/*
+ * A thousand devices of one vendor share their chain: the run verifies its
+ * path once and each certificate's signature once. Anything else stays each
+ * device's: a chain one byte off is verified on its own (and fails), a
+ * RootHash is compared, and the leaf rules applied, for every device.
+ */
+static void test_cache(void)
+{
+	static const char *const other_leaf[] = { "ecp384.root", "ecp384.inter", "leaf-no-eku", NULL };
+	X509_STORE *store = store_of("ecp384.root");
+	struct bytes chain = { 0 }, vca = { 0 }, alias = { 0 }, off = { 0 }, hash = { 0 };
+	struct evidence_set s;
+	struct ev_cache cache;
+	struct verdict v;
+
+	ev_cache_init(&cache, store);
+	judge_cache = &cache;
+	read_file(&chain, "good.spdm-chain");
+	vca_of(&vca, 0x13, 0);
+	make_set(&s, &chain, &vca);
+	judge(&s, store, NULL, "evidence.chain", "cert0", &v);
+	EXPECT_PREFIX(v.text, "pass: verified against trust.pem (3 certificates");
+	/* the root's own signature, the intermediate's and the leaf's; one path */
+	CHECK(stats_are(&cache, 1, 0, 3, 0));
+	/* a second device of the same chain: nothing verified again */
+	judge(&s, store, NULL, "evidence.chain", "cert0", &v);
+	EXPECT_PREFIX(v.text, "pass: verified against trust.pem (3 certificates");
+	CHECK(stats_are(&cache, 1, 1, 3, 3));
+	evset_release(&s);
+	/* the leaf's last byte (its signature) changed: that pair is verified anew, and fails; the
+	   root and the intermediate are known */
+	put_bytes(&off, chain.buf, chain.len);
+	off.buf[off.len - 1] ^= 1;
+	make_set(&s, &off, &vca);
+	judge(&s, store, NULL, "evidence.chain", "cert0", &v);
+	EXPECT_PREFIX(v.text, "fail: certificate 2 (CN=vectors ecp384 responder) is not signed by "
+		      "certificate 1");
+	CHECK(stats_are(&cache, 1, 1, 4, 4));
+	evset_release(&s);
+	/* the same certificates under a zeroed RootHash: the path is reused, RootHash still fails */
+	put_bytes(&hash, chain.buf, chain.len);
+	memset(hash.buf + 4, 0, 48);
+	make_set(&s, &hash, &vca);
+	judge(&s, store, NULL, "evidence.root-hash", "cert0", &v);
+	EXPECT_PREFIX(v.text, "fail: RootHash 0000");
+	CHECK(stats_are(&cache, 1, 2, 4, 7));
+	evset_release(&s);
+	/* the same chain from a device of the alias certificate model: its leaf rule fails */
+	vca_of(&alias, 0x13, ALIAS_CERT_CAP);
+	make_set(&s, &chain, &alias);
+	judge(&s, store, NULL, "evidence.chain", "cert0", &v);
+	EXPECT_PREFIX(v.text, "fail: the responder uses the alias certificate model");
+	CHECK(stats_are(&cache, 1, 3, 4, 10));
+	evset_release(&s);
+	/* another leaf under the same intermediate: its signature and its path are its own */
+	bytes_free(&off);
+	bare_chain(&off, other_leaf);
+	make_set(&s, &off, &vca);
+	judge(&s, store, NULL, "evidence.chain", "cert0", &v);
+	EXPECT_PREFIX(v.text, "pass: verified against trust.pem (3 certificates");
+	CHECK(stats_are(&cache, 2, 3, 5, 12));
+	evset_release(&s);
+	/* a chain without its root: other bytes, another path */
+	bytes_free(&off);
+	read_file(&off, "no-root.spdm-chain");
+	make_set(&s, &off, &vca);
+	judge(&s, store, NULL, "evidence.chain", "cert0", &v);
+	EXPECT_PREFIX(v.text, "pass: verified against trust.pem (2 certificates and the root");
+	CHECK(stats_are(&cache, 3, 3, 5, 13));
+	evset_release(&s);
+	judge_cache = NULL;
+	ev_cache_release(&cache);
+	X509_STORE_free(store);
+	bytes_free(&chain);
+	bytes_free(&vca);
+	bytes_free(&alias);
+	bytes_free(&off);
+	bytes_free(&hash);
+}
+
 int main(void)
 {
 	if (getenv("TSMCTL_VECTORS"))
@@ -468,5 +569,6 @@ int main(void)
 	test_order();
 	test_chain_without_root();
 	test_pins();
+	test_cache();
 	return unit_report();
 }

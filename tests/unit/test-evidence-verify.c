@@ -11,7 +11,8 @@
  * evidence.signature with the openssl-made vectors of tests/unit/sig-vectors
  * (a self-signed leaf as cert0): every form of the measurements object, the
  * nonce sent or not, replays, zeroed and stripped signatures, a missing
- * VCA, with the risk each skip leaves a decision to take.
+ * VCA, with the risk each skip leaves a decision to take; and through the
+ * run's certificate cache, each device's signature still its own.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,11 +21,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/x509.h>
+#include <openssl/x509_vfy.h>
+
 #include "bytes.h"
 #include "sig-vectors.h"
 #include "tsmctl/evidence-device.h"
 #include "tsmctl/evidence-reference.h"
 #include "tsmctl/evidence-verify.h"
+#include "tsmctl/evidence-verify-cache.h"
 #include "tsmctl/pci-serial.h"
 #include "tsmctl/sysfs.h"
 #include "tsmctl/util.h"
@@ -106,13 +111,16 @@ static void set_with(struct evidence_set *s, unsigned int type, const struct byt
 }
 
 static enum ev_risk verdict_risk;	/* the risk of the last verdict() found */
+static struct x509_store_st *verdict_store;	/* the trust store verdict_of() uses: NULL, none */
+static struct ev_cache *verdict_cache;		/* and the run's cache: NULL, none */
 
 /* Verify S with REF (LIVE: read just now); the "status: message" of ID about OBJECT into OUT, its risk. */
 static enum ev_risk verdict_of(struct evidence_set *s, const struct ev_reference *ref, bool live,
 			       const char *id, const char *object, char *out, size_t size)
 {
-	struct ev_verify_opts o = { .store_path = "/none", .store_missing = "does not exist",
-				    .ref = ref, .live = live };
+	struct ev_verify_opts o = { .store = verdict_store, .store_path = "/none",
+				    .store_missing = "does not exist", .ref = ref, .live = live,
+				    .cache = verdict_cache };
 	struct ev_decoded d;
 	struct ev_results r;
 
@@ -877,6 +885,57 @@ static void test_no_reference(void)
 	bytes_free(&b);
 }
 
+/*
+ * Three devices of one certificate, its path verified once through the
+ * run's cache: the second one's zeroed signature fails all the same, and the
+ * third's good one passes.
+ */
+static void test_signature_not_cached(void)
+{
+	static void (*const mutate[])(struct bytes *) = { NULL, zero_signature, NULL };
+	static const char *const want[] = { "pass: signed by slot 0's leaf",
+					    "fail: the signature does not verify",
+					    "pass: signed by slot 0's leaf" };
+	struct bytes cert = { 0 };
+	const unsigned char *p;
+	struct ev_cache cache;
+	X509_STORE *store = X509_STORE_new();
+	X509 *x;
+	char got[1024];
+
+	read_vector("p384-13", "cert.der", &cert);
+	p = cert.buf;
+	x = d2i_X509(NULL, &p, (long)cert.len);
+	CHECK(x && X509_STORE_add_cert(store, x) == 1);
+	ev_cache_init(&cache, store);
+	verdict_store = store;
+	verdict_cache = &cache;
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		struct evidence_set s;
+		struct bytes m = { 0 };
+
+		vector_meas("p384-13", true, &m);
+		if (mutate[i])
+			mutate[i](&m);
+		vector_set(&s, "p384-13", &m, true, vector_nonce());
+		/* the path verified (a path error would come first); the vector's leaf breaks libspdm's rules */
+		verdict_of(&s, NULL, true, "evidence.chain", "cert0", got, sizeof(got));
+		EXPECT_PREFIX(got, "fail: the leaf has no keyUsage");
+		verdict_of(&s, NULL, true, "evidence.signature", "measurements", got, sizeof(got));
+		EXPECT_PREFIX(got, want[i]);
+		evset_release(&s);
+		bytes_free(&m);
+	}
+	/* six verifications, one chain path among them */
+	CHECK(cache.stats.paths == 1 && cache.stats.path_hits == 5);
+	verdict_store = NULL;
+	verdict_cache = NULL;
+	ev_cache_release(&cache);
+	X509_STORE_free(store);
+	X509_free(x);
+	bytes_free(&cert);
+}
+
 int main(void)
 {
 	test_resource_and_msix();
@@ -891,5 +950,6 @@ int main(void)
 	test_signature_transcript();
 	test_signature_slots();
 	test_no_reference();
+	test_signature_not_cached();
 	return unit_report();
 }

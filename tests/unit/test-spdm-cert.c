@@ -323,14 +323,14 @@ static void check_cas(const struct spdm_chain *c)
 {
 	const struct spdm_cert *r = spdm_chain_first(c), *i = &c->certs[1];
 
-	CHECK(r == &c->certs[0] && r->ca && r->self_issued && r->self_signed && r->x509);
+	CHECK(r == &c->certs[0] && r->ca && r->self_issued && r->x509);
 	CHECK(r->version == 3 && r->has_basic_constraints && r->has_key_usage);
 	CHECK(!strcmp(r->subject, "O=tsmctl tests,CN=tsmctl test root"));
 	CHECK(!strcmp(r->issuer, r->subject) && !strcmp(r->serial, "01"));
 	CHECK(r->has_validity && r->not_before == T0 && r->not_after == T_END);
 	CHECK(r->key_type == SPDM_KEY_EC && r->key_bits == 384 && !strcmp(r->key_group, "secp384r1"));
 	CHECK(!strcmp(r->sig_alg, "ecdsa-with-SHA384") && r->nr_oids == 0);
-	CHECK(i->ca && !i->self_issued && !i->self_signed && !strcmp(i->serial, "1234567890abcdef"));
+	CHECK(i->ca && !i->self_issued && !strcmp(i->serial, "1234567890abcdef"));
 	CHECK(!strcmp(i->issuer, r->subject));
 	CHECK(i->mutable_certificate && !i->hardware_identity);
 	CHECK(has_oid(i, SPDM_OID_SPDM_EXTENSION, SPDM_OID_AS_EXTENSION));
@@ -342,7 +342,7 @@ static void check_leaf(const struct spdm_chain *c, enum spdm_key_type type, unsi
 {
 	const struct spdm_cert *l = spdm_chain_leaf(c);
 
-	CHECK(l == &c->certs[c->nr_certs - 1] && !l->ca && !l->self_issued && !l->self_signed);
+	CHECK(l == &c->certs[c->nr_certs - 1] && !l->ca && !l->self_issued);
 	CHECK(l->version == 3 && l->has_basic_constraints && l->has_key_usage);
 	CHECK(!strcmp(l->subject, "O=tsmctl tests,CN=tsmctl test device"));
 	CHECK(!strcmp(l->issuer, c->certs[1].subject) && !strcmp(l->serial, "4d"));
@@ -441,9 +441,9 @@ static void test_variants(void)
 	CHECK(c[1].certs[2].not_before == T_END - DAY);
 	CHECK(!strcmp(c[2].certs[2].issuer, "O=tsmctl tests,CN=someone else"));
 	CHECK(strcmp(c[2].certs[2].issuer, c[2].certs[1].subject));
-	CHECK(c[3].certs[2].self_issued && c[3].certs[2].self_signed && !c[3].certs[2].ca);
-	/* the wrong issuer's name on a certificate of the leaf's own key: self-issued, not self-signed */
-	CHECK(!c[2].certs[2].self_issued && !c[2].certs[2].self_signed);
+	/* whether a self-issued certificate signed itself is evidence.chain's to verify */
+	CHECK(c[3].certs[2].self_issued && !c[3].certs[2].ca);
+	CHECK(!c[2].certs[2].self_issued);
 	CHECK(!strcmp(c[3].certs[2].issuer, c[3].certs[2].subject));
 	for (unsigned int i = 0; i < 4; i++) {
 		spdm_chain_release(&c[i]);

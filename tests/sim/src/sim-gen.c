@@ -21,7 +21,11 @@
  * a switch port for every other device (bridge-heavy), empty hot-plug
  * slots (buses with nothing on them), every host bridge a VMD domain, and
  * one host bridge crowded with streams. Host bridges that need more buses
- * than 0x40 share a domain by two, or have one each.
+ * than 0x40 share a domain by two, or have one each. --evidence gives every
+ * connected NIC evidence (chains, VCA, signed measurements, report), its
+ * chain one of gen-cert-chain's two good ones in turn, so a thousand
+ * devices share two roots and two intermediates as a fleet of one vendor's
+ * parts would.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -211,6 +215,26 @@ static void dangling_link(struct hb_gen *g, unsigned k, unsigned long f)
 }
 
 /*
+ * What connected NIC @k hands out (--evidence): slot 0 a chain of the two
+ * good ones gen-cert-chain builds (each its own root and intermediate), in
+ * turn, the VCA and the measurements generated and signed with its leaf key
+ * (after the request they answer), and the report of its BAR.
+ */
+static json_object *nic_evidence(unsigned long k)
+{
+	json_object *ev = json_object_new_object(), *certs = json_object_new_array();
+
+	json_object_array_add(certs, json_object_new_string(k % 2 ? "rsa-3072" : "ecdsa-p384"));
+	set(ev, "certs", certs);
+	set(ev, "vca", json_object_new_boolean(true));
+	set(ev, "measurements", json_object_new_boolean(true));
+	/* its GET_MEASUREMENTS in front: a reader that sends no nonce (audit) checks the signature */
+	set(ev, "form", json_object_new_string("exchange"));
+	set(ev, "report", json_object_new_boolean(true));
+	return ev;
+}
+
+/*
  * A device of @fns functions on @bus: min(@max_pfs, @fns) PFs at
  * 00.0..00.N, the rest as VFs spread over the PFs, packed from 01.0 up.
  * @stream makes PF0 the connected DSM. Functions are appended to @parent.
@@ -263,6 +287,8 @@ static void endpoint(struct hb_gen *g, json_object *parent, unsigned bus,
 				set(conn, "stream", jstr("%u.%u.%lu", j, rp_block, j % gp->sel_blocks));
 			}
 			set(d, "connected", conn);
+			if (gp->evidence)
+				set(d, "evidence", nic_evidence(g->first_stream + j));
 			fault = stream_fault(gp, g->first_stream + j);
 			if (fault)
 				set(d, "faults", fault);
@@ -739,6 +765,11 @@ int sim_gen_large(const struct sim_gen_params *p, const char *out, char **err)
 		rc = -EINVAL;
 		goto out;
 	}
+	if (p->evidence && strcmp(p->abi, "proposed")) {
+		*err = sim_xasprintf("--evidence is the proposed ABI (the device-evidence family)");
+		rc = -EINVAL;
+		goto out;
+	}
 	if (p->tdx && (p->dependents || strcmp(p->abi, "proposed"))) {
 		*err = sim_xasprintf("--tdx is the proposed ABI, and TDX Connect gives dependents "
 				     "contexts itself (no --dependents)");
@@ -768,11 +799,12 @@ int sim_gen_large(const struct sim_gen_params *p, const char *out, char **err)
 			      p->empty_slots, p->crowded ? " --crowded " : "", p->crowded);
 	set(root, "comment",
 	    jstr("tsm-sim gen-large --functions %lu --host-bridges %lu --streams %lu "
-		 "--switch-depth %lu --sel-blocks %lu --addr-assoc %lu --faulty %lu --ext-caps %lu%s%s%s%s: "
+		 "--switch-depth %lu --sel-blocks %lu --addr-assoc %lu --faulty %lu --ext-caps %lu%s%s%s%s%s: "
 		 "a large %s; every stream is a TEE NIC's PF0 connected at boot",
 		 p->functions, p->host_bridges, p->streams, p->switch_depth, p->sel_blocks,
 		 p->addr_assoc, p->faulty, p->ext_caps, p->dependents ? " --dependents" : "",
-		 p->port_ide ? " --port-ide" : "", p->tdx ? " --tdx" : "", shape,
+		 p->port_ide ? " --port-ide" : "", p->tdx ? " --tdx" : "",
+		 p->evidence ? " --evidence" : "", shape,
 		 p->tdx ? "Intel TDX Connect host, tsm0 on tdx_host" : "SEV-TIO host, tsm0 on the PSP"));
 	set(root, "abi", json_object_new_string(p->abi));
 	mods = json_object_new_array();

@@ -20,7 +20,7 @@ static void usage(FILE *f)
 		"                   [--abi v6.19|proposed] [--switch-depth D] [--sel-blocks K]\n"
 		"                   [--addr-assoc A] [--faulty F] [--ext-caps X] [--dependents]\n"
 		"                   [--port-ide] [--tdx] [--fanout] [--empty-slots E] [--vmd]\n"
-		"                   [--crowded C] OUT.json\n"
+		"                   [--crowded C] [--evidence] OUT.json\n"
 		" tsm-sim modprobe MOUNT [-r] [-q] [--first-time] MODULE [PARAM=VALUE...]\n"
 		"\n"
 		"Lay out (build) or serve through FUSE (mount) the sysfs tree a\n"
@@ -34,7 +34,8 @@ static void usage(FILE *f)
 		"VFs, IDE on every port without a stream, or an Intel TDX Connect\n"
 		"host (--tdx); with a switch port for every other device (--fanout),\n"
 		"E empty hot-plug slots, every host bridge a VMD domain, or C of the\n"
-		"streams on one host bridge; or load and remove the topology's\n"
+		"streams on one host bridge, device evidence on every connected NIC\n"
+		"(--evidence, proposed ABI); or load and remove the topology's\n"
 		"modules in a live mount (modprobe).\n"
 		"\n"
 		"Options for mount:\n"
@@ -162,11 +163,12 @@ static int gen_main(int argc, char **argv)
 			*flag = true;
 			continue;
 		}
-		if (!strcmp(a, "--tdx")) {
-			/* TDX Connect is the proposed series: its ABI unless told otherwise */
+		if (!strcmp(a, "--tdx") || !strcmp(a, "--evidence")) {
+			/* TDX Connect and device evidence are the proposed series: its ABI unless told otherwise */
 			if (!abi_set)
 				p.abi = "proposed";
-			p.tdx = true;
+			p.tdx |= !strcmp(a, "--tdx");
+			p.evidence |= !strcmp(a, "--evidence");
 			continue;
 		}
 		v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);

@@ -697,6 +697,7 @@ struct sim_gen_params {
 	unsigned long empty_slots;	/* hot-plug downstream ports with nothing below */
 	bool vmd;		/* every host bridge a VMD domain below a VMD endpoint */
 	unsigned long crowded;	/* streams on the last host bridge, each on a root port of its own */
+	bool evidence;		/* every connected NIC hands out evidence: a few shared chains */
 };
 int sim_gen_large(const struct sim_gen_params *p, const char *out, char **err);
 
