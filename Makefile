@@ -42,9 +42,10 @@ TSM_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
-SRCS := $(wildcard src/*.c)
+# src/evidence/ holds the evidence code by layer: fetch, decode, verify, gate (HACKING.md)
+SRCS := $(wildcard src/*.c src/evidence/*/*.c)
 OBJS := $(patsubst src/%.c,$(BUILDDIR)/obj/%.o,$(SRCS))
-HDRS := $(wildcard include/tsmctl/*.h src/*.h)
+HDRS := $(wildcard include/tsmctl/*.h src/*.h src/evidence/*/*.h)
 
 BUILD_DEBS := gcc make pkg-config libpci-dev libkmod-dev libjson-c-dev libsmartcols-dev \
 	libssl-dev libmnl-dev libfuse3-dev pciutils openssl scdoc
@@ -139,31 +140,31 @@ UNIT_SRCS_snapshot := src/snapshot.c src/sysfs.c src/log.c src/names.c src/ide.c
 UNIT_LIBS_sha256 = $(shell pkg-config --libs libcrypto)
 # The evidence decoders (ABI.md §1.7), each with the shared cursor and algorithm
 # tables; their tests build the objects they decode (bytes.h, vca-build.h).
-EV_DECODE_SRCS := src/ev-decode.c src/spdm-alg.c tests/unit/bytes.h
-UNIT_SRCS_spdm-cert := src/spdm-cert.c $(EV_DECODE_SRCS)
+EV_DECODE_SRCS := src/evidence/decode/ev-decode.c src/evidence/decode/spdm-alg.c tests/unit/bytes.h
+UNIT_SRCS_spdm-cert := src/evidence/decode/spdm-cert.c $(EV_DECODE_SRCS)
 UNIT_LIBS_spdm-cert = $(shell pkg-config --libs libcrypto)
-UNIT_SRCS_spdm-vca := src/spdm-vca.c $(EV_DECODE_SRCS) tests/unit/vca-build.h
-UNIT_SRCS_spdm-meas := src/spdm-meas.c src/spdm-vca.c $(EV_DECODE_SRCS) tests/unit/vca-build.h
+UNIT_SRCS_spdm-vca := src/evidence/decode/spdm-vca.c $(EV_DECODE_SRCS) tests/unit/vca-build.h
+UNIT_SRCS_spdm-meas := src/evidence/decode/spdm-meas.c src/evidence/decode/spdm-vca.c $(EV_DECODE_SRCS) tests/unit/vca-build.h
 # the measurement signature: the framing, L1 and the verifier, on the openssl-made vectors
-UNIT_SRCS_spdm-transcript := src/spdm-transcript.c src/spdm-sig.c src/spdm-meas.c src/spdm-vca.c \
+UNIT_SRCS_spdm-transcript := src/evidence/decode/spdm-transcript.c src/evidence/decode/spdm-sig.c src/evidence/decode/spdm-meas.c src/evidence/decode/spdm-vca.c \
 	$(EV_DECODE_SRCS) tests/unit/vca-build.h tests/unit/sig-vectors.h
 UNIT_LIBS_spdm-transcript = $(shell pkg-config --libs libcrypto)
-UNIT_SRCS_tdisp-report := src/tdisp-report.c $(EV_DECODE_SRCS)
-UNIT_SRCS_evreply := src/evidence-reply.c src/util.c
+UNIT_SRCS_tdisp-report := src/evidence/decode/tdisp-report.c $(EV_DECODE_SRCS)
+UNIT_SRCS_evreply := src/evidence/fetch/evidence-reply.c src/util.c
 UNIT_LIBS_evreply = $(shell pkg-config --libs libmnl)
 # The evidence checks (evidence-verify*.c) on objects built in memory, with what they read.
-UNIT_SRCS_evidence-verify := $(wildcard src/evidence-verify*.c) src/evidence-decoded.c \
-	src/evidence-device.c src/evidence-reference.c src/evidence-set.c src/evidence-netlink.c \
-	src/evidence-reply.c src/evidence-trust.c src/outfile.c src/userfile.c src/sysfs.c src/log.c src/names.c \
-	src/util.c src/pci-serial.c src/spdm-cert.c src/spdm-vca.c \
-	src/spdm-meas.c src/spdm-transcript.c src/spdm-sig.c src/tdisp-report.c $(EV_DECODE_SRCS) \
+UNIT_SRCS_evidence-verify := $(wildcard src/evidence/verify/evidence-verify*.c) src/evidence/decode/evidence-decoded.c \
+	src/evidence/fetch/evidence-device.c src/evidence/verify/evidence-reference.c src/evidence/fetch/evidence-set.c src/evidence/fetch/evidence-netlink.c \
+	src/evidence/fetch/evidence-reply.c src/evidence/verify/evidence-trust.c src/outfile.c src/userfile.c src/sysfs.c src/log.c src/names.c \
+	src/util.c src/pci-serial.c src/evidence/decode/spdm-cert.c src/evidence/decode/spdm-vca.c \
+	src/evidence/decode/spdm-meas.c src/evidence/decode/spdm-transcript.c src/evidence/decode/spdm-sig.c src/evidence/decode/tdisp-report.c $(EV_DECODE_SRCS) \
 	tests/unit/sig-vectors.h
 UNIT_LIBS_evidence-verify = $(PKG_LIBS)
 # The chain checks on certificates the openssl command line made (tests/vectors/gen-chains).
 UNIT_SRCS_evidence-chain = $(UNIT_SRCS_evidence-verify) tests/unit/vca-build.h
 UNIT_LIBS_evidence-chain = $(PKG_LIBS)
 # The decision over results lists built by hand (evidence-decision.c is pure).
-UNIT_SRCS_evidence-decision := src/evidence-decision.c src/util.c src/log.c
+UNIT_SRCS_evidence-decision := src/evidence/gate/evidence-decision.c src/util.c src/log.c
 
 .SECONDEXPANSION:
 $(BUILDDIR)/test-%: tests/unit/test-%.c $$(UNIT_SRCS_$$*) $(HDRS) tests/unit/unit.h | $(NEED_LIBS)
@@ -483,23 +484,23 @@ FUZZ_SRCS_names := src/names.c
 FUZZ_SRCS_jsstr := src/output.c src/util.c
 FUZZ_CPPFLAGS_jsstr = $(FUZZ_CPPFLAGS) $(shell pkg-config --cflags json-c smartcols)
 FUZZ_LIBS_jsstr = $(shell pkg-config --libs json-c smartcols)
-FUZZ_SRCS_evreply := src/evidence-reply.c src/util.c
+FUZZ_SRCS_evreply := src/evidence/fetch/evidence-reply.c src/util.c
 FUZZ_LIBS_evreply = $(shell pkg-config --libs libmnl)
 FUZZ_SRCS_uevent := src/uevent-parse.c
-FUZZ_SRCS_evdevice := src/evidence-device.c
+FUZZ_SRCS_evdevice := src/evidence/fetch/evidence-device.c
 # The simulator's topology loader: every simulator object but sim-main.c, with
 # the simulator's flags (its sources define _GNU_SOURCE themselves).
 FUZZ_SRCS_topology := $(filter-out tests/sim/src/sim-main.c,$(wildcard tests/sim/src/*.c)) \
 	$(wildcard tests/sim/src/*.h)
 FUZZ_CPPFLAGS_topology = -D_FILE_OFFSET_BITS=64 -Itests/sim/src $(shell pkg-config --cflags json-c fuse3 libcrypto)
 FUZZ_LIBS_topology = $(shell pkg-config --libs json-c fuse3 libcrypto) -lpthread
-# The evidence decoders (ABI.md §1.7): src/NAME.c and what they share.
+# The evidence decoders (ABI.md §1.7): src/evidence/decode/NAME.c and what they share.
 EV_FUZZ := spdm-cert spdm-vca spdm-meas tdisp-report
-$(foreach t,$(EV_FUZZ),$(eval FUZZ_SRCS_$(t) := src/$(t).c src/ev-decode.c src/spdm-alg.c))
+$(foreach t,$(EV_FUZZ),$(eval FUZZ_SRCS_$(t) := src/evidence/decode/$(t).c src/evidence/decode/ev-decode.c src/evidence/decode/spdm-alg.c))
 $(foreach t,$(EV_FUZZ),$(eval FUZZ_LIBS_$(t) = $$(shell pkg-config --libs libcrypto)))
 # The measurements' framing, L1 and its signature: the decoders they stand on too.
-FUZZ_SRCS_spdm-transcript := src/spdm-transcript.c src/spdm-sig.c src/spdm-meas.c src/spdm-vca.c \
-	src/ev-decode.c src/spdm-alg.c
+FUZZ_SRCS_spdm-transcript := src/evidence/decode/spdm-transcript.c src/evidence/decode/spdm-sig.c src/evidence/decode/spdm-meas.c src/evidence/decode/spdm-vca.c \
+	src/evidence/decode/ev-decode.c src/evidence/decode/spdm-alg.c
 FUZZ_LIBS_spdm-transcript = $(shell pkg-config --libs libcrypto)
 
 $(FUZZ_DIR)/fuzz-%: tests/fuzz/fuzz-%.c $$(FUZZ_SRCS_$$*) tests/fuzz/fuzz-assert.h $(HDRS)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The decision over evidence (src/evidence-decision.c, tsmctl-evidence(8) THE
+# The decision over evidence (src/evidence/gate/evidence-decision.c, tsmctl-evidence(8) THE
 # DECISION), where it gates: accept --verify, evidence --verify's exit status,
 # audit's device.evidence and --require-verified, metrics, captures and
 # tsmctl-collect. Fail closed: a skip stops it unless its risk's own option

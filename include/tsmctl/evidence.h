@@ -4,7 +4,7 @@
  * (ABI.md §1.6), on libmnl: resolve the family, send one dump request for
  * the wanted objects, reassemble the reply with every bound checked, and
  * stream each object to a sink as it arrives (a 16 MiB object is never held
- * whole). The interface's numbers live in src/evidence-abi.h alone; callers
+ * whole). The interface's numbers live in src/evidence/fetch/evidence-abi.h alone; callers
  * see object types by index and name. Objects are opaque bytes here.
  */
 #ifndef TSMCTL_EVIDENCE_H

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * libFuzzer target for what a function says of itself that its evidence must
- * agree with (src/evidence-device.c): byte 0 picks the parser, the rest is
+ * agree with (src/evidence/fetch/evidence-device.c): byte 0 picks the parser, the rest is
  * its input. 0: ev_parse_dsn() (the kernel's serial_number, or a leaf's
  * device-info serial) and ev_device_info_serial(); 1: ev_parse_resource()
  * (a resource file's text); 2: ev_find_msix() (config space). Checked

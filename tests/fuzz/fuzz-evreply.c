@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * libFuzzer target for the device-evidence reply parser
- * (src/evidence-reply.c). Input: two bytes of the requested type mask,
+ * (src/evidence/fetch/evidence-reply.c). Input: two bytes of the requested type mask,
  * then datagrams, each a little-endian u16 length and its bytes (a length
  * past the end takes what is left; bit 15 marks it truncated). Beyond
  * crashes: every chunk lies within its object's length, lengths within

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * libFuzzer target for spdm_chain_decode() (src/spdm-cert.c). The input is
+ * libFuzzer target for spdm_chain_decode() (src/evidence/decode/spdm-cert.c). The input is
  * one certificate chain object. Checked besides crashes and leaks: 0 or an
  * error with its offset in the input; the certificates follow each other
  * from where the form says they start, inside the input and the header's

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * libFuzzer target for spdm_meas_decode() (src/spdm-meas.c). Byte 0 picks
+ * libFuzzer target for spdm_meas_decode() (src/evidence/decode/spdm-meas.c). Byte 0 picks
  * the negotiated sizes (bits 3:0 the BaseAsymAlgo bit, 7:4 the
  * MeasurementHashAlgo bit; 15 for unknown), the rest is one MEASUREMENTS
  * response. Checked besides crashes: 0 or an error with its offset in the

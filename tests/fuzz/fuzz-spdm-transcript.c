@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * libFuzzer target for spdm_transcript_decode() and spdm_l1_candidate()
- * (src/spdm-transcript.c), and spdm_sig_verify() (src/spdm-sig.c) over
+ * (src/evidence/decode/spdm-transcript.c), and spdm_sig_verify() (src/evidence/decode/spdm-sig.c) over
  * what they lay out. Byte 0 picks the negotiated algorithms as the
  * spdm-meas target does (bits 3:0 the BaseAsymAlgo bit, 7:4 the
  * MeasurementHashAlgo bit; 15 for unknown), byte 1 the negotiated version

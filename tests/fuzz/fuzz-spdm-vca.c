@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * libFuzzer target for spdm_vca_decode() (src/spdm-vca.c). The input is one
+ * libFuzzer target for spdm_vca_decode() (src/evidence/decode/spdm-vca.c). The input is one
  * VCA transcript. Checked besides crashes: 0 or an error with its offset in
  * the input; the decoded messages follow each other from offset 0 inside the
  * input; a success accounts for every byte (nothing after ALGORITHMS), chose

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * libFuzzer target for tdisp_report_decode() (src/tdisp-report.c). The input
+ * libFuzzer target for tdisp_report_decode() (src/evidence/decode/tdisp-report.c). The input
  * is one interface report object. Checked besides crashes: the result is 0 or
  * an error with its offset inside the input; every range and the device
  * information lie inside the input, ranges follow each other at 16 bytes; a

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The decision over evidence results (src/evidence-decision.c) on result
+ * The decision over evidence results (src/evidence/gate/evidence-decision.c) on result
  * lists built by hand, as the checks would record them: a fail, a
  * needs-root and every skip no option accepts refuse; each risk option
  * accepts its own risk and no other; positive proof (identity by the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The device-evidence reply parser (src/evidence-reply.c) on message
+ * The device-evidence reply parser (src/evidence/fetch/evidence-reply.c) on message
  * buffers built here byte by byte: a good dump, and every malformed case
  * it must refuse (ABI.md §1.6): short header, nlmsg_len past the buffer,
  * attribute past its message, chunk past length, length over 16 MiB, a
@@ -17,7 +17,7 @@
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 
-#include "../../src/evidence-abi.h"
+#include "../../src/evidence/fetch/evidence-abi.h"
 #include "tsmctl/evidence.h"
 #include "tsmctl/util.h"
 #include "unit.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for src/spdm-cert.c on certificate chains made here with
+ * Unit tests for src/evidence/decode/spdm-cert.c on certificate chains made here with
  * libcrypto (X509_new, EC P-384 and RSA-3072 keys, validity, the DMTF SPDM
  * extension, EKU and SAN otherName, signed): with and without the DSP0274
  * header (root hash 32, 48, 64), the expired, not-yet-valid, wrong-issuer and

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for src/spdm-meas.c on MEASUREMENTS responses built from
+ * Unit tests for src/evidence/decode/spdm-meas.c on MEASUREMENTS responses built from
  * DSP0274's layout: every DMTF value type (digests and raw values, device
  * mode, SVN), SPDM 1.2 and 1.3 (requester context), signed and unsigned,
  * sizes from a decoded VCA transcript or none, and hostile input: every

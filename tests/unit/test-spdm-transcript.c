@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for src/spdm-transcript.c and src/spdm-sig.c: the vectors of
+ * Unit tests for src/evidence/decode/spdm-transcript.c and src/evidence/decode/spdm-sig.c: the vectors of
  * tests/unit/sig-vectors (keys, transcripts and signatures the openssl
  * command line made, `gen` there remakes them) verify in every form the
  * measurements object may take (the whole transcript, request || response,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for src/spdm-vca.c and the names in src/spdm-alg.c, on VCA
+ * Unit tests for src/evidence/decode/spdm-vca.c and the names in src/evidence/decode/spdm-alg.c, on VCA
  * transcripts built from DSP0274's layouts (tests/unit/vca-build.h): SPDM
  * 1.2 and 1.3 as devices answer, the 1.0 and 1.1 layouts, bytes after
  * ALGORITHMS (malformed in the object, a transcript's rest at the start of

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for src/tdisp-report.c on reports built here field by field
+ * Unit tests for src/evidence/decode/tdisp-report.c on reports built here field by field
  * (PCIe r7.0 §11.3.11 as the kernel reads it, ABI.md §1.7): several ranges
  * with every attribute, the controls, both the bare report and the TDISP
  * response around it, and hostile input: every truncation, counts that lie
