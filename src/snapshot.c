@@ -413,7 +413,8 @@ void snapshot_judge_ide_claims(struct tsm_snapshot *snap)
 {
 	for (size_t h = 0; h < snap->nr_hbs; h++) {
 		const struct pci_func *holders[IDE_RESERVED_STREAM_ID + 1] = { 0 };
-		struct ide_claim blocks[IDE_RESERVED_STREAM_ID + 1];
+		/* zeroed: a reserved ID's failure reads its (holderless) entry too */
+		struct ide_claim blocks[IDE_RESERVED_STREAM_ID + 1] = { 0 };
 
 		/* funcs are in BDF order: the kernel's within a host bridge; VFs come with SR-IOV */
 		for (int vfs = 0; vfs < 2; vfs++)

@@ -20,17 +20,18 @@ roundtrip() {
 }
 
 # same_views SRC UNPACKED: every view and audit, as JSON and with its exit status, and the
-# text audit, are the same on the capture as on the tree it came from.
+# text audit, are the same on the capture as on the tree it came from, each root named ROOT.
 same_views() {
 	local c a b bad=0
 	for c in list devices "devices --all" "streams -v" host-bridges audit; do
 		# shellcheck disable=SC2086
-		a=$("$TSMCTL" --sysroot "$1" $c -J 2>/dev/null; echo "exit $?")
+		a=$("$TSMCTL" --sysroot "$1" $c -J 2>/dev/null | sed "s|$1|ROOT|g"; echo "exit ${PIPESTATUS[0]}")
 		# shellcheck disable=SC2086
-		b=$("$TSMCTL" --sysroot "$2" $c -J 2>/dev/null; echo "exit $?")
+		b=$("$TSMCTL" --sysroot "$2" $c -J 2>/dev/null | sed "s|$2|ROOT|g"; echo "exit ${PIPESTATUS[0]}")
 		[ "$a" = "$b" ] || { echo "differs: $c"; diff <(echo "$a") <(echo "$b") | head -20; bad=1; }
 	done
-	diff <("$TSMCTL" --sysroot "$1" audit 2>&1) <("$TSMCTL" --sysroot "$2" audit 2>&1) ||
+	# the paths below each root are named as given (the root itself differs)
+	diff <("$TSMCTL" --sysroot "$1" audit 2>&1 | sed "s|$1|ROOT|g") <("$TSMCTL" --sysroot "$2" audit 2>&1 | sed "s|$2|ROOT|g") ||
 		{ echo "differs: audit (text)"; bad=1; }
 	return "$bad"
 }

@@ -31,7 +31,7 @@ load lib/helpers
 		cmp "$s" "$D/usr/share/tsmctl/schema/$(basename "$s")"
 	done
 	grep -q 'ExecStart=/usr/libexec/tsmctl/tsmctl-autoconnect' "$D/usr/lib/systemd/system/tsmctl-autoconnect.service"
-	grep -qx 'ExecStart=/usr/sbin/tsmctl metrics --output-file ${TEXTFILE_DIR}/tsmctl.prom' "$D/usr/lib/systemd/system/tsmctl-metrics.service"
+	grep -qx 'ExecStart=/usr/sbin/tsmctl metrics -o ${TEXTFILE_DIR}/tsmctl.prom' "$D/usr/lib/systemd/system/tsmctl-metrics.service"
 	! grep -rq '@BINDIR@\|@LIBEXECDIR@' "$D"
 	"$D/usr/sbin/tsmctl" --version
 	# nothing written outside DESTDIR (the build tree aside)
