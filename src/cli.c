@@ -137,7 +137,7 @@ int usage_error(const struct cmd_def *cmd, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vcmd_message(stderr, cmd ? cmd->name : NULL, fmt, ap);
+	vcmd_error(cmd ? cmd->name : NULL, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "Try 'tsmctl%s%s --help'.\n", cmd ? " " : "", cmd ? cmd->name : "");
 	return EXIT_USAGE;

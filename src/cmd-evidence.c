@@ -48,6 +48,12 @@ static struct evidence_param {
 	struct ev_judge_opts judge;
 } param;
 
+/* What a -J --verify that read nothing names: the device (once valid) and where it was to be read. */
+static struct {
+	char bdf[BDF_MAX];
+	bool from_dir;
+} unread;
+
 struct object {
 	bool seen;
 	uint32_t length, generation, received;
@@ -283,6 +289,7 @@ static int resolve_target(struct cmd_ctx *ctx, char *requested, char *bdf)
 		return usage_error(ctx->cmd, "invalid PCI address '%s' (expected [DDDD:]BB:DD.F, or "
 				   "[DDDD:]BB:DD for a slot's function 0)", arg);
 	}
+	snprintf(unread.bdf, sizeof(unread.bdf), "%s", bdf);
 	if (!action_device_present(bdf)) {
 		cmd_error(CMD, "%s: no such PCI device (see 'tsmctl devices --all')", bdf);
 		return EXIT_FAIL;
@@ -554,14 +561,9 @@ static int show_verdict(const struct cmd_ctx *ctx, struct ev_judge *j, const str
 	int rc;
 
 	ev_judge_run(j, set, !set->from_dir, ev_risk_mask(param.judge.allow), need_report, &jm);
-	if (ctx->out.json) {
-		struct json_object *doc = ev_judgement_json(&jm, set);
-
-		fputs(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-						     JSON_C_TO_STRING_NOSLASHESCAPE), stdout);
-		fputc('\n', stdout);
-		json_object_put(doc);
-	} else {
+	if (ctx->out.json)
+		json_print_document(stdout, ev_judgement_json(&jm, set));
+	else {
 		ev_judgement_print(stdout, &jm, set, ctx->verbose);
 	}
 	rc = ev_decision_accepts(&jm.decision) ? 0 : EXIT_FAIL;
@@ -707,6 +709,8 @@ static int run_from(struct cmd_ctx *ctx, struct ev_judge *j)
 	if (ctx->nargs && bdf_canonical(ctx->args[0], bdf))
 		return usage_error(ctx->cmd, "invalid PCI address '%s' (expected [DDDD:]BB:DD.F)",
 				   ctx->args[0]);
+	if (ctx->nargs)
+		snprintf(unread.bdf, sizeof(unread.bdf), "%s", bdf);
 	return judge_dir(ctx, j, "--from ", param.from, ctx->nargs ? bdf : NULL, false);
 }
 
@@ -770,7 +774,8 @@ static int run_evidence(struct cmd_ctx *ctx)
 	evset_init(&set);
 	if (!rc && param.verify)
 		rc = load_judge(&judge);
-	if (!rc && (param.from || !sysfs_takes_stores())) {
+	unread.from_dir = param.from || !sysfs_takes_stores();
+	if (!rc && unread.from_dir) {
 		rc = param.from ? run_from(ctx, &judge) : run_capture(ctx, &judge);
 		goto out_judge;
 	}
@@ -879,12 +884,15 @@ static const struct opt_def evidence_opts[] = {
 };
 
 /*
- * A fetch that ends before any object was read: the empty list. --verify's
- * document is one device's judgement, which a run that read none lacks.
+ * A run that ends before any object was read: the empty list, or --verify's
+ * judgement of nothing, unproven, with the first error as the reason.
  */
 static void json_empty(const struct cmd_def *cmd)
 {
-	if (!param.verify)
+	if (param.verify)
+		json_print_document(stdout, ev_unread_json(unread.bdf, unread.from_dir,
+							   cmd_first_error()));
+	else
 		json_list_empty(stdout, cmd->json_name);
 }
 

@@ -330,13 +330,32 @@ void vcmd_message(FILE *out, const char *cmd, const char *fmt, va_list ap)
 	free(text);
 }
 
+static char *first_error;
+
+void vcmd_error(const char *cmd, const char *fmt, va_list ap)
+{
+	va_list again;
+
+	if (!first_error) {
+		va_copy(again, ap);
+		first_error = xvasprintf(fmt, again);
+		va_end(again);
+	}
+	vcmd_message(stderr, cmd, fmt, ap);
+}
+
 void cmd_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vcmd_message(stderr, cmd, fmt, ap);
+	vcmd_error(cmd, fmt, ap);
 	va_end(ap);
+}
+
+const char *cmd_first_error(void)
+{
+	return first_error;
 }
 
 void cmd_note(const char *cmd, const char *fmt, ...)

@@ -9,6 +9,10 @@
 
 load lib/helpers
 
+teardown() {
+	unmount_live
+}
+
 # SCHEMA|TREE|EXIT|ARGS: TREE a topology's static tree, or "-" for a --sysroot
 # that does not exist. ARGS split on blanks.
 CASES=(
@@ -77,6 +81,15 @@ CASES=(
 	"evidence|sev-tio|2|evidence -J"
 	"evidence|sev-tio|1|evidence -J 99:00.0"
 	"evidence|sev-tio|1|evidence -J 41:00.0"
+	# --verify's judgement of nothing: unproven, with the reason nothing was read
+	"evidence-verify|sev-tio|2|evidence -J --verify"
+	"evidence-verify|sev-tio|2|evidence -J --verify 41:00.0 extra"
+	"evidence-verify|sev-tio|2|evidence -J --verify 41-00"
+	"evidence-verify|sev-tio|1|evidence -J --verify 99:00.0"
+	"evidence-verify|sev-tio|1|evidence -J --verify 41:00.0"
+	"evidence-verify|sev-tio|1|evidence -J --verify --from /nonexistent/dir 41:00.0"
+	"evidence-verify|sev-tio|1|evidence -J --verify --trust /nonexistent/trust 41:00.0"
+	"evidence-verify|-|2|evidence -J --verify 41:00.0"
 )
 
 # Commands whose -J has no document to print on every exit, and why.
@@ -134,6 +147,33 @@ NO_DOCUMENT=(
 	run --separate-stderr t list extra
 	expect_status 2
 	[ -z "$output" ]
+}
+
+@test "evidence --verify -J that read nothing: one unproven document, the first error its refusal" {
+	# a static tree is a capture: its saved evidence, which it lacks
+	ROOT=$(static_tree sev-tio)
+	run --separate-stderr t evidence -J --verify 41:00.0
+	expect_status 1
+	json_is '[.bdf, .source, .decision.verdict]' '["0000:41:00.0","directory","unproven"]'
+	# no device named: no BDF to give
+	run --separate-stderr t evidence -J --verify
+	expect_status 2
+	json_is '[.bdf, .decision.verdict, .decision.refused[0].text]' '[null,"unproven","no evidence was read: no device given (BDF)"]'
+	# a saved directory that is not there: read from a directory
+	run --separate-stderr t evidence -J --verify --from "$BATS_TEST_TMPDIR/none" 41:00.0
+	expect_status 1
+	json_is '[.bdf, .source, .decision.accepted]' '["0000:41:00.0","directory",false]'
+	# a live tree is the kernel's: its evidence was to be read from the kernel
+	mount_live sev-tio
+	run --separate-stderr t evidence -J --verify 99:00.0
+	expect_status 1
+	json_is '.bdf' '"0000:99:00.0"'
+	json_is '[.source, .generation, .checks, .summary.total]' '["kernel",null,[],0]'
+	json_is '.decision | [.verdict, .accepted, .verified, .taken_on_trust]' '["unproven",false,[],[]]'
+	json_is '.decision.refused' '[{"check":null,"object":null,"text":"no evidence was read: 0000:99:00.0: no such PCI device (see '"'"'tsmctl devices --all'"'"')","risk":null,"option":null}]'
+	json_is '.decision.line' '"does not prove the device: no evidence was read: 0000:99:00.0: no such PCI device (see '"'"'tsmctl devices --all'"'"')"'
+	# the same words on stderr, once
+	[ "$stderr" = "tsmctl evidence: 0000:99:00.0: no such PCI device (see 'tsmctl devices --all')" ]
 }
 
 @test "CASES reach every command that takes -J" {

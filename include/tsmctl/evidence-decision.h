@@ -98,6 +98,8 @@ struct ev_decide_opts {
 };
 
 void ev_decide(const struct ev_results *r, const struct ev_decide_opts *o, struct ev_decision *d);
+/* Nothing was read (WHY, or NULL): unproven, with that as its one refusal. */
+void ev_decide_unread(struct ev_decision *d, const char *why);
 void ev_decision_release(struct ev_decision *d);
 
 /* The gate opens: proven, or taken on trust as the options allowed. */

@@ -17,7 +17,8 @@
 
 /*
  * "evidence of generation N verified: ..." (the decision's line, for
- * GENERATION; "of several generations" when -1), allocated, not escaped.
+ * GENERATION; "of several generations" when -1; the line alone when no
+ * result was judged), allocated, not escaped.
  */
 char *ev_judgement_line(const struct ev_judgement *jm, long long generation);
 
@@ -30,5 +31,12 @@ void ev_judgement_print(FILE *out, const struct ev_judgement *jm, const struct e
  *  "summary": {...}, "decision": {...}}
  */
 struct json_object *ev_judgement_json(const struct ev_judgement *jm, const struct evidence_set *s);
+
+/*
+ * The same document for a run that read no evidence: BDF (NULL or "" when
+ * none was named validly), from a directory or the kernel, WHY as the
+ * decision's one refusal (ev_decide_unread()).
+ */
+struct json_object *ev_unread_json(const char *bdf, bool from_dir, const char *why);
 
 #endif

@@ -107,8 +107,11 @@ void fputs_escaped(const char *s, FILE *out);
  */
 void vcmd_message(FILE *out, const char *cmd, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));
-/* Something failed or was refused, on stderr. */
+/* Something failed or was refused, on stderr; the first is kept for cmd_first_error(). */
 void cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void vcmd_error(const char *cmd, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* The text of the run's first error (no "tsmctl CMD: "), or NULL: a -J document's cause. */
+const char *cmd_first_error(void);
 /* A remark the user asked for or should know (-v's progress, what was chosen), on stderr. */
 void cmd_note(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

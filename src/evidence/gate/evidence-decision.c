@@ -285,6 +285,14 @@ void ev_decide(const struct ev_results *r, const struct ev_decide_opts *o, struc
 		d->verdict = EV_PROVEN;
 }
 
+void ev_decide_unread(struct ev_decision *d, const char *why)
+{
+	memset(d, 0, sizeof(*d));
+	add_missing(d, NULL, NULL, why ? xasprintf("no evidence was read: %s", why) :
+			 xstrdup("no evidence was read"));
+	d->verdict = EV_UNPROVEN;
+}
+
 static void list_release(struct ev_decision_list *l)
 {
 	for (size_t i = 0; i < l->n; i++) {

@@ -29,6 +29,8 @@ char *ev_judgement_line(const struct ev_judgement *jm, long long generation)
 {
 	char *line = ev_decision_line(&jm->decision), *s;
 
+	if (!jm->results.n)
+		return line;
 	if (generation >= 0)
 		s = xasprintf("evidence of generation %lld %s", generation, line);
 	else
@@ -135,7 +137,7 @@ struct json_object *ev_judgement_json(const struct ev_judgement *jm, const struc
 	struct json_object *sum = json_object_new_object();
 
 	json_object_object_add(doc, "schema_version", json_object_new_int(1));
-	json_object_object_add(doc, "bdf", js_str(s->bdf));
+	json_object_object_add(doc, "bdf", js_str(s->bdf[0] ? s->bdf : NULL));
 	json_object_object_add(doc, "source", js_str(s->from_dir ? "directory" : "kernel"));
 	json_object_object_add(doc, "generation", js_num(evset_generation(s)));
 	for (size_t i = 0; i < r->n; i++) {
@@ -159,5 +161,21 @@ struct json_object *ev_judgement_json(const struct ev_judgement *jm, const struc
 		json_object_object_add(sum, keys[st], js_u64(ev_results_count(r, (enum audit_status)st)));
 	json_object_object_add(doc, "summary", sum);
 	json_object_object_add(doc, "decision", decision_json(jm, evset_generation(s)));
+	return doc;
+}
+
+struct json_object *ev_unread_json(const char *bdf, bool from_dir, const char *why)
+{
+	struct ev_judgement jm = { 0 };
+	struct evidence_set s;
+	struct json_object *doc;
+
+	evset_init(&s);
+	snprintf(s.bdf, sizeof(s.bdf), "%s", bdf ? bdf : "");
+	s.from_dir = from_dir;
+	ev_decide_unread(&jm.decision, why);
+	doc = ev_judgement_json(&jm, &s);
+	ev_judgement_release(&jm);
+	evset_release(&s);
 	return doc;
 }
