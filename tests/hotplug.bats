@@ -8,6 +8,7 @@ load lib/helpers
 load lib/netns
 
 teardown() {
+	release_holds "${ROOT:-}"	# a VF add a failed test left held: its writer could not be reaped
 	stop_bg "${WPID:-}"
 	stop_bg "${SPID:-}"
 	unmount_live
@@ -17,22 +18,61 @@ teardown() {
 GPU_JQ='(.. | objects | select(.bdf? == "0000:27:00.0"))'
 
 # watch_bg ARGS: tsmctl -v watch -i 0.1 ARGS in the background (in the
-# namespace when the test made one), once its baseline is taken
+# namespace when the test made one), once its baseline is taken; each of its
+# scans ends with a config-stats line on stderr ($ERR)
 watch_bg() {
 	OUT=$BATS_TEST_TMPDIR/watch.out
-	${NS:+nsenter --net=$NS} "$TSMCTL" --sysroot "$ROOT" -v watch -i 0.1 "$@" > "$OUT" 2> "$BATS_TEST_TMPDIR/watch.err" &
+	ERR=$BATS_TEST_TMPDIR/watch.err
+	${NS:+nsenter --net=$NS} env TSMCTL_DEBUG=config-stats "$TSMCTL" --sysroot "$ROOT" -v watch -i 0.1 "$@" > "$OUT" 2> "$ERR" &
 	WPID=$!
-	wait_for_line "$BATS_TEST_TMPDIR/watch.err" "checking every"
+	wait_for_line "$ERR" "checking every"
+}
+
+# scans_at_least N: watch has finished N scans (the baseline is the first)
+scans_at_least() {
+	[ "$(grep -c 'config space: ' "$ERR")" -ge "$1" ]
+}
+
+# drained: the background watch has read every uevent sent so far (its socket,
+# netlink port = its pid, holds nothing in the namespace's /proc/net/netlink)
+drained() {
+	in_ns awk -v pid="$WPID" '$2 == 15 && $3 == pid { found = 1; rmem = $5 }
+		END { exit !(found && rmem == 0) }' /proc/net/netlink
+}
+
+# vf_held BDF: VF BDF is there and its pci_tsm_init() held: no tsm/ group yet
+vf_held() {
+	wait_until [ -d "$(dev "$1")" ] || return 1
+	holding "$ROOT" pci-tsm-init "$1" || { echo "$1: pci_tsm_init() not held"; return 1; }
+	[ ! -e "$(dev "$1")/tsm" ] || { echo "$1 has a tsm/ group already"; return 1; }
+}
+
+# nothing_reported_yet: watch, having scanned since the VF came, says nothing of it
+nothing_reported_yet() {
+	sleep "$SETTLE_MARGIN"	# after the positive event: the margin an absence gets
+	! grep -q dependent-added "$OUT" || { cat "$OUT"; return 1; }
 }
 
 @test "watch: VFs added below a connected DSM are reported when their tsm/ group comes, after their add uevent" {
 	netns_setup
-	mount_late tdx-connect "$GPU_JQ.vfs |= (.count = 0 | .total = 4 | .tsm_init_after_ms = 1500)"
+	mount_late tdx-connect "$GPU_JQ.vfs |= (.count = 0 | .total = 4 | .tsm_init_manually = true)"
 	run t connect 27:00.0 tsm0
 	expect_status 0
 	watch_bg
 	( echo 2 > "$(dev 0000:27:00.0)/sriov_numvfs" ) &
 	SPID=$!
+	# each VF in turn: added, its add uevent read and a scan taken, no group yet, nothing said
+	vf_held 0000:27:00.1
+	wait_until drained
+	wait_until scans_at_least 2
+	nothing_reported_yet
+	release_step "$ROOT" pci-tsm-init 0000:27:00.1
+	wait_for_line "$OUT" "dependent-added 0000:27:00.1"
+	vf_held 0000:27:00.2
+	wait_until drained
+	sleep "$SETTLE_MARGIN"	# the add read: the margin its scan gets to say something it must not
+	[ "$(grep -c dependent-added "$OUT")" -eq 1 ]
+	release_step "$ROOT" pci-tsm-init 0000:27:00.2
 	wait_for_line "$OUT" "dependent-added 0000:27:00.2"
 	wait "$SPID"
 	SPID=
@@ -48,12 +88,20 @@ watch_bg() {
 
 @test "watch: a group that comes without any uevent is still seen (no netlink events reach the watch)" {
 	# outside the namespace the simulator sends no uevents: only the looks see the VF come
-	mount_live_jq tdx-connect "$GPU_JQ.vfs |= (.count = 0 | .total = 4 | .tsm_init_after_ms = 1500)"
+	mount_live_jq tdx-connect "$GPU_JQ.vfs |= (.count = 0 | .total = 4 | .tsm_init_manually = true)"
 	run t connect 27:00.0 tsm0
 	expect_status 0
 	watch_bg
-	echo 1 > "$(dev 0000:27:00.0)/sriov_numvfs"
+	( echo 1 > "$(dev 0000:27:00.0)/sriov_numvfs" ) &
+	SPID=$!
+	# a look saw the VF come and watch scanned again: no group, nothing said
+	vf_held 0000:27:00.1
+	wait_until scans_at_least 2
+	nothing_reported_yet
+	release_step "$ROOT" pci-tsm-init 0000:27:00.1
 	wait_for_line "$OUT" "dependent-added 0000:27:00.1"
+	wait "$SPID"
+	SPID=
 }
 
 @test "watch -J: dependent events validate" {

@@ -9,8 +9,10 @@
 load lib/helpers
 
 teardown() {
+	release_holds "${ROOT:-}"	# a connect a failed test left held: its writer could not be reaped
 	stop_bg "${CPID:-}"
 	stop_bg "${WPID:-}"
+	stop_bg "${APID:-}"
 	unmount_live
 }
 
@@ -27,17 +29,43 @@ field_of() {
 		"[.checks[] | select(.id == \$id and .object == \$obj) | .$1] | if length == 1 then .[0] else \"\(length) results\" end"
 }
 
-# connect_in_flight: the kernel's store to the GPU's tsm/connect in the background
-# ($CPID), once the pool shows the slot SEV-TIO takes at alloc
+# connect_in_flight: a topology whose GPU connect is held in its SPDM phase
+# (spdm_manually), and the kernel's store to its tsm/connect in the background
+# ($CPID), once the simulator holds it there: the pool shows the slot SEV-TIO
+# takes at alloc, no link (ABI.md §2.5), and the store keeps pci_tsm_rwsem
 connect_in_flight() {
+	mount_live_jq sev-tio "$(gpu).faults = { \"spdm_manually\": true }"
 	printf tsm0 > "$(dev $GPU)/tsm/connect" &
 	CPID=$!
-	wait_until pool_is pci0000:80 255
+	wait_holding "$ROOT" spdm-done $GPU
+	[ "$(avail pci0000:80)" = 255 ]
+	[ -z "$(ls "$ROOT/sys/devices/pci0000:80" | grep '^stream')" ]
 }
 
-# pool_is HB N: host bridge HB's available_secure_streams reads N
-pool_is() {
-	[ "$(avail "$1")" = "$2" ]
+# started_in_flight PID: tsmctl (PID) started during the SPDM phase reads the
+# tree until a tsm/ show() blocks it behind the held connect; then the phase
+# ends and the connect's store returns
+started_in_flight() {
+	wait_blocked "$ROOT" "$1"
+	release_step "$ROOT" spdm-done $GPU
+	wait "$CPID"
+	CPID=
+}
+
+# tsmctl_bg ARGS: tsmctl ARGS in the background ($APID), its output into files
+tsmctl_bg() {
+	"$TSMCTL" --sysroot "$ROOT" "$@" > "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" &
+	APID=$!
+}
+
+# tsmctl_done: once it ends, its exit status, stdout and stderr in status, output
+# and stderr, as run --separate-stderr leaves them
+tsmctl_done() {
+	status=0
+	wait "$APID" || status=$?
+	APID=
+	output=$(cat "$BATS_TEST_TMPDIR/out")
+	stderr=$(cat "$BATS_TEST_TMPDIR/err")
 }
 
 @test "7.x: connect says the endpoint came first and both stay enabled" {
@@ -93,13 +121,10 @@ audit_connected() {
 }
 
 @test "in flight: audit started during the SPDM phase reports the connect's outcome, no missing stream" {
-	mount_live_jq sev-tio "$(gpu).faults = { \"spdm_ms\": 3000 }"
 	connect_in_flight
-	# what the kernel shows now: a slot taken, no link (ABI.md §2.5)
-	[ -z "$(ls "$ROOT/sys/devices/pci0000:80" | grep '^stream')" ]
-	run --separate-stderr t audit -J
-	wait "$CPID"
-	CPID=
+	tsmctl_bg audit -J
+	started_in_flight "$APID"
+	tsmctl_done
 	[ "$(field_of status device.has-stream $GPU)" = pass ]
 	[ "$(field_of status stream.link pci0000:80/stream0.0.0)" = pass ]
 	[ "$(field_of status ide.untracked $GPU)" = pass ]
@@ -107,11 +132,11 @@ audit_connected() {
 }
 
 @test "in flight: metrics written during the SPDM phase count the stream the connect made" {
-	mount_live_jq sev-tio "$(gpu).faults = { \"spdm_ms\": 3000 }"
 	connect_in_flight
-	run --separate-stderr t metrics
-	wait "$CPID"
-	CPID=
+	tsmctl_bg metrics
+	started_in_flight "$APID"
+	tsmctl_done
+	expect_status 0
 	[[ "$output" == *'tsmctl_streams{host_bridge="pci0000:80",state="secure"} 1'* ]]
 	[[ "$output" == *'tsmctl_devices_connected 2'* ]]
 	[[ "$output" == *'tsmctl_available_secure_streams{host_bridge="pci0000:80"} 255'* ]]
@@ -119,15 +144,13 @@ audit_connected() {
 }
 
 @test "in flight: watch started during the SPDM phase knows the stream and sees it drop" {
-	mount_live_jq sev-tio "$(gpu).faults = { \"spdm_ms\": 3000 }"
 	connect_in_flight
 	OUT=$BATS_TEST_TMPDIR/watch.out
 	ERR=$BATS_TEST_TMPDIR/watch.err
 	"$TSMCTL" --sysroot "$ROOT" -v watch -i 0.1 > "$OUT" 2> "$ERR" &
 	WPID=$!
+	started_in_flight "$WPID"
 	wait_for_line "$ERR" "checking every"
-	wait "$CPID"
-	CPID=
 	# the baseline is the connect's outcome: both streams
 	grep -q "1 TSM, 2 streams, " "$ERR"
 	echo "drop $GPU rp" > "$ROOT/tsm-sim-control"

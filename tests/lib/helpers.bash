@@ -10,6 +10,8 @@ TOPO=$TOP/tests/topologies
 source "$TOP/tests/lib/cfg-space.bash"
 # wait_until, wait_for_line, wait_gone, wait_held: waits on a condition
 source "$TOP/tests/lib/poll.bash"
+# wait_holding, wait_blocked, release_step, release_holds: the simulator's held steps
+source "$TOP/tests/lib/sim-holds.bash"
 
 # Build a static tree for topology NAME (without .json) once per test file; prints its root.
 # Tests of one file may run at once (bats --jobs): each builds aside and renames
@@ -49,6 +51,7 @@ stop_bg() {
 }
 
 unmount_live() {
+	release_holds "${ROOT:-}"
 	if [ -n "${ROOT:-}" ] && mountpoint -q "$ROOT" 2>/dev/null; then
 		fusermount3 -u "$ROOT" 2>/dev/null || fusermount3 -uz "$ROOT"
 	fi

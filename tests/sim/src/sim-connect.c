@@ -230,13 +230,14 @@ static bool fault_hits(const struct sim_dev *d, enum sim_fault_stage st, int *rc
 
 /*
  * The provider's SPDM session (and IDE_KM) is the slow part of a connect:
- * with spdm_ms the live mount shows the tree as the work so far left it,
- * for that long, while the store holds pci_tsm_rwsem (ABI.md §2.3).
+ * with spdm_manually the live mount shows the tree as the work so far left
+ * it until the control file's spdm-done, while the store holds
+ * pci_tsm_rwsem (ABI.md §2.3).
  */
 static void spdm_phase(struct sim_model *m, struct sim_dev *d)
 {
-	if (d->faults.spdm_ms && m->connect_pause)
-		m->connect_pause(m, d->faults.spdm_ms);
+	if (d->faults.spdm_manually && m->connect_pause)
+		m->connect_pause(m, d);
 }
 
 /*

@@ -176,8 +176,7 @@ static int by_name(const void *a, const void *b)
 	return strcmp(x->dev->name, y->dev->name);
 }
 
-/* The stats text, made afresh for each read; *len is its length. */
-static char *stats_text(size_t *len)
+char *sim_cost_stats_text(size_t *len)
 {
 	struct cost_file *list;
 	size_t n = 0;
@@ -206,22 +205,4 @@ static char *stats_text(size_t *len)
 		return NULL;
 	}
 	return text;
-}
-
-int sim_cost_stats_read(char *buf, size_t size, off_t off)
-{
-	size_t len;
-	char *text = stats_text(&len);
-
-	if (!text)
-		return -ENOMEM;
-	if ((size_t)off >= len) {
-		size = 0;
-	} else {
-		if (size > len - (size_t)off)
-			size = len - (size_t)off;
-		memcpy(buf, text + off, size);
-	}
-	free(text);
-	return (int)size;
 }

@@ -58,13 +58,16 @@ static int uevent_store(const char *path, const char *buf, size_t len)
 }
 
 /*
- * A connect's slow SPDM phase (spdm_ms): what the provider did so far is
- * in the tree (the pool slot, the set-up blocks), the store holds the lock.
+ * A connect's slow SPDM phase (spdm_manually): what the provider did so far
+ * is in the tree (the pool slot, the set-up blocks), the store holds the
+ * lock until spdm-done. The hold is armed before the tree shows it.
  */
-void sim_fuse_connect_pause(struct sim_model *m, long ms)
+void sim_fuse_connect_pause(struct sim_model *m, struct sim_dev *d)
 {
+	struct sim_hold *h = sim_fuse_hold_arm("spdm-done", d->name);
+
 	sim_tree_sync(m, sim_fuse.root);
-	sim_fuse_sleep_ms(ms);
+	sim_fuse_hold_wait(h);
 }
 
 /*
@@ -89,17 +92,16 @@ static int tsm_store(struct sim_dev *d, const char *attr, const char *buf,
 		free(str);
 		return -EINVAL;
 	}
-	if (accept) {
-		pthread_rwlock_rdlock(&sim_fuse.rwsem);
+	sim_fuse_rwsem_lock(fuse_get_context()->pid, !accept);
+	if (accept)
 		pthread_mutex_lock(&sim_fuse.accept_lock);
-	} else {
-		pthread_rwlock_wrlock(&sim_fuse.rwsem);
-	}
 	if (!d->present) {
 		rc = -ENODEV;
 		goto out;
 	}
-	if (d->faults.write_delay_ms)
+	if (d->faults.store_manually)
+		sim_fuse_hold_wait(sim_fuse_hold_arm("store-done", d->name));
+	else if (d->faults.write_delay_ms)
 		sim_fuse_sleep_ms(d->faults.write_delay_ms);
 	if (conn)
 		rc = sim_connect(sim_fuse.m, d, id);
@@ -268,7 +270,9 @@ static void vf_remove(struct sim_dev *vf)
  * sriov_totalvfs, nothing to do for the count it has, ENOENT without a
  * driver (every driver here configures SR-IOV), 0 removes the VFs, EBUSY
  * while some are enabled; else each VF is added as sriov_add_vfs() does:
- * its add uevent, then (vfs.tsm_init_after_ms later) pci_tsm_init().
+ * its add uevent, then pci_tsm_init() (with vfs.tsm_init_manually once the
+ * control file says pci-tsm-init VF: the gap a connect in flight, holding
+ * pci_tsm_rwsem, would make).
  */
 static int sriov_store(struct sim_dev *pf, const char *buf, size_t len)
 {
@@ -292,9 +296,12 @@ static int sriov_store(struct sim_dev *pf, const char *buf, size_t len)
 	pthread_rwlock_unlock(&sim_fuse.rwsem);
 	flush_events();
 	for (unsigned i = 0; !rc && n && i < n; i++) {
+		struct sim_hold *h = pf->vf_tsm_init_manually ?
+			sim_fuse_hold_arm("pci-tsm-init", pf->vfs[i]->name) : NULL;
+
 		model_step(vf_add, pf->vfs[i]);
-		if (pf->vf_tsm_init_ms)
-			sim_fuse_sleep_ms(pf->vf_tsm_init_ms);
+		if (h)
+			sim_fuse_hold_wait(h);
 		model_step(vf_tsm_init, pf->vfs[i]);
 	}
 	return rc == 1 ? 0 : rc;
@@ -382,6 +389,8 @@ static int control_store(const char *buf, size_t len)
 	struct sim_tsm *t;
 	int rc = sim_cost_control(buf, len);
 
+	if (rc == 1)
+		rc = sim_fuse_hold_release(buf, len);	/* the holder has the lock: not under it */
 	if (rc != 1)
 		return rc;
 	pthread_rwlock_wrlock(&sim_fuse.rwsem);
@@ -441,6 +450,12 @@ int sim_fuse_write(const char *path, const char *buf, size_t size, off_t off,
 		return sim_fuse_report_write_bin(h, buf, size, off);
 	if (!h->dev && evidence_input(attr, &bind))
 		return evidence_write(bind, buf, size, off);
+	/* before platform_store(), which takes pci_tsm_rwsem that a held connect keeps */
+	if (!h->dev && !strcmp(attr, CONTROL_FILE)) {
+		size = size < SYSFS_PAGE - 1 ? size : SYSFS_PAGE - 1;
+		rc = control_store(buf, size);
+		return rc ? rc : (int)size;
+	}
 	if (platform_store(h, buf, size, off, &rc))
 		return rc;
 	/* sysfs stores see each write() whole, at any offset */
@@ -484,8 +499,6 @@ int sim_fuse_write(const char *path, const char *buf, size_t size, off_t off,
 		rc = sim_sample_trigger(sim_fuse.m, t, buf, size, sop);
 		sim_tree_sync(sim_fuse.m, sim_fuse.root);
 		pthread_rwlock_unlock(&sim_fuse.rwsem);
-	} else if (!h->dev && !strcmp(attr, CONTROL_FILE)) {
-		rc = control_store(buf, size);
 	} else if (!strcmp(sim_fuse_base_name(attr), "uevent")) {
 		rc = uevent_store(h->path, buf, size);
 	} else {

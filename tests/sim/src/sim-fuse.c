@@ -308,6 +308,23 @@ static int sim_flush(const char *path, struct fuse_file_info *fi)
 	return 0;
 }
 
+/* A text MAKE makes afresh for this read (DIR/tsm-sim-stats, DIR/tsm-sim-holds): its bytes at OFF. */
+static int read_text(char *(*make)(size_t *len), char *buf, size_t size, off_t off)
+{
+	size_t len;
+	char *text = make(&len);
+
+	if (!text)
+		return -ENOMEM;
+	if ((size_t)off >= len)
+		size = 0;
+	else if (size > len - (size_t)off)
+		size = len - (size_t)off;
+	memcpy(buf, text + off, size);
+	free(text);
+	return (int)size;
+}
+
 static int sim_read(const char *path, char *buf, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
@@ -320,11 +337,13 @@ static int sim_read(const char *path, char *buf, size_t size, off_t off,
 	if (h->rep)
 		return sim_fuse_report_read(h, buf, size, off);
 	if (!h->dev && !strcmp(h->attr, STATS_FILE))
-		return sim_cost_stats_read(buf, size, off);
+		return read_text(sim_cost_stats_text, buf, size, off);
+	if (!h->dev && !strcmp(h->attr, HOLDS_FILE))
+		return read_text(sim_fuse_holds_text, buf, size, off);
 	if (!h->dev && sim_fuse_evidence_read(h->attr, buf, size, off, &got))
 		return got;
 	if (locked)
-		pthread_rwlock_rdlock(&sim_fuse.rwsem);
+		sim_fuse_rwsem_lock(fuse_get_context()->pid, false);
 	if (h->dev && !h->dev->present) {
 		n = -ENODEV;	/* kernfs: the attribute's node was removed */
 		goto out;
@@ -558,6 +577,7 @@ int sim_fuse_serve(struct sim_model *m, const char *mountpoint, bool foreground,
 	rc = sim_tree_sync(m, sim_fuse.root) ?:
 	     sim_fs_put_str(sim_fuse.root, CONTROL_FILE, "", 0200) ?:
 	     sim_fs_put_str(sim_fuse.root, STATS_FILE, "", 0444) ?:
+	     sim_fs_put_str(sim_fuse.root, HOLDS_FILE, "", 0444) ?:
 	     sim_fs_put_str(sim_fuse.root, EVIDENCE_FILE, evline, 0444);
 	free(evline);
 	if (rc) {

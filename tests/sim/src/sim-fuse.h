@@ -68,9 +68,19 @@ int sim_fuse_rmdir(const char *path);
 /* sim-fuse-store.c */
 /* A read of the sample's certs or transcript (memory_read_from_buffer()): true and *GOT, else false. */
 bool sim_fuse_evidence_read(const char *attr, char *buf, size_t size, off_t off, int *got);
-void sim_fuse_connect_pause(struct sim_model *m, long ms);
+void sim_fuse_connect_pause(struct sim_model *m, struct sim_dev *d);
 int sim_fuse_write(const char *path, const char *buf, size_t size, off_t off,
 		   struct fuse_file_info *fi);
+
+/* sim-fuse-hold.c: steps held until the control file names them (DIR/tsm-sim-holds) */
+#define HOLDS_FILE "tsm-sim-holds"
+struct sim_hold;
+struct sim_hold *sim_fuse_hold_arm(const char *verb, const char *bdf);
+void sim_fuse_hold_wait(struct sim_hold *h);
+/* 0 or -errno for a hold command on the control file, 1 for any other */
+int sim_fuse_hold_release(const char *buf, size_t len);
+void sim_fuse_rwsem_lock(pid_t pid, bool write);
+char *sim_fuse_holds_text(size_t *len);
 
 /* sim-fuse-timer.c */
 void sim_fuse_sleep_ms(long ms);

@@ -519,7 +519,8 @@ static const struct field_spec faults_fields[] = {
 	  AT(struct faults_raw, f.vanish_after_opens) },
 	{ "write_delay_ms", F_NUM, .step = 2, .max = 600000,
 	  AT(struct faults_raw, f.write_delay_ms) },
-	{ "spdm_ms", F_NUM, .step = 2, .max = 600000, AT(struct faults_raw, f.spdm_ms) },
+	{ "store_manually", F_BOOL, .step = 2, AT(struct faults_raw, f.store_manually) },
+	{ "spdm_manually", F_BOOL, .step = 2, AT(struct faults_raw, f.spdm_manually) },
 	{ "stream_alloc_fail", F_BOOL, .step = 2, AT(struct faults_raw, f.stream_alloc_fail) },
 	{ "seamcall_fail", F_BOOL, .step = 2, AT(struct faults_raw, f.seamcall_fail) },
 };
@@ -974,8 +975,8 @@ static int parse_msix(struct loader *L, json_object *o, struct sim_dev *d, const
 }
 
 struct vfs_raw {
-	uint64_t count, total, offset, stride, device, tsm_init_after_ms;
-	bool tee;
+	uint64_t count, total, offset, stride, device;
+	bool tee, tsm_init_manually;
 	const char *driver;
 };
 
@@ -983,7 +984,7 @@ struct vfs_raw {
 static const struct field_spec vfs_fields[] = {
 	{ "count", F_NUM, .def = 1, .max = 256, AT(struct vfs_raw, count) },
 	{ "total", F_NUM, .step = 1, .preset = true, .max = 256, AT(struct vfs_raw, total) },
-	{ "tsm_init_after_ms", F_NUM, .max = 600000, AT(struct vfs_raw, tsm_init_after_ms) },
+	{ "tsm_init_manually", F_BOOL, AT(struct vfs_raw, tsm_init_manually) },
 	{ "offset", F_NUM, .def = 1, .max = 0xffff, AT(struct vfs_raw, offset) },
 	{ "stride", F_NUM, .def = 1, .max = 0xffff, AT(struct vfs_raw, stride) },
 	{ "device", F_NUM, .preset = true, .max = 0xffff, AT(struct vfs_raw, device) },
@@ -1007,7 +1008,7 @@ static int make_vfs(struct loader *L, json_object *o, struct sim_dev *pf,
 	if (rc)
 		goto out;
 	pf->nr_vfs_boot = (unsigned)r.count;
-	pf->vf_tsm_init_ms = (long)r.tsm_init_after_ms;
+	pf->vf_tsm_init_manually = r.tsm_init_manually;
 	pf->vf_offset = (unsigned)r.offset;
 	pf->vf_stride = (unsigned)r.stride;
 	pf->vf_device = (uint16_t)r.device;

@@ -81,7 +81,8 @@ struct sim_dev_faults {
 	long vanish_after_writes;	/* 0 = never */
 	long vanish_after_opens;
 	long write_delay_ms;
-	long spdm_ms;		/* a connect's SPDM session takes this long (the in-flight state) */
+	bool store_manually;	/* a tsm/ store, the lock taken, waits for the control file's store-done BDF */
+	bool spdm_manually;	/* a connect's SPDM session lasts until the control file's spdm-done BDF */
 	int lock_errno, accept_errno;	/* the devsec TSM's lock/accept op fails */
 	bool stream_alloc_fail;	/* tdx-connect: no stream resources (ENOMEM) */
 	bool seamcall_fail;	/* tdx-connect: the TDX module refuses (EFAULT) */
@@ -231,7 +232,7 @@ struct sim_dev {
 	struct sim_dev **vfs;	/* every VF it can have (sriov_totalvfs) */
 	unsigned nr_vfs;	/* those enabled (sriov_numvfs, pci_num_vf()): vfs[0..nr_vfs) */
 	unsigned nr_vfs_total, nr_vfs_boot, vf_offset, vf_stride;
-	long vf_tsm_init_ms;	/* pci_tsm_init() this long after a new VF's add uevent */
+	bool vf_tsm_init_manually;	/* a new VF's pci_tsm_init() waits for the control file's pci-tsm-init VF */
 	uint16_t vf_device;
 
 	char **doe;		/* DOE features "VVVV:TT" of every mailbox, once each (doe_features/) */
@@ -456,8 +457,8 @@ struct sim_sev_mitigations {
 struct sim_model {
 	enum sim_abi_flavour abi;
 	enum sim_release release;
-	/* the live mount: show the tree as it is now, then wait MS with the lock held */
-	void (*connect_pause)(struct sim_model *m, long ms);
+	/* the live mount: show the tree as it is now, then hold D's connect with the lock held */
+	void (*connect_pause)(struct sim_model *m, struct sim_dev *d);
 	struct sim_host_bridge **hbs;
 	size_t nr_hbs;
 	struct sim_dev **devs;	/* every function, topology order */
@@ -744,7 +745,8 @@ int sim_control_apply(struct sim_model *m, const char *buf, size_t len,
 /* sim-cost.c: the live mount's config space counts and cost per access (outside sys/) */
 #define STATS_FILE "tsm-sim-stats"
 void sim_cost_config_read(const struct sim_dev *d, off_t off, size_t n);
-int sim_cost_stats_read(char *buf, size_t size, off_t off);
+/* The stats text, made afresh for each read (malloc'd); *len is its length. */
+char *sim_cost_stats_text(size_t *len);
 int sim_cost_set_cycle_ns(const char *arg);
 /* 0 or -errno for a cost command on the control file, 1 for any other */
 int sim_cost_control(const char *buf, size_t len);

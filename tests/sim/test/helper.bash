@@ -60,6 +60,7 @@ teardown_sim() {
 		kill "$LPID" 2>/dev/null || true	# a listener a failed test left
 	fi
 	if [ -n "${M:-}" ]; then
+		release_holds "$M"	# a held write a failed test left, which would keep the mount
 		if mountpoint -q "$M"; then
 			fusermount3 -u "$M" || umount -l "$M"
 		fi
@@ -83,6 +84,8 @@ topo_file() {
 source "$BATS_TEST_DIRNAME/../../lib/cfg-space.bash"
 # wait_until, wait_for_line, wait_gone, wait_held: waits on a condition, as tsmctl's suites
 source "$BATS_TEST_DIRNAME/../../lib/poll.bash"
+# wait_holding, wait_blocked, release_step, release_holds: the held steps
+source "$BATS_TEST_DIRNAME/../../lib/sim-holds.bash"
 
 # sel_reg FILE K REG: REG is ctl, sts, rid1, rid2, assoc1, assoc2, assoc3
 sel_reg() {

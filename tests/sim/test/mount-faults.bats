@@ -200,35 +200,38 @@ JSON
 	[ "$status" -ne 0 ]
 }
 
-# store_held: a thread of the simulator serving $M sleeps in a store's write_delay_ms,
-# the tsm/ lock held (no other thread of it sleeps in nanosleep)
-store_held() {
-	local pid
-	pid=$(pgrep -f "tsm-sim mount .* $M\$" | head -1)
-	grep -qs nanosleep /proc/"$pid"/task/*/wchan
-}
-
-@test "a slow write holds the lock: readers of tsm/ and a second writer wait" {
-	mount_devsec_faults '{ "write_delay_ms": 1500 }'
-	start=$(date +%s%N)
+@test "a held store holds the lock: readers of tsm/ and a second writer wait, other attributes do not" {
+	mount_devsec_faults '{ "store_manually": true }'
 	( echo tsm0 > "$PF0/tsm/connect" ) &
 	bg=$!
-	wait_until store_held
-	# connect_show takes the rwsem for read: it waits and sees the result
-	[ "$(cat "$PF0/tsm/connect")" = tsm0 ]
-	mid=$(date +%s%N)
-	[ $(((mid - start) / 1000000)) -ge 1200 ]	# a lower bound: a busy machine only adds to it
-	wait $bg
-	# attributes outside tsm/ are not behind the lock
+	wait_holding "$M" store-done 10000:01:00.0
+	# connect_show takes the rwsem for read: it waits, and sees the result
+	cat "$PF0/tsm/connect" > "$BATS_TEST_TMPDIR/show" &
+	SPID=$!
+	wait_blocked "$M" "$SPID"
+	# attributes outside tsm/ are not behind the lock: answered while the store is held
+	[ "$(not_blocked cat "$PF0/vendor")" = 0x8086 ]
+	holding "$M" store-done 10000:01:00.0
+	[ ! -s "$BATS_TEST_TMPDIR/show" ]
+	release_step "$M" store-done 10000:01:00.0
+	wait "$bg"
+	wait "$SPID"
+	[ "$(cat "$BATS_TEST_TMPDIR/show")" = tsm0 ]
+	# a writer of another tsm/ attribute waits for the store that holds the lock
+	# (of another: FUSE itself makes writes to one file wait for each other)
 	( echo tsm0 > "$PF0/tsm/disconnect" ) &
 	bg=$!
-	wait_until store_held
-	[ "$(cat "$PF0/vendor")" = 0x8086 ]
-	# read while the store still sleeps: one round trip, far inside the 1.5 s the lock is held
-	store_held
-	try_write tsm0 "$PF0/tsm/disconnect"
-	wait $bg
-	expect_errno "$ENXIO"
+	wait_holding "$M" store-done 10000:01:00.0
+	bash -c 'printf tsm0 > "$1"' _ "$PF0/tsm/connect" 2> "$BATS_TEST_TMPDIR/err" &
+	W2=$!
+	wait_blocked "$M" "$W2"
+	release_step "$M" store-done 10000:01:00.0
+	wait "$bg"
+	# then it runs, held in its turn: after the disconnect, so it connects again
+	wait_holding "$M" store-done 10000:01:00.0
+	release_step "$M" store-done 10000:01:00.0
+	wait "$W2"
+	[ "$(cat "$PF0/tsm/connect")" = tsm0 ]
 }
 
 @test "switch upstream port / RCiEP DSM candidates get tsm/ but core IDE setup refuses them" {

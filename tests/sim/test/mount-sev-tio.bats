@@ -26,7 +26,7 @@ gpu() {
 }
 
 teardown() {
-	teardown_sim
+	teardown_sim	# a connect a failed test left held, too
 }
 
 @test "GPU connect: stream0.0.0 on pci0000:80, SEV-TIO register values, no PF1 context" {
@@ -199,45 +199,53 @@ teardown() {
 }
 
 # connect_in_flight: write tsm0 to the GPU's connect in the background ($CPID, its
-# status in $M.rc) and wait until the pool shows the slot taken at alloc
+# status in $BATS_TEST_TMPDIR/rc), held in its SPDM phase (spdm_manually) until
+# spdm_done; returns once the simulator holds it there
 connect_in_flight() {
 	( printf tsm0 > "$GPU/tsm/connect"; echo $? > "$BATS_TEST_TMPDIR/rc" ) 2>/dev/null &
 	CPID=$!
-	wait_until pool_dropped
+	wait_holding "$M" spdm-done 0000:81:00.0
 }
 
-# pool_dropped: the GPU's host bridge shows one slot fewer than its 256
-pool_dropped() {
-	[ "$(cat "$HB80/available_secure_streams")" = 255 ]
+# spdm_done: the control file ends the GPU's SPDM phase; the connect's store returns
+spdm_done() {
+	release_step "$M" spdm-done 0000:81:00.0
+	wait_gone "$CPID"
 }
 
 @test "in flight: the pool drops at alloc, both blocks are set up, the link comes last" {
-	mount_variant "$(gpu).faults = { \"spdm_ms\": 4000 }"
+	mount_variant "$(gpu).faults = { \"spdm_manually\": true }"
 	connect_in_flight
-	# the SPDM phase: no link, Stream ID 0 programmed on both partners, neither enabled
+	# the SPDM phase: the slot taken, no link, Stream ID 0 programmed on both partners, neither enabled
+	[ "$(cat "$HB80/available_secure_streams")" = 255 ]
 	[ -z "$(ls "$HB80" | grep '^stream')" ]
 	[ "$(sel_reg "$GPU/config" 0 ctl)" = 00c00000 ]
 	[ "$(sel_reg "$RP80/config" 0 ctl)" = 00000200 ]
 	[ "$(sel_reg "$RP80/config" 0 rid1)" = 00ffff00 ]
-	# the store holds pci_tsm_rwsem: a tsm/ show waits for it (bounded: it must not answer now)
-	run timeout 1 cat "$GPU/tsm/connect"
-	[ "$status" -eq 124 ]
-	wait "$CPID"
+	# the store holds pci_tsm_rwsem: a tsm/ show waits for it, and answers once the connect is done
+	cat "$GPU/tsm/connect" > "$BATS_TEST_TMPDIR/show" &
+	SPID=$!
+	wait_blocked "$M" "$SPID"
+	[ ! -s "$BATS_TEST_TMPDIR/show" ]
+	spdm_done
+	wait "$SPID"
+	[ "$(cat "$BATS_TEST_TMPDIR/show")" = tsm0 ]
 	[ "$(cat "$BATS_TEST_TMPDIR/rc")" = 0 ]
 	[ "$(readlink -f "$HB80/stream0.0.0")" = "$(readlink -f "$GPU")" ]
 	[ "$(cat "$HB80/available_secure_streams")" = 255 ]
 	[ "$(sel_reg "$GPU/config" 0 ctl)" = 00c00001 ]
 	[ "$(sel_reg "$RP80/config" 0 ctl)" = 00000201 ]
 	[ "$(cat "$GPU/tsm/connect")" = tsm0 ]
-	rm -f "$BATS_TEST_TMPDIR/rc"
+	[ "$(cat "$M/tsm-sim-holds")" = "" ]
 }
 
 @test "in flight: a taken Stream ID is EBUSY only after the PSP connect, then unwound" {
-	mount_variant "$(gpu).faults = { \"spdm_ms\": 3000 } | $(gpu).preset_streams = [ { \"block\": 1, \"stream_id\": 0 } ]"
+	mount_variant "$(gpu).faults = { \"spdm_manually\": true } | $(gpu).preset_streams = [ { \"block\": 1, \"stream_id\": 0 } ]"
 	connect_in_flight
 	[ "$(sel_reg "$GPU/config" 0 ctl)" = 00c00000 ]
+	[ "$(cat "$HB80/available_secure_streams")" = 255 ]
 	[ -z "$(ls "$HB80" | grep '^stream')" ]
-	wait "$CPID" || true
+	spdm_done
 	[ "$(cat "$BATS_TEST_TMPDIR/rc")" != 0 ]
 	[ "$(cat "$GPU/tsm/connect")" = "" ]
 	[ "$(cat "$HB80/available_secure_streams")" = 256 ]
@@ -245,7 +253,43 @@ pool_dropped() {
 	[ "$(sel_reg "$GPU/config" 0 ctl)" = 00000000 ]
 	[ "$(sel_reg "$RP80/config" 0 ctl)" = 00000000 ]
 	[ "$(sel_reg "$GPU/config" 1 ctl)" = 00000001 ]
-	rm -f "$BATS_TEST_TMPDIR/rc"
+}
+
+@test "spdm-done: ENXIO with no connect held at that function, EINVAL for other words; holds-off lets every hold go" {
+	mount_variant "$(gpu).faults = { \"spdm_manually\": true }"
+	try_write "spdm-done 0000:81:00.0" "$M/tsm-sim-control"
+	expect_errno "$ENXIO"
+	try_write "spdm-done" "$M/tsm-sim-control"
+	expect_errno "$EINVAL"
+	try_write "spdm-done 0000:81:00.0 x" "$M/tsm-sim-control"
+	expect_errno "$EINVAL"
+	try_write "holds-off now" "$M/tsm-sim-control"
+	expect_errno "$EINVAL"
+	[ "$(cat "$M/tsm-sim-holds")" = "" ]
+	connect_in_flight
+	[ "$(cat "$M/tsm-sim-holds")" = "held spdm-done 0000:81:00.0" ]
+	# another function, another step: not held
+	try_write "spdm-done 0000:41:00.0" "$M/tsm-sim-control"
+	expect_errno "$ENXIO"
+	try_write "pci-tsm-init 0000:81:00.0" "$M/tsm-sim-control"
+	expect_errno "$ENXIO"
+	[ -z "$(ls "$HB80" | grep '^stream')" ]
+	# a teardown's holds-off: the held connect ends, and the next one is never held
+	echo holds-off > "$M/tsm-sim-control"
+	wait_gone "$CPID"
+	[ "$(cat "$BATS_TEST_TMPDIR/rc")" = 0 ]
+	[ -L "$HB80/stream0.0.0" ]
+	echo tsm0 > "$GPU/tsm/disconnect"
+	echo tsm0 > "$GPU/tsm/connect"
+	[ -L "$HB80/stream0.0.0" ]
+	[ "$(cat "$M/tsm-sim-holds")" = "" ]
+}
+
+@test "spdm_manually holds a connect's store only: a function connected at boot is there at mount" {
+	mount_variant "$(gpu) |= (.faults = { \"spdm_manually\": true } | .connected = \"tsm0\")"
+	[ "$(readlink -f "$HB80/stream0.0.0")" = "$(readlink -f "$GPU")" ]
+	[ "$(cat "$GPU/tsm/connect")" = tsm0 ]
+	[ "$(cat "$M/tsm-sim-holds")" = "" ]
 }
 
 @test "a partner that drops to INSECURE after connect" {

@@ -55,7 +55,7 @@ teardown() {
 }
 
 @test "a VF added below a connected DSM: its add uevent first, its tsm/ group after it, with no uevent" {
-	topo_file < <(jq "$GPU_JQ.vfs |= (.count = 0 | .total = 4 | .tsm_init_after_ms = 3000)" \
+	topo_file < <(jq "$GPU_JQ.vfs |= (.count = 0 | .total = 4 | .tsm_init_manually = true)" \
 		"$TOPO/tdx-connect.json")
 	mount_listening "$J"
 	paths
@@ -63,15 +63,51 @@ teardown() {
 	( echo 1 > "$GPU/sriov_numvfs" ) &
 	WPID=$!
 	wait_until [ -d "$VF1" ]
-	# pci_tsm_init() has not run yet: the function is there, its group is not
-	[ -d "$VF1" ]
+	# pci_tsm_init() has not run yet: the function is there with its add uevent, its group is not
+	holding "$M" pci-tsm-init 0000:27:00.1
 	[ ! -e "$VF1/tsm" ]
-	wait_until [ -e "$VF1/tsm/dsm" ]
+	wait_for_line "$EV" '^add /devices/.*/0000:27:00.1 SUBSYSTEM=pci '
+	kill -0 "$WPID"	# the write returns once the VF is in
+	release_step "$M" pci-tsm-init 0000:27:00.1
+	wait_gone "$WPID"
+	wait "$WPID"
 	[ "$(cat "$VF1/tsm/dsm")" = 0000:27:00.0 ]
 	[ "$(cat "$VF1/authenticated")" = tsm0 ]
-	wait "$WPID"
-	listen_end	# the write returns once the VF is in: its events were sent before
+	[ "$(cat "$M/tsm-sim-holds")" = "" ]
+	listen_end	# its events were sent before the write returned
 	# one event for the VF, its add; none for its group
 	[ "$(grep -c '0000:27:00.1' "$EV")" -eq 1 ]
 	grep -q '^add /devices/.*/0000:27:00.1 SUBSYSTEM=pci ' "$EV"
+}
+
+@test "pci-tsm-init: ENXIO with no VF add held there; each VF of a write is held in turn" {
+	mount_jq tdx-connect "$GPU_JQ.vfs |= (.count = 0 | .total = 4 | .tsm_init_manually = true)"
+	paths
+	try_write "pci-tsm-init 0000:27:00.1" "$M/tsm-sim-control"
+	expect_errno "$ENXIO"
+	try_write "pci-tsm-init" "$M/tsm-sim-control"
+	expect_errno "$EINVAL"
+	echo tsm0 > "$GPU/tsm/connect"
+	( echo 2 > "$GPU/sriov_numvfs" ) &
+	WPID=$!
+	wait_until [ -d "$VF1" ]
+	[ "$(cat "$M/tsm-sim-holds")" = "held pci-tsm-init 0000:27:00.1" ]
+	[ ! -e "$VF2" ]	# sriov_add_vfs() adds them one after the other
+	try_write "pci-tsm-init 0000:27:00.2" "$M/tsm-sim-control"
+	expect_errno "$ENXIO"
+	try_write "spdm-done 0000:27:00.1" "$M/tsm-sim-control"
+	expect_errno "$ENXIO"
+	release_step "$M" pci-tsm-init 0000:27:00.1
+	wait_until [ -d "$VF2" ]
+	[ -e "$VF1/tsm/dsm" ]
+	holding "$M" pci-tsm-init 0000:27:00.2
+	[ ! -e "$VF2/tsm" ]
+	release_step "$M" pci-tsm-init 0000:27:00.2
+	wait_gone "$WPID"
+	wait "$WPID"
+	[ "$(cat "$VF2/tsm/dsm")" = 0000:27:00.0 ]
+	[ "$(cat "$M/tsm-sim-holds")" = "" ]
+	# removing them holds nothing
+	echo 0 > "$GPU/sriov_numvfs"
+	[ ! -e "$VF1" ]
 }

@@ -277,24 +277,33 @@ teardown() {
 
 @test "accept holds pci_tsm_rwsem for read (staging pci_tsm_accept()): tsm/ reads answer meanwhile, a lock waits" {
 	teardown_sim
-	mount_jq guest-sev '(.. | objects | select(.bdf? == "0000:00:05.0")).faults = { "write_delay_ms": 4000 }'
+	mount_jq guest-sev '(.. | objects | select(.bdf? == "0000:00:05.0")).faults = { "store_manually": true }'
 	D5=$M/sys/devices/pci0000:00/0000:00:05.0
 	D6=$M/sys/devices/pci0000:00/0000:00:06.0
-	try_write tsm0 "$D5/tsm/lock"
-	[ "$status" -eq 0 ]
+	( printf tsm0 > "$D5/tsm/lock" ) &
+	wait_holding "$M" store-done 0000:00:05.0
+	release_step "$M" store-done 0000:00:05.0
+	wait $!
+	[ "$(cat "$D5/tsm/lock")" = tsm0 ]
 	( printf 1 > "$D5/tsm/accept" ) &
 	APID=$!
-	# for two seconds of the accept's four, every show of another device answers at once
-	local n=0 end=$((SECONDS + 2))
-	while kill -0 "$APID" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do
-		run timeout 1 cat "$D6/tsm/lock"
-		[ "$status" -eq 0 ]
-		n=$((n + 1))
+	wait_holding "$M" store-done 0000:00:05.0
+	# while the accept is held, shows answer, again and again: it holds the rwsem for read
+	for _ in 1 2 3; do
+		[ "$(not_blocked cat "$D6/tsm/lock")" = "" ]
 	done
-	[ "$n" -ge 3 ]
-	# a store that takes the rwsem for write waits for the accept
-	run timeout 1 dd of="$D6/tsm/lock" status=none <<<tsm0
-	[ "$status" -eq 124 ]
+	[ "$(not_blocked cat "$D5/tsm/accept")" = 0 ]
+	# a store that takes the rwsem for write waits for the accept (and then finds
+	# the device's driver bound: EBUSY, nothing locked)
+	bash -c 'printf tsm0 > "$1"' _ "$D6/tsm/lock" 2> "$BATS_TEST_TMPDIR/err" &
+	LPID=$!
+	wait_blocked "$M" "$LPID"
+	release_step "$M" store-done 0000:00:05.0
 	wait "$APID"
+	status=0
+	wait "$LPID" || status=$?
+	[ "$status" -ne 0 ]
+	[[ "$(cat "$BATS_TEST_TMPDIR/err")" == *"$EBUSY"* ]]
 	[ "$(cat "$D5/tsm/accept")" = 1 ]
+	[ "$(cat "$D6/tsm/lock")" = "" ]
 }
