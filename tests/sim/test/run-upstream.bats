@@ -47,7 +47,7 @@ teardown() {
 	[ -n "$mnt" ]
 	# nothing of it outside the namespace; the simulator is gone, so is its dir
 	[ ! -e /sys/bus/pci/devices/10000:01:00.0 ]
-	! pgrep -f -- "mount .* $mnt" >/dev/null
+	if pgrep -af -- "mount .* $mnt"; then false; fi
 	[ ! -e "$mnt" ]
 }
 
