@@ -632,7 +632,7 @@ teardown() {
 	wait $pid || rc=$?
 	[ "$rc" -eq 0 ]
 	grep -qx "tsmctl connect: ready (looked at sysfs: the deadline)" "$BATS_TEST_TMPDIR/err"
-	! grep -q "not ready\|gave up" "$BATS_TEST_TMPDIR/err"
+	if grep -q "not ready\|gave up" "$BATS_TEST_TMPDIR/err"; then false; fi
 	[ "$(cat "$(dev 0000:81:00.0)/tsm/connect")" = tsm0 ]
 	run in_ns "$TSMCTL" --sysroot "$ROOT" wait --timeout 0 tsm0
 	expect_status 0
@@ -672,11 +672,11 @@ teardown() {
 	run --separate-stderr t connect 41:00.0 tsm0
 	expect_status 1
 	[ "$stderr" = 'tsmctl connect 0000:41:00.0: already connected to tsm0\x1b[2J; to move it to tsm0, first run '"'tsmctl disconnect 0000:41:00.0'"' (EBUSY)' ]
-	! printf '%s%s' "$output" "$stderr" | grep -q $'\033'
+	if printf '%s%s' "$output" "$stderr" | grep -q $'\033'; then false; fi
 	run --separate-stderr t disconnect 41:00.0 tsm0
 	expect_status 1
 	[[ "$stderr" == *'connected to tsm0\x1b[2J, not tsm0'* ]]
-	! printf '%s' "$stderr" | grep -q $'\033'
+	if printf '%s' "$stderr" | grep -q $'\033'; then false; fi
 }
 
 @test "a TSM that cannot serve is one error before any candidate: --all with or without devices, a devsec TSM" {
@@ -719,8 +719,8 @@ teardown() {
 		"$TSMCTL" --sysroot "$ROOT" connect 10000:01:00.0 tsm0
 	expect_status 1
 	[ "$stderr" = "tsmctl connect 10000:01:00.0: locked to tsm1 (TDISP, a devsec TSM's context), and a device has one TSM context at a time: run 'tsmctl unlock 10000:01:00.0' first (EBUSY)" ]
-	! grep -q 'tsm/connect' "$BATS_TEST_TMPDIR/trace"
-	! grep -q 'Stream ID' <<<"$stderr"
+	if grep -q 'tsm/connect' "$BATS_TEST_TMPDIR/trace"; then false; fi
+	if grep -q 'Stream ID' <<<"$stderr"; then false; fi
 	[ "$(tree_digest)" = "$before" ]
 	run --separate-stderr t disconnect 10000:01:00.0
 	expect_status 1

@@ -132,3 +132,10 @@ page_options() {
 	done
 	[ "$bad" -eq 0 ]
 }
+
+@test "no test asserts with a bare '! CMD': bats' errexit ignores it, so it could never fail" {
+	# "! grep -q x f" mid-test passes whatever grep finds; "if CMD; then false; fi" or "[ ! ... ]" fails
+	run grep -nE '^[[:space:]]*! ' "$TOP"/tests/*.bats "$TOP"/tests/sim/test/*.bats "$TOP"/tests/kernel/*.bats
+	printf '%s\n' "$output" | grep -v '||' | grep . && return 1
+	true
+}

@@ -32,7 +32,7 @@ load lib/helpers
 	done
 	grep -q 'ExecStart=/usr/libexec/tsmctl/tsmctl-autoconnect' "$D/usr/lib/systemd/system/tsmctl-autoconnect.service"
 	grep -qx 'ExecStart=/usr/sbin/tsmctl metrics -o ${TEXTFILE_DIR}/tsmctl.prom' "$D/usr/lib/systemd/system/tsmctl-metrics.service"
-	! grep -rq '@BINDIR@\|@LIBEXECDIR@' "$D"
+	if grep -rq '@BINDIR@\|@LIBEXECDIR@' "$D"; then false; fi
 	"$D/usr/sbin/tsmctl" --version
 	# nothing written outside DESTDIR (the build tree aside)
 	run find /usr /etc -newer "$marker" -path '*tsmctl*'

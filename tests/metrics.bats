@@ -137,8 +137,8 @@ valid() {
 	valid
 	[ "$(metric tsmctl_tsms)" = 0 ]
 	[ "$(metric tsmctl_devices_connected)" = 0 ]
-	! printf '%s\n' "$output" | grep -q '^tsmctl_tsm_info{'
-	! printf '%s\n' "$output" | grep -q '^tsmctl_available_secure_streams{'
+	if printf '%s\n' "$output" | grep -q '^tsmctl_tsm_info{'; then false; fi
+	if printf '%s\n' "$output" | grep -q '^tsmctl_available_secure_streams{'; then false; fi
 	[ "$(metric 'tsmctl_audit_check_status{check="platform.tsm-class",status="fail"}')" = 1 ]
 }
 
@@ -202,7 +202,7 @@ valid() {
 	[ "$(readlink "$D/link")" = target ] && [ "$(cat "$D/target")" = keep ]
 	[ ! -e "$D/full" ] || [ -c "$D/full" ]
 	# refused before a temporary file was made
-	! ls -A "$D" | grep -q tsmctl-
+	if ls -A "$D" | grep -q tsmctl-; then false; fi
 	for o in "-o -" "--output -" "--output-file -"; do
 		# shellcheck disable=SC2086 # the option and its value
 		run --separate-stderr t metrics $o

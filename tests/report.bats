@@ -500,6 +500,6 @@ interrupt_busy() {
 	[[ "$stderr" == *"--auxblob $BATS_TEST_TMPDIR/fifo: a FIFO, not a regular file"* ]]
 	[ "$(mkdirs_traced)" = 0 ]
 	[ -p "$BATS_TEST_TMPDIR/fifo" ] && [ ! -e "$BATS_TEST_TMPDIR/o" ]
-	! ls -A "$BATS_TEST_TMPDIR" | grep -q tsmctl-
+	if ls -A "$BATS_TEST_TMPDIR" | grep -q tsmctl-; then false; fi
 	report_empty
 }

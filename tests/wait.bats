@@ -272,7 +272,7 @@ send_uevent() {
 	send_uevent "change$dp" SUBSYSTEM=tsm	# no ACTION@DEVPATH header
 	send_uevent "change@/devices/x/tsm/tsmX" SUBSYSTEM=tsm	# not a TSM name
 	wait_drained	# it has read them all, and none made it look
-	! grep -q "(looked at sysfs: a tsm uevent)" "$ERR"
+	if grep -q "(looked at sysfs: a tsm uevent)" "$ERR"; then false; fi
 	send_uevent "change@$dp" ACTION=change "DEVPATH=$dp" SUBSYSTEM=tsm SEQNUM=8
 	wait_for_line "$ERR" "still waiting (looked at sysfs: a tsm uevent)"
 	sim_ctl register tsm0

@@ -44,7 +44,7 @@ assoc1() {
 	[ "$(cat "$(hb_of $EP0)/available_secure_streams")" = 4 ]
 	# a DSM candidate has the link group; its second function does not before a connect
 	[ -e "$PCI/$EP0/tsm/connect" ] && [ -e "$PCI/$EP0/tsm/bound" ]
-	! [ -e "$PCI/10000:01:00.1/tsm" ]
+	[ ! -e "$PCI/10000:01:00.1/tsm" ]
 	[ "$(ls "$PCI/$EP0/doe_features" | tr '\n' ' ')" = "0001:01 0001:02 doe_discovery " ]
 }
 
@@ -126,7 +126,8 @@ assoc1() {
 	expect_status 0
 	hb=$(hb_of $EP1)
 	[ "$(cat "$PCI/$EP1/tsm/connect")" = "" ]
-	! [ -e "$hb/stream1.0.0" ] && [ -e "$hb/stream0.0.0" ]
+	[ ! -e "$hb/stream1.0.0" ]
+	[ -e "$hb/stream0.0.0" ]
 	[ "$(cat "$hb/available_secure_streams")" = 3 ]
 	# pci_ide_stream_teardown(): control, RID and address registers zero, status INSECURE
 	for off in 0x04 0x08 0x0c 0x10 0x14 0x18 0x1c; do
@@ -138,7 +139,7 @@ assoc1() {
 	run "$TSMCTL" disconnect --all
 	expect_status 0
 	for d in $EP0 $EP2 $EP3; do [ "$(cat "$PCI/$d/tsm/connect")" = "" ]; done
-	! [ -e "$PCI/10000:01:00.1/tsm" ]
+	[ ! -e "$PCI/10000:01:00.1/tsm" ]
 	[ -z "$(ls /sys/devices/faux/tsmtest_bus/pci*/ | grep '^stream')" ]
 	[ "$(cat "$(hb_of $EP0)/available_secure_streams")" = 4 ]
 }
@@ -167,7 +168,7 @@ assoc1() {
 	[ "$(store "$PCI/$EP1/tsm/connect" tsm0)" = ENXIO ]	# pci_ide_stream_enable()
 	echo >/sys/module/tsmtest_bus/parameters/insecure
 	[ "$(cat "$PCI/$EP1/tsm/connect")" = "" ]
-	! ls "$(hb_of $EP1)"/stream* 2>/dev/null
+	if ls "$(hb_of $EP1)"/stream* 2>/dev/null; then false; fi
 	[ "$(cat "$(hb_of $EP1)/available_secure_streams")" = 4 ]
 	[ "$(sel_ctl $EP1 0)" = 0x00000000 ] && [ "$(sel_ctl $RP1 0)" = 0x00000000 ]
 	# and tsmctl says why, from what it reads
@@ -193,6 +194,6 @@ assoc1() {
 	[ "$(cat "$(hb_of $EP0)/available_secure_streams")" = 256 ]
 	tt_load -- pool=0
 	# a pool of 0 hides the attribute (pci_ide_attr_visible())
-	! [ -e "$(hb_of $EP0)/available_secure_streams" ]
+	[ ! -e "$(hb_of $EP0)/available_secure_streams" ]
 	load_modules
 }

@@ -28,7 +28,8 @@ listening() {
 @test "wait wakes for the TSM that loading the provider module registers" {
 	# rmmod: modprobe -r would take the unused tsmtest_bus with it
 	rmmod tsmtest_link
-	! [ -e /sys/class/tsm/tsm0 ] && [ -e "$PCI/$EP0" ]
+	[ ! -e /sys/class/tsm/tsm0 ]
+	[ -e "$PCI/$EP0" ]
 	"$TSMCTL" wait --timeout 120 >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
 	BG=$!
 	wait_until 60 listening "$BG"
@@ -91,7 +92,8 @@ except OSError as e:
 	read -r line <&"${READER[0]}"
 	[ "$line" = ENODEV ]
 	# the kernel tore the connection down with the TSM: no group, no stream, pool back
-	! [ -e "$PCI/$EP0/tsm" ] && ! [ -e "$(hb_of $EP0)/stream0.0.0" ]
+	[ ! -e "$PCI/$EP0/tsm" ]
+	[ ! -e "$(hb_of $EP0)/stream0.0.0" ]
 	[ "$(cat "$(hb_of $EP0)/available_secure_streams")" = 4 ]
 	run --separate-stderr "$TSMCTL" list -J
 	json_is '.tsms' '[]'

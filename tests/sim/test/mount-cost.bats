@@ -113,6 +113,6 @@ stat_of() {
 	[[ "$output" == *"--config-cycle-ns"* ]]
 	run "$SIM" mount --config-cycle-ns "$TOPO/sev-tio.json" "$M2"
 	[ "$status" -eq 2 ]
-	! mountpoint -q "$M2"
+	if mountpoint -q "$M2"; then false; fi
 	rmdir "$M2"
 }

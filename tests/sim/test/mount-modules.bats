@@ -118,7 +118,7 @@ mp() {
 	# removing the devsec TSM unlocks: the encrypted MMIO goes with it
 	mp -r devsec_tsm
 	[ ! -e "$L/tsm" ]
-	! grep -q "PCI MMIO Encrypted" "$M/proc/iomem"
+	if grep -q "PCI MMIO Encrypted" "$M/proc/iomem"; then false; fi
 	# back again: numbered from 0, a fresh connect takes stream0.0.0 (the sample's Stream ID 0)
 	mp devsec_link_tsm
 	[ "$(cat "$S/class/tsm/tsm0/pci_mode")" = link ]

@@ -144,7 +144,7 @@ teardown() {
 	[ "$status" -eq 0 ]
 	[ ! -e "$D5/driver" ]
 	[ ! -e "$DRV/vfio-pci/0000:00:05.0" ]
-	! grep -q DRIVER= "$D5/uevent"
+	if grep -q DRIVER= "$D5/uevent"; then false; fi
 	try_write tsm0 "$D5/tsm/unlock"
 	[ "$status" -eq 0 ]
 	[ "$(cat "$D5/tsm/accept")" = 0 ]
