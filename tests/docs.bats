@@ -139,3 +139,13 @@ page_options() {
 	printf '%s\n' "$output" | grep -v '||' | grep . && return 1
 	true
 }
+
+@test "no test asserts with 'A && [ B ]': errexit ignores a false A, so only B could fail" {
+	# "[ A ] && [ B ]" mid-test passes whenever A is false; one assertion per line fails on either
+	local files=("$TOP"/tests/*.bats "$TOP"/tests/sim/test/*.bats "$TOP"/tests/kernel/*.bats)
+	run grep -nE '^[[:space:]]*\[\[? .*\]\]? && \[\[? .*\]\]?[[:space:]]*$' "${files[@]}"
+	printf '%s\n' "$output" | grep -v '||' | grep . && return 1
+	run grep -nE '^[[:space:]]*[a-z_][a-z0-9_-]* [^[]*&& \[\[? .*\]\]?[[:space:]]*$' "${files[@]}"
+	printf '%s\n' "$output" | grep -v '||' | grep -vE ':[[:space:]]*(if|while|until|elif|for|local) ' | grep . && return 1
+	true
+}
