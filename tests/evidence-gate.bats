@@ -353,7 +353,8 @@ result_of() {
 	mount_live evidence-host
 	d=$BATS_TEST_TMPDIR/s
 	act evidence 01:00.0 -o "$d" >/dev/null
-	[ -e "$d/vca.bin" ] && [ -e "$d/measurements.bin" ]
+	[ -e "$d/vca.bin" ]
+	[ -e "$d/measurements.bin" ]
 	act evidence 01:00.0 -t cert0 -o "$d" >/dev/null
 	# the earlier save's objects went: the directory is this save, whole
 	[ "$(ls "$d" | sort | tr '\n' ' ')" = "cert0.spdm-chain config manifest.json resource " ]
@@ -430,4 +431,20 @@ page_block() {
 	root=$(openssl x509 -in "$CERTS/ecdsa-p384.root.pem" -outform DER | sha384sum | cut -d' ' -f1)
 	grep -qx "0000:00:05.0 0 $root" "$pins"
 	[[ "${lines[0]}" == "0000:00:05.0: accepted (locked to tsm0); evidence of generation "*" taking on trust: a root pinned on first use"*"; pinned 0000:00:05.0 slot 0 (SHA-384 ${root:0:16}...) in $pins" ]]
+}
+
+@test "evidence --verify -J: a verdict that accepts, then a --pin that cannot be written: one document, exit 1" {
+	mount_live evidence-guest
+	pins=$BATS_TEST_TMPDIR/no-such-dir/pins
+	opts=(--pin "$pins" --allow-first-use --allow-report-offsets --reference "$CERTS/all-types.reference.json")
+	run --separate-stderr act evidence --verify --fresh -J --trust "$EMPTY" "${opts[@]}" 00:05.0
+	expect_status 1
+	# the verdict printed once: no second (fallback) document after the failure
+	[ "$(printf '%s' "$output" | jq -s length)" = 1 ]
+	[ "$(printf '%s' "$output" | jq -r .decision.accepted)" = true ]
+	[ "$(printf '%s' "$output" | jq -r .decision.verdict)" = taken-on-trust ]
+	[ "$(printf '%s' "$output" | jq -r .bdf)" = 0000:00:05.0 ]
+	[[ "$stderr" == "tsmctl evidence: --pin $pins: "*"No such file or directory" ]]
+	[[ "$stderr" != *pinned* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/no-such-dir" ]
 }
