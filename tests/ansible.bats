@@ -248,7 +248,8 @@ dev_args() {
 	[ "$status" -eq 0 ]
 	"$TOP/tests/lib/tree-state" "$BATS_TEST_TMPDIR/s1" "$ROOT"
 	cmp "$BATS_TEST_TMPDIR/s0.${ROOT##*/}" "$BATS_TEST_TMPDIR/s1.${ROOT##*/}"
-	[ "$(rjson .changed)" = true ] && [ "$(rjson '.devices["0000:00:05.0"]')" = dry-run ]
+	[ "$(rjson .changed)" = true ]
+	[ "$(rjson '.devices["0000:00:05.0"]')" = dry-run ]
 	# the diff as Ansible shows it (its callbacks take it out of the result)
 	[[ "$output" == *$'\n-0000:00:05.0: connected=- locked=- accepted=no\n+0000:00:05.0: connected=- locked=tsm0 accepted=no\n'* ]]
 	[[ "$(rjson '.cmd | join(" ")')" == *" lock -J --dry-run "* ]]
@@ -256,10 +257,14 @@ dev_args() {
 	for st in locked accepted; do
 		args=$(dev_args 0000:00:05.0 $st '"tsm": "tsm0"')
 		adhoc tsm_device "$args"
-		[ "$status" -eq 0 ] && [ "$(rjson .changed)" = true ] && [ "$(rjson '.devices["0000:00:05.0"]')" = ok ]
+		[ "$status" -eq 0 ]
+		[ "$(rjson .changed)" = true ]
+		[ "$(rjson '.devices["0000:00:05.0"]')" = ok ]
 		"$TOP/tests/lib/tree-state" "$BATS_TEST_TMPDIR/$st" "$ROOT"
 		adhoc tsm_device "$args"	# again: tsmctl says "already", nothing is written
-		[ "$status" -eq 0 ] && [ "$(rjson .changed)" = false ] && [ "$(rjson '.devices["0000:00:05.0"]')" = already ]
+		[ "$status" -eq 0 ]
+		[ "$(rjson .changed)" = false ]
+		[ "$(rjson '.devices["0000:00:05.0"]')" = already ]
 		"$TOP/tests/lib/tree-state" "$BATS_TEST_TMPDIR/$st-again" "$ROOT"
 		cmp "$BATS_TEST_TMPDIR/$st.${ROOT##*/}" "$BATS_TEST_TMPDIR/$st-again.${ROOT##*/}"
 		[ "$st" = accepted ] || [ "$(state)" = "tsm0/0" ]
@@ -268,13 +273,15 @@ dev_args() {
 	[[ "$output" == *"tsm is not used by state=accepted"* ]]
 
 	adhoc --diff tsm_device "$(dev_args 0000:00:05.0 unlocked)"
-	[ "$status" -eq 0 ] && [ "$(rjson .changed)" = true ]
+	[ "$status" -eq 0 ]
+	[ "$(rjson .changed)" = true ]
 	[ "$(state)" = "/0" ]
 	[[ "$output" == *$'\n-0000:00:05.0: connected=- locked=tsm0 accepted=yes\n+0000:00:05.0: connected=- locked=- accepted=no\n'* ]]
 	# strict: what is done already is a failure, with tsmctl's words and status
 	adhoc tsm_device "$(dev_args 0000:00:05.0 unlocked '"strict": true')"
 	[ "$status" -ne 0 ]
-	[ "$(rjson .rc)" = 1 ] && [ "$(rjson .changed)" = false ]
+	[ "$(rjson .rc)" = 1 ]
+	[ "$(rjson .changed)" = false ]
 	[[ "$(rjson .msg)" == "tsmctl unlock 0000:00:05.0: "*"not locked"* ]]
 	"$TOP/tests/lib/tree-state" "$BATS_TEST_TMPDIR/s2" "$ROOT"
 	cmp "$BATS_TEST_TMPDIR/s0.${ROOT##*/}" "$BATS_TEST_TMPDIR/s2.${ROOT##*/}"
@@ -295,7 +302,9 @@ dev_args() {
 	# sent, so 05's bare measurements' signature cannot be checked; 06's chain expired; neither is accepted
 	adhoc tsm_device "$(dev_args 00:05.0 accepted "\"verify\": true, \"trust\": \"$TRUST\", \"reference\": \"$CERTS/all-types.reference.json\", \"allow_replay\": true" |
 		sed 's/\["00:05.0"\]/["00:05.0", "00:06.0"]/')"
-	[ "$status" -ne 0 ] && [ "$(rjson .rc)" = 1 ] && [ "$(rjson .changed)" = false ]
+	[ "$status" -ne 0 ]
+	[ "$(rjson .rc)" = 1 ]
+	[ "$(rjson .changed)" = false ]
 	[ "$(rjson '.devices | tojson')" = '{"0000:00:05.0":"failed","0000:00:06.0":"failed"}' ]
 	[[ "$(rjson .msg)" == *"tsmctl accept 0000:00:05.0: not accepted: evidence of generation 1 does not prove the device: evidence.signature measurements: cannot be verified from this evidence: "*"(--allow-unsigned-measurements takes this risk)"* ]]
 	[[ "$(rjson .msg)" == *"tsmctl accept 0000:00:06.0: not accepted: evidence of generation 1 does not verify: evidence.chain cert0: certificate has expired"* ]]
@@ -304,12 +313,15 @@ dev_args() {
 	[ "$(cat "$(dev 0000:00:06.0)/tsm/accept")" = 0 ]
 	# accept's own nonce signed, the report's offsets taken by allow_report_offsets: 05 is accepted
 	adhoc tsm_device "$(dev_args 00:05.0 accepted "\"verify\": true, \"trust\": \"$TRUST\", \"reference\": \"$CERTS/all-types.reference.json\", \"allow_report_offsets\": true")"
-	[ "$status" -eq 0 ] && [ "$(rjson .changed)" = true ] && [ "$(rjson '.devices["0000:00:05.0"]')" = ok ]
+	[ "$status" -eq 0 ]
+	[ "$(rjson .changed)" = true ]
+	[ "$(rjson '.devices["0000:00:05.0"]')" = ok ]
 	[ "$(rjson '.cmd[3:] | join(" ")')" = "accept -J --keep-going --no-syslog --verify --trust $TRUST --reference $CERTS/all-types.reference.json --allow-report-offsets 00:05.0" ]
 	[ "$(cat "$(dev 0000:00:05.0)/tsm/accept")" = 1 ]
 	# allow_* without verify stops before tsmctl
 	adhoc tsm_device "$(dev_args 00:05.0 accepted '"allow_first_use": true')"
-	[ "$status" -ne 0 ] && [ "$(rjson .msg)" = "trust, reference, pin, partial_chain and the allow_* options go with verify" ]
+	[ "$status" -ne 0 ]
+	[ "$(rjson .msg)" = "trust, reference, pin, partial_chain and the allow_* options go with verify" ]
 	# audit decides the same (no nonce: 05's signature unchecked); 05 and 09 must be proven, 09 has no evidence
 	adhoc tsm_audit "{\"sysroot\": \"$ROOT\", \"tsmctl_path\": \"$TSMCTL\", \"trust\": \"$TRUST\", \"reference\": \"$CERTS/all-types.reference.json\", \"allow_replay\": true, \"require_verified\": [\"00:05.0\", \"00:09.0\"]}"
 	[ "$status" -ne 0 ]
@@ -327,13 +339,19 @@ dev_args() {
 	adhoc tsm_device "$(dev_args all connected '"tsm": "tsm1"')"
 	[ "$status" -ne 0 ]
 	run --separate-stderr "$TSMCTL" --sysroot "$ROOT" connect --all tsm1
-	[ "$(rjson .msg)" = "$stderr" ] && [ "$(rjson .rc)" = "$status" ] && [ "$status" -eq 1 ]
+	[ "$(rjson .msg)" = "$stderr" ]
+	[ "$(rjson .rc)" = "$status" ]
+	[ "$status" -eq 1 ]
 	[ "$(rjson '.results | length')" = 0 ]
 	# done already: not changed; with strict, a failure
 	adhoc tsm_device "$(dev_args 41:00.0 connected '"tsm": "tsm0"')"
-	[ "$status" -eq 0 ] && [ "$(rjson .changed)" = false ] && [ "$(rjson '.devices["0000:41:00.0"]')" = already ]
+	[ "$status" -eq 0 ]
+	[ "$(rjson .changed)" = false ]
+	[ "$(rjson '.devices["0000:41:00.0"]')" = already ]
 	adhoc tsm_device "$(dev_args 41:00.0 connected '"tsm": "tsm0", "strict": true')"
-	[ "$status" -ne 0 ] && [ "$(rjson .rc)" = 1 ] && [[ "$(rjson .msg)" == "tsmctl connect 0000:41:00.0: "* ]]
+	[ "$status" -ne 0 ]
+	[ "$(rjson .rc)" = 1 ]
+	[[ "$(rjson .msg)" == "tsmctl connect 0000:41:00.0: "* ]]
 	# arguments Ansible or the module refuse, and the host without a link TSM,
 	# in one play written as an operator writes YAML (module_defaults through
 	# the collection's action group)
@@ -397,9 +415,11 @@ dev_args() {
 	# wait: connect's --wait, or tsmctl wait before the other verbs (no TSM here: both time out)
 	ROOT=$(static_tree no-tsm)
 	adhoc tsm_device "$(dev_args 01:00.0 connected '"tsm": "tsm0", "wait": 1')"
-	[ "$status" -ne 0 ] && [[ "$(rjson .msg)" == "tsmctl connect: tsm0 not ready after 1 s; "* ]]
+	[ "$status" -ne 0 ]
+	[[ "$(rjson .msg)" == "tsmctl connect: tsm0 not ready after 1 s; "* ]]
 	adhoc tsm_device "$(dev_args 01:00.0 disconnected '"tsm": "tsm0", "wait": 1')"
-	[ "$status" -ne 0 ] && [[ "$(rjson .msg)" == "tsmctl wait: tsm0 not ready after 1 s; "* ]]
+	[ "$status" -ne 0 ]
+	[[ "$(rjson .msg)" == "tsmctl wait: tsm0 not ready after 1 s; "* ]]
 	[ "$(rjson '.cmd[2:] | join(" ")')" = "$ROOT wait --timeout 1 tsm0" ]
 }
 
@@ -407,7 +427,8 @@ dev_args() {
 	MOUNTS=()
 	ROOT=$(static_tree sev-tio)
 	adhoc tsm_facts "{\"sysroot\": \"$ROOT\", \"tsmctl_path\": \"$TSMCTL\"}"
-	[ "$status" -eq 0 ] && [ "$(rjson .changed)" = false ]
+	[ "$status" -eq 0 ]
+	[ "$(rjson .changed)" = false ]
 	for doc in list:tsms devices:devices streams:streams host-bridges:host_bridges; do
 		want=$(t "${doc%%:*}" -J | jq -cS ".${doc#*:}")
 		[ "$(rjson ".ansible_facts.tsmctl.${doc#*:}" | jq -cS .)" = "$want" ] || { echo "$doc differs"; return 1; }
@@ -440,7 +461,9 @@ dev_args() {
 	ROOT=$(static_tree broken)
 	args='"sysroot": "'$ROOT'", "tsmctl_path": "'$TSMCTL'"'
 	adhoc tsm_audit "{$args}"
-	[ "$status" -ne 0 ] && [ "$(rjson .changed)" = false ] && [ "$(rjson .rc)" = 1 ]
+	[ "$status" -ne 0 ]
+	[ "$(rjson .changed)" = false ]
+	[ "$(rjson .rc)" = 1 ]
 	want=$(t audit -J | jq -c '[.checks[] | select(.status == "fail") | .id] | sort')
 	[ "$(rjson '[.failed_checks[].id] | sort' | jq -c .)" = "$want" ]
 	[[ "$want" == *stream.secure* && "$want" == *stream.ide-fail* ]]
@@ -448,13 +471,16 @@ dev_args() {
 	[ "$(rjson '.checks | length')" = "$(t audit -J | jq '.checks | length')" ]
 	# filters: only the host bridge without streams, so nothing fails
 	adhoc tsm_audit "{$args, \"host_bridge\": [\"pci0000:00\"], \"device\": [\"0000:02:00.1\"]}"
-	[ "$status" -eq 0 ] && [ "$(rjson .summary.fail)" = 0 ]
+	[ "$status" -eq 0 ]
+	[ "$(rjson .summary.fail)" = 0 ]
 	[ "$(rjson '.cmd[3:] | join(" ")')" = "audit -J -d 0000:02:00.1 -b pci0000:00" ]
 
 	ROOT=$(static_tree sev-tio)
 	args='"sysroot": "'$ROOT'", "tsmctl_path": "'$TSMCTL'"'
 	adhoc tsm_audit "{$args}"
-	[ "$status" -eq 0 ] && [ "$(rjson .summary.warn)" = 1 ] && [ "$(rjson '.failed_checks | length')" = 0 ]
+	[ "$status" -eq 0 ]
+	[ "$(rjson .summary.warn)" = 1 ]
+	[ "$(rjson '.failed_checks | length')" = 0 ]
 	warned=$(rjson '[.checks[] | select(.status == "warn") | "\(.id) \(.object)"] | join(",")')
 	adhoc tsm_audit "{$args, \"fail_on_warn\": true}"	# tsmctl's --strict makes the warning a failure
 	[ "$status" -ne 0 ]

@@ -752,7 +752,8 @@ RIG_SKIPS='[["stream.enabled","pci10000:00/stream0.0.0","skip"],["stream.enabled
 		"\(.host_bridge)/\(.name)"] | sort' <<<"$output")
 	bad_fail=$(jq -c '[.streams[] | select(.duplicate_of == null and .dangling == false) |
 		select(.endpoint.ide_fail or .root_port.ide_fail) | "\(.host_bridge)/\(.name)"] | sort' <<<"$output")
-	[ "$bad_secure" != '[]' ] && [ "$bad_fail" != '[]' ]
+	[ "$bad_secure" != '[]' ]
+	[ "$bad_fail" != '[]' ]
 	audit_json
 	json_is '[.checks[] | select(.id == "stream.secure" and .status == "fail") | .object] | sort' "$bad_secure"
 	json_is '[.checks[] | select(.id == "stream.ide-fail" and .status == "fail") | .object] | sort' "$bad_fail"
@@ -838,7 +839,8 @@ shared_hb() {
 		(.. | objects | select(.bdf? == "0000:03:00.0")).connected = "tsm1"' \
 		"$TOPO/connect-generic.json" >"$ROOT.json"
 	"$SIM" build "$ROOT.json" "$ROOT" >/dev/null
-	[ -L "$ROOT/sys/devices/pci0000:00/stream0.0.0" ] && [ -L "$ROOT/sys/devices/pci0000:00/stream1.0.0" ]
+	[ -L "$ROOT/sys/devices/pci0000:00/stream0.0.0" ]
+	[ -L "$ROOT/sys/devices/pci0000:00/stream1.0.0" ]
 	rm -f "$ROOT"/sys/class/tsm/tsm*/pci0000:00
 }
 

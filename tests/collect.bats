@@ -109,7 +109,10 @@ capture() {
 		[ "$status" -eq 1 ]
 		[[ "$stderr" == *"$D/$f: not a regular file: refusing to replace it"* ]]
 	done
-	[ -L "$D/link" ] && [ "$(cat "$D/target")" = keep ] && [ -p "$D/fifo" ] && [ -d "$D/dir" ]
+	[ -L "$D/link" ]
+	[ "$(cat "$D/target")" = keep ]
+	[ -p "$D/fifo" ]
+	[ -d "$D/dir" ]
 	env TSMCTL="$TSMCTL" "$TOP/contrib/tsmctl-collect" --sysroot "$src" -o - 2>/dev/null > "$D/c.tar.xz"
 	tar -tJf "$D/c.tar.xz" | grep -q 'sys/class/tsm'
 	# a regular file is replaced whole, nothing temporary left beside it
@@ -125,7 +128,8 @@ capture() {
 	run --separate-stderr env TSMCTL=/nonexistent "$TOP/contrib/tsmctl-collect" --sysroot "$src" -o "$out"
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "tsmctl-collect: cannot run '/nonexistent' (set TSMCTL to the tsmctl to run): nothing written" ]
-	[ -z "$output" ] && [ ! -e "$out" ]
+	[ -z "$output" ]
+	[ ! -e "$out" ]
 	# no TSMCTL and no tsmctl in PATH: the same, not "wrote" with no PCI function in it
 	bin=$(mktemp -d "$BATS_TEST_TMPDIR/bin.XXXXXX")
 	for t in sh tar xz mktemp dirname basename cat cp mkdir rm rmdir sort tr grep uname date mv chmod \

@@ -383,7 +383,9 @@ group_funcs() {
 	done
 	# the BAR is the resource file's first line
 	read -r start end flags < "$ROOT/sys/bus/pci/devices/0000:41:00.0/resource"
-	[ "$start" = 0x0000020000000000 ] && [ $((end - start + 1)) -eq $((32 << 20)) ] && [ $((flags & 0x2000)) -ne 0 ]
+	[ "$start" = 0x0000020000000000 ]
+	[ $((end - start + 1)) -eq $((32 << 20)) ]
+	[ $((flags & 0x2000)) -ne 0 ]
 	# the root port sees the same stream from its side
 	run --separate-stderr t devices -v --all 40:01.1
 	[[ "$output" == *$'    Stream pci0000:40/stream0.0.0 (Stream ID 0): root port here, block 0 secure; endpoint 0000:41:00.0, block 0 secure'* ]]

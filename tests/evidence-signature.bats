@@ -155,7 +155,8 @@ LEAF_CN="slot 0's leaf (CN=tsm-sim ECDSA P-384 device, ec 384)"
 	now=$(jq -r '.measurements[] | select(.index == 2) | .digests[1]' "$REF")
 	hex=$(od -An -tx1 -v "$m" | tr -d ' \n')
 	before=${hex%%"$now"*}
-	[ "$before" != "$hex" ] && [ $((${#before} % 2)) -eq 0 ]
+	[ "$before" != "$hex" ]
+	[ $((${#before} % 2)) -eq 0 ]
 	off=$((${#before} / 2))
 	printf "$(sed 's/../\\x&/g' <<<"$older")" | dd of="$m" bs=1 seek="$off" conv=notrunc status=none
 	reseal "$d" measurements
@@ -261,7 +262,8 @@ LEAF_CN="slot 0's leaf (CN=tsm-sim ECDSA P-384 device, ec 384)"
 	run "$TOP/tests/lib/meas-sig-openssl" "$d/vca.bin" "$d/measurements.bin" "$leaf" "$nonce"
 	[ "$output" = verified ]
 	run "$TOP/tests/lib/meas-sig-openssl" "$d/vca.bin" "$d/measurements.bin" "$leaf" "ff${nonce:2}"
-	[ "$status" -eq 1 ] && [ "$output" = "not verified" ]
+	[ "$status" -eq 1 ]
+	[ "$output" = "not verified" ]
 	# request || response, and the transcript with its VCA
 	ev 06:00.0 --nonce "$nonce" -o "$BATS_TEST_TMPDIR/x" >/dev/null
 	run "$TOP/tests/lib/meas-sig-openssl" "$BATS_TEST_TMPDIR/x/vca.bin" "$BATS_TEST_TMPDIR/x/measurements.bin" "$leaf"

@@ -43,9 +43,11 @@ obj() {
 	[ "$(obj cert1 length)" -eq "$(stat -c %s "$CERTS/rsa-3072.spdm-chain")" ]
 	[ "$(obj cert0 sha256)" = "$(sha256sum < "$CERTS/ecdsa-p384.spdm-chain" | cut -d' ' -f1)" ]
 	[ "$(obj cert1 sha384)" = "$(sha384sum < "$CERTS/rsa-3072.spdm-chain" | cut -d' ' -f1)" ]
-	[ "$(obj cert2 length)" -eq 0 ] && [ "$(obj cert2 sha256)" = null ]
+	[ "$(obj cert2 length)" -eq 0 ]
+	[ "$(obj cert2 sha256)" = null ]
 	# VCA: GET_VERSION .. ALGORITHMS (4+10+20+20+48+52); report: 16 + one BAR + 4
-	[ "$(obj vca length)" -eq 154 ] && [ "$(obj report length)" -eq 36 ]
+	[ "$(obj vca length)" -eq 154 ]
+	[ "$(obj report length)" -eq 36 ]
 	json_is '[.evidence[0].objects[].generation] | unique' '[1]'
 	[ -z "$stderr" ]
 	# the table: one row per object
@@ -159,7 +161,8 @@ obj() {
 	"$TSMCTL" --sysroot "$ROOT" lock 00:05.0 tsm0 >/dev/null
 	run ev 00:05.0 -J -t report,measurements
 	expect_status 0
-	[ "$(obj report length)" -gt 16 ] && [ "$(obj measurements length)" -gt 0 ]
+	[ "$(obj report length)" -gt 16 ]
+	[ "$(obj measurements length)" -gt 0 ]
 	"$TSMCTL" --sysroot "$ROOT" unlock 00:05.0 >/dev/null
 	run ev 00:05.0
 	expect_status 1

@@ -198,8 +198,12 @@ valid() {
 		[[ "$stderr" == "tsmctl metrics: $D/$f: a "*", not a regular file: refusing to replace it (name a regular file, or '-' for stdout)" ]] ||
 			{ echo "$f: $stderr"; return 1; }
 	done
-	[ -p "$D/fifo" ] && [ -d "$D/dir" ] && [ -L "$D/link" ] && [ -L "$D/stdout" ]
-	[ "$(readlink "$D/link")" = target ] && [ "$(cat "$D/target")" = keep ]
+	[ -p "$D/fifo" ]
+	[ -d "$D/dir" ]
+	[ -L "$D/link" ]
+	[ -L "$D/stdout" ]
+	[ "$(readlink "$D/link")" = target ]
+	[ "$(cat "$D/target")" = keep ]
 	[ ! -e "$D/full" ] || [ -c "$D/full" ]
 	# refused before a temporary file was made
 	if ls -A "$D" | grep -q tsmctl-; then false; fi

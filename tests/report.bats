@@ -494,12 +494,14 @@ interrupt_busy() {
 	expect_status 1
 	[ "$stderr" = "tsmctl report: --outblob $BATS_TEST_TMPDIR/link: a symbolic link, not a regular file: refusing to replace it (name a regular file, or '-' for stdout)" ]
 	[ "$(mkdirs_traced)" = 0 ]
-	[ -L "$BATS_TEST_TMPDIR/link" ] && [ "$(cat "$BATS_TEST_TMPDIR/target")" = keep ]
+	[ -L "$BATS_TEST_TMPDIR/link" ]
+	[ "$(cat "$BATS_TEST_TMPDIR/target")" = keep ]
 	run --separate-stderr traced report --nonce 00 --outblob "$BATS_TEST_TMPDIR/o" --auxblob "$BATS_TEST_TMPDIR/fifo"
 	expect_status 1
 	[[ "$stderr" == *"--auxblob $BATS_TEST_TMPDIR/fifo: a FIFO, not a regular file"* ]]
 	[ "$(mkdirs_traced)" = 0 ]
-	[ -p "$BATS_TEST_TMPDIR/fifo" ] && [ ! -e "$BATS_TEST_TMPDIR/o" ]
+	[ -p "$BATS_TEST_TMPDIR/fifo" ]
+	[ ! -e "$BATS_TEST_TMPDIR/o" ]
 	if ls -A "$BATS_TEST_TMPDIR" | grep -q tsmctl-; then false; fi
 	report_empty
 }

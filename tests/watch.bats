@@ -436,7 +436,8 @@ kept_at_least() {
 	listed=$(grep -n '"sys/devices/platform"' "$BATS_TEST_TMPDIR/trace" | head -1 | cut -d: -f1)
 	read=$(grep -n 'openat2(.*O_NOFOLLOW' "$BATS_TEST_TMPDIR/trace" | head -1 | cut -d: -f1)
 	echo "listed at line $listed, the first file read at line $read"
-	[ -n "$listed" ] && [ -n "$read" ]
+	[ -n "$listed" ]
+	[ -n "$read" ]
 	# listed after the snapshot, a TSM registered in between was the baseline: never reported
 	[ "$listed" -lt "$read" ]
 }

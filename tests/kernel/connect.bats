@@ -43,7 +43,8 @@ assoc1() {
 		'[{"name":"pci0000:00","available_secure_streams":256},{"name":"pci10000:00","available_secure_streams":4},{"name":"pci10001:00","available_secure_streams":4}]'
 	[ "$(cat "$(hb_of $EP0)/available_secure_streams")" = 4 ]
 	# a DSM candidate has the link group; its second function does not before a connect
-	[ -e "$PCI/$EP0/tsm/connect" ] && [ -e "$PCI/$EP0/tsm/bound" ]
+	[ -e "$PCI/$EP0/tsm/connect" ]
+	[ -e "$PCI/$EP0/tsm/bound" ]
 	[ ! -e "$PCI/10000:01:00.1/tsm" ]
 	[ "$(ls "$PCI/$EP0/doe_features" | tr '\n' ' ')" = "0001:01 0001:02 doe_discovery " ]
 }
@@ -101,7 +102,8 @@ assoc1() {
 	run "$TSMCTL" connect --all tsm0
 	expect_status 0
 	hb=$(hb_of $EP2)
-	[ "$(cat "$PCI/$EP2/tsm/connect")" = tsm0 ] && [ "$(cat "$PCI/$EP3/tsm/connect")" = tsm0 ]
+	[ "$(cat "$PCI/$EP2/tsm/connect")" = tsm0 ]
+	[ "$(cat "$PCI/$EP3/tsm/connect")" = tsm0 ]
 	[ "$(cat "$hb/available_secure_streams")" = 2 ]
 	[ "$(ls -d "$hb"/stream* | xargs -n1 basename | tr '\n' ' ')" = "stream0.0.0 stream1.0.0 " ]
 	[ "$(sel_ctl $EP2 0)" = 0x00800001 ]
@@ -170,7 +172,8 @@ assoc1() {
 	[ "$(cat "$PCI/$EP1/tsm/connect")" = "" ]
 	if ls "$(hb_of $EP1)"/stream* 2>/dev/null; then false; fi
 	[ "$(cat "$(hb_of $EP1)/available_secure_streams")" = 4 ]
-	[ "$(sel_ctl $EP1 0)" = 0x00000000 ] && [ "$(sel_ctl $RP1 0)" = 0x00000000 ]
+	[ "$(sel_ctl $EP1 0)" = 0x00000000 ]
+	[ "$(sel_ctl $RP1 0)" = 0x00000000 ]
 	# and tsmctl says why, from what it reads
 	run "$TSMCTL" connect "$EP1" tsm0
 	expect_status 0

@@ -34,14 +34,16 @@ listening() {
 	BG=$!
 	wait_until 60 listening "$BG"
 	# still waiting: nothing is registered
-	kill -0 "$BG" && [ ! -s "$BATS_TEST_TMPDIR/out" ]
+	kill -0 "$BG"
+	[ ! -s "$BATS_TEST_TMPDIR/out" ]
 	modprobe tsmtest_link
 	wait "$BG"
 	rc=$? BG=
 	[ "$rc" -eq 0 ] || { cat "$BATS_TEST_TMPDIR/err"; return 1; }
 	[ "$(cat "$BATS_TEST_TMPDIR/out")" = tsm0 ]
 	# and what it decided from: the class device and the link groups it brought
-	[ -e /sys/class/tsm/tsm0 ] && [ -e "$PCI/$EP0/tsm/connect" ]
+	[ -e /sys/class/tsm/tsm0 ]
+	[ -e "$PCI/$EP0/tsm/connect" ]
 }
 
 @test "watch sees connect, disconnect and the modules' removal" {

@@ -22,7 +22,8 @@ u32() { od -An -tu4 -j "$2" -N4 "$1" | tr -d ' '; }
 	cfg=$T/sys/bus/pci/devices/0000:01:00.0/config
 	[ "$(u8 "$cfg" 0x34)" -eq $((0x40)) ]
 	[ "$(u8 "$cfg" 0x41)" -eq $((0x80)) ]	# next after the PCIe capability
-	[ "$(u8 "$cfg" 0x80)" -eq $((0x11)) ] && [ "$(u8 "$cfg" 0x81)" -eq 0 ]
+	[ "$(u8 "$cfg" 0x80)" -eq $((0x11)) ]
+	[ "$(u8 "$cfg" 0x81)" -eq 0 ]
 	[ "$(u16 "$cfg" 0x82)" -eq 15 ]		# Message Control: table size 16 - 1, disabled
 	[ "$(u32 "$cfg" 0x84)" -eq $((0x2000)) ]	# Table Offset/BIR: BAR 0 + 0x2000
 	[ "$(u32 "$cfg" 0x88)" -eq $((0x3000)) ]	# PBA Offset/BIR
@@ -70,7 +71,8 @@ u32() { od -An -tu4 -j "$2" -N4 "$1" | tr -d ' '; }
 	[ -r "$CERTS/ecdsa-p384-bare.spdm-chain" ] || skip "make -C tests/sim builds the chains"
 	f=$CERTS/ecdsa-p384.spdm-chain
 	# Length (the whole), Reserved 0, a 48-byte RootHash, then a DER SEQUENCE
-	[ "$(u16 "$f" 0)" -eq "$(stat -c %s "$f")" ] && [ "$(u16 "$f" 2)" -eq 0 ]
+	[ "$(u16 "$f" 0)" -eq "$(stat -c %s "$f")" ]
+	[ "$(u16 "$f" 2)" -eq 0 ]
 	[ "$(u8 "$f" 52)" -eq $((0x30)) ]
 	[ "$(head -c 52 "$f" | tail -c 48 | od -An -tx1 | tr -d ' \n')" = \
 		"$(openssl x509 -in "$CERTS/ecdsa-p384.root.pem" -outform DER | sha384sum | cut -d' ' -f1)" ]
@@ -118,9 +120,11 @@ subjects() {
 	v=$CERTS/spdm13-ecdsa-p384.vca
 	# GET_VERSION (1.0), VERSION 1.0 offering 1.2 and 1.3, then GET_CAPABILITIES speaking 1.3
 	[ "$(od -An -tx1 -N14 "$v" | tr -d ' \n')" = 1084000010040000000200120013 ]
-	[ "$(u8 "$v" 14)" -eq $((0x13)) ] && [ "$(u8 "$v" 15)" -eq $((0xe1)) ]
+	[ "$(u8 "$v" 14)" -eq $((0x13)) ]
+	[ "$(u8 "$v" 15)" -eq $((0xe1)) ]
 	# 1.2 alone offered: GET_CAPABILITIES after 4 + 6 + 2 bytes, speaking 1.2
-	[ "$(u8 "$CERTS/spdm12-ecdsa-p384.vca" 12)" -eq $((0x12)) ] && [ "$(u8 "$CERTS/spdm12-ecdsa-p384.vca" 13)" -eq $((0xe1)) ]
+	[ "$(u8 "$CERTS/spdm12-ecdsa-p384.vca" 12)" -eq $((0x12)) ]
+	[ "$(u8 "$CERTS/spdm12-ecdsa-p384.vca" 13)" -eq $((0xe1)) ]
 	# ALGORITHMS at the end: its Length (52) and BaseAsymSel (ECDSA P-384 bit 7; P-256 bit 4)
 	for f in spdm13-ecdsa-p384:128 spdm13-ecdsa-p256:16; do
 		size=$(stat -c %s "$CERTS/${f%:*}.vca")
@@ -129,7 +133,9 @@ subjects() {
 	done
 	m=$CERTS/all-types.meas
 	# MEASUREMENTS 1.3, 11 blocks; every DMTF value type 0..10 once
-	[ "$(u8 "$m" 0)" -eq $((0x13)) ] && [ "$(u8 "$m" 1)" -eq $((0x60)) ] && [ "$(u8 "$m" 4)" -eq 11 ]
+	[ "$(u8 "$m" 0)" -eq $((0x13)) ]
+	[ "$(u8 "$m" 1)" -eq $((0x60)) ]
+	[ "$(u8 "$m" 4)" -eq 11 ]
 	rec=$(($(u16 "$m" 5) + 65536 * $(u8 "$m" 7)))
 	off=8 types=""
 	while [ "$off" -lt $((8 + rec)) ]; do

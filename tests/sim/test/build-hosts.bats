@@ -12,8 +12,10 @@ teardown() {
 @test "VMD: the domain's host bridge sits below the VMD endpoint" {
 	build_tree hosts-anywhere
 	V=$T/sys/devices/pci0000:00/0000:00:0e.0
-	[ -f "$V/vendor" ] && [ "$(cat "$V/class")" = 0x010400 ]
-	[ -d "$V/pci10000:e0" ] && [ -f "$V/pci10000:e0/available_secure_streams" ]
+	[ -f "$V/vendor" ]
+	[ "$(cat "$V/class")" = 0x010400 ]
+	[ -d "$V/pci10000:e0" ]
+	[ -f "$V/pci10000:e0/available_secure_streams" ]
 	[ "$(readlink -f "$T/sys/bus/pci/devices/10000:e1:00.0")" = "$V/pci10000:e0/10000:e0:1d.0/10000:e1:00.0" ]
 	[ "$(readlink -f "$V/pci10000:e0/stream0.0.0")" = "$V/pci10000:e0/10000:e0:1d.0/10000:e1:00.0" ]
 	[ "$(cat "$V/pci10000:e0/available_secure_streams")" = 7 ]
@@ -44,7 +46,8 @@ teardown() {
 	build_tree soc-pcie
 	A=$T/sys/devices/platform/soc@0/1c00000.pcie/pci0000:00
 	B=$T/sys/devices/platform/soc@0/soc@0:bus@1/1d00000.pcie/pci0001:00
-	[ -d "$A/0000:00:00.0/0000:01:00.0" ] && [ -d "$B/0001:00:00.0/0001:01:00.0" ]
+	[ -d "$A/0000:00:00.0/0000:01:00.0" ]
+	[ -d "$B/0001:00:00.0/0001:01:00.0" ]
 	[ "$(readlink -f "$B/stream0.0.0")" = "$B/0001:00:00.0/0001:01:00.0" ]
 	[ ! -e "$A/stream0.0.0" ]
 	[ "$(ls "$T/sys/class/pci_bus" | tr '\n' ' ')" = "0000:00 0000:01 0001:00 0001:01 " ]
@@ -57,7 +60,8 @@ teardown() {
 		{ "host_bridges": [ { $bad, "devices": [] } ] }
 		EOF
 		run "$SIM" build "$J" "$BATS_TEST_TMPDIR/t"
-		[ "$status" -eq 1 ] && [[ "$output" == *"below sys/devices"* ]]
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"below sys/devices"* ]]
 	done
 }
 

@@ -55,7 +55,8 @@ links() {
 			missing=$((missing + 1))
 		fi
 	done < <(links)
-	[ "$missing" -eq 4 ] && [ "$stale" -eq 4 ]
+	[ "$missing" -eq 4 ]
+	[ "$stale" -eq 4 ]
 	# eight real streams with a partner INSECURE or IDE_FAIL
 	for l in "$T"/sys/devices/pci*/stream*; do
 		[[ ${l##*/} =~ ^stream2[0-9][0-9]\. ]] && continue
@@ -135,7 +136,8 @@ empty_buses() {
 	# a root or switch port for about every two functions, each bridge with its bus
 	local n
 	n=$(bridges)
-	[ "$n" -ge 280 ] && [ "$n" -le 300 ]
+	[ "$n" -ge 280 ]
+	[ "$n" -le 300 ]
 	[ "$(ls "$T/sys/class/pci_bus" | wc -l)" -eq $((n + 4)) ]
 	# a filler drive alone on its downstream port's bus, a single function
 	local dsp

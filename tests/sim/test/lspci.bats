@@ -105,7 +105,8 @@ check_topology() {
 	[ "$(stat -c %s "$M/sys/bus/pci/devices/10000:01:00.1/resource")" = 4096 ]
 	# no read() on a memory BAR's file (mmap only): EIO, as sysfs says
 	run cat "$M/sys/bus/pci/devices/10000:01:00.1/resource0"
-	[ "$status" -ne 0 ] && [[ "$output" == *"$EIO"* ]]
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"$EIO"* ]]
 	teardown_sim
 }
 
@@ -121,7 +122,8 @@ check_topology() {
 	done
 	[ "$(readlink "$D/subsystem")" = ../../../../bus/pci ]
 	[ "$(cat "$D/modalias")" = "pci:v000015B3d0000101Dsv000015B3sd00000021bc02sc00i00" ]
-	[ "$(cat "$D/current_link_speed")" = "32.0 GT/s PCIe" ] && [ "$(cat "$D/max_link_width")" = 16 ]
+	[ "$(cat "$D/current_link_speed")" = "32.0 GT/s PCIe" ]
+	[ "$(cat "$D/max_link_width")" = 16 ]
 	[ "$(stat -c '%a %s' "$D/resource0")" = "600 33554432" ]
 	[ "$(stat -c %s "$D/config")" = 4096 ]
 	[ "$(sed -n 1p "$D/resource")" = "0x0000020000000000 0x0000020001ffffff 0x000000000014220c" ]
@@ -129,7 +131,8 @@ check_topology() {
 	[ "$(cat "$D/enable")" = 1 ]	# mlx5_core bound
 	RP=$T/sys/bus/pci/devices/0000:40:01.1
 	[ "$(wc -l < "$RP/resource")" = 17 ]
-	[ "$(cat "$RP/secondary_bus_number")" = 65 ] && [ "$(cat "$RP/subordinate_bus_number")" = 65 ]
+	[ "$(cat "$RP/secondary_bus_number")" = 65 ]
+	[ "$(cat "$RP/subordinate_bus_number")" = 65 ]
 	[ ! -e "$D/secondary_bus_number" ]
 	# a conventional PCI function: 256 bytes of config, no link attributes
 	build_tree no-tsm

@@ -109,7 +109,8 @@ listen() {
 	[ -e "$M/sys/class/tsm/tsm0" ]
 	[ -f "$M/sys/bus/pci/devices/0000:81:00.0/tsm/connect" ]
 	run bash -c "echo 'register tsm0' > '$C'"
-	[ "$status" -ne 0 ] && [[ "$output" == *"File exists"* ]]
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"File exists"* ]]
 	echo tsm0 > "$M/sys/bus/pci/devices/0000:81:00.0/tsm/connect"
 	pool=$(cat "$M/sys/devices/pci0000:80/available_secure_streams")
 	[ "$(ls "$M/sys/devices/pci0000:80" | grep -c '^stream')" = 1 ]

@@ -42,12 +42,14 @@ mp() {
 	[ "$(cat "$S/class/tsm/tsm0/pci_mode")" = link ]
 	[ "$(cat "$S/class/tsm/tsm1/pci_mode")" = devsec ]
 	[ "$(readlink "$S/class/tsm/tsm0")" = ../../devices/faux/devsec_link_tsm/tsm/tsm0 ]
-	[ -f "$D0/tsm/connect" ] && [ -f "$D0/tsm/lock" ]
+	[ -f "$D0/tsm/connect" ]
+	[ -f "$D0/tsm/lock" ]
 	mp -r devsec_tsm
 	mp -r devsec_link_tsm
 	mp -r devsec_bus
 	[ -z "$(ls "$S/class/tsm")" ]
-	[ ! -e "$S/devices/faux/devsec_bus" ] && [ ! -e "$D0" ]
+	[ ! -e "$S/devices/faux/devsec_bus" ]
+	[ ! -e "$D0" ]
 	# the other order: the ida hands out tsm0 to the first to register
 	mp devsec_tsm
 	mp devsec_link_tsm
@@ -66,31 +68,43 @@ mp() {
 	[ "$status" -eq 1 ]
 	[[ "$output" == "modprobe: FATAL: Module devsec_nope not found in directory /lib/modules/"* ]]
 	run mp -r devsec_nope
-	[ "$status" -eq 1 ] && [ "$output" = "modprobe: FATAL: Module devsec_nope not found." ]
+	[ "$status" -eq 1 ]
+	[ "$output" = "modprobe: FATAL: Module devsec_nope not found." ]
 	# not loaded: -r is a silent success, unless --first-time
 	run mp -r devsec_pci
-	[ "$status" -eq 0 ] && [ -z "$output" ]
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
 	run mp -r --first-time devsec_pci
-	[ "$status" -eq 1 ] && [ "$output" = "modprobe: FATAL: Module devsec_pci is not in kernel." ]
+	[ "$status" -eq 1 ]
+	[ "$output" = "modprobe: FATAL: Module devsec_pci is not in kernel." ]
 	mp devsec-bus	# '-' and '_' are one
 	run mp devsec_bus
-	[ "$status" -eq 0 ] && [ -z "$output" ]
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
 	run mp --first-time devsec_bus
-	[ "$status" -eq 1 ] && [ "$output" = "modprobe: ERROR: could not insert 'devsec_bus': Module already in kernel" ]
+	[ "$status" -eq 1 ]
+	[ "$output" = "modprobe: ERROR: could not insert 'devsec_bus': Module already in kernel" ]
 	# built in (a driver the topology names, not listed as a module)
 	run mp -r pcieport
-	[ "$status" -eq 1 ] && [ "$output" = "modprobe: FATAL: Module pcieport is builtin." ]
+	[ "$status" -eq 1 ]
+	[ "$output" = "modprobe: FATAL: Module pcieport is builtin." ]
 	run mp devsec_pci bogus=1
-	[ "$status" -eq 1 ] && [ "$output" = "modprobe: ERROR: could not insert 'devsec_pci': Unknown symbol in module, or unknown parameter (see dmesg)" ]
-	[ ! -e "$S/module/devsec_pci" ] && [ ! -e "$S/bus/pci/drivers/devsec_pci" ]
+	[ "$status" -eq 1 ]
+	[ "$output" = "modprobe: ERROR: could not insert 'devsec_pci': Unknown symbol in module, or unknown parameter (see dmesg)" ]
+	[ ! -e "$S/module/devsec_pci" ]
+	[ ! -e "$S/bus/pci/drivers/devsec_pci" ]
 	run mp devsec_pci trust=sometimes
-	[ "$status" -eq 1 ] && [ "$output" = "modprobe: ERROR: could not insert 'devsec_pci': Invalid argument" ]
+	[ "$status" -eq 1 ]
+	[ "$output" = "modprobe: ERROR: could not insert 'devsec_pci': Invalid argument" ]
 	run mp -q devsec_nope
-	[ "$status" -eq 1 ] && [ -z "$output" ]
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
 	run mp
-	[ "$status" -eq 1 ] && [ "$output" = "modprobe: ERROR: missing parameters. See -h." ]
+	[ "$status" -eq 1 ]
+	[ "$output" = "modprobe: ERROR: missing parameters. See -h." ]
 	run "$SIM" modprobe "$BATS_TEST_TMPDIR" devsec_bus
-	[ "$status" -eq 1 ] && [[ "$output" == *"is not a live tsm-sim mount"* ]]
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"is not a live tsm-sim mount"* ]]
 }
 
 @test "removing the link TSM module with live connections tears them down" {
@@ -106,13 +120,16 @@ mp() {
 	echo 1 > "$L/tsm/accept"
 	grep -q "PCI MMIO Encrypted" "$M/proc/iomem"
 	mp -r devsec_link_tsm
-	[ ! -e "$S/class/tsm/tsm0" ] && [ ! -e "$S/devices/faux/devsec_link_tsm" ]
+	[ ! -e "$S/class/tsm/tsm0" ]
+	[ ! -e "$S/devices/faux/devsec_link_tsm" ]
 	[ "$(cat "$HB0/available_secure_streams")" = 4 ]
 	[ ! -e "$HB0/stream0.0.0" ]
 	# with no link TSM the link attributes are gone; the lock (tsm1) stays
-	[ ! -e "$D0/tsm/connect" ] && [ ! -e "$D0/authenticated" ]
+	[ ! -e "$D0/tsm/connect" ]
+	[ ! -e "$D0/authenticated" ]
 	[ ! -e "$S/bus/pci/devices/10000:01:00.1/tsm/bound" ]
-	[ "$(cat "$L/tsm/lock")" = tsm1 ] && [ "$(cat "$L/tsm/accept")" = 1 ]
+	[ "$(cat "$L/tsm/lock")" = tsm1 ]
+	[ "$(cat "$L/tsm/accept")" = 1 ]
 	# the registers are torn down: Selective block 0 control reads 0
 	[ "$(sel_reg "$D0/config" 0 ctl)" = 00000000 ]
 	# removing the devsec TSM unlocks: the encrypted MMIO goes with it
@@ -160,7 +177,9 @@ mp() {
 	echo tsm1 > "$D0/tsm/connect"
 	[ -L "$S/class/tsm/tsm1/pci10000:00" ]
 	mp -r devsec_bus
-	[ ! -e "$D0" ] && [ ! -e "$HB0" ] && [ ! -e "$S/devices/faux/devsec_bus" ]
+	[ ! -e "$D0" ]
+	[ ! -e "$HB0" ]
+	[ ! -e "$S/devices/faux/devsec_bus" ]
 	[ ! -e "$S/class/tsm/tsm1/pci10000:00" ]
 	[ ! -e "$S/module/devsec_bus" ]
 	# the TSM is still there; the bus comes back in its power-on state
@@ -229,11 +248,13 @@ mp() {
 	expect_errno "$ENODEV"
 	# removing the module unbinds and takes the driver dir along; the override stays
 	mp -r devsec_pci
-	[ ! -e "$D0/driver" ] && [ ! -e "$S/bus/pci/drivers/devsec_pci" ]
+	[ ! -e "$D0/driver" ]
+	[ ! -e "$S/bus/pci/drivers/devsec_pci" ]
 	[ "$(cat "$D0/driver_override")" = devsec_pci ]
 	# autoprobe at load honours the override, unless autoprobe=0 / trust=none
 	mp devsec_pci
-	[ -L "$D0/driver" ] && [ ! -e "$S/bus/pci/devices/10000:01:00.1/driver" ]
+	[ -L "$D0/driver" ]
+	[ ! -e "$S/bus/pci/devices/10000:01:00.1/driver" ]
 	mp -r devsec_pci
 	mp devsec_pci autoprobe=0
 	[ ! -e "$D0/driver" ]
@@ -249,7 +270,8 @@ mp() {
 	[ "$(cat "$D0/driver_override")" = "(null)" ]
 	# new_id adds a match (and attaches); a second time EEXIST; remove_id
 	echo "8086 ffff" > "$S/bus/pci/drivers/devsec_pci/new_id"
-	[ -L "$D0/driver" ] && [ -L "$S/bus/pci/devices/10000:01:00.1/driver" ]
+	[ -L "$D0/driver" ]
+	[ -L "$S/bus/pci/devices/10000:01:00.1/driver" ]
 	try_write "8086 ffff" "$S/bus/pci/drivers/devsec_pci/new_id"
 	expect_errno "$EEXIST"
 	echo "8086 ffff" > "$S/bus/pci/drivers/devsec_pci/remove_id"
@@ -315,15 +337,19 @@ mp() {
 @test "evidence inputs: certs and transcript are read-write binary attributes, at most 16 MiB" {
 	mp devsec_link_tsm
 	F=$S/bus/faux/devices/devsec_link_tsm
-	[ "$(stat -c %a "$F/certs")" = 644 ] && [ "$(stat -c %a "$F/transcript")" = 644 ]
+	[ "$(stat -c %a "$F/certs")" = 644 ]
+	[ "$(stat -c %a "$F/transcript")" = 644 ]
 	[ -z "$(cat "$F/certs")" ]
 	dd if=/dev/zero of="$F/certs" bs=16M count=1 status=none
 	dd if=/dev/zero of="$F/transcript" bs=4k count=1 status=none
-	[ "$(cat "$F/certs" | wc -c)" -eq $((16 << 20)) ] && [ "$(cat "$F/transcript" | wc -c)" -eq 4096 ]
+	[ "$(cat "$F/certs" | wc -c)" -eq $((16 << 20)) ]
+	[ "$(cat "$F/transcript" | wc -c)" -eq 4096 ]
 	run dd if=/dev/zero of="$F/certs" bs=1 count=1 seek=16M conv=notrunc status=none
-	[ "$status" -ne 0 ] && [[ "$output" == *"$EFBIG"* ]]
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"$EFBIG"* ]]
 	mp -r devsec_link_tsm
-	[ ! -e "$S/devices/faux/devsec_link_tsm" ] && [ ! -e "$S/bus/faux/devices/devsec_link_tsm" ]
+	[ ! -e "$S/devices/faux/devsec_link_tsm" ]
+	[ ! -e "$S/bus/faux/devices/devsec_link_tsm" ]
 }
 
 @test "abi proposed-rc1: tsmN/streamH.R.E, deferred probe in debugfs" {
@@ -364,7 +390,8 @@ mp() {
 	mp devsec_link_tsm
 	echo tsm0 > "$D0/tsm/connect"
 	echo "unregister tsm0" > "$M/tsm-sim-control"
-	[ ! -e "$S/class/tsm/tsm0" ] && [ ! -e "$HB0/stream0.0.0" ]
+	[ ! -e "$S/class/tsm/tsm0" ]
+	[ ! -e "$HB0/stream0.0.0" ]
 	[ "$(cat "$HB0/available_secure_streams")" = 4 ]
 	echo "register tsm0" > "$M/tsm-sim-control"
 	[ "$(cat "$D0/tsm/connect")" = "" ]

@@ -164,7 +164,8 @@ except OSError as e:
 	[ "$(stat -c %a "$M/$VULN/verified_mitigations")" = 600 ]
 	[ "$(cat "$M/$VULN/supported_mitigations")" = 0x7 ]
 	[ "$(cat "$M/$VULN/verified_mitigations")" = 0x1 ]
-	[ ! -e "$M/$VULN/uevent" ] && [ ! -e "$M/sys/firmware/sev/uevent" ]
+	[ ! -e "$M/$VULN/uevent" ]
+	[ ! -e "$M/sys/firmware/sev/uevent" ]
 	as_nobody cat "$M/$VULN/supported_mitigations"
 	expect_errno "$EACCES"
 }
@@ -238,14 +239,16 @@ except OSError as e:
 	# the driver's dev_groups go when it unbinds, and come back when it binds
 	try_write 0000:02:00.1 "$M/sys/bus/pci/drivers/ccp/unbind"
 	[ "$status" -eq 0 ]
-	[ ! -e "$M/$PSP/fused_part" ] && [ ! -e "$M/$PSP/bootloader_version" ]
+	[ ! -e "$M/$PSP/fused_part" ]
+	[ ! -e "$M/$PSP/bootloader_version" ]
 	try_write 0000:02:00.1 "$M/sys/bus/pci/drivers/ccp/bind"
 	[ "$(cat "$M/$PSP/fused_part")" = 1 ]
 }
 
 @test "psp: no security group without reporting, boot_integrity only where given, a version all ones hidden" {
 	mount_jq sev-tio '(.. | objects | select(.bdf? == "0000:02:00.1") | .psp) = { "bootloader_version": "0xffffffff", "tee_version": "0x01020304" }'
-	[ ! -e "$M/$PSP/fused_part" ] && [ ! -e "$M/$PSP/boot_integrity" ]
+	[ ! -e "$M/$PSP/fused_part" ]
+	[ ! -e "$M/$PSP/boot_integrity" ]
 	[ ! -e "$M/$PSP/bootloader_version" ]
 	[ "$(cat "$M/$PSP/tee_version")" = 01.02.03.04 ]
 	teardown_sim

@@ -65,12 +65,15 @@ teardown() {
 
 @test "run-upstream: usage errors" {
 	run "$RUN"
-	[ "$status" -eq 2 ] && [[ "$output" == Usage:* ]]
+	[ "$status" -eq 2 ]
+	[[ "$output" == Usage:* ]]
 	run "$RUN" "$W/missing.sh"
-	[ "$status" -eq 2 ] && [[ "$output" == *"no such script"* ]]
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"no such script"* ]]
 	echo true > "$W/t.sh"
 	run "$RUN" -t "$W/none.json" "$W/t.sh"
-	[ "$status" -eq 2 ] && [[ "$output" == *"cannot read topology"* ]]
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"cannot read topology"* ]]
 	run "$RUN" -x "$W/t.sh"
 	[ "$status" -eq 2 ]
 }
