@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -172,9 +173,43 @@ static mode_t cur_umask(void)
 	return mask;
 }
 
-/* Write @data unless the file already holds exactly that; keeps the inode. */
+/*
+ * A value is rewritten in place (pwrite, then ftruncate when it shrinks), so a
+ * read between the two would see the new head on the old tail ("\nsm0"):
+ * the rewrite holds this for write, sim_fs_pread() for read. show() computes
+ * a value whole, and a read of the backing file must too.
+ */
+static pthread_rwlock_t sim_fs_values = PTHREAD_RWLOCK_INITIALIZER;
+
+ssize_t sim_fs_pread(int fd, void *buf, size_t size, off_t off)
+{
+	ssize_t n;
+
+	pthread_rwlock_rdlock(&sim_fs_values);
+	n = pread(fd, buf, size, off);
+	if (n < 0)
+		n = -errno;
+	pthread_rwlock_unlock(&sim_fs_values);
+	return n;
+}
+
+static int fs_put(const char *root, const char *rel, const void *data, size_t len,
+		  unsigned mode);
+
+/* Write @data unless the file already holds exactly that; keeps the inode; whole to a reader. */
 int sim_fs_put(const char *root, const char *rel, const void *data, size_t len,
 	       unsigned mode)
+{
+	int rc;
+
+	pthread_rwlock_wrlock(&sim_fs_values);
+	rc = fs_put(root, rel, data, len, mode);
+	pthread_rwlock_unlock(&sim_fs_values);
+	return rc;
+}
+
+static int fs_put(const char *root, const char *rel, const void *data, size_t len,
+		  unsigned mode)
 {
 	char *p = full(root, rel);
 	char *old = NULL;
@@ -227,7 +262,7 @@ int sim_fs_put(const char *root, const char *rel, const void *data, size_t len,
 		    memcmp(old, data, len) == 0)
 			goto out;
 	}
-	/* one pwrite so concurrent readers rarely see a torn value */
+	/* one pwrite, then the tail cut: sim_fs_values keeps readers out between */
 	if (pwrite(fd, data, len, 0) != (ssize_t)len) {
 		rc = errno ? -errno : -EIO;
 		goto out;

@@ -100,6 +100,16 @@ static bool resource_file(const char *name)
 	       (!tail[0] || !strcmp(tail, "_wc"));
 }
 
+/* A sysfs text attribute (a show() of up to PAGE_SIZE through seq_file), not a binary one or procfs. */
+static bool sysfs_text_attr(const char *path)
+{
+	const char *base = sim_fuse_base_name(path);
+
+	return strncmp(path, "/proc/", 6) && strcmp(base, "certs") && strcmp(base, "transcript") &&
+	       strcmp(base, "config") && !resource_file(base) &&
+	       !sim_platform_bin_attr(sim_fuse.m, path);
+}
+
 static void fix_attr(const char *path, struct stat *st)
 {
 	const char *attr;
@@ -116,9 +126,7 @@ static void fix_attr(const char *path, struct stat *st)
 					  !strcmp(sim_fuse_base_name(path), "transcript")))
 		st->st_size = 0;
 	/* sysfs reports PAGE_SIZE for text attributes; binary ones keep their size */
-	else if (S_ISREG(st->st_mode) && strcmp(sim_fuse_base_name(path), "config") &&
-		 !resource_file(sim_fuse_base_name(path)) &&
-		 !sim_platform_bin_attr(sim_fuse.m, path))
+	else if (S_ISREG(st->st_mode) && sysfs_text_attr(path))
 		st->st_size = SYSFS_PAGE;
 	free(item);
 	st->st_uid = 0;
@@ -268,8 +276,10 @@ static int sim_open(const char *path, struct fuse_file_info *fi)
 	h->attr = sim_xstrdup(attr);
 	h->path = sim_xstrdup(path);
 	h->rattr = -1;
+	pthread_mutex_init(&h->read_lock, NULL);
 	if (!h->dev)
 		sim_fuse_attach_report(h, path);
+	h->text = !h->rep && sysfs_text_attr(path);
 	fi->fh = (uintptr_t)h;
 	fi->direct_io = 1;
 	fi->keep_cache = 0;
@@ -290,6 +300,7 @@ static int sim_release(const char *path, struct fuse_file_info *fi)
 		pthread_mutex_unlock(&sim_fuse.report_lock);
 	}
 	close(h->fd);
+	pthread_mutex_destroy(&h->read_lock);
 	free(h->buf);
 	free(h->attr);
 	free(h->path);
@@ -323,6 +334,49 @@ static int read_text(char *(*make)(size_t *len), char *buf, size_t size, off_t o
 	memcpy(buf, text + off, size);
 	free(text);
 	return (int)size;
+}
+
+/*
+ * kernfs serves a text attribute through seq_file: a read from offset 0, or
+ * from anywhere but where the last one ended, runs show() afresh; the rest of
+ * a sequential read comes from that show (seq_read_iter()), so a value that
+ * changes between two read(2)s of one open file never comes out half old.
+ */
+static ssize_t read_shown(struct sim_fuse_handle *h, char *buf, size_t size, off_t off)
+{
+	ssize_t n = 0;
+	struct stat st;
+
+	pthread_mutex_lock(&h->read_lock);
+	if (!off || !h->filled || off != h->read_pos) {
+		h->filled = false;
+		if (fstat(h->fd, &st)) {
+			n = -errno;
+			goto out;
+		}
+		/* a page beyond fstat's size: a value that grew since is still read whole */
+		free(h->buf);
+		h->buf = malloc((size_t)st.st_size + SYSFS_PAGE);
+		if (!h->buf) {
+			n = -ENOMEM;
+			goto out;
+		}
+		n = sim_fs_pread(h->fd, h->buf, (size_t)st.st_size + SYSFS_PAGE, 0);
+		if (n < 0)
+			goto out;
+		h->len = (size_t)n;
+		h->filled = true;
+	}
+	if ((size_t)off >= h->len)
+		size = 0;
+	else if (size > h->len - (size_t)off)
+		size = h->len - (size_t)off;
+	memcpy(buf, h->buf + off, size);
+	h->read_pos = off + (off_t)size;
+	n = (ssize_t)size;
+out:
+	pthread_mutex_unlock(&h->read_lock);
+	return n;
 }
 
 static int sim_read(const char *path, char *buf, size_t size, off_t off,
@@ -366,9 +420,7 @@ static int sim_read(const char *path, char *buf, size_t size, off_t off,
 		if ((size_t)off + size > CONFIG_USER_BYTES)
 			size = CONFIG_USER_BYTES - off;
 	}
-	n = pread(h->fd, buf, size, off);
-	if (n < 0)
-		n = -errno;
+	n = h->text ? read_shown(h, buf, size, off) : sim_fs_pread(h->fd, buf, size, off);
 out:
 	if (n >= 0 && h->dev && !strcmp(h->attr, "config"))
 		sim_cost_config_read(h->dev, off, (size_t)n);

@@ -45,6 +45,10 @@ struct sim_fuse_handle {
 	size_t len;
 	bool filled;		/* read buffer holds the show() result */
 	bool dirty;		/* bin write_in_progress: commit at close */
+	/* a sysfs text attribute: read as seq_file serves it (read_shown()) */
+	bool text;
+	off_t read_pos;		/* where the last read of the show in buf ended */
+	pthread_mutex_t read_lock;	/* seq_file's m->lock */
 };
 
 /* the mounted simulator (one per process) */

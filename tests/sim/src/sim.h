@@ -715,6 +715,8 @@ char *sim_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *sim_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 char *sim_rel_link(const char *from_dir, const char *to);
 int sim_fs_mkdir_p(const char *root, const char *rel);
+/* pread of a value file, never between sim_fs_put()'s write and its cut: bytes or -errno */
+ssize_t sim_fs_pread(int fd, void *buf, size_t size, off_t off);
 int sim_fs_put(const char *root, const char *rel, const void *data, size_t len,
 	       unsigned mode);
 int sim_fs_put_str(const char *root, const char *rel, const char *s, unsigned mode);

@@ -200,6 +200,44 @@ teardown() {
 	[ "$status" -ne 0 ]
 }
 
+@test "a text attribute reads as seq_file serves it: one show() per read from offset 0, the rest from that show" {
+	echo tsm0 > "$PF0/tsm/connect"
+	# two bytes of "tsm0\n", then a disconnect; the same open file goes on with the show it began
+	# (kernfs' seq_file buffer), and a read from offset 0 shows afresh (seq_read_iter() resets)
+	run python3 -c '
+import os, sys
+path, disconnect = sys.argv[1], sys.argv[2]
+fd = os.open(path, os.O_RDONLY)
+head = os.read(fd, 2)
+with open(disconnect, "w") as f:
+    f.write("tsm0")
+tail = os.read(fd, 4096)
+eof = os.read(fd, 4096)
+again = os.pread(fd, 4096, 0)
+print(repr((head + tail).decode()), repr(eof.decode()), repr(again.decode()))
+' "$PF0/tsm/connect" "$PF0/tsm/disconnect"
+	[ "$status" -eq 0 ]
+	[ "$output" = "'tsm0\\n' '' '\\n'" ]
+	[ "$(cat "$PF0/tsm/connect")" = "" ]
+}
+
+@test "a value read while connect and disconnect alternate is always whole, never new head on old tail" {
+	# a sample, not a wait: every read at any moment must be "" or tsm0 (the old sim tore 1 in 60)
+	( for _ in $(seq 200); do
+		echo tsm0 > "$PF0/tsm/connect"
+		echo tsm0 > "$PF0/tsm/disconnect"
+	done ) &
+	local writer=$! reads=0 c
+	while kill -0 "$writer" 2>/dev/null; do
+		c=$(cat "$PF0/tsm/connect")
+		reads=$((reads + 1))
+		[ "$c" = "" ] || [ "$c" = tsm0 ] || { printf 'read %d saw %q\n' "$reads" "$c"; kill "$writer"; wait "$writer"; false; }
+	done
+	wait "$writer"
+	[ "$reads" -gt 0 ]
+	[ "$(cat "$PF0/tsm/connect")" = "" ]
+}
+
 @test "concurrent writers: one connect wins, the racing one gets EBUSY; readers never see half a state" {
 	for _ in 1 2 3 4; do
 		( try_write tsm0 "$PF0/tsm/connect"; echo "$status" > "$BATS_TEST_TMPDIR/r.$BASHPID" ) &
